@@ -1,17 +1,102 @@
 // Command npyflow converts NumPy .npy/.npz data to and from Arrow, Parquet
 // and Arrow IPC, and runs conversion jobs described in YAML.
+//
+// Exit codes: 0 success, 1 runtime failure (bad input file, I/O error,
+// interrupted), 2 invalid job file or usage.
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"sort"
+	"syscall"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:]))
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks errors that are the user's invocation or job file, not
+// the data: they exit with exitUsage.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
 }
 
-func run(args []string) int {
-	fmt.Fprintln(os.Stderr, "npyflow: not implemented yet")
-	return 2
+// env is what a command may touch: its arguments and streams.
+type env struct {
+	ctx    context.Context
+	args   []string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	summary string
+	run     func(e *env) error
+}
+
+// commands is filled by each command's file in its init function.
+var commands = map[string]command{}
+
+func register(name, summary string, run func(e *env) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "npyflow: unknown command %q\n", args[0])
+		printUsage(stderr)
+		return exitUsage
+	}
+	err := c.run(&env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "npyflow %s: %v\n", args[0], err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: npyflow <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nexit codes: 0 success, 1 runtime failure, 2 invalid job or usage")
 }
