@@ -83,6 +83,11 @@ type Field struct {
 	Type   *DType // the element type (never itself a subarray)
 	Shape  []int  // subarray shape; nil for a scalar field
 	Offset int    // byte offset within the record
+
+	// groups records how Shape splits into nested subarray levels, outermost
+	// first, when numpy nests them (a field type "(('<f8', (2,)), (3,))"
+	// keeps two levels: Shape [3 2], groups [1 1]). nil means one level.
+	groups []int
 }
 
 // Count is the number of Type elements in the field (the product of Shape).
@@ -367,10 +372,16 @@ func (d *DType) writeDescr(sb *strings.Builder) {
 			writePyStr(sb, f.Name)
 		}
 		sb.WriteString(", ")
-		f.Type.writeDescr(sb)
-		if f.Shape != nil {
+		if f.Shape == nil {
+			f.Type.writeDescr(sb)
+		} else {
+			groups := f.groups
+			if groups == nil {
+				groups = []int{len(f.Shape)}
+			}
+			writeSubarray(sb, f.Type, f.Shape[groups[0]:], groups[1:])
 			sb.WriteString(", ")
-			writePyTuple(sb, f.Shape)
+			writePyTuple(sb, f.Shape[:groups[0]])
 		}
 		sb.WriteByte(')')
 		off += f.Size()
@@ -379,6 +390,20 @@ func (d *DType) writeDescr(sb *strings.Builder) {
 		pad(d.Size - off)
 	}
 	sb.WriteByte(']')
+}
+
+// writeSubarray writes the type of a subarray field below its outermost
+// level: the base type, wrapped in a (type, shape) tuple per nested level.
+func writeSubarray(sb *strings.Builder, base *DType, shape []int, groups []int) {
+	if len(groups) == 0 {
+		base.writeDescr(sb)
+		return
+	}
+	sb.WriteByte('(')
+	writeSubarray(sb, base, shape[groups[0]:], groups[1:])
+	sb.WriteString(", ")
+	writePyTuple(sb, shape[:groups[0]])
+	sb.WriteByte(')')
 }
 
 // writePyTuple writes a tuple of ints as Python's repr does.
@@ -593,19 +618,19 @@ func ParseDescr(s string) (*DType, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, shape, err := descrToDType(v, 0)
+	d, groups, err := descrToDType(v, 0)
 	if err != nil {
 		return nil, err
 	}
-	if shape != nil {
+	if groups != nil {
 		return nil, &DTypeError{Descr: s, Msg: "a subarray type is not an element type"}
 	}
 	return d, nil
 }
 
 // descrToDType converts a parsed descr literal. A (type, shape) tuple yields
-// the base type and the (flattened) subarray shape.
-func descrToDType(v pyValue, depth int) (*DType, []int, error) {
+// the base type and the subarray shapes, outermost level first.
+func descrToDType(v pyValue, depth int) (*DType, [][]int, error) {
 	if depth > maxNesting {
 		return nil, nil, &HeaderError{Pos: v.pos, Msg: "descr nested too deeply"}
 	}
@@ -628,7 +653,7 @@ func descrToDType(v pyValue, depth int) (*DType, []int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return base, appendShape(outer, inner), nil
+		return base, addGroup(outer, inner), nil
 	case pyList:
 		d, err := structFromList(v, depth)
 		return d, nil, err
@@ -636,20 +661,35 @@ func descrToDType(v pyValue, depth int) (*DType, []int, error) {
 	return nil, nil, &HeaderError{Pos: v.pos, Msg: fmt.Sprintf("descr must be a string, a list of fields or a (type, shape) tuple, not a %s", v.kind)}
 }
 
+// addGroup puts an outer subarray level before inner ones; numpy drops a
+// level of shape ().
+func addGroup(outer []int, inner [][]int) [][]int {
+	if len(outer) == 0 {
+		return inner
+	}
+	return append([][]int{outer}, inner...)
+}
+
+// flatten joins subarray levels into one shape and the level sizes.
+func flatten(groups [][]int) (shape []int, sizes []int) {
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	for _, g := range groups {
+		shape = append(shape, g...)
+		sizes = append(sizes, len(g))
+	}
+	if len(sizes) == 1 {
+		sizes = nil
+	}
+	return shape, sizes
+}
+
 func withPos(err error, pos int) error {
 	if de, ok := err.(*DTypeError); ok {
 		return &HeaderError{Pos: pos, Msg: strings.TrimPrefix(de.Error(), "npyio: ")}
 	}
 	return err
-}
-
-func appendShape(outer, inner []int) []int {
-	if len(outer) == 0 && len(inner) == 0 {
-		return nil
-	}
-	s := make([]int, 0, len(outer)+len(inner))
-	s = append(s, outer...)
-	return append(s, inner...)
 }
 
 func structFromList(v pyValue, depth int) (*DType, error) {
@@ -670,7 +710,7 @@ func structFromList(v pyValue, depth int) (*DType, error) {
 		default:
 			return nil, &HeaderError{Pos: nv.pos, Msg: "a field name must be a string or a (title, name) pair of strings"}
 		}
-		typ, shape, err := descrToDType(fv.items[1], depth+1)
+		typ, groups, err := descrToDType(fv.items[1], depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -679,9 +719,10 @@ func structFromList(v pyValue, depth int) (*DType, error) {
 			if err != nil {
 				return nil, err
 			}
-			shape = appendShape(outer, shape)
+			groups = addGroup(outer, groups)
 		}
-		f := Field{Name: name, Title: title, Type: typ, Shape: shape, Offset: off}
+		shape, sizes := flatten(groups)
+		f := Field{Name: name, Title: title, Type: typ, Shape: shape, Offset: off, groups: sizes}
 		size, ok := mulSize(typ.Size, shape)
 		if !ok || off+size < off || off+size > 1<<40 {
 			return nil, &HeaderError{Pos: fv.pos, Msg: fmt.Sprintf("field %q is too large", name)}

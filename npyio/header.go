@@ -252,11 +252,11 @@ func parseHeaderText(text string) (*Header, error) {
 	if len(missing) > 0 {
 		return nil, &HeaderError{Pos: v.pos, Msg: "header is missing key " + strings.Join(missing, ", ")}
 	}
-	dt, sub, err := descrToDType(descr, 0)
+	dt, groups, err := descrToDType(descr, 0)
 	if err != nil {
 		return nil, err
 	}
-	if sub != nil {
+	if sub, _ := flatten(groups); sub != nil {
 		// A subarray descr: numpy appends its shape to the array's.
 		shape = append(shape, sub...)
 	}
