@@ -421,6 +421,13 @@ func writePyTuple(sb *strings.Builder, s []int) {
 	sb.WriteByte(')')
 }
 
+// pyRepr returns Python's repr of a string.
+func pyRepr(s string) string {
+	var sb strings.Builder
+	writePyStr(&sb, s)
+	return sb.String()
+}
+
 // writePyStr writes s as Python 3's repr(str) does.
 func writePyStr(sb *strings.Builder, s string) {
 	q := byte('\'')

@@ -166,7 +166,7 @@ func readHeader(r io.Reader, opts *Options, size int64) (*Header, error) {
 	} else {
 		text = latin1(raw)
 	}
-	h, err := parseHeaderText(text)
+	h, err := parseHeaderText(text, major >= 3)
 	if err != nil {
 		return nil, err
 	}
@@ -197,10 +197,12 @@ func latin1(b []byte) string {
 
 // ParseHeader parses header text (the Python dict literal) into a Header
 // with no version or data offset set.
-func ParseHeader(text string) (*Header, error) { return parseHeaderText(text) }
+func ParseHeader(text string) (*Header, error) { return parseHeaderText(text, false) }
 
-func parseHeaderText(text string) (*Header, error) {
-	v, err := parsePyLiteral(text)
+// parseHeaderText parses a header dict; v3 headers (UTF-8, written only by
+// Python 3) may not use the Python 2 'L' suffix.
+func parseHeaderText(text string, v3 bool) (*Header, error) {
+	v, err := parsePy(text, v3)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +235,7 @@ func parseHeaderText(text string) (*Header, error) {
 				return nil, err
 			}
 		default:
-			return nil, &HeaderError{Pos: k.pos, Msg: fmt.Sprintf("unexpected header key %s (want only 'descr', 'fortran_order', 'shape')", strconv.Quote(k.str))}
+			return nil, &HeaderError{Pos: k.pos, Msg: fmt.Sprintf("unexpected header key %s (want only 'descr', 'fortran_order', 'shape')", pyRepr(k.str))}
 		}
 		if dup {
 			return nil, &HeaderError{Pos: k.pos, Msg: fmt.Sprintf("duplicate header key %q", k.str)}

@@ -62,15 +62,18 @@ type pyValue struct {
 }
 
 type pyParser struct {
-	s     string
-	i     int
-	depth int
+	s      string
+	i      int
+	depth  int
+	noLong bool // reject the Python 2 'L' suffix (v3.0 headers)
 }
 
 // parsePyLiteral parses s as a single Python literal, allowing surrounding
 // whitespace and nothing else.
-func parsePyLiteral(s string) (pyValue, error) {
-	p := &pyParser{s: s}
+func parsePyLiteral(s string) (pyValue, error) { return parsePy(s, false) }
+
+func parsePy(s string, noLong bool) (pyValue, error) {
+	p := &pyParser{s: s, noLong: noLong}
 	v, err := p.value()
 	if err != nil {
 		return v, err
@@ -406,7 +409,7 @@ done:
 		return pyValue{}, p.errorf(start, "expected a number after sign")
 	}
 	// Python 2 long suffix, written by numpy < 1.14 on Python 2.
-	if !isFloat && p.i < len(p.s) && (p.s[p.i] == 'L' || p.s[p.i] == 'l') {
+	if !isFloat && !p.noLong && p.i < len(p.s) && (p.s[p.i] == 'L' || p.s[p.i] == 'l') {
 		p.i++
 	}
 	if p.i < len(p.s) && (isIdentPart(p.s[p.i])) {

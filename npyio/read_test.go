@@ -136,7 +136,9 @@ var readers = []struct {
 	name string
 	open func(b []byte) (*npyio.Reader, error)
 }{
-	{"ReaderAt", func(b []byte) (*npyio.Reader, error) { return npyio.NewReaderAt(bytes.NewReader(b), int64(len(b)), nil) }},
+	{"ReaderAt", func(b []byte) (*npyio.Reader, error) {
+		return npyio.NewReaderAt(bytes.NewReader(b), int64(len(b)), nil)
+	}},
 	{"Stream", func(b []byte) (*npyio.Reader, error) { return npyio.NewReader(bytes.NewReader(b), nil) }},
 	{"OneByte", func(b []byte) (*npyio.Reader, error) {
 		return npyio.NewReader(iotest.OneByteReader(bytes.NewReader(b)), nil)

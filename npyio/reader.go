@@ -61,6 +61,9 @@ func NewReaderAt(r io.ReaderAt, size int64, opts *Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := h.DType.unsupported(); err != nil {
+		return nil, err
+	}
 	if avail := size - h.DataOffset; h.DataSize() > avail {
 		return nil, &TruncatedError{Section: "data", Want: h.DataSize(), Got: avail}
 	}
