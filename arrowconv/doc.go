@@ -1,0 +1,63 @@
+// Package arrowconv converts NumPy arrays (package npyio) to Apache Arrow
+// record batches, schemas, tensors and IPC files, and Arrow record streams
+// back to .npy files.
+//
+// # Mapping (numpy -> Arrow)
+//
+//	numpy                      Arrow
+//	b1                         Boolean (bit-packed)
+//	i1..i8, u1..u8             Int8..Int64, Uint8..Uint64
+//	f2, f4, f8                 Float16, Float32, Float64
+//	c8, c16                    struct<real: float32|float64, imag: same>
+//	S<n>                       Binary, trailing NULs dropped (numpy's semantics)
+//	U<n>                       String (UTF-8), trailing NULs dropped
+//	V<n>                       FixedSizeBinary(n)
+//	M8[s|ms|us|ns]             Timestamp(unit), no time zone
+//	M8[D], M8[W]               Date32 (weeks times 7)
+//	M8[h], M8[m]               Timestamp(s), scaled exactly
+//	m8[s|ms|us|ns]             Duration(unit)
+//	m8[W|D|h|m]                Duration(s), scaled exactly
+//	M8/m8[k*unit]              the unit's type, values times k (exactly)
+//	M8/m8 ps, fs, as           Timestamp/Duration(ns) when k is a whole number of ns
+//	struct                     one column per named field (top level), Struct (nested)
+//	subarray / extra axes      FixedSizeList (1 axis), arrow.fixed_shape_tensor (2+ axes)
+//
+// NaT becomes null. Datetime64 in years or months or without a unit,
+// objects and long doubles are refused with an [UnsupportedError]; a value
+// that overflows when scaled (hours to seconds, days to Date32) is refused
+// with a [ValueError] wrapping [ErrRange]. Nothing is ever rounded.
+//
+// Axis 0 of an array is the row; the remaining axes are flattened in
+// logical C order, whatever the file's fortran_order. Every Arrow field
+// carries its numpy descr in its metadata ([MetaDescr]), so [DTypeFor] and
+// [NPYWriter] restore the exact numpy type, byte order included.
+//
+// # Reading
+//
+// [NewRecordReader] streams an npyio.Reader as record batches of bounded
+// size. [NewArrayRecordReader] and [NewRecordBatch] convert a whole array
+// (npyio.ReadFile, or npyio.Map for a memory-mapped file) and reference its
+// bytes without copying for native-order fixed-width columns that are
+// contiguous (plain numeric arrays, and datetime64 in s/ms/us/ns, where only
+// a validity bitmap is built); bit-packing, byte swapping, strings, scaled
+// datetimes and strided struct fields are copied.
+//
+// [NewTensor] views a whole numeric array as an arrow/tensor with numpy's
+// strides (a Fortran-order file is a column-major tensor, no copy).
+//
+// # Writing
+//
+// [NPYWriter] and [WriteNPY] write a record stream as a structured .npy (or
+// a plain one for a single column) through npyio's streaming writer.
+// [NewIPCWriter], [WriteIPC] and [NewIPCReader] handle the Arrow IPC file
+// format (Feather v2, .arrow/.feather) and stream format, with optional zstd
+// or lz4 compression.
+//
+// # Memory and concurrency
+//
+// All Arrow memory comes from the memory.Allocator passed in. Zero-copy
+// arrays do not own the bytes they view: keep an npyio.MappedArray open
+// until every record built from it is released. Readers and writers are
+// not safe for concurrent use. [FixedShapeTensorType] is registered with
+// arrow's extension registry when the package is loaded.
+package arrowconv
