@@ -1,0 +1,160 @@
+package npyio_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/npyflow/npyflow/internal/fixtures"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// TestStreamWriter writes every C-order fixture row batch by row batch
+// through a stream writer (row count unknown up front) and expects numpy's
+// exact file.
+func TestStreamWriter(t *testing.T) {
+	for _, fx := range fixtures.NPYs(t) {
+		if handWritten(fx) || len(fx.Shape) == 0 || fx.FortranOrder || fx.Name == "b1_nonzero_bytes" {
+			continue
+		}
+		t.Run(fx.Name, func(t *testing.T) {
+			want, err := os.ReadFile(fx.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := npyio.NewReader(bytes.NewReader(want), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "out.npy")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			w, err := npyio.NewStreamWriter(f, r.Header().DType, r.Header().Shape[1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				b, err := r.Next(2)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Write in odd-sized pieces: elements split across calls.
+				for len(b.Data) > 0 {
+					k := min(3, len(b.Data))
+					if _, err := w.Write(b.Data[:k]); err != nil {
+						t.Fatal(err)
+					}
+					b.Data = b.Data[k:]
+				}
+			}
+			if r.RowSize() == 0 {
+				err = w.SetRows(int(r.Rows()))
+			} else {
+				err = w.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("stream-written file differs:\n got %q\nwant %q", head(got), head(want))
+			}
+		})
+	}
+}
+
+func TestWriterChecksCount(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := npyio.NewWriter(&buf, &npyio.Header{DType: npyio.Float64Type, Shape: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); !errors.Is(err, npyio.ErrShape) {
+		t.Fatalf("Close after half the data: %v, want ErrShape", err)
+	}
+	w, _ = npyio.NewWriter(&buf, &npyio.Header{DType: npyio.Float64Type, Shape: []int{1}})
+	if _, err := w.Write(make([]byte, 16)); !errors.Is(err, npyio.ErrShape) {
+		t.Fatalf("writing past the shape: %v, want ErrShape", err)
+	}
+	if _, err := w.Write(make([]byte, 8)); err == nil {
+		t.Fatal("error is not sticky")
+	}
+}
+
+func TestWriterRefusesObjects(t *testing.T) {
+	dt, err := npyio.ParseTypeStr("|O")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = npyio.NewWriter(io.Discard, &npyio.Header{DType: dt, Shape: []int{1}})
+	if !errors.Is(err, npyio.ErrObject) {
+		t.Fatalf("object write: %v", err)
+	}
+}
+
+// TestWriteForNumpy writes every fixture again (with npyio's writer) into
+// $NPYFLOW_NUMPY_OUT, for testdata/check_written.py to load with numpy:
+//
+//	NPYFLOW_NUMPY_OUT=/tmp/w go test ./npyio -run TestWriteForNumpy
+//	/usr/bin/python3 testdata/check_written.py /tmp/w
+func TestWriteForNumpy(t *testing.T) {
+	dir := os.Getenv("NPYFLOW_NUMPY_OUT")
+	if dir == "" {
+		t.Skip("NPYFLOW_NUMPY_OUT not set")
+	}
+	for _, fx := range fixtures.NPYs(t) {
+		a, err := npyio.ReadFile(fx.Path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := npyio.WriteArray(&buf, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fx.Name+".npy"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, z := range fixtures.NPZs(t) {
+		nz, err := npyio.OpenNPZ(z.Path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		zw := npyio.NewNPZWriter(&buf, z.Members != nil && len(z.Members) > 0 && z.Members[0].Compressed)
+		for _, m := range nz.Members {
+			a, err := m.ReadArray()
+			if errors.Is(err, npyio.ErrNotNPY) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.WriteArray(m.Key, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		nz.Close()
+		if err := os.WriteFile(filepath.Join(dir, z.Name+".npz"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
