@@ -146,9 +146,6 @@ func (m *Member) open() (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The zip reader checks the CRC only at EOF; the npy reader stops at the
-	// end of the data, so a corrupted member may go unnoticed for the last
-	// bytes. The decompressor still refuses invalid Deflate streams.
 	pr := &peekReader{r: rc}
 	if err := checkMagic(pr); err != nil {
 		rc.Close()
@@ -158,6 +155,17 @@ func (m *Member) open() (*Reader, error) {
 	if err != nil {
 		rc.Close()
 		return nil, err
+	}
+	// The zip reader verifies the CRC only when it reaches the end of the
+	// member: read what follows the data (normally nothing) to get there.
+	rd.atEnd = func() error {
+		defer rc.Close()
+		n, err := io.Copy(io.Discard, io.LimitReader(rc, 1<<20))
+		if err != nil {
+			return fmt.Errorf("npyio: member %q: %w", m.Name, err)
+		}
+		_ = n // trailing bytes after the data are ignored, as numpy does
+		return nil
 	}
 	return rd, nil
 }
@@ -229,6 +237,11 @@ func (m *Member) ReadArray() (*Array, error) {
 	}
 	// Read the data in file layout: as rows would reorder Fortran data.
 	data, err := rd.rawAll(buf)
+	if err == nil {
+		if err = rd.end(); err == io.EOF {
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("member %q: %w", m.Name, err)
 	}

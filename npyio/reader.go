@@ -38,6 +38,9 @@ type Reader struct {
 	buf     []byte
 	scratch []byte
 	err     error
+	// atEnd, if set, runs once after the last row has been read (npz
+	// members use it to verify the zip CRC and release the decompressor).
+	atEnd func() error
 }
 
 // NewReader reads the header from r and returns a Reader for the data that
@@ -133,7 +136,7 @@ func (r *Reader) Next(maxRows int) (Batch, error) {
 	}
 	n := min(int64(maxRows), r.Remaining())
 	if n == 0 {
-		return Batch{}, io.EOF
+		return Batch{}, r.end()
 	}
 	need := n * r.rowSize
 	if int64(cap(r.buf)) < need {
@@ -164,7 +167,7 @@ func (r *Reader) ReadRows(dst []byte) (int, error) {
 	}
 	rem := r.Remaining()
 	if rem == 0 {
-		return 0, io.EOF
+		return 0, r.end()
 	}
 	n := rem
 	if r.rowSize > 0 {
@@ -177,6 +180,19 @@ func (r *Reader) ReadRows(dst []byte) (int, error) {
 		return 0, err
 	}
 	return int(n), nil
+}
+
+// end runs the atEnd hook once and returns io.EOF or its error.
+func (r *Reader) end() error {
+	if r.atEnd != nil {
+		f := r.atEnd
+		r.atEnd = nil
+		if err := f(); err != nil {
+			r.err = err
+			return err
+		}
+	}
+	return io.EOF
 }
 
 // growChunk bounds allocations made ahead of data arriving from a stream.

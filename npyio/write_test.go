@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npyflow/npyflow/internal/fixtures"
@@ -156,5 +157,42 @@ func TestWriteForNumpy(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, z.Name+".npz"), buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestNPZChecksum corrupts the CRC of a compressed member: reading it to
+// the end must fail with the zip checksum error instead of passing silently.
+func TestNPZChecksum(t *testing.T) {
+	v := make([]int64, 1000)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	a := &npyio.Array{Header: &npyio.Header{DType: npyio.Int64Type, Shape: []int{len(v)}}, Data: npyio.AsBytes(v)}
+	var buf bytes.Buffer
+	if err := npyio.SaveNPZ(&buf, true, nil, npyio.NamedArray{Key: "x", Array: a}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	cd := bytes.Index(data, []byte("PK\x01\x02"))
+	if cd < 0 {
+		t.Fatal("no central directory")
+	}
+	data[cd+16] ^= 0xff // CRC-32 field of the central directory entry
+	nz, err := npyio.NewNPZReader(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := nz.Members[0].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = r.Next(100)
+	}
+	if err == io.EOF || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("corrupt CRC: %v, want a checksum error", err)
+	}
+	if _, err := nz.Members[0].ReadArray(); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("ReadArray with corrupt CRC: %v", err)
 	}
 }
