@@ -264,11 +264,8 @@ func parseHeaderText(text string, v3 bool) (*Header, error) {
 	}
 	h.DType = dt
 	h.Shape = shape
-	if _, ok := mulSize(dt.Size, shape); !ok {
+	if _, ok := mulSize(max(dt.Size, 1), shape); !ok {
 		return nil, fmt.Errorf("%w: shape %v of %d-byte elements overflows", ErrTooLarge, shape, dt.Size)
-	}
-	if n := h.Count(); n > 0 && dt.Size == 0 && n > 1<<62 {
-		return nil, fmt.Errorf("%w: %d elements", ErrTooLarge, n)
 	}
 	return h, nil
 }
@@ -290,7 +287,7 @@ func EncodeHeader(h *Header) ([]byte, error) {
 			return nil, fmt.Errorf("%w: negative dimension in shape %v", ErrShape, h.Shape)
 		}
 	}
-	if _, ok := mulSize(h.DType.Size, h.Shape); !ok {
+	if _, ok := mulSize(max(h.DType.Size, 1), h.Shape); !ok {
 		return nil, fmt.Errorf("%w: shape %v overflows", ErrTooLarge, h.Shape)
 	}
 	var sb strings.Builder
