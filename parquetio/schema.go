@@ -68,10 +68,10 @@ type node struct {
 	name     string
 	dt       *npyio.DType // element type (source byte order)
 	title    string
-	count    int          // values per parent element (product of dims); 1 if scalar
-	dims     []int        // flattened shape (nil if scalar)
-	children []*node      // struct fields or complex parts
-	leaf     *leaf        // for leaves
+	count    int     // values per parent element (product of dims); 1 if scalar
+	dims     []int   // flattened shape (nil if scalar)
+	children []*node // struct fields or complex parts
+	leaf     *leaf   // for leaves
 	complex  bool
 }
 
@@ -611,13 +611,13 @@ func (g *group) String() string {
 	sb.WriteString("}")
 	return sb.String()
 }
-func (g *group) Type() parquet.Type             { return parquet.Group{}.Type() }
-func (g *group) Optional() bool                 { return false }
-func (g *group) Repeated() bool                 { return false }
-func (g *group) Required() bool                 { return true }
-func (g *group) Leaf() bool                     { return false }
-func (g *group) Fields() []parquet.Field        { return g.fields }
-func (g *group) Encoding() encoding.Encoding     { return nil }
+func (g *group) Type() parquet.Type          { return parquet.Group{}.Type() }
+func (g *group) Optional() bool              { return false }
+func (g *group) Repeated() bool              { return false }
+func (g *group) Required() bool              { return true }
+func (g *group) Leaf() bool                  { return false }
+func (g *group) Fields() []parquet.Field     { return g.fields }
+func (g *group) Encoding() encoding.Encoding { return nil }
 func (g *group) Compression() compress.Codec { return nil }
 func (g *group) GoType() reflect.Type {
 	sf := make([]reflect.StructField, len(g.fields))

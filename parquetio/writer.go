@@ -668,7 +668,9 @@ func (s *Schema) converter(l *leaf) func(b []byte, arena *[]byte) (parquet.Value
 		case 1:
 			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(int32(int8(b[0]))), true }
 		case 2:
-			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(int32(load[int16](b, 0))), true }
+			return func(b []byte, _ *[]byte) (parquet.Value, bool) {
+				return parquet.Int32Value(int32(load[int16](b, 0))), true
+			}
 		case 4:
 			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(load[int32](b, 0)), true }
 		}
@@ -678,11 +680,17 @@ func (s *Schema) converter(l *leaf) func(b []byte, arena *[]byte) (parquet.Value
 		case 1:
 			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(int32(b[0])), true }
 		case 2:
-			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(int32(load[uint16](b, 0))), true }
+			return func(b []byte, _ *[]byte) (parquet.Value, bool) {
+				return parquet.Int32Value(int32(load[uint16](b, 0))), true
+			}
 		case 4:
-			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int32Value(int32(load[uint32](b, 0))), true }
+			return func(b []byte, _ *[]byte) (parquet.Value, bool) {
+				return parquet.Int32Value(int32(load[uint32](b, 0))), true
+			}
 		}
-		return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.Int64Value(int64(load[uint64](b, 0))), true }
+		return func(b []byte, _ *[]byte) (parquet.Value, bool) {
+			return parquet.Int64Value(int64(load[uint64](b, 0))), true
+		}
 	case npyio.Float:
 		switch size {
 		case 2:
@@ -710,7 +718,9 @@ func (s *Schema) converter(l *leaf) func(b []byte, arena *[]byte) (parquet.Value
 		if size == 0 {
 			return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.ByteArrayValue([]byte{}), true }
 		}
-		return func(b []byte, _ *[]byte) (parquet.Value, bool) { return parquet.FixedLenByteArrayValue(b[:size:size]), true }
+		return func(b []byte, _ *[]byte) (parquet.Value, bool) {
+			return parquet.FixedLenByteArrayValue(b[:size:size]), true
+		}
 	case npyio.Unicode:
 		return func(b []byte, arena *[]byte) (parquet.Value, bool) {
 			a := *arena
