@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -74,7 +75,8 @@ type Description struct {
 // the values kept for quantiles.
 type colState struct {
 	n        int64
-	mean, m2 float64
+	shift    float64 // subtracted from every value before the moments
+	mean, m2 float64 // of the shifted values
 	min, max float64
 	nan      bool
 	seen     int64 // values offered to the reservoir
@@ -166,9 +168,6 @@ func (d *Describer) Add(batch mat.Matrix) error {
 		if len(col) == 0 {
 			continue
 		}
-		mb, vb := stat.PopMeanVariance(col, nil)
-		nb := int64(len(col))
-		st.merge(nb, mb, vb*float64(nb))
 		for _, v := range col {
 			// Comparisons keep NaN out of min and max; st.nan covers it.
 			if v < st.min {
@@ -181,6 +180,19 @@ func (d *Describer) Add(batch mat.Matrix) error {
 		if wantQ {
 			d.keep(st, col)
 		}
+		// Moments are accumulated about a shift, the column's first value,
+		// so that data with a large mean and a small spread (1e6 ± 1e-3)
+		// keeps its precision: x - shift is exact for values within a
+		// factor of two of it.
+		if st.n == 0 && !math.IsInf(col[0], 0) {
+			st.shift = col[0]
+		}
+		if st.shift != 0 {
+			floats.AddConst(-st.shift, col)
+		}
+		mb, vb := stat.PopMeanVariance(col, nil)
+		nb := int64(len(col))
+		st.merge(nb, mb, vb*float64(nb))
 	}
 	return nil
 }
@@ -235,7 +247,7 @@ func (d *Describer) Result() (*Description, error) {
 			out.Exact = false
 		}
 		if st.n > 0 && !st.nan {
-			cs.Mean, cs.Min, cs.Max = st.mean, st.min, st.max
+			cs.Mean, cs.Min, cs.Max = st.shift+st.mean, st.min, st.max
 			if dof := st.n - int64(d.opts.DDOF); dof > 0 {
 				cs.Std = math.Sqrt(st.m2 / float64(dof))
 			}

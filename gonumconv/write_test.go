@@ -70,7 +70,7 @@ func TestWriteMatchesNumpy(t *testing.T) {
 		{"wr_vec.npy", mat.NewVecDense(5, mat.Row(nil, 1, a))},
 		{"wr_sym.npy", sym},
 		{"wr_tri.npy", tri},
-		{"wr_t.npy", mat.DenseCopyOf(a.T())},                        // a.T as a contiguous Dense: C order
+		{"wr_t.npy", mat.Transpose{Matrix: mat.DenseCopyOf(a)}},
 		{"wr_view.npy", mat.Matrix(anyMatrix{a.Slice(1, 3, 1, 4)})}, // generic At path
 	}
 	for _, tc := range real {
