@@ -1,0 +1,813 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/parquetio"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+func init() {
+	register("convert", "convert between .npy, .npz, .parquet and .arrow/.feather (by extension)", runConvert)
+}
+
+const convertUsage = `usage: npyflow convert [flags] IN OUT
+
+IN and OUT are .npy, .npz, .parquet, .arrow or .feather files; the formats
+follow the extensions. An .npz whose members have the same length along
+axis 0 becomes one table (one column per member, in archive order); pick one
+member with --member. Parquet or Arrow back to .npy gives a structured array
+(one field per column), or the exact source array for files npyflow wrote;
+to .npz, one member per column.
+
+flags:`
+
+type convertFlags struct {
+	compression, tsUnit, member, name string
+	dict, bloom                       string
+	rowGroup, pageSize, conc          int
+	progress                          string
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func runConvert(e *env) error {
+	var f convertFlags
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, convertUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.compression, "compression", "zstd", "Parquet/Arrow compression: zstd, snappy, gzip, lz4, none")
+	fs.IntVar(&f.rowGroup, "row-group-rows", 0, "rows per Parquet row group (0: 1Mi rows, at most 128 MiB)")
+	fs.IntVar(&f.pageSize, "page-size", 0, "Parquet data page size in bytes (0: 1 MiB)")
+	fs.StringVar(&f.tsUnit, "timestamp-unit", "", "store datetimes in this unit: ms, us (for Spark) or ns")
+	fs.StringVar(&f.dict, "dictionary", "", "comma-separated columns to dictionary-encode")
+	fs.StringVar(&f.bloom, "bloom-filter", "", "comma-separated columns to write bloom filters for")
+	fs.StringVar(&f.member, "member", "", "use only this member of an .npz input")
+	fs.StringVar(&f.name, "name", "", "column name of a plain (non-structured) array (default: the input's base name)")
+	fs.IntVar(&f.conc, "concurrency", 0, "row groups encoded at once (0: number of CPUs)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
+	args, err := parseInterleaved(fs, e.args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if len(args) != 2 {
+		fs.Usage()
+		return usagef("convert needs IN and OUT, got %d arguments", len(args))
+	}
+	in, out := args[0], args[1]
+	inKind, outKind := formatOf(in), formatOf(out)
+	if inKind == "" {
+		return usagef("%s: unknown input format (want .npy, .npz, .parquet, .arrow or .feather)", in)
+	}
+	if outKind == "" {
+		return usagef("%s: unknown output format (want .npy, .npz, .parquet, .arrow or .feather)", out)
+	}
+	if f.member != "" && inKind != "npz" {
+		return usagef("--member applies to .npz inputs only")
+	}
+	switch f.progress {
+	case "auto", "always", "never":
+	default:
+		return usagef("--progress %q: want auto, always or never", f.progress)
+	}
+	if abs(in) == abs(out) {
+		return usagef("%s: input and output are the same file", in)
+	}
+	c := &converter{ctx: e.ctx, f: f, in: in, out: out, stderr: e.stderr}
+	if f.name == "" {
+		c.f.name = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+	}
+	c.popts = &parquetio.Options{
+		Compression:   f.compression,
+		RowGroupRows:  f.rowGroup,
+		PageSize:      f.pageSize,
+		TimestampUnit: f.tsUnit,
+		Dictionary:    splitList(f.dict),
+		BloomFilters:  splitList(f.bloom),
+		Concurrency:   f.conc,
+	}
+	if err := c.run(inKind, outKind); err != nil {
+		return fmt.Errorf("%s: %w", in, trimPrefix(err))
+	}
+	return nil
+}
+
+func abs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return a
+}
+
+// trimPrefix keeps the one-line error readable: package prefixes like
+// "parquetio: " say nothing to a user.
+func trimPrefix(err error) error {
+	msg := err.Error()
+	for _, p := range []string{"parquetio: ", "npyio: ", "arrowconv: "} {
+		msg = strings.ReplaceAll(msg, p, "")
+	}
+	return errors.New(msg)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return "npy"
+	case ".npz":
+		return "npz"
+	case ".parquet", ".pq":
+		return "parquet"
+	case ".arrow", ".feather", ".ipc":
+		return "arrow"
+	}
+	return ""
+}
+
+type converter struct {
+	ctx      context.Context
+	f        convertFlags
+	popts    *parquetio.Options
+	in, out  string
+	stderr   io.Writer
+	bar      *mpb.Bar
+	progress *mpb.Progress
+}
+
+// source is an input seen as numpy: either one array or a table of
+// columns, each opened as an npyio.Reader (possibly several times).
+type source struct {
+	array  bool
+	name   string
+	cols   []parquetio.Column
+	open   parquetio.Opener
+	rows   int64
+	bytes  int64
+	header *npyio.Header // for arrays
+	close  func()
+}
+
+func (c *converter) run(inKind, outKind string) error {
+	switch inKind {
+	case "npy", "npz":
+		src, err := c.numpySource(inKind)
+		if err != nil {
+			return err
+		}
+		defer src.close()
+		return c.fromNumpy(src, outKind)
+	case "parquet":
+		return c.fromParquet(outKind)
+	case "arrow":
+		return c.fromArrow(outKind)
+	}
+	return nil
+}
+
+func (c *converter) numpySource(kind string) (*source, error) {
+	if kind == "npy" {
+		fh, err := os.Open(c.in)
+		if err != nil {
+			return nil, err
+		}
+		st, err := fh.Stat()
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		open := func() ([]*npyio.Reader, error) {
+			r, err := npyio.NewReaderAt(fh, st.Size(), nil)
+			if err != nil {
+				return nil, err
+			}
+			return []*npyio.Reader{r}, nil
+		}
+		rs, err := open()
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		h := rs[0].Header()
+		return &source{array: true, name: c.f.name, open: open, rows: rs[0].Rows(), bytes: h.DataSize(), header: h, close: func() { fh.Close() }}, nil
+	}
+	z, err := npyio.OpenNPZ(c.in, nil)
+	if err != nil {
+		return nil, err
+	}
+	closeZ := func() { z.Close() }
+	var members []*npyio.Member
+	if c.f.member != "" {
+		m := z.Member(c.f.member)
+		if m == nil {
+			closeZ()
+			return nil, fmt.Errorf("no member %q (members: %s)", c.f.member, strings.Join(z.Keys(), ", "))
+		}
+		members = []*npyio.Member{m}
+	} else {
+		for _, m := range z.Members {
+			if _, err := m.ReadHeader(); errors.Is(err, npyio.ErrNotNPY) {
+				continue // np.load returns such members as raw bytes
+			}
+			members = append(members, m)
+		}
+	}
+	if len(members) == 0 {
+		closeZ()
+		return nil, errors.New("the archive has no .npy members")
+	}
+	open := func() ([]*npyio.Reader, error) {
+		rs := make([]*npyio.Reader, len(members))
+		for i, m := range members {
+			r, err := m.Open()
+			if err != nil {
+				return nil, err
+			}
+			rs[i] = r
+		}
+		return rs, nil
+	}
+	rs, err := open()
+	if err != nil {
+		closeZ()
+		return nil, err
+	}
+	if len(members) == 1 {
+		h := rs[0].Header()
+		return &source{array: true, name: members[0].Key, open: open, rows: rs[0].Rows(), bytes: h.DataSize(), header: h, close: closeZ}, nil
+	}
+	src := &source{open: open, close: closeZ, rows: rs[0].Rows()}
+	var lens []string
+	same := true
+	for i, r := range rs {
+		h := r.Header()
+		if len(h.Shape) == 0 {
+			same = false
+		}
+		if r.Rows() != rs[0].Rows() {
+			same = false
+		}
+		lens = append(lens, fmt.Sprintf("%s: %d", members[i].Key, r.Rows()))
+		var shape []int
+		if len(h.Shape) > 1 {
+			shape = h.Shape[1:]
+		}
+		src.cols = append(src.cols, parquetio.Column{Name: members[i].Key, DType: h.DType, Shape: shape, FortranOrder: h.FortranOrder})
+		src.bytes += h.DataSize()
+	}
+	if !same {
+		closeZ()
+		return nil, fmt.Errorf("members differ in length along axis 0 (%s), so they are not one table; pick one with --member NAME", strings.Join(lens, ", "))
+	}
+	return src, nil
+}
+
+// createTemp creates the temporary output next to OUT; commit renames it.
+func (c *converter) createTemp() (*os.File, func(ok bool) error, error) {
+	dir := filepath.Dir(c.out)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.out)+".tmp-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	done := false
+	finish := func(ok bool) error {
+		if done {
+			return nil
+		}
+		done = true
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil
+		}
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", c.out, err)
+		}
+		if err := tmp.Close(); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", c.out, err)
+		}
+		if err := os.Rename(tmp.Name(), c.out); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("writing %s: %w", c.out, err)
+		}
+		return nil
+	}
+	return tmp, finish, nil
+}
+
+// withOutput runs write on a temporary file and renames it to OUT on
+// success; on failure or interruption nothing is left at OUT.
+func (c *converter) withOutput(write func(f *os.File) error) error {
+	tmp, finish, err := c.createTemp()
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- write(tmp) }()
+	select {
+	case err = <-errc:
+	case <-c.ctx.Done():
+		finish(false)
+		c.stopBar(false)
+		return errors.New("interrupted; no output written")
+	}
+	c.stopBar(err == nil)
+	if err != nil {
+		finish(false)
+		return err
+	}
+	return finish(true)
+}
+
+func (c *converter) startBar(rows, bytes int64) {
+	show := c.f.progress == "always"
+	if c.f.progress == "auto" {
+		if f, ok := c.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && rows > 0 {
+			show = true
+		}
+	}
+	if !show || rows <= 0 {
+		return
+	}
+	rowBytes := float64(bytes) / float64(rows)
+	c.progress = mpb.New(mpb.WithOutput(c.stderr), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+	c.bar = c.progress.AddBar(rows,
+		mpb.PrependDecorators(decor.Name(filepath.Base(c.in)+" "), decor.CountersNoUnit("%d/%d rows")),
+		mpb.AppendDecorators(
+			decor.Any(func(st decor.Statistics) string {
+				return fmt.Sprintf("%.1f/%.1f MiB", float64(st.Current)*rowBytes/(1<<20), float64(st.Total)*rowBytes/(1<<20))
+			}),
+			decor.Name(" "), decor.AverageSpeed(0, "%.0f rows/s"),
+			decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO),
+		),
+	)
+}
+
+func (c *converter) setProgress(rows int64) {
+	if c.bar != nil {
+		c.bar.SetCurrent(rows)
+	}
+}
+
+func (c *converter) stopBar(ok bool) {
+	if c.bar == nil {
+		return
+	}
+	if !ok {
+		c.bar.Abort(false)
+	} else {
+		c.bar.SetTotal(-1, true)
+	}
+	c.progress.Wait()
+	c.bar = nil
+}
+
+func (c *converter) fromNumpy(src *source, outKind string) error {
+	c.startBar(src.rows, src.bytes)
+	switch outKind {
+	case "parquet":
+		return c.withOutput(func(f *os.File) error {
+			var err error
+			if src.array {
+				_, err = parquetio.WriteArray(f, src.open, src.name, c.popts, c.setProgress)
+			} else {
+				_, err = parquetio.WriteTable(f, src.cols, src.open, c.popts, c.setProgress)
+			}
+			return err
+		})
+	case "npy":
+		return c.withOutput(func(f *os.File) error {
+			rs, err := src.open()
+			if err != nil {
+				return err
+			}
+			if src.array {
+				return copyNPY(f, rs[0], c.setProgress)
+			}
+			return copyTableNPY(f, src.cols, rs, c.setProgress)
+		})
+	case "npz":
+		return c.withOutput(func(f *os.File) error {
+			rs, err := src.open()
+			if err != nil {
+				return err
+			}
+			z := npyio.NewNPZWriter(f, false)
+			if src.array {
+				if err := copyMember(z, src.name, rs[0], c.setProgress); err != nil {
+					return err
+				}
+			} else {
+				for i, col := range src.cols {
+					if err := copyMember(z, col.Name, rs[i], nil); err != nil {
+						return err
+					}
+				}
+			}
+			return z.Close()
+		})
+	case "arrow":
+		if !src.array {
+			return errors.New("an .npz table cannot be written as Arrow yet; pick one member with --member")
+		}
+		return c.withOutput(func(f *os.File) error {
+			rs, err := src.open()
+			if err != nil {
+				return err
+			}
+			return c.npyToArrow(f, rs[0], src.name)
+		})
+	}
+	return nil
+}
+
+func (c *converter) ipcOptions() (arrowconv.IPCOptions, error) {
+	o := arrowconv.IPCOptions{Format: arrowconv.IPCFile}
+	switch strings.ToLower(c.f.compression) {
+	case "zstd":
+		o.Compression = arrowconv.Zstd
+	case "lz4":
+		o.Compression = arrowconv.LZ4
+	case "none", "uncompressed":
+	default:
+		return o, fmt.Errorf("compression %q is not available for Arrow IPC (zstd, lz4 or none)", c.f.compression)
+	}
+	return o, nil
+}
+
+func (c *converter) npyToArrow(w io.Writer, r *npyio.Reader, name string) error {
+	o, err := c.ipcOptions()
+	if err != nil {
+		return err
+	}
+	rr, err := arrowconv.NewRecordReader(r, name, 1<<16, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	_, err = arrowconv.WriteIPC(w, rr, o, memory.DefaultAllocator)
+	return err
+}
+
+func copyNPY(w io.Writer, r *npyio.Reader, progress func(int64)) error {
+	h := *r.Header()
+	h.FortranOrder = false // rows arrive in C order
+	wr, err := npyio.NewWriter(w, &h)
+	if err != nil {
+		return err
+	}
+	return pump(wr, r, progress)
+}
+
+func pump(wr *npyio.Writer, r *npyio.Reader, progress func(int64)) error {
+	var done int64
+	for {
+		b, err := r.Next(1 << 16)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := wr.Write(b.Data); err != nil {
+			return err
+		}
+		done += int64(b.Rows)
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return wr.Close()
+}
+
+func copyMember(z *npyio.NPZWriter, key string, r *npyio.Reader, progress func(int64)) error {
+	h := *r.Header()
+	h.FortranOrder = false
+	wr, err := z.Create(key, &h)
+	if err != nil {
+		return err
+	}
+	return pump(wr, r, progress)
+}
+
+// tableDType is the structured dtype of a table's rows.
+func tableDType(cols []parquetio.Column) (*npyio.DType, error) {
+	fs := make([]npyio.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = npyio.Field{Name: c.Name, Type: c.DType, Shape: c.Shape}
+	}
+	return npyio.NewStruct(fs)
+}
+
+func copyTableNPY(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader, progress func(int64)) error {
+	dt, err := tableDType(cols)
+	if err != nil {
+		return err
+	}
+	wr, err := npyio.NewWriter(w, &npyio.Header{DType: dt, Shape: []int{int(rs[0].Rows())}})
+	if err != nil {
+		return err
+	}
+	var done int64
+	for rs[0].Remaining() > 0 {
+		var n int
+		parts := make([][]byte, len(rs))
+		for i, r := range rs {
+			b, err := r.Next(1 << 14)
+			if err != nil {
+				return err
+			}
+			parts[i], n = b.Data, b.Rows
+		}
+		rows := make([]byte, n*dt.Size)
+		for i, p := range parts {
+			off, sz := dt.Fields[i].Offset, dt.Fields[i].Size()
+			for k := 0; k < n; k++ {
+				copy(rows[k*dt.Size+off:k*dt.Size+off+sz], p[k*sz:(k+1)*sz])
+			}
+		}
+		if _, err := wr.Write(rows); err != nil {
+			return err
+		}
+		done += int64(n)
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return wr.Close()
+}
+
+func (c *converter) openParquet() (*parquetio.Reader, func(), error) {
+	fh, err := os.Open(c.in)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	r, err := parquetio.NewReader(fh, st.Size())
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	return r, func() { fh.Close() }, nil
+}
+
+func (c *converter) fromParquet(outKind string) error {
+	r, closeIn, err := c.openParquet()
+	if err != nil {
+		return err
+	}
+	defer func() { closeIn() }()
+	h := r.Header()
+	c.startBar(r.Rows(), h.DataSize())
+	switch outKind {
+	case "npy":
+		return c.withOutput(func(f *os.File) error {
+			hh := *h
+			hh.FortranOrder = false
+			wr, err := npyio.NewWriter(f, &hh)
+			if err != nil {
+				return err
+			}
+			return pumpParquet(wr, r, c.setProgress)
+		})
+	case "npz":
+		return c.withOutput(func(f *os.File) error {
+			z := npyio.NewNPZWriter(f, false)
+			if r.IsArray() {
+				hh := *h
+				hh.FortranOrder = false
+				wr, err := z.Create(r.Columns()[0].Name, &hh)
+				if err != nil {
+					return err
+				}
+				if err := pumpParquet(wr, r, c.setProgress); err != nil {
+					return err
+				}
+				return z.Close()
+			}
+			for i, col := range r.Columns() {
+				rr, closeR, err := c.openParquet()
+				if err != nil {
+					return err
+				}
+				wr, err := z.Create(col.Name, &npyio.Header{DType: col.DType, Shape: append([]int{int(rr.Rows())}, col.Shape...)})
+				if err == nil {
+					err = pumpColumn(wr, rr, i)
+				}
+				closeR()
+				if err != nil {
+					return err
+				}
+			}
+			return z.Close()
+		})
+	case "parquet":
+		return c.withOutput(func(f *os.File) error {
+			var s *parquetio.Schema
+			var err error
+			if r.IsArray() {
+				s, err = parquetio.NewArraySchema(h, r.Columns()[0].Name)
+			} else {
+				s, err = parquetio.NewSchema(r.Columns())
+			}
+			if err != nil {
+				return err
+			}
+			if s.HasTime() {
+				for {
+					n, cols, err := r.NextColumns(1 << 16)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						return err
+					}
+					s.Observe(cols, n)
+				}
+				closeIn()
+				if r, closeIn, err = c.openParquet(); err != nil {
+					return err
+				}
+			}
+			pw, err := parquetio.NewWriter(f, s, c.popts)
+			if err != nil {
+				return err
+			}
+			pw.OnRowGroup(c.setProgress)
+			for {
+				n, cols, err := r.NextColumns(1 << 16)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					pw.Abort()
+					return err
+				}
+				if err := pw.WriteColumns(cols, n); err != nil {
+					return err
+				}
+			}
+			return pw.Close()
+		})
+	case "arrow":
+		return c.withOutput(func(f *os.File) error {
+			// Stream the rows as an in-memory .npy into arrowconv.
+			pr, pwr := io.Pipe()
+			go func() {
+				hh := *h
+				hh.FortranOrder = false
+				wr, err := npyio.NewWriter(pwr, &hh)
+				if err == nil {
+					err = pumpParquet(wr, r, c.setProgress)
+				}
+				pwr.CloseWithError(err)
+			}()
+			nr, err := npyio.NewReader(pr, nil)
+			if err != nil {
+				pr.CloseWithError(err)
+				return err
+			}
+			name := c.f.name
+			if r.IsArray() {
+				name = r.Columns()[0].Name
+			}
+			err = c.npyToArrow(f, nr, name)
+			pr.CloseWithError(errors.New("stopped"))
+			return err
+		})
+	}
+	return nil
+}
+
+func pumpParquet(wr *npyio.Writer, r *parquetio.Reader, progress func(int64)) error {
+	var done int64
+	for {
+		b, err := r.Next(1 << 16)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := wr.Write(b.Data); err != nil {
+			return err
+		}
+		done += int64(b.Rows)
+		if progress != nil {
+			progress(done)
+		}
+	}
+	return wr.Close()
+}
+
+func pumpColumn(wr *npyio.Writer, r *parquetio.Reader, i int) error {
+	for {
+		_, cols, err := r.NextColumns(1 << 16)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := wr.Write(cols[i]); err != nil {
+			return err
+		}
+	}
+	return wr.Close()
+}
+
+func (c *converter) fromArrow(outKind string) error {
+	fh, err := os.Open(c.in)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	switch outKind {
+	case "npy":
+		return c.withOutput(func(f *os.File) error {
+			rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+			if err != nil {
+				return err
+			}
+			defer rr.Release()
+			_, err = arrowconv.WriteNPY(f, rr, nil)
+			return err
+		})
+	case "parquet", "npz", "arrow":
+		// Through a temporary .npy: Arrow -> numpy is arrowconv's job.
+		tmp, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".npy-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		defer tmp.Close()
+		rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+		if err != nil {
+			return err
+		}
+		_, err = arrowconv.WriteNPY(tmp, rr, nil)
+		rr.Release()
+		if err != nil {
+			return err
+		}
+		inner := *c
+		inner.in = tmp.Name()
+		src, err := inner.numpySource("npy")
+		if err != nil {
+			return err
+		}
+		defer src.close()
+		return inner.fromNumpy(src, outKind)
+	}
+	return nil
+}
