@@ -95,6 +95,16 @@ func realData(a *npyio.Array, r, c int, opts *Options) (data []float64, fortran 
 		return nil, false, fmt.Errorf("%w: %d data bytes for shape %v of %s", ErrShape, len(a.Data), a.Header.Shape, dt.TypeStr())
 	}
 	out := make([]float64, r*c)
+	if isFloat64(dt) {
+		if v, err := npyio.View[float64](a.Data); err == nil && len(v) == r*c {
+			if f {
+				transpose(out, v, c, r)
+			} else {
+				copy(out, v)
+			}
+			return out, false, nil
+		}
+	}
 	dec := realDecoderFor(dt)
 	if f {
 		// Column j is contiguous in the file: decode it into a strided
@@ -185,6 +195,16 @@ func complexData(a *npyio.Array, r, c int, opts *Options) (data []complex128, fo
 		return nil, false, fmt.Errorf("%w: %d data bytes for shape %v of %s", ErrShape, len(a.Data), a.Header.Shape, dt.TypeStr())
 	}
 	out := make([]complex128, r*c)
+	if isComplex128(dt) {
+		if v, err := npyio.View[complex128](a.Data); err == nil && len(v) == r*c {
+			if f {
+				transpose(out, v, c, r)
+			} else {
+				copy(out, v)
+			}
+			return out, false, nil
+		}
+	}
 	dec := complexDecoderFor(dt)
 	if f {
 		for j := 0; j < c; j++ {
@@ -335,4 +355,22 @@ func ReadDense(name string, opts *Options) (*mat.Dense, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return d, nil
+}
+
+// transpose writes the transpose of src, an r×c row-major matrix, into dst
+// (c×r, row-major), in cache-sized blocks.
+func transpose[T any](dst, src []T, r, c int) {
+	const blk = 32
+	for i0 := 0; i0 < r; i0 += blk {
+		i1 := min(i0+blk, r)
+		for j0 := 0; j0 < c; j0 += blk {
+			j1 := min(j0+blk, c)
+			for i := i0; i < i1; i++ {
+				row := src[i*c : i*c+c]
+				for j := j0; j < j1; j++ {
+					dst[j*r+i] = row[j]
+				}
+			}
+		}
+	}
 }

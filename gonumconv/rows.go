@@ -71,9 +71,6 @@ func NewRowReader(r *npyio.Reader, opts *Options) (*RowReader, error) {
 		} else {
 			rr.specs = []colSpec{{n: rr.cols, size: dt.Size, dec: realDecoderFor(dt)}}
 		}
-		for j := 0; j < rr.cols; j++ {
-			rr.names = append(rr.names, strconv.Itoa(j))
-		}
 	default:
 		return nil, fmt.Errorf("%w: RowReader reads 1-D and 2-D arrays, this one has shape %v", ErrShape, h.Shape)
 	}
@@ -135,7 +132,15 @@ func (rr *RowReader) Cols() int { return rr.cols }
 // Columns returns a name for each column: the field name (with a [k]
 // suffix for the elements of a subarray field) for a structured array,
 // the column index for a plain one. The caller must not modify it.
-func (rr *RowReader) Columns() []string { return rr.names }
+func (rr *RowReader) Columns() []string {
+	if rr.names == nil { // a plain array: built on first use
+		rr.names = make([]string, rr.cols)
+		for j := range rr.names {
+			rr.names[j] = strconv.Itoa(j)
+		}
+	}
+	return rr.names
+}
 
 // Remaining returns the number of rows not read yet.
 func (rr *RowReader) Remaining() int64 { return rr.r.Remaining() }
@@ -207,6 +212,9 @@ func (rr *RowReader) ReadInto(dst *mat.Dense) (int, error) {
 	for done < r && rr.Remaining() > 0 {
 		want := min(r-done, rr.batchRows())
 		if rr.direct && raw.Stride == c {
+			// Straight into dst's memory: no buffer to bound, so read
+			// everything that fits in one call.
+			want = r - done
 			out := raw.Data[done*c : (done+want)*c]
 			n, err := rr.r.ReadRows(npyio.AsBytes(out))
 			if err != nil {
