@@ -1,0 +1,226 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/npyflow/npyflow/pipeline"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+func init() {
+	register("run", "run a job file: npyflow run job.yaml [--set k=v] [--workers N] [--quiet]", runRun)
+}
+
+// setFlags collects repeated --set path=value flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseFlags parses fs allowing flags after positional arguments
+// ("run job.yaml --workers 2"); "--" ends the flags.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				var b strings.Builder
+				fs.SetOutput(&b)
+				fs.PrintDefaults()
+				return nil, usagef("flags of %s:\n%s", fs.Name(), b.String())
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// loadJob loads and validates a job; job errors become usage errors
+// (exit code 2).
+func loadJob(name string, set []string) (*pipeline.Job, error) {
+	job, err := pipeline.LoadFile(name, &pipeline.LoadOptions{Set: set})
+	if err != nil {
+		if pipeline.IsJobError(err) {
+			return nil, jobError(err)
+		}
+		return nil, err
+	}
+	return job, nil
+}
+
+// jobError marks err as an invalid job (exit 2), printing every problem on
+// its own line.
+func jobError(err error) error {
+	var l pipeline.ErrorList
+	if errors.As(err, &l) && len(l) > 1 {
+		return usageError{fmt.Errorf("%d problems:\n%w", len(l), err)}
+	}
+	return usageError{err}
+}
+
+func planError(err error) error {
+	if pipeline.IsJobError(err) {
+		return jobError(err)
+	}
+	return err
+}
+
+func runRun(e *env) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var set setFlags
+	fs.Var(&set, "set", "override a job value: --set sinks.out.path=x.parquet (repeatable)")
+	workers := fs.Int("workers", 0, "input files read at once (default: the number of cores)")
+	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	noProgress := fs.Bool("no-progress", false, "no progress bar, even on a terminal")
+	batch := fs.Int("batch-bytes", pipeline.DefaultBatchBytes, "bytes per batch")
+	args, err := parseFlags(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want one job file: npyflow run job.yaml")
+	}
+	if *workers < 0 {
+		return usagef("--workers must be positive")
+	}
+	job, err := loadJob(args[0], set)
+	if err != nil {
+		return err
+	}
+	plan, err := pipeline.NewPlan(job)
+	if err != nil {
+		return planError(err)
+	}
+	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch}
+	if !*quiet {
+		if f, ok := e.stderr.(*os.File); ok && !*noProgress && term.IsTerminal(int(f.Fd())) {
+			opts.Progress = newBarProgress(f)
+		} else {
+			opts.Progress = &logProgress{w: e.stderr}
+		}
+	}
+	sum, err := plan.Run(e.ctx, opts)
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		printSummary(e.stdout, sum)
+	}
+	return nil
+}
+
+func printSummary(w io.Writer, sum *pipeline.Summary) {
+	fmt.Fprintf(w, "read %d input(s), %d rows, %s in %s\n", sum.Files, sum.Rows, pipeline.HumanBytes(sum.Bytes), sum.Elapsed.Round(time.Millisecond))
+	for _, s := range sum.Sinks {
+		fmt.Fprintf(w, "sink %s (%s): %d file(s), %d rows, %s, %s\n", s.Sink, s.Type, len(s.Files), s.Rows, pipeline.HumanBytes(s.Bytes), s.Elapsed.Round(time.Millisecond))
+		for i, f := range s.Files {
+			if i == 10 && len(s.Files) > 12 {
+				fmt.Fprintf(w, "  ... %d more\n", len(s.Files)-10)
+				break
+			}
+			fmt.Fprintf(w, "  wrote %s\n", f)
+		}
+	}
+}
+
+// logProgress writes plain progress lines, at most one a second, for
+// logs and pipes.
+type logProgress struct {
+	w                     io.Writer
+	start, last           time.Time
+	doneF, totalFiles     int
+	doneR, doneB          int64
+	totalRows, totalBytes int64
+}
+
+func (p *logProgress) Start(files int, rows, bytes int64) {
+	p.totalFiles, p.totalRows, p.totalBytes = files, rows, bytes
+	p.start = time.Now()
+	p.last = p.start
+	fmt.Fprintf(p.w, "reading %d input(s): %d rows, %s\n", files, rows, pipeline.HumanBytes(bytes))
+}
+
+func (p *logProgress) Update(files int, rows, bytes int64) {
+	p.doneF, p.doneR, p.doneB = files, rows, bytes
+	if time.Since(p.last) >= time.Second {
+		p.line()
+	}
+}
+
+func (p *logProgress) line() {
+	p.last = time.Now()
+	el := time.Since(p.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(p.doneB) / el
+	}
+	fmt.Fprintf(p.w, "progress: %d/%d inputs, %d/%d rows, %s/%s, %s/s\n", p.doneF, p.totalFiles, p.doneR, p.totalRows,
+		pipeline.HumanBytes(p.doneB), pipeline.HumanBytes(p.totalBytes), pipeline.HumanBytes(int64(rate)))
+}
+
+func (p *logProgress) Done() {}
+
+// barProgress draws a progress bar on a terminal with mpb.
+type barProgress struct {
+	p                 *mpb.Progress
+	bar               *mpb.Bar
+	files, totalFiles atomic.Int64
+	rows, totalRows   atomic.Int64
+	lastBytes         int64
+}
+
+func newBarProgress(w io.Writer) *barProgress {
+	return &barProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))}
+}
+
+func (b *barProgress) Start(files int, rows, bytes int64) {
+	b.totalFiles.Store(int64(files))
+	b.totalRows.Store(rows)
+	b.bar = b.p.New(max(bytes, 1), mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
+			return fmt.Sprintf("inputs %d/%d  rows %d/%d", b.files.Load(), b.totalFiles.Load(), b.rows.Load(), b.totalRows.Load())
+		}, decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(
+			decor.Counters(decor.SizeB1024(0), "% .1f / % .1f"),
+			decor.Name("  "),
+			decor.AverageSpeed(decor.SizeB1024(0), "% .1f"),
+			decor.Name("  ETA "),
+			decor.AverageETA(decor.ET_STYLE_GO),
+		))
+}
+
+func (b *barProgress) Update(files int, rows, bytes int64) {
+	b.files.Store(int64(files))
+	b.rows.Store(rows)
+	if b.bar != nil && bytes > b.lastBytes {
+		b.bar.IncrInt64(bytes - b.lastBytes)
+		b.lastBytes = bytes
+	}
+}
+
+func (b *barProgress) Done() {
+	if b.bar != nil {
+		if b.bar.Current() < b.lastBytes || !b.bar.Completed() {
+			b.bar.SetTotal(-1, true) // complete at the current count
+		}
+	}
+	b.p.Wait()
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/npyflow/npyflow/pipeline"
+)
+
+func init() {
+	register("schema", "print the JSON Schema of job files (for editors)", runSchema)
+}
+
+// runSchema prints the job file JSON Schema generated from the component
+// registry. With the YAML language server, put
+// "# yaml-language-server: $schema=npyflow.schema.json" atop a job file.
+func runSchema(e *env) error {
+	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
+	args, err := parseFlags(fs, e.args)
+	if err != nil {
+		return err
+	}
+	if len(args) != 0 {
+		return usagef("schema takes no arguments")
+	}
+	b, err := pipeline.JSONSchema()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s\n", b)
+	return nil
+}

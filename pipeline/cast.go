@@ -1,0 +1,449 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// dtypeNames are the type names cast accepts besides numpy typestrs.
+var dtypeNames = map[string]*npyio.DType{
+	"bool": npyio.BoolType, "int8": npyio.Int8Type, "int16": npyio.Int16Type, "int32": npyio.Int32Type, "int64": npyio.Int64Type,
+	"uint8": npyio.Uint8Type, "uint16": npyio.Uint16Type, "uint32": npyio.Uint32Type, "uint64": npyio.Uint64Type,
+	"float32": npyio.Float32Type, "float64": npyio.Float64Type,
+}
+
+func castable(d *npyio.DType) bool {
+	switch d.Kind {
+	case npyio.Bool, npyio.Int, npyio.Uint:
+		return true
+	case npyio.Float:
+		return d.Size == 4 || d.Size == 8
+	}
+	return false
+}
+
+// parseDType reads a cast target: a name like "int32" or a numpy typestr
+// like "<i4" (any byte order: rows are always native).
+func parseDType(s string) (*npyio.DType, error) {
+	if d, ok := dtypeNames[s]; ok {
+		return d, nil
+	}
+	d, err := npyio.ParseTypeStr(s)
+	if err != nil || !castable(d) {
+		names := make([]string, 0, len(dtypeNames))
+		for n := range dtypeNames {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("unknown or unsupported type %q%s; one of %s (or a numpy typestr such as <i4)", s, didYouMean(s, names), strings.Join(names, ", "))
+	}
+	return d.Native(), nil
+}
+
+func checkDTypeName(v string) (string, int) {
+	if _, err := parseDType(v); err != nil {
+		return err.Error(), 0
+	}
+	return "", 0
+}
+
+// conv converts one field of every row.
+type conv struct {
+	name           string
+	from, to       *npyio.DType
+	srcOff, dstOff int
+	count          int // elements (subarray fields)
+}
+
+type caster struct {
+	convs    []conv
+	inRow    int
+	outRow   int
+	saturate bool
+	buf      []byte
+	lane     lane
+	row      int64 // rows seen, for messages
+}
+
+func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	if c.Has("fields") == c.Has("to") {
+		return nil, c.errorf("", "give either fields (field: type) or to (one type for every numeric field)")
+	}
+	ca := &caster{saturate: c.String("on_overflow") == "saturate", inRow: int(in.RowSize())}
+	targets := map[string]*npyio.DType{}
+	var plain bool
+	if c.Has("to") {
+		to, _ := parseDType(c.String("to"))
+		if in.DType.Kind == npyio.Struct {
+			for _, f := range in.DType.Fields {
+				if castable(f.Type) {
+					targets[f.Name] = to
+				}
+			}
+			if len(targets) == 0 {
+				return nil, c.errorf("to", "the input has no numeric fields")
+			}
+		} else {
+			if !castable(in.DType) {
+				return nil, c.errorf("to", "cannot cast %s: cast converts bool, integer and float32/64 values", in.DType)
+			}
+			plain = true
+			targets[""] = to
+		}
+	} else {
+		if err := needRecords(c, in); err != nil {
+			return nil, err
+		}
+		for _, kv := range c.Map("fields") {
+			k := fieldIndex(in.DType, kv.Key)
+			path := c.Path() + ".fields." + kv.Key
+			if k < 0 {
+				return nil, &Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, didYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+			}
+			if t := in.DType.Fields[k].Type; !castable(t) {
+				return nil, &Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("cannot cast field %q of type %s: cast converts bool, integer and float32/64 values", kv.Key, t)}
+			}
+			targets[kv.Key], _ = parseDType(kv.Value)
+		}
+	}
+	var out *Schema
+	if plain {
+		to := targets[""]
+		n := int(max(1, prod(in.Shape)))
+		ca.convs = []conv{{from: in.DType, to: to, count: n}}
+		out = &Schema{DType: to, Shape: in.Shape}
+		ca.outRow = to.Size * n
+	} else {
+		var fields []npyio.Field
+		for _, f := range in.DType.Fields {
+			if t := targets[f.Name]; t != nil {
+				f.Type = t
+			}
+			fields = append(fields, f)
+		}
+		dt, err := npyio.NewStruct(fields)
+		if err != nil {
+			return nil, c.errorf("", "%v", err)
+		}
+		for i, f := range in.DType.Fields {
+			cv := conv{name: f.Name, from: f.Type, to: dt.Fields[i].Type, srcOff: f.Offset, dstOff: dt.Fields[i].Offset, count: f.Count()}
+			ca.convs = append(ca.convs, cv)
+		}
+		out = &Schema{DType: dt}
+		ca.outRow = dt.Size
+	}
+	return &mapper{schema: out, fn: ca.apply}, nil
+}
+
+// lane holds a chunk of values widened to one of int64, uint64 or float64.
+type lane struct {
+	i []int64
+	u []uint64
+	f []float64
+}
+
+const castChunk = 1024
+
+func (ca *caster) apply(b Batch) (Batch, error) {
+	need := b.Rows * ca.outRow
+	if cap(ca.buf) < need {
+		ca.buf = make([]byte, need)
+	}
+	out := ca.buf[:need]
+	for _, cv := range ca.convs {
+		size := cv.from.Size * cv.count
+		if cv.from.Equal(cv.to) {
+			for r := 0; r < b.Rows; r++ {
+				copy(out[r*ca.outRow+cv.dstOff:r*ca.outRow+cv.dstOff+size], b.Data[r*ca.inRow+cv.srcOff:])
+			}
+			continue
+		}
+		for e := 0; e < cv.count; e++ {
+			for r0 := 0; r0 < b.Rows; r0 += castChunk {
+				n := min(castChunk, b.Rows-r0)
+				so := r0*ca.inRow + cv.srcOff + e*cv.from.Size
+				do := r0*ca.outRow + cv.dstOff + e*cv.to.Size
+				if err := ca.convert(&cv, b.Data, so, out, do, n); err != nil {
+					return Batch{}, err
+				}
+			}
+		}
+	}
+	ca.row += int64(b.Rows)
+	return Batch{Rows: b.Rows, Data: out}, nil
+}
+
+// convert converts n values from src (stride inRow from so) into dst.
+func (ca *caster) convert(cv *conv, src []byte, so int, dst []byte, do, n int) error {
+	l := &ca.lane
+	is, os := ca.inRow, ca.outRow
+	var kind byte // 'i', 'u' or 'f'
+	switch f := cv.from; {
+	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
+		kind, l.i = 'i', loadI[int8](l.i, src, so, is, n)
+	case f.Kind == npyio.Int && f.Size == 2:
+		kind, l.i = 'i', loadI[int16](l.i, src, so, is, n)
+	case f.Kind == npyio.Int && f.Size == 4:
+		kind, l.i = 'i', loadI[int32](l.i, src, so, is, n)
+	case f.Kind == npyio.Int:
+		kind, l.i = 'i', loadI[int64](l.i, src, so, is, n)
+	case f.Kind == npyio.Uint && f.Size == 1:
+		kind, l.i = 'i', loadI[uint8](l.i, src, so, is, n)
+	case f.Kind == npyio.Uint && f.Size == 2:
+		kind, l.i = 'i', loadI[uint16](l.i, src, so, is, n)
+	case f.Kind == npyio.Uint && f.Size == 4:
+		kind, l.i = 'i', loadI[uint32](l.i, src, so, is, n)
+	case f.Kind == npyio.Uint:
+		kind, l.u = 'u', loadU(l.u, src, so, is, n)
+	case f.Size == 4:
+		kind, l.f = 'f', loadF[float32](l.f, src, so, is, n)
+	default:
+		kind, l.f = 'f', loadF[float64](l.f, src, so, is, n)
+	}
+	var bad int
+	t := cv.to
+	switch {
+	case t.Kind == npyio.Bool:
+		bad = storeBool(l, kind, dst, do, os, n)
+	case t.Kind == npyio.Int && t.Size == 1:
+		bad = storeInt[int8](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Int && t.Size == 2:
+		bad = storeInt[int16](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Int && t.Size == 4:
+		bad = storeInt[int32](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Int:
+		bad = storeInt[int64](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Uint && t.Size == 1:
+		bad = storeUint[uint8](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Uint && t.Size == 2:
+		bad = storeUint[uint16](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Uint && t.Size == 4:
+		bad = storeUint[uint32](l, kind, dst, do, os, n, ca.saturate)
+	case t.Kind == npyio.Uint:
+		bad = storeUint[uint64](l, kind, dst, do, os, n, ca.saturate)
+	case t.Size == 4:
+		bad = storeF32(l, kind, dst, do, os, n, ca.saturate)
+	default:
+		bad = storeF64(l, kind, dst, do, os, n)
+	}
+	if bad >= 0 {
+		var v string
+		switch kind {
+		case 'i':
+			v = fmt.Sprint(l.i[bad])
+		case 'u':
+			v = fmt.Sprint(l.u[bad])
+		default:
+			v = fmt.Sprint(l.f[bad])
+		}
+		row := ca.row + int64((so-cv.srcOff)/max(is, 1)) + int64(bad)
+		what := "value"
+		if cv.name != "" {
+			what = fmt.Sprintf("field %q", cv.name)
+		}
+		return fmt.Errorf("cast: row %d: %s %s does not fit %s (set on_overflow: saturate to clamp)", row, what, v, t)
+	}
+	return nil
+}
+
+func loadI[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](buf []int64, src []byte, off, stride, n int) []int64 {
+	buf = buf[:0]
+	for i := 0; i < n; i++ {
+		buf = append(buf, int64(load[T](src, off+i*stride)))
+	}
+	return buf
+}
+
+func loadU(buf []uint64, src []byte, off, stride, n int) []uint64 {
+	buf = buf[:0]
+	for i := 0; i < n; i++ {
+		buf = append(buf, load[uint64](src, off+i*stride))
+	}
+	return buf
+}
+
+func loadF[T float32 | float64](buf []float64, src []byte, off, stride, n int) []float64 {
+	buf = buf[:0]
+	for i := 0; i < n; i++ {
+		buf = append(buf, float64(load[T](src, off+i*stride)))
+	}
+	return buf
+}
+
+type signed interface{ int8 | int16 | int32 | int64 }
+type unsigned interface {
+	uint8 | uint16 | uint32 | uint64
+}
+
+func intRange[T signed]() (int64, int64) {
+	bits := 8 * sizeOf[T]()
+	return -1 << (bits - 1), 1<<(bits-1) - 1
+}
+
+func sizeOf[T any]() int {
+	var z T
+	return int(unsafeSizeof(z))
+}
+
+// storeInt stores the lane into signed T; it returns the index of the first
+// value that does not fit (when not saturating), or -1.
+func storeInt[T signed](l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+	lo, hi := intRange[T]()
+	switch kind {
+	case 'i':
+		for i, v := range l.i[:n] {
+			if v < lo || v > hi {
+				if !sat {
+					return i
+				}
+				v = min(max(v, lo), hi)
+			}
+			store(dst, off+i*stride, T(v))
+		}
+	case 'u':
+		for i, v := range l.u[:n] {
+			if v > uint64(hi) {
+				if !sat {
+					return i
+				}
+				v = uint64(hi)
+			}
+			store(dst, off+i*stride, T(v))
+		}
+	default:
+		flo, fhi := float64(lo), float64(hi)+1 // hi+1 is exact: a power of two
+		for i, v := range l.f[:n] {
+			t := math.Trunc(v)
+			if !(t >= flo && t < fhi) {
+				if !sat {
+					return i
+				}
+				switch {
+				case math.IsNaN(t):
+					t = 0
+				case t < flo:
+					t = flo
+				default:
+					store(dst, off+i*stride, T(hi))
+					continue
+				}
+			}
+			store(dst, off+i*stride, T(t))
+		}
+	}
+	return -1
+}
+
+func storeUint[T unsigned](l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+	bits := 8 * sizeOf[T]()
+	hi := uint64(1)<<(bits-1)<<1 - 1 // 2^bits-1 without overflowing for 64
+	switch kind {
+	case 'i':
+		for i, v := range l.i[:n] {
+			if v < 0 || uint64(v) > hi {
+				if !sat {
+					return i
+				}
+				if v < 0 {
+					v = 0
+				} else {
+					store(dst, off+i*stride, T(hi))
+					continue
+				}
+			}
+			store(dst, off+i*stride, T(v))
+		}
+	case 'u':
+		for i, v := range l.u[:n] {
+			if v > hi {
+				if !sat {
+					return i
+				}
+				v = hi
+			}
+			store(dst, off+i*stride, T(v))
+		}
+	default:
+		fhi := math.Ldexp(1, bits) // exclusive bound
+		for i, v := range l.f[:n] {
+			t := math.Trunc(v)
+			if !(t >= 0 && t < fhi) {
+				if !sat {
+					return i
+				}
+				if t >= fhi {
+					store(dst, off+i*stride, T(hi))
+					continue
+				}
+				t = 0
+			}
+			store(dst, off+i*stride, T(t))
+		}
+	}
+	return -1
+}
+
+func storeBool(l *lane, kind byte, dst []byte, off, stride, n int) int {
+	for i := 0; i < n; i++ {
+		var b bool
+		switch kind {
+		case 'i':
+			b = l.i[i] != 0
+		case 'u':
+			b = l.u[i] != 0
+		default:
+			b = l.f[i] != 0
+		}
+		v := byte(0)
+		if b {
+			v = 1
+		}
+		dst[off+i*stride] = v
+	}
+	return -1
+}
+
+func storeF32(l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+	for i := 0; i < n; i++ {
+		var x float64
+		switch kind {
+		case 'i':
+			x = float64(l.i[i])
+		case 'u':
+			x = float64(l.u[i])
+		default:
+			x = l.f[i]
+		}
+		if math.Abs(x) > math.MaxFloat32 && !math.IsInf(x, 0) {
+			// Values that round to MaxFloat32 are fine; larger ones overflow.
+			if float32(x) > math.MaxFloat32 || float32(x) < -math.MaxFloat32 {
+				if !sat {
+					return i
+				}
+				x = math.Copysign(math.MaxFloat32, x)
+			}
+		}
+		store(dst, off+i*stride, float32(x))
+	}
+	return -1
+}
+
+func storeF64(l *lane, kind byte, dst []byte, off, stride, n int) int {
+	for i := 0; i < n; i++ {
+		var x float64
+		switch kind {
+		case 'i':
+			x = float64(l.i[i])
+		case 'u':
+			x = float64(l.u[i])
+		default:
+			x = l.f[i]
+		}
+		store(dst, off+i*stride, x)
+	}
+	return -1
+}

@@ -1,0 +1,45 @@
+// Package pipeline runs npyflow jobs: YAML files naming sources, transforms
+// and sinks.
+//
+// A job is loaded and validated by [LoadFile] against one registry of
+// component specs ([Specs]), which also generates the JSON schema
+// ([JSONSchema]) and the CLI's component list, so the three never
+// disagree. Validation reports every problem at once, each as
+// "file:line:col: path: message" ([ErrorList]), with "did you mean"
+// suggestions for misspelt keys, types and names. ${VAR},
+// ${VAR:-default} and ${VAR:?message} are expanded inside scalar values
+// after parsing, so positions stay exact and a variable cannot change the
+// document's structure; [LoadOptions.Set] applies --set overrides.
+//
+// [NewPlan] expands the sources' path patterns (with **, exclusions and
+// captures such as runs/{run_id}/frame_{step:int}.npy that become
+// columns), reads only the headers, builds every component against its
+// input schema and computes each output's schema, row count and paths,
+// writing nothing. [Plan.Run] executes it.
+//
+// # Data model
+//
+// Rows flow between components in batches of native-order, C-order bytes
+// described by a [Schema]: a numpy dtype plus the row shape (the array's
+// shape after axis 0). Records (structured dtypes) are tables; field
+// offsets let rename, flatten and unstack work without copying. Each
+// input file (or npz member) is a [Part]: parts are read concurrently by
+// RunOptions.Workers goroutines but reach transforms and sinks strictly
+// in plan order, so output does not depend on the number of workers.
+// Memory is bounded by the batch size times the number of workers.
+//
+// # Outputs
+//
+// Every output file is written to a temporary file beside its final name
+// and renamed into place only when the whole run succeeds; a failed or
+// cancelled run removes its temporary files and leaves no partial output.
+//
+// # Limits
+//
+// All files of one source must share a dtype and row shape. Rows from
+// several inputs of one component are concatenated in plan order (sources
+// in file order, then their parts in path order); the same source may
+// not reach a component through two inputs. describe and pca hold their
+// accumulators in memory (small: per-column moments or a covariance
+// matrix). A Plan runs once and is not safe for concurrent use.
+package pipeline

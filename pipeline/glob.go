@@ -1,0 +1,281 @@
+package pipeline
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Path patterns
+//
+//	*          any run of characters within one path segment
+//	?          one character
+//	[abc] [!a] a character class
+//	**         any number of whole segments (only as a whole segment)
+//	{name}     a capture: matches like * and records the text as column
+//	           "name"; {name:int} and {name:float} match and store numbers
+//	\x         the character x literally
+//
+// Wildcards do not match names starting with ".", so temporary files
+// (which npyflow names ".*.tmp-*") are never picked up.
+
+// capture is one {name:type} in a path pattern.
+type capture struct {
+	Name string
+	Type string // "str", "int" or "float"
+}
+
+type pattern struct {
+	raw     string
+	root    string // the directory before the first wildcard
+	re      *regexp.Regexp
+	caps    []capture
+	literal bool // no wildcard at all
+	deep    bool // contains **
+	depth   int  // segments after root
+}
+
+// compilePattern parses a path pattern. On error it returns the byte
+// offset of the problem.
+func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
+	pt := &pattern{raw: p}
+	var re strings.Builder
+	re.WriteString("^")
+	segs := strings.Split(filepath.ToSlash(p), "/")
+	off := 0
+	meta := false
+	var rootSegs []string
+	names := map[string]bool{}
+	for si, seg := range segs {
+		if si > 0 {
+			re.WriteString("/")
+		}
+		segMeta := false
+		if seg == "**" {
+			pt.deep, segMeta = true, true
+			if si == len(segs)-1 {
+				re.WriteString(`(?:[^/.][^/]*)(?:/[^/.][^/]*)*`)
+			} else {
+				// Zero or more segments, each followed by the next "/".
+				re.WriteString(`(?:[^/.][^/]*/)*`)
+				// The separator written for the next segment is already
+				// covered: mark it by skipping.
+			}
+		} else {
+			for i := 0; i < len(seg); i++ {
+				c := seg[i]
+				switch c {
+				case '\\':
+					if i+1 >= len(seg) {
+						return nil, off + i, fmt.Errorf("trailing \\")
+					}
+					i++
+					re.WriteString(regexp.QuoteMeta(seg[i : i+1]))
+				case '*':
+					if i+1 < len(seg) && seg[i+1] == '*' {
+						return nil, off + i, fmt.Errorf("** must be a whole path segment, like a/**/b.npy")
+					}
+					segMeta = true
+					if i == 0 {
+						re.WriteString(`(?:[^/.][^/]*)?`)
+					} else {
+						re.WriteString(`[^/]*`)
+					}
+				case '?':
+					segMeta = true
+					re.WriteString(`[^/]`)
+				case '[':
+					end := strings.IndexByte(seg[i+1:], ']')
+					if end < 0 {
+						return nil, off + i, fmt.Errorf("unclosed [")
+					}
+					class := seg[i+1 : i+1+end]
+					if strings.HasPrefix(class, "!") {
+						class = "^" + class[1:]
+					}
+					if class == "" || class == "^" {
+						return nil, off + i, fmt.Errorf("empty character class")
+					}
+					re.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+					segMeta = true
+					i += end + 1
+				case '{':
+					end := strings.IndexByte(seg[i+1:], '}')
+					if end < 0 {
+						return nil, off + i, fmt.Errorf("unclosed {")
+					}
+					if !allowCaptures {
+						return nil, off + i, fmt.Errorf("captures {name} are not allowed here")
+					}
+					name, typ, _ := strings.Cut(seg[i+1:i+1+end], ":")
+					if typ == "" {
+						typ = "str"
+					}
+					if !nameRE.MatchString(name) || strings.Contains(name, "-") {
+						return nil, off + i, fmt.Errorf("invalid capture name %q: use letters, digits and _", name)
+					}
+					if names[name] {
+						return nil, off + i, fmt.Errorf("capture %q appears twice", name)
+					}
+					names[name] = true
+					switch typ {
+					case "str":
+						re.WriteString(`(?P<` + name + `>[^/]+?)`)
+					case "int":
+						re.WriteString(`(?P<` + name + `>[-+]?[0-9]+)`)
+					case "float":
+						re.WriteString(`(?P<` + name + `>[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)`)
+					default:
+						return nil, off + i, fmt.Errorf("invalid capture type %q: use str, int or float", typ)
+					}
+					pt.caps = append(pt.caps, capture{Name: name, Type: typ})
+					segMeta = true
+					i += end + 1
+				case ']', '}':
+					return nil, off + i, fmt.Errorf("unmatched %c (write \\%c for a literal one)", c, c)
+				default:
+					re.WriteString(regexp.QuoteMeta(string(c)))
+				}
+			}
+		}
+		if segMeta {
+			meta = true
+		}
+		if !meta {
+			rootSegs = append(rootSegs, seg)
+		} else {
+			pt.depth++
+		}
+		off += len(seg) + 1
+	}
+	re.WriteString("$")
+	// "**/" wrote its own trailing slash; drop the doubled separator.
+	src := strings.ReplaceAll(re.String(), `(?:[^/.][^/]*/)*/`, `(?:[^/.][^/]*/)*`)
+	rx, err := regexp.Compile(src)
+	if err != nil {
+		return nil, 0, err
+	}
+	pt.re = rx
+	pt.literal = !meta
+	pt.root = strings.Join(rootSegs, "/")
+	if pt.literal {
+		pt.root = p
+	} else if pt.root == "" {
+		if strings.HasPrefix(filepath.ToSlash(p), "/") {
+			pt.root = "/"
+		} else {
+			pt.root = "."
+		}
+	}
+	return pt, 0, nil
+}
+
+// checkPattern is a Field check for path patterns with captures.
+func checkPattern(v string) (string, int) {
+	if _, off, err := compilePattern(v, true); err != nil {
+		return "invalid path pattern: " + err.Error(), off
+	}
+	return "", 0
+}
+
+func checkExclude(v string) (string, int) {
+	if _, off, err := compilePattern(v, false); err != nil {
+		return "invalid path pattern: " + err.Error(), off
+	}
+	return "", 0
+}
+
+// match is one file found by a pattern.
+type match struct {
+	Path string
+	Size int64
+	Caps map[string]string
+}
+
+// glob lists the regular files matching pat, sorted by path. The pattern
+// must already be resolved against the job directory.
+func (pt *pattern) glob() ([]match, error) {
+	if pt.literal {
+		st, err := os.Stat(pt.root)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s is a directory", pt.root)
+		}
+		return []match{{Path: pt.root, Size: st.Size()}}, nil
+	}
+	var out []match
+	rootDepth := strings.Count(filepath.ToSlash(filepath.Clean(pt.root)), "/")
+	err := filepath.WalkDir(pt.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == pt.root {
+				return err
+			}
+			return nil // unreadable subdirectory: skip it like a shell glob
+		}
+		if d.IsDir() {
+			if p != pt.root && !pt.deep && strings.Count(filepath.ToSlash(filepath.Clean(p)), "/")-rootDepth >= pt.depth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		slash := filepath.ToSlash(p)
+		if pt.root == "." {
+			slash = strings.TrimPrefix(slash, "./")
+		}
+		sm := pt.re.FindStringSubmatch(slash)
+		if sm == nil {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			if d.Type()&fs.ModeSymlink != 0 {
+				if st, e := os.Stat(p); e == nil && st.Mode().IsRegular() {
+					info, err = st, nil
+				}
+			}
+			if err != nil || info == nil || !info.Mode().IsRegular() {
+				return nil
+			}
+		}
+		m := match{Path: p, Size: info.Size()}
+		if len(pt.caps) > 0 {
+			m.Caps = map[string]string{}
+			for i, n := range pt.re.SubexpNames() {
+				if n != "" {
+					m.Caps[n] = sm[i]
+				}
+			}
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// excluded reports whether path matches one of the exclusion patterns; a
+// pattern without "/" is matched against the base name.
+func excluded(path string, ex []*pattern) bool {
+	slash := filepath.ToSlash(path)
+	for _, e := range ex {
+		if !strings.Contains(e.raw, "/") {
+			if e.re.MatchString(filepath.Base(slash)) {
+				return true
+			}
+			continue
+		}
+		if e.re.MatchString(slash) {
+			return true
+		}
+	}
+	return false
+}

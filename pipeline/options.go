@@ -1,0 +1,148 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Option accessors. Values were type-checked by Load, so these only fall
+// back to the spec's defaults.
+
+// Has reports whether the option was given in the job file.
+func (c *Component) Has(name string) bool { return c.vals[name] != nil }
+
+func (c *Component) def(name string) any {
+	f := c.Spec.Field(name)
+	if f == nil {
+		panic(fmt.Sprintf("pipeline: %s %s has no option %q", c.Kind, c.Type, name))
+	}
+	return f.Default
+}
+
+// String returns a string option.
+func (c *Component) String(name string) string {
+	if v := c.vals[name]; v != nil {
+		return v.Value
+	}
+	s, _ := c.def(name).(string)
+	return s
+}
+
+// Int returns an integer option.
+func (c *Component) Int(name string) int64 {
+	if v := c.vals[name]; v != nil {
+		n, _ := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 0, 64)
+		return n
+	}
+	switch d := c.def(name).(type) {
+	case int64:
+		return d
+	case int:
+		return int64(d)
+	}
+	return 0
+}
+
+// Float returns a number option.
+func (c *Component) Float(name string) float64 {
+	if v := c.vals[name]; v != nil {
+		x, _ := strconv.ParseFloat(v.Value, 64)
+		return x
+	}
+	switch d := c.def(name).(type) {
+	case float64:
+		return d
+	case int:
+		return float64(d)
+	}
+	return 0
+}
+
+// Bool returns a boolean option.
+func (c *Component) Bool(name string) bool {
+	if v := c.vals[name]; v != nil {
+		return v.Value == "true"
+	}
+	b, _ := c.def(name).(bool)
+	return b
+}
+
+// Strings returns a string-or-list option as a list.
+func (c *Component) Strings(name string) []string {
+	if v := c.vals[name]; v != nil {
+		return scalars(v)
+	}
+	s, _ := c.def(name).([]string)
+	return s
+}
+
+// KV is one entry of a mapping option.
+type KV struct {
+	Key, Value string
+	Pos        Pos // of the value
+}
+
+// Map returns a mapping option's entries in file order.
+func (c *Component) Map(name string) []KV {
+	v := c.vals[name]
+	if v == nil {
+		return nil
+	}
+	var out []KV
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		e := resolve(v.Content[i+1])
+		out = append(out, KV{Key: v.Content[i].Value, Value: e.Value, Pos: c.pos(e)})
+	}
+	return out
+}
+
+// PosOf returns the position of an option's value (or of the component
+// when the option is absent), for errors found after loading.
+func (c *Component) PosOf(name string) Pos {
+	if v := c.vals[name]; v != nil {
+		return c.pos(v)
+	}
+	return c.Pos
+}
+
+// PosOfItem returns the position of item i of a list option.
+func (c *Component) PosOfItem(name string, i int) Pos {
+	v := c.vals[name]
+	if v != nil && v.Kind == yaml.SequenceNode && i < len(v.Content) {
+		return c.pos(resolve(v.Content[i]))
+	}
+	return c.PosOf(name)
+}
+
+// errorf returns a positioned job error about option name (or the whole
+// component when name is "").
+func (c *Component) errorf(name string, format string, args ...any) *Error {
+	path := c.Path()
+	pos := c.Pos
+	if name != "" {
+		path += "." + name
+		pos = c.PosOf(name)
+	}
+	return &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// itemErrorf is errorf for item i of a list option.
+func (c *Component) itemErrorf(name string, i int, format string, args ...any) *Error {
+	path := c.Path() + "." + name
+	if v := c.vals[name]; v != nil && v.Kind == yaml.SequenceNode {
+		path = fmt.Sprintf("%s[%d]", path, i)
+	}
+	return &Error{Pos: c.PosOfItem(name, i), Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// resolvePath makes a job-relative path absolute-or-cwd-relative.
+func (c *Component) resolvePath(p string) string {
+	if filepath.IsAbs(p) || c.job == nil || c.job.Dir == "" {
+		return p
+	}
+	return filepath.Join(c.job.Dir, p)
+}

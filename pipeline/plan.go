@@ -1,0 +1,267 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// buildEnv is what builders share: the run's output files.
+type buildEnv struct {
+	out *outputs
+}
+
+// Plan is a job made concrete: globs expanded, headers read, every
+// component built with its input schema and every output path known.
+// Making a plan reads only file headers and writes nothing. A Plan runs
+// once.
+type Plan struct {
+	Job     *Job
+	Sources []*SourcePlan
+	Outputs []*OutputPlan
+
+	order []*Component
+	nodes map[string]node
+	srcs  []source
+	sinks []sinkNode
+	env   *buildEnv
+	used  bool
+}
+
+// SourcePlan is what a source will read.
+type SourcePlan struct {
+	Name   string
+	Type   string
+	Schema *Schema
+	Parts  []*Part
+	Rows   int64
+	Bytes  int64 // data bytes (rows times row size)
+}
+
+// OutputPlan is what a sink will write.
+type OutputPlan struct {
+	Sink      string
+	Type      string
+	Schema    *Schema
+	Paths     []string
+	Rows      int64
+	RowsExact bool // false when Rows is an upper bound (after filter or sample)
+}
+
+// NewPlan builds a job's plan. Problems with the job (a field that does
+// not exist, incompatible inputs) come back as an ErrorList; problems
+// with the files (no match, unreadable header) as other errors.
+func NewPlan(job *Job) (*Plan, error) {
+	p := &Plan{Job: job, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
+	order, err := topoOrder(job)
+	if err != nil {
+		return nil, err
+	}
+	p.order = order
+	var jobErrs ErrorList
+	var dataErrs []error
+	fail := func(err error) {
+		var e *Error
+		var l ErrorList
+		switch {
+		case errors.As(err, &l):
+			jobErrs = append(jobErrs, l...)
+		case errors.As(err, &e):
+			jobErrs = append(jobErrs, e)
+		default:
+			dataErrs = append(dataErrs, err)
+		}
+	}
+	rows := map[string]int64{}
+	exact := map[string]bool{}
+	parts := map[string][]*Part{}
+	sources := map[string]map[string]bool{} // sources reaching each node
+	for _, c := range order {
+		var in *Schema
+		var inRows int64
+		inExact := true
+		var inParts []*Part
+		reach := map[string]bool{}
+		ok := true
+		for i, name := range c.Inputs {
+			n := p.nodes[name]
+			if n == nil {
+				ok = false // the input failed to build
+				break
+			}
+			for s := range sources[name] {
+				if reach[s] {
+					fail(c.itemErrorf("input", i, "source %q reaches this %s through two inputs; rows would interleave", s, c.Kind))
+					ok = false
+				}
+				reach[s] = true
+			}
+			if in == nil {
+				in = n.Schema()
+			} else if !in.Equal(n.Schema()) {
+				fail(c.itemErrorf("input", i, "inputs must have the same schema to be concatenated: %q gives %s, but %q gives %s", c.Inputs[0], in, name, n.Schema()))
+				ok = false
+			}
+			inRows += rows[name]
+			inExact = inExact && exact[name]
+			inParts = append(inParts, parts[name]...)
+		}
+		if !ok {
+			continue
+		}
+		if c.Kind == Source {
+			reach[c.Name] = true
+		}
+		n, err := c.Spec.build(c, in, p.env)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		sources[c.Name] = reach
+		for _, name := range c.Inputs {
+			p.nodes[name].(producer).connect(n)
+		}
+		p.nodes[c.Name] = n
+		switch c.Kind {
+		case Source:
+			s := n.(source)
+			p.srcs = append(p.srcs, s)
+			sp := &SourcePlan{Name: c.Name, Type: c.Type, Schema: s.Schema(), Parts: s.Parts()}
+			for _, pt := range sp.Parts {
+				sp.Rows += pt.Rows
+			}
+			sp.Bytes = sp.Rows * s.Schema().RowSize()
+			p.Sources = append(p.Sources, sp)
+			rows[c.Name], exact[c.Name], parts[c.Name] = sp.Rows, true, sp.Parts
+		case Transform:
+			r, e := inRows, inExact
+			if pl, ok := n.(planner); ok {
+				r, e = pl.planRows(r, e)
+			}
+			pp := inParts
+			if pl, ok := n.(partPlanner); ok {
+				pp = pl.planParts(inParts)
+			}
+			rows[c.Name], exact[c.Name], parts[c.Name] = r, e, pp
+		case Sink:
+			s := n.(sinkNode)
+			p.sinks = append(p.sinks, s)
+			paths, err := s.plannedPaths(inParts)
+			if err != nil {
+				fail(err)
+				continue
+			}
+			p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in, Paths: paths, Rows: inRows, RowsExact: inExact})
+		}
+	}
+	// Two sinks must not write the same file.
+	written := map[string]string{}
+	for _, o := range p.Outputs {
+		for _, path := range o.Paths {
+			if prev, dup := written[path]; dup && prev != o.Sink {
+				c := job.Component(o.Sink)
+				fail(c.errorf("path", "sinks %q and %q both write %s", prev, o.Sink, path))
+			}
+			written[path] = o.Sink
+		}
+		c := job.Component(o.Sink)
+		if c.String("mode") == "error_if_exists" {
+			for _, path := range o.Paths {
+				if _, err := os.Stat(path); err == nil {
+					fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})
+				}
+			}
+		}
+	}
+	if len(dataErrs) > 0 {
+		return nil, errors.Join(dataErrs...)
+	}
+	if err := jobErrs.Err(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// topoOrder orders components so that every input comes before its
+// consumers: sources first, then transforms, then sinks.
+func topoOrder(job *Job) ([]*Component, error) {
+	var order []*Component
+	done := map[string]bool{}
+	var visit func(c *Component)
+	visit = func(c *Component) {
+		if done[c.Name] {
+			return
+		}
+		done[c.Name] = true
+		for _, in := range c.Inputs {
+			if d := job.Component(in); d != nil {
+				visit(d)
+			}
+		}
+		order = append(order, c)
+	}
+	for _, k := range []Kind{Source, Transform, Sink} {
+		for _, c := range job.Of(k) {
+			visit(c)
+		}
+	}
+	return order, nil
+}
+
+// Describe writes a human-readable account of the plan: sources with
+// their files and rows, and outputs with schema, rows and paths.
+func (p *Plan) Describe() string {
+	var b strings.Builder
+	for _, s := range p.Sources {
+		fmt.Fprintf(&b, "source %s (%s): %d input(s), %d rows, %s\n", s.Name, s.Type, len(s.Parts), s.Rows, HumanBytes(s.Bytes))
+		for i, pt := range s.Parts {
+			if i == 10 && len(s.Parts) > 12 {
+				fmt.Fprintf(&b, "    ... %d more\n", len(s.Parts)-10)
+				break
+			}
+			name := pt.Path
+			if pt.Member != "" {
+				name += ":" + pt.Member
+			}
+			fmt.Fprintf(&b, "    %s (%d rows)\n", name, pt.Rows)
+		}
+		fmt.Fprintf(&b, "  schema:\n")
+		for _, col := range s.Schema.Columns() {
+			fmt.Fprintf(&b, "    %s\n", col)
+		}
+	}
+	for _, o := range p.Outputs {
+		rows := fmt.Sprint(o.Rows)
+		if !o.RowsExact {
+			rows = "at most " + rows
+		}
+		fmt.Fprintf(&b, "sink %s (%s): %s rows -> %d file(s)\n", o.Sink, o.Type, rows, len(o.Paths))
+		for i, path := range o.Paths {
+			if i == 10 && len(o.Paths) > 12 {
+				fmt.Fprintf(&b, "    ... %d more\n", len(o.Paths)-10)
+				break
+			}
+			fmt.Fprintf(&b, "    %s\n", path)
+		}
+		fmt.Fprintf(&b, "  schema:\n")
+		for _, col := range o.Schema.Columns() {
+			fmt.Fprintf(&b, "    %s\n", col)
+		}
+	}
+	return b.String()
+}
+
+// HumanBytes formats a byte count with a binary unit.
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

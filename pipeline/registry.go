@@ -1,0 +1,115 @@
+package pipeline
+
+// The registry of every component npyflow knows. Validation, the JSON
+// schema (`npyflow schema`) and `npyflow list` are all generated from
+// these specs.
+
+func init() {
+	srcFields := []Field{
+		{Name: "paths", Type: StringList, Required: true, check: checkPattern,
+			Doc: "files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file"},
+		{Name: "exclude", Type: StringList, check: checkExclude,
+			Doc: "patterns of files to skip; one without '/' matches the base name"},
+		{Name: "column", Type: String, Default: "value",
+			Doc: "the column name of a plain (non-record) array when captures add columns next to it"},
+		{Name: "allow_empty", Type: Bool, Default: false,
+			Doc: "allow a pattern to match no file (by default that is an error)"},
+	}
+	register(&Spec{Kind: Source, Type: "npy", Summary: "read .npy files",
+		Doc:    "Reads .npy files row by row (axis 0) in bounded memory. All files must share one dtype and row shape; they are read in path order.",
+		Fields: srcFields, build: buildFileSource})
+	register(&Spec{Kind: Source, Type: "npz", Summary: "read arrays from .npz archives",
+		Doc: "Reads members of .npz archives (np.savez, np.savez_compressed). Each selected member of each archive is one input part.",
+		Fields: append(append([]Field(nil), srcFields...),
+			Field{Name: "members", Type: StringList, Doc: "the member keys to read (default: every member)"}),
+		build: buildFileSource})
+	register(&Spec{Kind: Source, Type: "parquet", Summary: "read Parquet files",
+		Doc:    "Reads Parquet files as records (columns of fixed-width types).",
+		Fields: srcFields[:2], unavailable: parquetSourceUnavailable, build: buildParquetSource})
+	register(&Spec{Kind: Source, Type: "arrow", Summary: "read Arrow IPC files or streams",
+		Doc:    "Reads Arrow IPC files or streams as records (columns of fixed-width types).",
+		Fields: srcFields[:2], unavailable: arrowSourceUnavailable, build: buildArrowSource})
+
+	fieldsOpt := func(doc string, req bool) Field {
+		return Field{Name: "fields", Type: StringList, Required: req, Doc: doc}
+	}
+	register(&Spec{Kind: Transform, Type: "select", Summary: "keep only some fields, in the given order",
+		Fields: []Field{fieldsOpt("the fields to keep, in output order", true)}, build: buildSelect})
+	register(&Spec{Kind: Transform, Type: "drop", Summary: "remove fields",
+		Fields: []Field{fieldsOpt("the fields to remove", true)}, build: buildDrop})
+	register(&Spec{Kind: Transform, Type: "rename", Summary: "rename fields",
+		Fields: []Field{{Name: "fields", Type: StringMap, Required: true, Doc: "old name: new name"}}, build: buildRename})
+	register(&Spec{Kind: Transform, Type: "cast", Summary: "convert fields to other numeric types, checking for overflow",
+		Doc: "Converts numbers between bool, int8..int64, uint8..uint64, float16/32/64. A value that does not fit the new type (out of range, NaN or a fraction to an integer) is an error by default.",
+		Fields: []Field{
+			{Name: "fields", Type: StringMap, checkVal: checkDTypeName, Doc: "field: new type (int32, float64, <i4, ...)"},
+			{Name: "to", Type: String, check: checkDTypeName, Doc: "the new type of every numeric field (or of a plain array)"},
+			{Name: "on_overflow", Type: String, Default: "error", Enum: []string{"error", "saturate"},
+				Doc: "error: fail naming the row and value; saturate: clamp to the type's range (NaN becomes 0)"},
+		}, build: buildCast})
+	register(&Spec{Kind: Transform, Type: "flatten", Summary: "turn nested records and subarrays into plain columns",
+		Doc: "Nested struct fields become parent<sep>child columns and subarray fields (and the row shape of a plain array) one column per element, name<sep>index. No data is copied.",
+		Fields: []Field{
+			{Name: "separator", Type: String, Default: "_", Doc: "joins parent and child names"},
+			{Name: "column", Type: String, Default: "value", Doc: "the base name of a plain array's columns"},
+		}, build: buildFlatten})
+	register(&Spec{Kind: Transform, Type: "filter", Summary: "keep the rows matching a predicate",
+		Doc: "A predicate compares fields with literals: ==, !=, <, <=, >, >=, in [..], combined with and, or, not and parentheses; e.g. temp > 20.5 and station in ['A', 'B'].",
+		Fields: []Field{
+			{Name: "where", Type: String, Required: true, check: checkPredicate, Doc: "the predicate"},
+		}, build: buildFilter})
+	register(&Spec{Kind: Transform, Type: "slice", Summary: "keep rows start:stop:step of the stream",
+		Fields: []Field{
+			{Name: "start", Type: Int, Default: int64(0), Min: ptr(0), Doc: "first row (0-based)"},
+			{Name: "stop", Type: Int, Min: ptr(0), Doc: "row to stop before (default: the end)"},
+			{Name: "step", Type: Int, Default: int64(1), Min: ptr(1), Doc: "keep every step-th row"},
+		}, build: buildSlice})
+	register(&Spec{Kind: Transform, Type: "limit", Summary: "keep the first rows of the stream",
+		Fields: []Field{{Name: "rows", Type: Int, Required: true, Min: ptr(0), Doc: "how many rows to keep"}}, build: buildLimit})
+	register(&Spec{Kind: Transform, Type: "sample", Summary: "keep a deterministic random fraction of rows",
+		Doc: "Whether a row is kept depends only on the seed and its position in the stream, so runs with any number of workers agree.",
+		Fields: []Field{
+			{Name: "fraction", Type: Float, Required: true, Min: ptr(0), Max: ptr(1), Doc: "the probability of keeping a row"},
+			{Name: "seed", Type: Int, Default: int64(0), Doc: "the random seed"},
+		}, build: buildSample})
+	register(&Spec{Kind: Transform, Type: "unstack", Summary: "turn leading axes of each row into rows",
+		Doc:    "An array of shape (n, a, b, c) unstacked by 1 axis becomes (n*a, b, c): each row becomes a rows. No data is copied.",
+		Fields: []Field{{Name: "axes", Type: Int, Default: int64(1), Min: ptr(1), Doc: "how many leading axes of the row shape to move into rows"}},
+		build:  buildUnstack})
+	register(&Spec{Kind: Transform, Type: "describe", Summary: "summary statistics of numeric columns (gonum)",
+		Doc: "Computes count, mean, std, min, quartiles and max of each numeric column (or each column of a 2-d array) in one pass, and emits one row per column.",
+		Fields: []Field{
+			fieldsOpt("the columns to describe (default: every numeric one)", false),
+		}, unavailable: describeUnavailable, build: buildDescribe})
+	register(&Spec{Kind: Transform, Type: "pca", Summary: "principal components of numeric columns (gonum)",
+		Doc: "Computes the principal components of the numeric columns (or of a 2-d array's columns) and emits one row per component.",
+		Fields: []Field{
+			fieldsOpt("the columns to analyse (default: every numeric one)", false),
+			{Name: "components", Type: Int, Default: int64(2), Min: ptr(1), Doc: "how many components to keep"},
+		}, unavailable: pcaUnavailable, build: buildPCA})
+
+	sinkFields := []Field{
+		{Name: "path", Type: String, Required: true, check: checkTemplate,
+			Doc: "the output file; with {stem}, {name}, {dir}, {member}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"},
+		{Name: "mode", Type: String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists"},
+			Doc: "what to do when an output exists"},
+	}
+	register(&Spec{Kind: Sink, Type: "npy", Summary: "write .npy files (streaming)",
+		Doc:    "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
+		Fields: sinkFields, build: buildNPYSink})
+	register(&Spec{Kind: Sink, Type: "npz", Summary: "write an .npz archive",
+		Fields: append(append([]Field(nil), sinkFields...),
+			Field{Name: "member", Type: String, Default: "arr_0", check: checkTemplate,
+				Doc: "the member key; with {stem} etc. in it, one member per input part"},
+			Field{Name: "compressed", Type: Bool, Default: false, Doc: "Deflate members like np.savez_compressed"}),
+		build: buildNPZSink})
+	register(&Spec{Kind: Sink, Type: "parquet", Summary: "write Parquet files",
+		Fields:      append(append([]Field(nil), sinkFields...), parquetFields()...),
+		unavailable: parquetSinkUnavailable, build: buildParquetSink})
+	register(&Spec{Kind: Sink, Type: "arrow", Summary: "write Arrow IPC files or streams",
+		Fields: append(append([]Field(nil), sinkFields...),
+			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
+			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression"},
+			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
+		unavailable: arrowSinkUnavailable, build: buildArrowSink})
+}

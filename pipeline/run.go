@@ -1,0 +1,260 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// RunOptions configures Plan.Run. The zero value means the defaults.
+type RunOptions struct {
+	// Workers is how many input parts are read at once; 0 means
+	// GOMAXPROCS. Output is the same for any number of workers: parts
+	// reach transforms and sinks in plan order.
+	Workers int
+	// BatchBytes bounds the size of one batch; 0 means 4 MiB. Memory use
+	// is about Workers * 3 * BatchBytes plus what sinks buffer.
+	BatchBytes int
+	// Progress, if set, is told about the work done.
+	Progress Progress
+}
+
+// Progress receives the run's progress. Start is called once with the
+// totals, Update with cumulative counts as input is read (from the
+// driving goroutine), Done at the end.
+type Progress interface {
+	Start(files int, rows, bytes int64)
+	Update(files int, rows, bytes int64)
+	Done()
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Files   int   // input parts read
+	Rows    int64 // input rows read
+	Bytes   int64 // input data bytes read
+	Sinks   []*SinkStats
+	Elapsed time.Duration
+}
+
+// DefaultBatchBytes is the default RunOptions.BatchBytes.
+const DefaultBatchBytes = 4 << 20
+
+type batchMsg struct {
+	b   Batch
+	buf []byte
+	err error
+}
+
+type partJob struct {
+	src  source
+	part *Part
+	ch   chan batchMsg
+}
+
+// Run executes the plan: it reads every part (several at once), pushes the
+// rows through the transforms in plan order and writes the sinks' outputs,
+// which are moved into place only if everything succeeded. If ctx is
+// cancelled, Run stops, removes its temporary files and returns an error
+// wrapping ctx.Err().
+func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err error) {
+	if p.used {
+		return nil, errors.New("pipeline: a Plan runs only once")
+	}
+	p.used = true
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	batchBytes := opts.BatchBytes
+	if batchBytes <= 0 {
+		batchBytes = DefaultBatchBytes
+	}
+	start := time.Now()
+	defer func() {
+		if err != nil {
+			p.env.out.abort()
+		}
+	}()
+	for _, c := range p.Job.Components {
+		if err := c.Spec.Available(); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", c.Pos, c.Path(), err)
+		}
+	}
+
+	var jobs []*partJob
+	var totRows, totBytes int64
+	for _, s := range p.srcs {
+		for _, pt := range s.Parts() {
+			jobs = append(jobs, &partJob{src: s, part: pt, ch: make(chan batchMsg, 2)})
+			totRows += pt.Rows
+			totBytes += pt.Rows * s.Schema().RowSize()
+		}
+	}
+	if opts.Progress != nil {
+		opts.Progress.Start(len(jobs), totRows, totBytes)
+		defer opts.Progress.Done()
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slots := make(chan struct{}, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	pools := map[source]*sync.Pool{}
+	for _, s := range p.srcs {
+		size := batchSize(s.Schema().RowSize(), batchBytes)
+		pools[s] = &sync.Pool{New: func() any { b := make([]byte, size); return &b }}
+	}
+	for w := 0; w < min(workers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					<-slots
+					return
+				}
+				readPart(ctx, jobs[i], pools[jobs[i].src])
+			}
+		}()
+	}
+	defer wg.Wait()
+	defer cancel()
+
+	sum = &Summary{}
+	for _, j := range jobs {
+		if err := p.drive(ctx, j, pools[j.src], sum, opts.Progress); err != nil {
+			return nil, err
+		}
+		<-slots
+	}
+	for _, c := range p.order {
+		if c.Kind == Source {
+			continue
+		}
+		if err := p.nodes[c.Name].Finish(); err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, interrupted(err)
+		}
+	}
+	if err := p.env.out.commit(); err != nil {
+		return nil, err
+	}
+	for _, s := range p.sinks {
+		sum.Sinks = append(sum.Sinks, s.stats())
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+func interrupted(err error) error {
+	return fmt.Errorf("interrupted, no output written: %w", err)
+}
+
+// batchSize is the byte size of a batch buffer holding whole rows.
+func batchSize(rowSize int64, batchBytes int) int {
+	if rowSize <= 0 {
+		return 0
+	}
+	rows := max(1, int64(batchBytes)/rowSize)
+	return int(rows * rowSize)
+}
+
+// readPart reads one part into its channel, then closes it.
+func readPart(ctx context.Context, j *partJob, pool *sync.Pool) {
+	defer close(j.ch)
+	send := func(m batchMsg) bool {
+		select {
+		case j.ch <- m:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	pr, err := j.src.open(j.part)
+	if err != nil {
+		send(batchMsg{err: err})
+		return
+	}
+	defer pr.Close()
+	rowSize := int(j.src.Schema().RowSize())
+	for {
+		bp := pool.Get().(*[]byte)
+		n, err := pr.ReadRows(*bp)
+		if err == io.EOF {
+			pool.Put(bp)
+			return
+		}
+		if err != nil {
+			pool.Put(bp)
+			send(batchMsg{err: err})
+			return
+		}
+		if !send(batchMsg{b: Batch{Rows: n, Data: (*bp)[:n*rowSize]}, buf: *bp}) {
+			return
+		}
+	}
+}
+
+// drive pushes one part's batches through the graph, in order.
+func (p *Plan) drive(ctx context.Context, j *partJob, pool *sync.Pool, sum *Summary, prog Progress) error {
+	out := j.src.(interface{ consumers() fanout }).consumers()
+	if err := out.Begin(j.part); err != nil {
+		return err
+	}
+	rowSize := j.src.Schema().RowSize()
+	for {
+		var m batchMsg
+		var ok bool
+		select {
+		case m, ok = <-j.ch:
+		case <-ctx.Done():
+			return interrupted(ctx.Err())
+		}
+		if !ok {
+			break
+		}
+		if m.err != nil {
+			return m.err
+		}
+		err := out.Push(m.b)
+		buf := m.buf
+		pool.Put(&buf)
+		if err != nil {
+			return err
+		}
+		sum.Rows += int64(m.b.Rows)
+		sum.Bytes += int64(m.b.Rows) * rowSize
+		if prog != nil {
+			prog.Update(sum.Files, sum.Rows, sum.Bytes)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return interrupted(err)
+	}
+	if err := out.End(j.part); err != nil {
+		return err
+	}
+	sum.Files++
+	if prog != nil {
+		prog.Update(sum.Files, sum.Rows, sum.Bytes)
+	}
+	return nil
+}

@@ -1,0 +1,525 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// Output files are written to a temporary file next to their final name
+// (".<name>.tmp-<random>") and renamed into place only when the whole run
+// succeeded, so a failed or interrupted run leaves no partial output.
+
+type outputs struct {
+	mu    sync.Mutex
+	files []*outFile
+	dirs  []string // directories created, parents first
+}
+
+type outFile struct {
+	final, tmp string
+	f          *os.File
+}
+
+// create opens a temporary file for final.
+func (o *outputs) create(final string) (*os.File, error) {
+	dir := filepath.Dir(final)
+	if err := o.mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	// CreateTemp makes 0600 files; outputs get the usual 0644.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	o.mu.Lock()
+	o.files = append(o.files, &outFile{final: final, tmp: f.Name(), f: f})
+	o.mu.Unlock()
+	return f, nil
+}
+
+// scratch opens a temporary file that is never committed.
+func (o *outputs) scratch(dir string) (*os.File, error) {
+	if err := o.mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".npyflow-scratch-*")
+	if err != nil {
+		return nil, err
+	}
+	o.mu.Lock()
+	o.files = append(o.files, &outFile{tmp: f.Name(), f: f})
+	o.mu.Unlock()
+	return f, nil
+}
+
+func (o *outputs) mkdirAll(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		o.mu.Lock()
+		o.dirs = append(o.dirs, missing[i])
+		o.mu.Unlock()
+	}
+	return nil
+}
+
+// commit closes every file and renames the outputs into place.
+func (o *outputs) commit() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var first error
+	for _, f := range o.files {
+		if f.f != nil {
+			if err := f.f.Close(); err != nil && first == nil && !errors.Is(err, os.ErrClosed) {
+				first = err
+			}
+		}
+	}
+	if first != nil {
+		return first
+	}
+	for _, f := range o.files {
+		if f.final == "" {
+			os.Remove(f.tmp)
+			continue
+		}
+		if err := os.Rename(f.tmp, f.final); err != nil {
+			return err
+		}
+		f.tmp = ""
+	}
+	o.files = nil
+	o.dirs = nil
+	return nil
+}
+
+// abort removes every temporary file and the directories made for them.
+func (o *outputs) abort() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, f := range o.files {
+		if f.f != nil {
+			f.f.Close()
+		}
+		if f.tmp != "" {
+			os.Remove(f.tmp)
+		}
+	}
+	for i := len(o.dirs) - 1; i >= 0; i-- {
+		os.Remove(o.dirs[i]) // only succeeds when empty
+	}
+	o.files, o.dirs = nil, nil
+}
+
+// template is an output path or member name with {var} placeholders.
+type template struct {
+	parts []string // literal, var, literal, var, ..., literal
+}
+
+func parseTemplate(s string) (*template, int, error) {
+	t := &template{}
+	lit := strings.Builder{}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return nil, i, fmt.Errorf("unclosed {")
+			}
+			name := s[i+1 : i+end]
+			if !nameRE.MatchString(name) {
+				return nil, i, fmt.Errorf("invalid placeholder {%s}", name)
+			}
+			t.parts = append(t.parts, lit.String(), name)
+			lit.Reset()
+			i += end
+		case '}':
+			return nil, i, fmt.Errorf("unmatched }")
+		default:
+			lit.WriteByte(s[i])
+		}
+	}
+	t.parts = append(t.parts, lit.String())
+	return t, 0, nil
+}
+
+func checkTemplate(v string) (string, int) {
+	if _, off, err := parseTemplate(v); err != nil {
+		return err.Error(), off
+	}
+	return "", 0
+}
+
+// perPart reports whether the template has placeholders.
+func (t *template) perPart() bool { return len(t.parts) > 1 }
+
+func (t *template) vars() []string {
+	var v []string
+	for i := 1; i < len(t.parts); i += 2 {
+		v = append(v, t.parts[i])
+	}
+	return v
+}
+
+// render fills the placeholders from vars; it fails on an unknown one.
+func (t *template) render(vars map[string]string) (string, error) {
+	var b strings.Builder
+	for i, p := range t.parts {
+		if i%2 == 0 {
+			b.WriteString(p)
+			continue
+		}
+		v, ok := vars[p]
+		if !ok {
+			var names []string
+			for k := range vars {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			return "", fmt.Errorf("unknown placeholder {%s}%s; available: %s", p, didYouMean(p, names), strings.Join(names, ", "))
+		}
+		b.WriteString(v)
+	}
+	return b.String(), nil
+}
+
+// SinkStats is what a sink wrote.
+type SinkStats struct {
+	Sink    string
+	Type    string
+	Files   []string
+	Rows    int64
+	Bytes   int64
+	Elapsed time.Duration
+}
+
+// sinkNode is a running sink.
+type sinkNode interface {
+	node
+	// plannedPaths returns the output files for the given input parts.
+	plannedPaths(parts []*Part) ([]string, error)
+	stats() *SinkStats
+}
+
+// batchWriter writes one output's rows.
+type batchWriter interface {
+	Write(b Batch) error
+	Close() error
+}
+
+// fileSink is a sink writing one file per part (a path with placeholders)
+// or one file for everything, through a format-specific batchWriter.
+type fileSink struct {
+	c      *Component
+	schema *Schema
+	env    *buildEnv
+	path   *template
+	open   func(f *os.File) (batchWriter, error)
+	cur    batchWriter
+	curF   *os.File
+	curP   string
+	st     SinkStats
+}
+
+func newFileSink(c *Component, in *Schema, env *buildEnv) (*fileSink, error) {
+	t, _, err := parseTemplate(c.String("path"))
+	if err != nil {
+		return nil, c.errorf("path", "%v", err)
+	}
+	return &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}, nil
+}
+
+func (s *fileSink) Schema() *Schema   { return s.schema }
+func (s *fileSink) stats() *SinkStats { return &s.st }
+
+func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
+	if !s.path.perPart() {
+		p, _ := s.path.render(nil)
+		return []string{s.c.resolvePath(p)}, nil
+	}
+	var out []string
+	seen := map[string]string{}
+	for _, p := range parts {
+		r, err := s.path.render(p.Vars)
+		if err != nil {
+			return nil, s.c.errorf("path", "%v", err)
+		}
+		r = s.c.resolvePath(r)
+		who := p.Path
+		if p.Member != "" {
+			who += ":" + p.Member
+		}
+		if prev, dup := seen[r]; dup {
+			return nil, s.c.errorf("path", "inputs %s and %s would both be written to %s; add a placeholder that tells them apart", prev, who, r)
+		}
+		seen[r] = who
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (s *fileSink) start(final string) error {
+	if s.c.String("mode") == "error_if_exists" {
+		if _, err := os.Stat(final); err == nil {
+			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), final)
+		}
+	}
+	f, err := s.env.out.create(final)
+	if err != nil {
+		return err
+	}
+	w, err := s.open(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", final, err)
+	}
+	s.cur, s.curF, s.curP = w, f, final
+	return nil
+}
+
+func (s *fileSink) finish() error {
+	if s.cur == nil {
+		return nil
+	}
+	t := time.Now()
+	err := s.cur.Close()
+	s.st.Elapsed += time.Since(t)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.curP, err)
+	}
+	if st, err := s.curF.Stat(); err == nil {
+		s.st.Bytes += st.Size()
+	}
+	s.st.Files = append(s.st.Files, s.curP)
+	s.cur = nil
+	return nil
+}
+
+func (s *fileSink) Begin(p *Part) error {
+	if s.cur != nil && !s.path.perPart() {
+		return nil
+	}
+	if err := s.finish(); err != nil {
+		return err
+	}
+	vars := map[string]string(nil)
+	if s.path.perPart() {
+		vars = p.Vars
+	}
+	r, err := s.path.render(vars)
+	if err != nil {
+		return s.c.errorf("path", "%v", err)
+	}
+	return s.start(s.c.resolvePath(r))
+}
+
+func (s *fileSink) Push(b Batch) error {
+	t := time.Now()
+	err := s.cur.Write(b)
+	s.st.Elapsed += time.Since(t)
+	s.st.Rows += int64(b.Rows)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.curP, err)
+	}
+	return nil
+}
+
+func (s *fileSink) End(p *Part) error {
+	if s.path.perPart() {
+		return s.finish()
+	}
+	return nil
+}
+
+func (s *fileSink) Finish() error {
+	if s.cur == nil && !s.path.perPart() && len(s.st.Files) == 0 {
+		// No input at all: still write an empty output.
+		r, _ := s.path.render(nil)
+		if err := s.start(s.c.resolvePath(r)); err != nil {
+			return err
+		}
+	}
+	return s.finish()
+}
+
+// npyWriter streams rows into an .npy file, fixing the header on Close.
+type npyWriter struct {
+	w    *npyio.Writer
+	rows int
+	zero bool
+}
+
+func (w *npyWriter) Write(b Batch) error {
+	w.rows += b.Rows
+	_, err := w.w.Write(b.Data)
+	return err
+}
+
+func (w *npyWriter) Close() error {
+	if w.zero {
+		return w.w.SetRows(w.rows)
+	}
+	return w.w.Close()
+}
+
+func buildNPYSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+	s, err := newFileSink(c, in, env)
+	if err != nil {
+		return nil, err
+	}
+	s.open = func(f *os.File) (batchWriter, error) {
+		w, err := npyio.NewStreamWriter(f, in.DType, in.Shape)
+		if err != nil {
+			return nil, err
+		}
+		return &npyWriter{w: w, zero: in.RowSize() == 0}, nil
+	}
+	return s, nil
+}
+
+// npzSink writes .npz archives: one archive per part or for all, and one
+// member per part or one for all. Member data is spooled to a scratch file
+// (the row count must be known before a zip member starts), then copied.
+type npzSink struct {
+	*fileSink
+	member *template
+}
+
+type npzWriter struct {
+	s      *npzSink
+	z      *npyio.NPZWriter
+	key    string
+	spool  *os.File
+	rows   int64
+	keys   map[string]bool
+	schema *Schema
+}
+
+func buildNPZSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+	fs, err := newFileSink(c, in, env)
+	if err != nil {
+		return nil, err
+	}
+	mt, _, err := parseTemplate(c.String("member"))
+	if err != nil {
+		return nil, c.errorf("member", "%v", err)
+	}
+	s := &npzSink{fileSink: fs, member: mt}
+	fs.open = func(f *os.File) (batchWriter, error) {
+		return &npzWriter{s: s, z: npyio.NewNPZWriter(f, c.Bool("compressed")), keys: map[string]bool{}, schema: in}, nil
+	}
+	return s, nil
+}
+
+func (s *npzSink) Begin(p *Part) error {
+	if err := s.fileSink.Begin(p); err != nil {
+		return err
+	}
+	key, err := s.member.render(p.Vars)
+	if err != nil {
+		return s.c.errorf("member", "%v", err)
+	}
+	return s.cur.(*npzWriter).startMember(key)
+}
+
+func (w *npzWriter) startMember(key string) error {
+	if key == w.key && w.spool != nil {
+		return nil
+	}
+	if err := w.endMember(); err != nil {
+		return err
+	}
+	if w.keys[key] {
+		return fmt.Errorf("%s: member %q written twice", w.s.c.Path(), key)
+	}
+	w.keys[key] = true
+	f, err := w.s.env.out.scratch(filepath.Dir(w.s.curP))
+	if err != nil {
+		return err
+	}
+	w.key, w.spool, w.rows = key, f, 0
+	return nil
+}
+
+func (w *npzWriter) endMember() error {
+	if w.spool == nil {
+		return nil
+	}
+	f := w.spool
+	w.spool = nil
+	h := &npyio.Header{DType: w.schema.DType, Shape: append([]int{int(w.rows)}, w.schema.Shape...)}
+	mw, err := w.z.Create(w.key, h)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(mw, f); err != nil {
+		return err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+func (w *npzWriter) Write(b Batch) error {
+	if w.spool == nil {
+		if err := w.startMember(w.s.c.String("member")); err != nil {
+			return err
+		}
+	}
+	w.rows += int64(b.Rows)
+	_, err := w.spool.Write(b.Data)
+	return err
+}
+
+func (w *npzWriter) Close() error {
+	if len(w.keys) == 0 {
+		// No input: an archive with one empty member.
+		if err := w.startMember(w.s.c.String("member")); err != nil {
+			return err
+		}
+	}
+	if err := w.endMember(); err != nil {
+		return err
+	}
+	return w.z.Close()
+}
+
+func (s *npzSink) plannedPaths(parts []*Part) ([]string, error) {
+	paths, err := s.fileSink.plannedPaths(parts)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if _, err := s.member.render(p.Vars); err != nil {
+			return nil, s.c.errorf("member", "%v", err)
+		}
+	}
+	return paths, nil
+}

@@ -1,0 +1,442 @@
+package pipeline
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// source is a running source: it knows its parts and opens them.
+type source interface {
+	Schema() *Schema
+	Parts() []*Part
+	// open returns a reader of the part's rows in Schema's layout.
+	open(p *Part) (partReader, error)
+	producer
+}
+
+// partReader reads the rows of one part.
+type partReader interface {
+	// ReadRows fills dst with whole rows and returns how many; 0, io.EOF
+	// at the end.
+	ReadRows(dst []byte) (int, error)
+	Close() error
+}
+
+// fileSource is the npy and npz sources.
+type fileSource struct {
+	c        *Component
+	npz      bool
+	schema   *Schema // rows delivered, captures included
+	file     *Schema // rows in the files
+	parts    []*Part
+	caps     []capture
+	capWidth map[string]int
+	wrap     bool // a plain array wrapped as one struct field
+	out      fanout
+	opts     *npyio.Options
+}
+
+func (s *fileSource) Schema() *Schema   { return s.schema }
+func (s *fileSource) Parts() []*Part    { return s.parts }
+func (s *fileSource) connect(n node)    { s.out = append(s.out, n) }
+func (s *fileSource) consumers() fanout { return s.out }
+
+// fileSource is a source, not a node: these satisfy the graph's plumbing.
+func (s *fileSource) Begin(*Part) error { return nil }
+func (s *fileSource) Push(Batch) error  { return nil }
+func (s *fileSource) End(*Part) error   { return nil }
+func (s *fileSource) Finish() error     { return nil }
+
+// dataError is a problem with the input data or files, found while
+// planning: it carries the position of the option that led to it, but it
+// is a runtime failure, not an invalid job.
+type dataError struct {
+	pos  Pos
+	path string
+	err  error
+}
+
+func (e *dataError) Error() string { return fmt.Sprintf("%s: %s: %v", e.pos, e.path, e.err) }
+func (e *dataError) Unwrap() error { return e.err }
+
+func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
+	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
+	matches, caps, err := expandPaths(c)
+	if err != nil {
+		return nil, err
+	}
+	s.caps = caps
+	var members []string
+	if s.npz {
+		members = c.Strings("members")
+	}
+	for _, m := range matches {
+		if s.npz {
+			if err := s.addNPZ(m, members, env); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		h, err := readNPYHeader(m.Path)
+		if err != nil {
+			return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
+		}
+		if err := s.addPart(m, "", h); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.parts) == 0 {
+		if !c.Bool("allow_empty") {
+			return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: errors.New("no input files (set allow_empty: true to allow)")}
+		}
+		return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: errors.New("no input files: the schema is unknown")}
+	}
+	if err := s.buildSchema(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// expandPaths expands a source's path patterns less its exclusions, in
+// pattern order, sorted within each pattern, without duplicates.
+func expandPaths(c *Component) ([]match, []capture, error) {
+	var ex []*pattern
+	for _, e := range c.Strings("exclude") {
+		p := e
+		if strings.Contains(e, "/") {
+			p = c.resolvePath(e)
+		}
+		pt, _, err := compilePattern(p, false)
+		if err != nil {
+			return nil, nil, c.errorf("exclude", "invalid pattern %q: %v", e, err)
+		}
+		pt.raw = e
+		ex = append(ex, pt)
+	}
+	var caps []capture
+	var out []match
+	seen := map[string]bool{}
+	for i, raw := range c.Strings("paths") {
+		pt, _, err := compilePattern(c.resolvePath(raw), true)
+		if err != nil {
+			return nil, nil, c.itemErrorf("paths", i, "invalid pattern: %v", err)
+		}
+		if i == 0 {
+			caps = pt.caps
+		} else if !sameCaptures(caps, pt.caps) {
+			return nil, nil, c.itemErrorf("paths", i, "every pattern of a source must have the same captures (%s)", capList(caps))
+		}
+		ms, err := pt.glob()
+		if err != nil {
+			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i), err: err}
+		}
+		n := 0
+		for _, m := range ms {
+			if seen[m.Path] || excluded(m.Path, ex) {
+				continue
+			}
+			seen[m.Path] = true
+			out = append(out, m)
+			n++
+		}
+		if n == 0 && !c.Bool("allow_empty") {
+			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i),
+				err: fmt.Errorf("pattern %q matched no files (looked in %s)", raw, pt.root)}
+		}
+	}
+	return out, caps, nil
+}
+
+func sameCaptures(a, b []capture) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func capList(c []capture) string {
+	if len(c) == 0 {
+		return "none"
+	}
+	var s []string
+	for _, x := range c {
+		s = append(s, "{"+x.Name+":"+x.Type+"}")
+	}
+	return strings.Join(s, ", ")
+}
+
+func readNPYHeader(path string) (*npyio.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := npyio.ReadHeader(bufio.NewReaderSize(f, 4096), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !h.DType.IsSupported() {
+		_, err := npyio.NewReaderAt(f, 1<<62, nil) // reports why
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+func (s *fileSource) addNPZ(m match, members []string, env *buildEnv) error {
+	z, err := npyio.OpenNPZ(m.Path, nil)
+	if err != nil {
+		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
+	}
+	defer z.Close()
+	keys := members
+	if len(keys) == 0 {
+		keys = z.Keys()
+	}
+	for i, k := range keys {
+		mem := z.Member(k)
+		if mem == nil {
+			return &dataError{pos: s.c.PosOfItem("members", i), path: s.c.Path() + ".members",
+				err: fmt.Errorf("%s has no member %q%s (members: %s)", m.Path, k, didYouMean(k, z.Keys()), strings.Join(z.Keys(), ", "))}
+		}
+		h, err := mem.ReadHeader()
+		if err != nil {
+			return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: fmt.Errorf("%s: %w", m.Path, err)}
+		}
+		if err := s.addPart(m, mem.Key, h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
+	fs := &Schema{DType: h.DType.Native(), Shape: append([]int(nil), h.Shape[min(1, len(h.Shape)):]...)}
+	where := m.Path
+	if member != "" {
+		where += ":" + member
+	}
+	if s.file == nil {
+		s.file = fs
+	} else if !s.file.Equal(fs) {
+		first := s.parts[0].Path
+		if s.parts[0].Member != "" {
+			first += ":" + s.parts[0].Member
+		}
+		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths",
+			err: fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, first, s.file)}
+	}
+	base := filepath.Base(m.Path)
+	vars := map[string]string{
+		"source": s.c.Name,
+		"name":   base,
+		"dir":    filepath.Base(filepath.Dir(m.Path)),
+		"stem":   strings.TrimSuffix(base, filepath.Ext(base)),
+		"member": member,
+		"index":  strconv.Itoa(len(s.parts)),
+	}
+	for k, v := range m.Caps {
+		vars[k] = v
+		if w := utf8.RuneCountInString(v); w > s.capWidth[k] {
+			s.capWidth[k] = w
+		}
+	}
+	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: member, Size: h.DataSize(), Rows: h.Rows(), Vars: vars}
+	if member == "" {
+		p.Size = m.Size
+	}
+	s.parts = append(s.parts, p)
+	return nil
+}
+
+// buildSchema adds the capture columns to the files' schema.
+func (s *fileSource) buildSchema() error {
+	if len(s.caps) == 0 {
+		s.schema = s.file
+		return nil
+	}
+	var fields []npyio.Field
+	if s.file.DType.Kind == npyio.Struct && len(s.file.Shape) == 0 {
+		fields = append(fields, s.file.DType.Fields...)
+	} else {
+		s.wrap = true
+		fields = []npyio.Field{{Name: s.c.String("column"), Type: s.file.DType, Shape: s.file.Shape}}
+	}
+	names := map[string]bool{}
+	for _, f := range fields {
+		names[f.Name] = true
+	}
+	off := s.file.DType.Size * int(max(1, prod(s.file.Shape)))
+	for _, cp := range s.caps {
+		if names[cp.Name] {
+			return s.c.errorf("paths", "capture {%s} has the name of a field of the input; rename the capture", cp.Name)
+		}
+		var t *npyio.DType
+		switch cp.Type {
+		case "int":
+			t = npyio.Int64Type
+		case "float":
+			t = npyio.Float64Type
+		default:
+			t, _ = npyio.NewString(npyio.Unicode, max(1, s.capWidth[cp.Name]))
+		}
+		fields = append(fields, npyio.Field{Name: cp.Name, Type: t, Offset: off})
+		off += t.Size
+	}
+	dt := &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: off, Fields: fields}
+	s.schema = &Schema{DType: dt}
+	// Check the capture values parse now, so a bad file name fails planning.
+	for _, p := range s.parts {
+		if _, err := s.captureBytes(p); err != nil {
+			return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
+		}
+	}
+	return nil
+}
+
+func prod(shape []int) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n *= int64(d)
+	}
+	return n
+}
+
+// captureBytes encodes a part's capture values as the tail of a row.
+func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
+	var out []byte
+	for _, cp := range s.caps {
+		v := p.Vars[cp.Name]
+		switch cp.Type {
+		case "int":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: capture {%s:int}: %q is not a 64-bit integer", p.Path, cp.Name, v)
+			}
+			out = appendNative(out, uint64(n))
+		case "float":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: capture {%s:float}: %q is not a number", p.Path, cp.Name, v)
+			}
+			out = appendFloat(out, x)
+		default:
+			w := max(1, s.capWidth[cp.Name])
+			buf := make([]byte, 4*w)
+			putUCS4(buf, v)
+			out = append(out, buf...)
+		}
+	}
+	return out, nil
+}
+
+func (s *fileSource) open(p *Part) (partReader, error) {
+	var rd *npyio.Reader
+	var closer io.Closer
+	if p.Member != "" {
+		z, err := npyio.OpenNPZ(p.Path, nil)
+		if err != nil {
+			return nil, err
+		}
+		m := z.Member(p.Member)
+		if m == nil {
+			z.Close()
+			return nil, fmt.Errorf("%s: member %q disappeared", p.Path, p.Member)
+		}
+		rd, err = m.Open()
+		if err != nil {
+			z.Close()
+			return nil, fmt.Errorf("%s: %w", p.Path, err)
+		}
+		closer = z
+	} else {
+		f, err := os.Open(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		rd, err = npyio.NewReaderAt(f, st.Size(), s.opts)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", p.Path, err)
+		}
+		closer = f
+	}
+	if got := (&Schema{DType: rd.DType(), Shape: rd.Header().Shape[min(1, len(rd.Header().Shape)):]}); !got.Equal(s.file) {
+		closer.Close()
+		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
+	}
+	pr := &npyPartReader{rd: rd, closer: closer, name: p.Path}
+	if p.Member != "" {
+		pr.name += ":" + p.Member
+	}
+	if len(s.caps) > 0 {
+		tail, err := s.captureBytes(p)
+		if err != nil {
+			closer.Close()
+			return nil, err
+		}
+		pr.tail = tail
+		pr.inRow = int(s.file.RowSize())
+	}
+	return pr, nil
+}
+
+type npyPartReader struct {
+	rd     *npyio.Reader
+	closer io.Closer
+	name   string
+	tail   []byte // capture bytes appended to each row
+	inRow  int
+	buf    []byte
+}
+
+func (r *npyPartReader) ReadRows(dst []byte) (int, error) {
+	if r.tail == nil {
+		n, err := r.rd.ReadRows(dst)
+		if err != nil && err != io.EOF {
+			err = fmt.Errorf("%s: %w", r.name, err)
+		}
+		return n, err
+	}
+	outRow := r.inRow + len(r.tail)
+	want := len(dst) / outRow
+	if want == 0 {
+		return 0, io.ErrShortBuffer
+	}
+	if cap(r.buf) < want*r.inRow {
+		r.buf = make([]byte, want*r.inRow)
+	}
+	n, err := r.rd.ReadRows(r.buf[:max(want*r.inRow, 1)])
+	if err != nil {
+		if err != io.EOF {
+			err = fmt.Errorf("%s: %w", r.name, err)
+		}
+		return 0, err
+	}
+	for i := 0; i < n; i++ {
+		o := dst[i*outRow : (i+1)*outRow]
+		copy(o, r.buf[i*r.inRow:(i+1)*r.inRow])
+		copy(o[r.inRow:], r.tail)
+	}
+	return n, nil
+}
+
+func (r *npyPartReader) Close() error { return r.closer.Close() }

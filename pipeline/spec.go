@@ -1,0 +1,152 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Kind is the section of a job file a component belongs to.
+type Kind int
+
+// Component kinds.
+const (
+	Source Kind = iota
+	Transform
+	Sink
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Source:
+		return "source"
+	case Transform:
+		return "transform"
+	case Sink:
+		return "sink"
+	}
+	return "kind?"
+}
+
+// section is the job file key holding components of the kind.
+func (k Kind) section() string { return k.String() + "s" }
+
+// FieldType is the type of a component option's value.
+type FieldType int
+
+// Option value types.
+const (
+	String     FieldType = iota // a scalar string
+	Int                         // an integer
+	Float                       // a number
+	Bool                        // true or false
+	StringList                  // one string or a list of strings
+	StringMap                   // a mapping of string keys to string values, in file order
+)
+
+func (t FieldType) String() string {
+	return [...]string{"string", "integer", "number", "boolean", "string or list of strings", "mapping of strings"}[t]
+}
+
+// Field describes one option of a component.
+type Field struct {
+	Name     string
+	Type     FieldType
+	Required bool
+	Default  any      // the value used when absent (string, int64, float64, bool, []string); nil for none
+	Enum     []string // allowed values of a String option
+	Min      *float64 // inclusive lower bound of an Int or Float option
+	Max      *float64 // inclusive upper bound of an Int or Float option
+	Doc      string
+	// check validates a present value further (a dtype name, a predicate,
+	// a path pattern); it returns a message and the column offset of the
+	// problem within the scalar (0 if unknown).
+	check func(v string) (msg string, col int)
+	// checkKey validates each key of a StringMap.
+	checkVal func(v string) (msg string, col int)
+}
+
+// Spec describes one component type: its options, documentation and
+// builder. The registry of Specs drives validation, the JSON schema and
+// `npyflow list`, so the three always agree.
+type Spec struct {
+	Kind    Kind
+	Type    string
+	Summary string
+	Doc     string
+	Fields  []Field
+	// unavailable, when set, tells why the component cannot run in this
+	// build; validation still checks its options.
+	unavailable func() error
+	build       builder
+}
+
+// builder makes the runtime node of a component from its validated
+// options and its input schema (nil for sources).
+type builder func(c *Component, in *Schema, env *buildEnv) (node, error)
+
+// Field returns the option named name, or nil.
+func (s *Spec) Field(name string) *Field {
+	for i := range s.Fields {
+		if s.Fields[i].Name == name {
+			return &s.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Available returns nil if the component can run in this build, else an
+// error wrapping ErrNotAvailable.
+func (s *Spec) Available() error {
+	if s.unavailable == nil {
+		return nil
+	}
+	return s.unavailable()
+}
+
+var registry = map[Kind]map[string]*Spec{Source: {}, Transform: {}, Sink: {}}
+
+// commonFields are the options every component of a kind has, first in
+// its field list.
+func commonFields(k Kind) []Field {
+	f := []Field{{Name: "type", Type: String, Required: true, Doc: "the component type"}}
+	if k != Source {
+		f = append(f, Field{Name: "input", Type: StringList, Required: true,
+			Doc: "the source or transform (or list of them, concatenated in order) feeding this " + k.String()})
+	}
+	return f
+}
+
+func register(s *Spec) {
+	s.Fields = append(commonFields(s.Kind), s.Fields...)
+	if _, dup := registry[s.Kind][s.Type]; dup {
+		panic(fmt.Sprintf("pipeline: %s %q registered twice", s.Kind, s.Type))
+	}
+	registry[s.Kind][s.Type] = s
+}
+
+// Specs returns the registered component specs of a kind, sorted by type.
+func Specs(k Kind) []*Spec {
+	out := make([]*Spec, 0, len(registry[k]))
+	for _, s := range registry[k] {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Type < out[j].Type })
+	return out
+}
+
+// Lookup returns the spec of a component type, or nil.
+func Lookup(k Kind, typ string) *Spec { return registry[k][typ] }
+
+func typeNames(k Kind) []string {
+	var n []string
+	for _, s := range Specs(k) {
+		n = append(n, s.Type)
+	}
+	return n
+}
+
+func ptr(f float64) *float64 { return &f }
+
+func notAvailable(what string) func() error {
+	return func() error { return fmt.Errorf("%s: %w in this build", what, ErrNotAvailable) }
+}

@@ -1,0 +1,182 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// Schema describes the rows flowing between components: each row is one
+// element of DType repeated over Shape, the array's shape after axis 0
+// (empty for a table of records or a 1-d array).
+type Schema struct {
+	DType *npyio.DType // native byte order
+	Shape []int
+}
+
+// RowSize is the size of one row in bytes.
+func (s *Schema) RowSize() int64 {
+	n := int64(s.DType.Size)
+	for _, d := range s.Shape {
+		n *= int64(d)
+	}
+	return n
+}
+
+// Equal reports whether two schemas describe the same rows.
+func (s *Schema) Equal(o *Schema) bool {
+	return s.DType.Equal(o.DType) && slices.Equal(s.Shape, o.Shape)
+}
+
+// String describes the schema like numpy: the dtype, then the row shape.
+func (s *Schema) String() string {
+	d := s.DType.String()
+	if len(s.Shape) == 0 {
+		return d
+	}
+	return fmt.Sprintf("%s, row shape %s", d, shapeString(s.Shape))
+}
+
+// Columns lists a struct schema's fields one per line ("name: dtype"), or
+// the element type for a plain array.
+func (s *Schema) Columns() []string {
+	if s.DType.Kind != npyio.Struct {
+		return []string{s.String()}
+	}
+	var out []string
+	for _, f := range s.DType.Fields {
+		t := f.Type.String()
+		if len(f.Shape) > 0 {
+			t += " " + shapeString(f.Shape)
+		}
+		out = append(out, f.Name+": "+t)
+	}
+	return out
+}
+
+func shapeString(shape []int) string {
+	p := make([]string, len(shape))
+	for i, d := range shape {
+		p[i] = fmt.Sprint(d)
+	}
+	if len(p) == 1 {
+		return "(" + p[0] + ",)"
+	}
+	return "(" + strings.Join(p, ", ") + ")"
+}
+
+// Part is one unit of input: one .npy file, one .npz member or one
+// Parquet/Arrow file. Parts are the unit of parallel reading (and of
+// sharding): per-input outputs are named after them.
+type Part struct {
+	Source string            // the source component's name
+	Index  int               // position among the source's parts
+	Path   string            // the file
+	Member string            // the npz member key, or ""
+	Size   int64             // bytes on disk (or in the archive) of the input
+	Rows   int64             // rows, from the header
+	Vars   map[string]string // values for output path templates: captures, stem, name, member, source
+	rank   int               // global position in the run's order
+}
+
+// Batch is a run of rows in native byte order and C order. A batch's Data
+// is owned by whoever sent it and valid only during the Push call that
+// delivers it: keep a copy to retain it.
+type Batch struct {
+	Rows int
+	Data []byte
+}
+
+// node is a running component. Events arrive depth-first from one
+// goroutine, in the order of the parts: Begin(p), Push..., End(p) for each
+// part of each input, then Finish once after every input finished.
+type node interface {
+	Schema() *Schema
+	Begin(p *Part) error
+	Push(b Batch) error
+	End(p *Part) error
+	Finish() error
+}
+
+// planner is implemented by nodes that change the number of rows or parts,
+// for plan's estimates.
+type planner interface {
+	// planRows gives the rows out for rows in; exact reports whether the
+	// count is exact rather than an upper bound.
+	planRows(rows int64, exact bool) (int64, bool)
+}
+
+// partPlanner is implemented by nodes that replace their input parts (the
+// aggregations, which emit one part of results).
+type partPlanner interface {
+	planParts(in []*Part) []*Part
+}
+
+// fanout forwards events to every consumer of a node.
+type fanout []node
+
+func (f fanout) Begin(p *Part) error {
+	for _, n := range f {
+		if err := n.Begin(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f fanout) Push(b Batch) error {
+	for _, n := range f {
+		if err := n.Push(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f fanout) End(p *Part) error {
+	for _, n := range f {
+		if err := n.End(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mapper is a stateless batch-by-batch transform.
+type mapper struct {
+	schema *Schema
+	out    fanout
+	fn     func(b Batch) (Batch, error)
+}
+
+func (m *mapper) Schema() *Schema     { return m.schema }
+func (m *mapper) Begin(p *Part) error { return m.out.Begin(p) }
+func (m *mapper) End(p *Part) error   { return m.out.End(p) }
+func (m *mapper) Finish() error       { return nil }
+func (m *mapper) connect(n node)      { m.out = append(m.out, n) }
+func (m *mapper) Push(b Batch) error {
+	b, err := m.fn(b)
+	if err != nil {
+		return err
+	}
+	if b.Rows == 0 {
+		return nil
+	}
+	return m.out.Push(b)
+}
+
+// producer is a node that feeds others.
+type producer interface {
+	connect(n node)
+}
+
+// base gives transforms their consumer list.
+type base struct {
+	schema *Schema
+	out    fanout
+}
+
+func (b *base) Schema() *Schema { return b.schema }
+func (b *base) connect(n node)  { b.out = append(b.out, n) }

@@ -1,0 +1,350 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// needRecords checks that a transform's input is a table of records.
+func needRecords(c *Component, in *Schema) error {
+	if in.DType.Kind != npyio.Struct || len(in.Shape) > 0 {
+		return c.errorf("input", "%s works on records (a structured dtype), but the input is %s; add a flatten step first", c.Type, in)
+	}
+	return nil
+}
+
+func fieldNames(dt *npyio.DType) []string {
+	n := make([]string, len(dt.Fields))
+	for i, f := range dt.Fields {
+		n[i] = f.Name
+	}
+	return n
+}
+
+func fieldIndex(dt *npyio.DType, name string) int {
+	for i, f := range dt.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// noField is the error for a field name missing from the input.
+func noField(c *Component, opt string, i int, name string, dt *npyio.DType) error {
+	return c.itemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, didYouMean(name, fieldNames(dt)), strings.Join(fieldNames(dt), ", "))
+}
+
+// projection copies chosen fields of each row into a packed struct.
+type projection struct {
+	src, dst []int // field offsets in the input and output rows
+	size     []int
+	inRow    int
+	outRow   int
+	buf      []byte
+}
+
+func newProjection(in *npyio.DType, keep []int) (*projection, *npyio.DType, error) {
+	var fields []npyio.Field
+	p := &projection{inRow: in.Size}
+	for _, i := range keep {
+		fields = append(fields, in.Fields[i])
+	}
+	dt, err := npyio.NewStruct(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, i := range keep {
+		f := in.Fields[i]
+		// Merge runs of fields adjacent in both rows into one copy.
+		if n := len(p.src); n > 0 && p.src[n-1]+p.size[n-1] == f.Offset && p.dst[n-1]+p.size[n-1] == dt.Fields[k].Offset {
+			p.size[n-1] += f.Size()
+			continue
+		}
+		p.src = append(p.src, f.Offset)
+		p.dst = append(p.dst, dt.Fields[k].Offset)
+		p.size = append(p.size, f.Size())
+	}
+	p.outRow = dt.Size
+	return p, dt, nil
+}
+
+func (p *projection) apply(b Batch) (Batch, error) {
+	need := b.Rows * p.outRow
+	if cap(p.buf) < need {
+		p.buf = make([]byte, need)
+	}
+	out := p.buf[:need]
+	for r := 0; r < b.Rows; r++ {
+		s := b.Data[r*p.inRow : (r+1)*p.inRow]
+		d := out[r*p.outRow : (r+1)*p.outRow]
+		for k, off := range p.src {
+			copy(d[p.dst[k]:p.dst[k]+p.size[k]], s[off:off+p.size[k]])
+		}
+	}
+	return Batch{Rows: b.Rows, Data: out}, nil
+}
+
+func buildSelect(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	if err := needRecords(c, in); err != nil {
+		return nil, err
+	}
+	var keep []int
+	seen := map[string]bool{}
+	for i, name := range c.Strings("fields") {
+		k := fieldIndex(in.DType, name)
+		if k < 0 {
+			return nil, noField(c, "fields", i, name, in.DType)
+		}
+		if seen[name] {
+			return nil, c.itemErrorf("fields", i, "field %q listed twice", name)
+		}
+		seen[name] = true
+		keep = append(keep, k)
+	}
+	return newProjectionNode(in, keep)
+}
+
+func newProjectionNode(in *Schema, keep []int) (node, error) {
+	p, dt, err := newProjection(in.DType, keep)
+	if err != nil {
+		return nil, err
+	}
+	return &mapper{schema: &Schema{DType: dt}, fn: p.apply}, nil
+}
+
+func buildDrop(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	if err := needRecords(c, in); err != nil {
+		return nil, err
+	}
+	drop := map[int]bool{}
+	for i, name := range c.Strings("fields") {
+		k := fieldIndex(in.DType, name)
+		if k < 0 {
+			return nil, noField(c, "fields", i, name, in.DType)
+		}
+		drop[k] = true
+	}
+	var keep []int
+	for i := range in.DType.Fields {
+		if !drop[i] {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, c.errorf("fields", "drops every field")
+	}
+	return newProjectionNode(in, keep)
+}
+
+func buildRename(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	if err := needRecords(c, in); err != nil {
+		return nil, err
+	}
+	fields := append([]npyio.Field(nil), in.DType.Fields...)
+	for _, kv := range c.Map("fields") {
+		k := fieldIndex(in.DType, kv.Key)
+		if k < 0 {
+			return nil, &Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key,
+				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, didYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+		}
+		if kv.Value == "" {
+			return nil, &Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: "the new name is empty"}
+		}
+		fields[k].Name = kv.Value
+	}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.Name] {
+			return nil, c.errorf("fields", "two fields would be named %q", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	dt := *in.DType
+	dt.Fields = fields
+	return &mapper{schema: &Schema{DType: &dt}, fn: func(b Batch) (Batch, error) { return b, nil }}, nil
+}
+
+func buildFlatten(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	sep := c.String("separator")
+	var fields []npyio.Field
+	var add func(name string, t *npyio.DType, shape []int, off int)
+	add = func(name string, t *npyio.DType, shape []int, off int) {
+		if len(shape) > 0 {
+			n := int(prod(shape[1:])) * t.Size
+			for i := 0; i < shape[0]; i++ {
+				add(name+sep+strconv.Itoa(i), t, shape[1:], off+i*n)
+			}
+			return
+		}
+		if t.Kind == npyio.Struct {
+			for _, f := range t.Fields {
+				child := f.Name
+				if name != "" {
+					child = name + sep + f.Name
+				}
+				add(child, f.Type, f.Shape, off+f.Offset)
+			}
+			return
+		}
+		fields = append(fields, npyio.Field{Name: name, Type: t, Offset: off})
+	}
+	name := ""
+	if in.DType.Kind != npyio.Struct {
+		name = c.String("column")
+	} else if len(in.Shape) > 0 {
+		return nil, c.errorf("input", "flatten of records with a row shape %s: unstack the rows first", shapeString(in.Shape))
+	}
+	add(name, in.DType, in.Shape, 0)
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if seen[f.Name] {
+			return nil, c.errorf("separator", "flattening gives two columns named %q; choose another separator", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	dt := &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: int(in.RowSize()), Fields: fields}
+	return &mapper{schema: &Schema{DType: dt}, fn: func(b Batch) (Batch, error) { return b, nil }}, nil
+}
+
+type unstack struct {
+	base
+	k int
+}
+
+func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	axes := int(c.Int("axes"))
+	if axes > len(in.Shape) {
+		return nil, c.errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), shapeString(in.Shape), axes)
+	}
+	u := &unstack{k: int(prod(in.Shape[:axes]))}
+	u.schema = &Schema{DType: in.DType, Shape: append([]int(nil), in.Shape[axes:]...)}
+	return u, nil
+}
+
+func (u *unstack) Begin(p *Part) error { return u.out.Begin(p) }
+func (u *unstack) End(p *Part) error   { return u.out.End(p) }
+func (u *unstack) Finish() error       { return nil }
+func (u *unstack) Push(b Batch) error {
+	if u.k == 0 {
+		return nil
+	}
+	return u.out.Push(Batch{Rows: b.Rows * u.k, Data: b.Data})
+}
+func (u *unstack) planRows(rows int64, exact bool) (int64, bool) { return rows * int64(u.k), exact }
+
+// rowSelect is slice, limit and sample: it keeps rows by their position in
+// the stream (counted across parts).
+type rowSelect struct {
+	base
+	keep    func(row int64) bool
+	done    func(row int64) bool // no later row can be kept
+	next    int64                // position of the next row
+	rowSize int
+	mask    []bool
+	buf     []byte
+	rows    func(rows int64, exact bool) (int64, bool)
+}
+
+func (s *rowSelect) Begin(p *Part) error { return s.out.Begin(p) }
+func (s *rowSelect) End(p *Part) error   { return s.out.End(p) }
+func (s *rowSelect) Finish() error       { return nil }
+func (s *rowSelect) planRows(rows int64, exact bool) (int64, bool) {
+	return s.rows(rows, exact)
+}
+
+func (s *rowSelect) Push(b Batch) error {
+	first := s.next
+	s.next += int64(b.Rows)
+	if s.done(first) {
+		return nil
+	}
+	if cap(s.mask) < b.Rows {
+		s.mask = make([]bool, b.Rows)
+	}
+	mask := s.mask[:b.Rows]
+	n, lo, hi := 0, -1, -1
+	for i := range mask {
+		mask[i] = s.keep(first + int64(i))
+		if mask[i] {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case n == hi-lo+1: // one run: no copy
+		return s.out.Push(Batch{Rows: n, Data: b.Data[lo*s.rowSize : (hi+1)*s.rowSize]})
+	}
+	if cap(s.buf) < n*s.rowSize {
+		s.buf = make([]byte, n*s.rowSize)
+	}
+	gather(s.buf, b.Data, s.rowSize, mask)
+	return s.out.Push(Batch{Rows: n, Data: s.buf[:n*s.rowSize]})
+}
+
+func newRowSelect(in *Schema) *rowSelect {
+	s := &rowSelect{rowSize: int(in.RowSize())}
+	s.schema = in
+	return s
+}
+
+func buildSlice(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	start, step := c.Int("start"), c.Int("step")
+	stop := int64(math.MaxInt64)
+	if c.Has("stop") {
+		stop = c.Int("stop")
+	}
+	s := newRowSelect(in)
+	s.keep = func(r int64) bool { return r >= start && r < stop && (r-start)%step == 0 }
+	s.done = func(r int64) bool { return r >= stop }
+	s.rows = func(rows int64, exact bool) (int64, bool) {
+		hi := min(rows, stop)
+		if hi <= start {
+			return 0, exact
+		}
+		return (hi - start + step - 1) / step, exact
+	}
+	return s, nil
+}
+
+func buildLimit(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	n := c.Int("rows")
+	s := newRowSelect(in)
+	s.keep = func(r int64) bool { return r < n }
+	s.done = func(r int64) bool { return r >= n }
+	s.rows = func(rows int64, exact bool) (int64, bool) { return min(rows, n), exact || rows >= n }
+	return s, nil
+}
+
+func buildSample(c *Component, in *Schema, _ *buildEnv) (node, error) {
+	frac := c.Float("fraction")
+	seed := uint64(c.Int("seed"))
+	limit := uint64(frac * (1 << 53))
+	s := newRowSelect(in)
+	s.keep = func(r int64) bool { return splitmix(seed^uint64(r)*0x9e3779b97f4a7c15)>>11 < limit }
+	s.done = func(int64) bool { return frac == 0 }
+	s.rows = func(rows int64, exact bool) (int64, bool) {
+		if frac == 1 {
+			return rows, exact
+		}
+		return rows, false
+	}
+	return s, nil
+}
+
+// splitmix is the SplitMix64 finalizer: a good 64-bit mix of its input.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
