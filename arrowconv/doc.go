@@ -11,7 +11,7 @@
 //	c8, c16                    struct<real: float32|float64, imag: same>
 //	S<n>                       Binary, trailing NULs dropped (numpy's semantics)
 //	U<n>                       String (UTF-8), trailing NULs dropped
-//	V<n>                       FixedSizeBinary(n)
+//	V<n>                       FixedSizeBinary(n); V0 -> Binary (empty values)
 //	M8[s|ms|us|ns]             Timestamp(unit), no time zone
 //	M8[D], M8[W]               Date32 (weeks times 7)
 //	M8[h], M8[m]               Timestamp(s), scaled exactly

@@ -2,7 +2,9 @@ package arrowconv
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,37 +23,147 @@ var errNotYet = errors.New("arrowconv: not implemented yet")
 // [Schema] gives. It implements array.RecordReader.
 //
 // The current record is owned by the reader and valid until the next call
-// to Next or Read, or Release; Retain it to keep it longer. A RecordReader
-// is not safe for concurrent use.
+// to Next or Read, or the last Release; Retain it to keep it longer. A
+// RecordReader is not safe for concurrent use.
 type RecordReader struct {
-	refs   atomic.Int64
-	schema *arrow.Schema
-	mem    memory.Allocator
-	cur    arrow.RecordBatch
-	err    error
+	refs      atomic.Int64
+	schema    *arrow.Schema
+	cols      []*node
+	b         builder
+	batchRows int
+	rowSize   int
+	rows      int64 // total rows
+	next      int64 // next row to read
+
+	src   *npyio.Reader  // streaming source, or
+	whole *memory.Buffer // whole-array source (not owned)
+	share bool           // some column can reference the batch buffer
+
+	cur arrow.RecordBatch
+	err error
 }
 
 // NewRecordReader streams the rows of r as record batches of at most
 // batchRows rows (DefaultBatchRows if batchRows <= 0), in memory bounded by
 // the batch size. name names the column of a non-structured array. Columns
-// are built in mem.
+// are built in mem. Plain native numeric arrays are read straight into the
+// column buffers; other columns are converted from a reused batch buffer.
 func NewRecordReader(r *npyio.Reader, name string, batchRows int, mem memory.Allocator) (*RecordReader, error) {
-	return nil, errNotYet
+	if r == nil {
+		return nil, errors.New("arrowconv: nil npyio.Reader")
+	}
+	rr, err := newRecordReader(r.Header(), name, batchRows, mem)
+	if err != nil {
+		return nil, err
+	}
+	rr.src = r
+	rr.rows = r.Remaining()
+	return rr, nil
 }
 
 // NewArrayRecordReader returns a RecordReader over a whole array (from
 // npyio.ReadFile, ReadArrayAt or Map). Contiguous native fixed-width columns
 // reference a.Data without copying: a.Data must stay valid (a MappedArray
-// open) until every record is released.
+// open) until every record is released. A Fortran-order array with two or
+// more axes is first copied to C order.
 func NewArrayRecordReader(a *npyio.Array, name string, batchRows int, mem memory.Allocator) (*RecordReader, error) {
-	return nil, errNotYet
+	if a == nil || a.Header == nil {
+		return nil, errors.New("arrowconv: nil npyio.Array")
+	}
+	rr, err := newRecordReader(a.Header, name, batchRows, mem)
+	if err != nil {
+		return nil, err
+	}
+	data := a.CData()
+	if int64(len(data)) < a.Header.DataSize() {
+		return nil, fmt.Errorf("arrowconv: array data has %d bytes, its header needs %d", len(data), a.Header.DataSize())
+	}
+	rr.whole = memory.NewBufferBytes(data)
+	rr.rows = a.Header.Rows()
+	return rr, nil
 }
 
 // NewRecordBatch converts a whole array into one record batch, without
 // copying where the layout allows (see [NewArrayRecordReader]). The caller
 // must Release it.
 func NewRecordBatch(a *npyio.Array, name string, mem memory.Allocator) (arrow.RecordBatch, error) {
-	return nil, errNotYet
+	if a == nil || a.Header == nil {
+		return nil, errors.New("arrowconv: nil npyio.Array")
+	}
+	rows := a.Header.Rows()
+	if rows > math.MaxInt32 {
+		rows = math.MaxInt32
+	}
+	rr, err := NewArrayRecordReader(a, name, int(max(rows, 1)), mem)
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
+	if rr.rows > int64(rr.batchRows) {
+		return nil, fmt.Errorf("arrowconv: %d rows do not fit one record batch", rr.rows)
+	}
+	rec, err := rr.Read()
+	if err == io.EOF {
+		return array.NewRecordBatch(rr.schema, emptyColumns(rr.schema, mem), 0), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec.Retain()
+	return rec, nil
+}
+
+func emptyColumns(s *arrow.Schema, mem memory.Allocator) []arrow.Array {
+	cols := make([]arrow.Array, s.NumFields())
+	for i, f := range s.Fields() {
+		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+	}
+	return cols
+}
+
+func newRecordReader(h *npyio.Header, name string, batchRows int, mem memory.Allocator) (*RecordReader, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if batchRows <= 0 {
+		batchRows = DefaultBatchRows
+	}
+	schema, err := Schema(h, name)
+	if err != nil {
+		return nil, err
+	}
+	rr := &RecordReader{schema: schema, b: builder{mem: mem}, batchRows: batchRows, rowSize: int(h.RowSize())}
+	rr.refs.Add(1)
+	var rowShape []int
+	if len(h.Shape) > 1 {
+		rowShape = h.Shape[1:]
+	}
+	if h.DType.Kind == npyio.Struct {
+		for i := range h.DType.Fields {
+			f := &h.DType.Fields[i]
+			nd, err := compileColumn(f.Type, f.Shape, rowShape, f.Offset, h.DType.Size, f.Name)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			rr.cols = append(rr.cols, nd)
+		}
+	} else {
+		nd, err := compileColumn(h.DType, nil, rowShape, 0, h.DType.Size, name)
+		if err != nil {
+			return nil, err
+		}
+		rr.cols = []*node{nd}
+	}
+	for _, c := range rr.cols {
+		if c.sharesRow(rr.rowSize) {
+			rr.share = true
+		}
+	}
+	// Bound the batch so that its buffer stays addressable.
+	if rr.rowSize > 0 && batchRows > math.MaxInt32/rr.rowSize {
+		rr.batchRows = max(1, math.MaxInt32/rr.rowSize)
+	}
+	return rr, nil
 }
 
 // Schema returns the schema of the records.
@@ -59,7 +171,66 @@ func (r *RecordReader) Schema() *arrow.Schema { return r.schema }
 
 // Next advances to the next record batch, reporting false at the end or on
 // error (see Err).
-func (r *RecordReader) Next() bool { return false }
+func (r *RecordReader) Next() bool {
+	if r.cur != nil {
+		r.cur.Release()
+		r.cur = nil
+	}
+	if r.err != nil || r.next >= r.rows {
+		return false
+	}
+	n := int(min(int64(r.batchRows), r.rows-r.next))
+	var lay layout
+	var owned *memory.Buffer
+	switch {
+	case r.whole != nil:
+		lay = layout{data: r.whole.Bytes(), parent: r.whole, base: int(r.next) * r.rowSize}
+	case r.share:
+		owned = r.b.alloc(n * r.rowSize)
+		k, err := r.src.ReadRows(owned.Bytes())
+		if err != nil {
+			owned.Release()
+			r.err = err
+			return false
+		}
+		n = k
+		lay = layout{data: owned.Bytes(), parent: owned}
+	default:
+		bt, err := r.src.Next(n)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			r.err = err
+			return false
+		}
+		n = bt.Rows
+		lay = layout{data: bt.Data}
+	}
+	if owned != nil {
+		defer owned.Release()
+	}
+	lay.dims = []dim{{n, r.rowSize}}
+	r.b.row0, r.b.rows = r.next, n
+	cols := make([]arrow.Array, 0, len(r.cols))
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	for _, nd := range r.cols {
+		d, err := r.b.build(nd, lay.sub(nd.off))
+		if err != nil {
+			r.err = err
+			return false
+		}
+		cols = append(cols, array.MakeFromData(d))
+		d.Release()
+	}
+	r.cur = array.NewRecordBatch(r.schema, cols, int64(n))
+	r.next += int64(n)
+	return true
+}
 
 // RecordBatch returns the current record batch.
 func (r *RecordReader) RecordBatch() arrow.RecordBatch { return r.cur }

@@ -86,11 +86,11 @@ func FieldType(dt *npyio.DType, shape []int) (arrow.DataType, error) {
 	if dt == nil {
 		return nil, fmt.Errorf("arrowconv: nil dtype")
 	}
-	elem, err := elemType(dt, 0)
+	nd, err := compileField(dt, shape, "", 0)
 	if err != nil {
 		return nil, err
 	}
-	return wrapShape(elem, shape, dt)
+	return nd.typ, nil
 }
 
 // wrapShape wraps elem in a FixedSizeList (one axis) or a fixed_shape_tensor
@@ -117,92 +117,6 @@ func wrapShape(elem arrow.DataType, shape []int, dt *npyio.DType) (arrow.DataTyp
 
 // maxDepth bounds struct nesting (npyio already bounds it; this is a guard).
 const maxDepth = 64
-
-func elemType(dt *npyio.DType, depth int) (arrow.DataType, error) {
-	if depth > maxDepth {
-		return nil, &UnsupportedError{DType: dt.String(), Msg: "structs nested too deeply"}
-	}
-	unsupported := func(msg string) (arrow.DataType, error) {
-		return nil, &UnsupportedError{DType: dt.TypeStr(), Msg: msg}
-	}
-	switch dt.Kind {
-	case npyio.Bool:
-		return arrow.FixedWidthTypes.Boolean, nil
-	case npyio.Int:
-		switch dt.Size {
-		case 1:
-			return arrow.PrimitiveTypes.Int8, nil
-		case 2:
-			return arrow.PrimitiveTypes.Int16, nil
-		case 4:
-			return arrow.PrimitiveTypes.Int32, nil
-		case 8:
-			return arrow.PrimitiveTypes.Int64, nil
-		}
-	case npyio.Uint:
-		switch dt.Size {
-		case 1:
-			return arrow.PrimitiveTypes.Uint8, nil
-		case 2:
-			return arrow.PrimitiveTypes.Uint16, nil
-		case 4:
-			return arrow.PrimitiveTypes.Uint32, nil
-		case 8:
-			return arrow.PrimitiveTypes.Uint64, nil
-		}
-	case npyio.Float:
-		switch dt.Size {
-		case 2:
-			return arrow.FixedWidthTypes.Float16, nil
-		case 4:
-			return arrow.PrimitiveTypes.Float32, nil
-		case 8:
-			return arrow.PrimitiveTypes.Float64, nil
-		}
-		return unsupported("long double has no portable layout")
-	case npyio.Complex:
-		var part arrow.DataType
-		switch dt.Size {
-		case 8:
-			part = arrow.PrimitiveTypes.Float32
-		case 16:
-			part = arrow.PrimitiveTypes.Float64
-		default:
-			return unsupported("long double complex has no portable layout")
-		}
-		return complexType(part), nil
-	case npyio.Bytes:
-		return arrow.BinaryTypes.Binary, nil
-	case npyio.Unicode:
-		return arrow.BinaryTypes.String, nil
-	case npyio.Void:
-		return &arrow.FixedSizeBinaryType{ByteWidth: dt.Size}, nil
-	case npyio.Datetime, npyio.Timedelta:
-		tc, err := timeMapping(dt)
-		if err != nil {
-			return nil, err
-		}
-		return tc.typ, nil
-	case npyio.Struct:
-		fields := make([]arrow.Field, 0, len(dt.Fields))
-		for i := range dt.Fields {
-			f := &dt.Fields[i]
-			elem, err := elemType(f.Type, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			t, err := wrapShape(elem, f.Shape, f.Type)
-			if err != nil {
-				return nil, err
-			}
-			fields = append(fields, arrow.Field{Name: f.Name, Type: t, Nullable: true, Metadata: fieldMeta(f.Type, f.Shape, f.Title)})
-		}
-		return arrow.StructOf(fields...), nil
-	case npyio.Object:
-		return unsupported("object arrays hold pickled Python data")
-	}
-	return unsupported("unknown numpy type")
-}
 
 // complexType is the Arrow type of a numpy complex: struct<real, imag>.
 func complexType(part arrow.DataType) *arrow.StructType {
