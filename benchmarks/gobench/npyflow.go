@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// pending turns "not implemented yet" errors of npyflow's skeleton APIs
+// into errPending.
+func pending(err error) error {
+	if err != nil && strings.Contains(err.Error(), "not implemented yet") {
+		return errPending{err}
+	}
+	return err
+}
+
+func ipcNpyflow(args []string) (result, error) {
+	var n, rows int64
+	secs, err := timed(func() error {
+		in, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		st, err := in.Stat()
+		if err != nil {
+			return err
+		}
+		r, err := npyio.NewReaderAt(in, st.Size(), nil)
+		if err != nil {
+			return err
+		}
+		rr, err := arrowconv.NewRecordReader(r, "x", 0, memory.DefaultAllocator)
+		if err != nil {
+			return pending(err)
+		}
+		defer rr.Release()
+		n, err = writeTo(args[1], func(w io.Writer) (err error) {
+			rows, err = arrowconv.WriteIPC(w, rr, arrowconv.IPCOptions{}, memory.DefaultAllocator)
+			return err
+		})
+		return pending(err)
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{secs: secs, check: "rows=" + strconv.FormatInt(rows, 10), outBytes: n}, nil
+}
+
+func parquetNpyflow(args []string) (result, error) {
+	return result{}, errPending{errors.New("parquetio has no writer yet")}
+}
