@@ -31,8 +31,9 @@ type layout[T float64 | complex128] struct {
 // array m stands for:
 //
 //   - a *mat.Dense (or any mat.RawMatrixer) is written in C order, straight
-//     from its backing slice when its rows are contiguous, row by row when
-//     it is a strided view (a Slice of a larger matrix);
+//     from its backing slice when its rows are contiguous, gathered through
+//     a bounded buffer when it is a strided view (a Slice of a larger
+//     matrix);
 //   - the transpose of a contiguous Dense (m.T(), mat.Transpose) is written
 //     with fortran_order True straight from the Dense's slice, without a
 //     copy, as numpy writes a.T; the transpose of a strided view is
@@ -164,8 +165,8 @@ func writeLayout[T float64 | complex128](w io.Writer, dt *npyio.DType, lay layou
 
 // WriteCMatrix writes m to w as a complex128 .npy array, byte-identical to
 // np.save of the numpy array m stands for. The rules are WriteMatrix's: a
-// *mat.CDense is written from its backing slice (row by row for a strided
-// view); its transpose (mat.CTranspose, m.T()) with fortran_order True from
+// *mat.CDense is written from its backing slice (through a bounded buffer
+// for a strided view); its transpose (mat.CTranspose, m.T()) with fortran_order True from
 // the same slice; its conjugate transpose (m.H(), mat.ConjTranspose) with
 // fortran_order True from conjugated chunks, as numpy writes a.conj().T
 // (numpy's conj() makes a new contiguous array even from a strided view,
