@@ -78,6 +78,7 @@
 // Limits: arrays of more than two dimensions are refused ([ErrShape]),
 // as are empty arrays, which gonum matrices cannot represent ([ErrEmpty]).
 // Datetime, string and object dtypes are refused ([ErrDType]).
-// Nothing in this package is safe for concurrent use, except that the
-// functions reading an Array may be called concurrently on the same Array.
+// RowReader, Describer and PCAFitter are not safe for concurrent use; a
+// fitted PCA is, and the functions reading an Array may be called
+// concurrently on the same Array.
 package gonumconv
