@@ -1,10 +1,16 @@
 package arrowconv
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -22,6 +28,7 @@ const (
 // Compression selects IPC buffer compression.
 type Compression int
 
+// Compressions. Readers of compressed IPC data need Arrow 4.0 or later.
 const (
 	NoCompression Compression = iota // uncompressed buffers
 	Zstd                             // ZSTD frame per buffer
@@ -37,24 +44,157 @@ type IPCOptions struct {
 
 // IPCWriter writes record batches in an Arrow IPC format. Close finishes
 // the format (footer or end-of-stream marker) but does not close the
-// underlying io.Writer.
+// underlying io.Writer. It is not safe for concurrent use.
 type IPCWriter interface {
 	Write(rec arrow.RecordBatch) error
 	Close() error
 }
 
+// ipcMagic starts (and ends) an IPC file.
+var ipcMagic = []byte("ARROW1")
+
 // NewIPCWriter starts an IPC file or stream of records of schema on w.
+// Buffers are allocated from mem (memory.DefaultAllocator if nil).
 func NewIPCWriter(w io.Writer, schema *arrow.Schema, opts IPCOptions, mem memory.Allocator) (IPCWriter, error) {
-	return nil, errNotYet
+	if schema == nil {
+		return nil, errors.New("arrowconv: NewIPCWriter needs a schema")
+	}
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	o := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem)}
+	switch opts.Compression {
+	case NoCompression:
+	case Zstd:
+		o = append(o, ipc.WithZstd())
+	case LZ4:
+		o = append(o, ipc.WithLZ4())
+	default:
+		return nil, fmt.Errorf("arrowconv: IPCOptions.Compression %d is not NoCompression, Zstd or LZ4", opts.Compression)
+	}
+	switch opts.Format {
+	case IPCFile:
+		fw, err := ipc.NewFileWriter(w, o...)
+		if err != nil {
+			return nil, fmt.Errorf("arrowconv: starting IPC file: %w", err)
+		}
+		return fw, nil
+	case IPCStream:
+		return ipc.NewWriter(w, o...), nil
+	}
+	return nil, fmt.Errorf("arrowconv: IPCOptions.Format %d is not IPCFile or IPCStream", opts.Format)
 }
 
-// WriteIPC copies every record of rr to w and returns the number of rows.
+// WriteIPC copies every record of rr to w and returns the number of rows
+// written. It does not release rr.
 func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Allocator) (int64, error) {
-	return 0, errNotYet
+	iw, err := NewIPCWriter(w, rr.Schema(), opts, mem)
+	if err != nil {
+		return 0, err
+	}
+	var rows int64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if err := iw.Write(rec); err != nil {
+			iw.Close()
+			return rows, fmt.Errorf("arrowconv: writing IPC record: %w", err)
+		}
+		rows += rec.NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		iw.Close()
+		return rows, err
+	}
+	if err := iw.Close(); err != nil {
+		return rows, fmt.Errorf("arrowconv: finishing IPC output: %w", err)
+	}
+	return rows, nil
 }
 
 // NewIPCReader reads an IPC file or stream from r, recognizing the file
-// format by its magic. The caller must Release the reader.
+// format by its magic. A file is read through its footer when r is also an
+// io.ReaderAt and io.Seeker (an *os.File), otherwise sequentially as the
+// stream it contains. Records come from mem (memory.DefaultAllocator if
+// nil). The caller must Release the reader; records are owned by it and
+// valid until the next call to Next.
 func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error) {
-	return nil, errNotYet
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if ras, ok := r.(ipc.ReadAtSeeker); ok {
+		start, err := ras.Seek(0, io.SeekCurrent)
+		if err == nil && start == 0 {
+			head := make([]byte, len(ipcMagic))
+			if n, _ := ras.ReadAt(head, 0); n == len(head) && bytes.Equal(head, ipcMagic) {
+				fr, err := ipc.NewFileReader(ras, ipc.WithAllocator(mem))
+				if err != nil {
+					return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
+				}
+				fr2 := &fileRecordReader{fr: fr}
+				fr2.refs.Add(1)
+				return fr2, nil
+			}
+		}
+	}
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(8); bytes.HasPrefix(head, ipcMagic) {
+		// The file format is magic, padding, then a stream.
+		if _, err := br.Discard(8); err != nil {
+			return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
+		}
+	}
+	sr, err := ipc.NewReader(br, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: reading IPC stream: %w", err)
+	}
+	return sr, nil
 }
+
+// fileRecordReader adapts an ipc.FileReader to array.RecordReader.
+type fileRecordReader struct {
+	refs atomic.Int64
+	fr   *ipc.FileReader
+	i    int
+	cur  arrow.RecordBatch
+	err  error
+}
+
+func (f *fileRecordReader) Retain() { f.refs.Add(1) }
+
+func (f *fileRecordReader) Release() {
+	if f.refs.Add(-1) == 0 {
+		if f.cur != nil {
+			f.cur.Release()
+			f.cur = nil
+		}
+		f.fr.Close()
+	}
+}
+
+func (f *fileRecordReader) Schema() *arrow.Schema { return f.fr.Schema() }
+
+func (f *fileRecordReader) Next() bool {
+	if f.cur != nil {
+		f.cur.Release()
+		f.cur = nil
+	}
+	if f.err != nil || f.i >= f.fr.NumRecords() {
+		return false
+	}
+	f.cur, f.err = f.fr.RecordBatchAt(f.i)
+	if f.err != nil {
+		f.err = fmt.Errorf("arrowconv: reading IPC record %d: %w", f.i, f.err)
+		return false
+	}
+	f.i++
+	return true
+}
+
+func (f *fileRecordReader) RecordBatch() arrow.RecordBatch { return f.cur }
+
+// Record returns the current record batch (deprecated in arrow-go).
+func (f *fileRecordReader) Record() arrow.RecordBatch { return f.cur }
+
+func (f *fileRecordReader) Err() error { return f.err }
+
+var _ array.RecordReader = (*fileRecordReader)(nil)
