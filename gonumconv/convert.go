@@ -137,7 +137,7 @@ func realDecoderFor(dt *npyio.DType) realDecoder {
 		case 2:
 			return func(dst []float64, ds int, src []byte, ss, n int) {
 				for i := 0; i < n; i++ {
-					dst[i*ds] = halfToFloat64(ne.Uint16(src[i*ss:]))
+					dst[i*ds] = float64(npyio.HalfToFloat32(ne.Uint16(src[i*ss:])))
 				}
 			}
 		case 4:
@@ -179,19 +179,3 @@ func complexDecoderFor(dt *npyio.DType) complexDecoder {
 	return nil
 }
 
-// halfToFloat64 converts IEEE 754 binary16 bits to float64, subnormals,
-// infinities and NaN included. (arrow's float16.Float32 in arrow-go
-// v18.8.0 gets subnormals wrong: 0x0001 gives 1.148e-41, not 2^-24.)
-func halfToFloat64(h uint16) float64 {
-	sign := uint64(h>>15) << 63
-	exp := uint64(h>>10) & 0x1f
-	frac := uint64(h) & 0x3ff
-	switch exp {
-	case 0:
-		v := math.Ldexp(float64(frac), -24) // subnormal or zero
-		return math.Float64frombits(math.Float64bits(v) | sign)
-	case 0x1f:
-		return math.Float64frombits(sign | 0x7ff<<52 | frac<<42) // inf or NaN, payload kept
-	}
-	return math.Float64frombits(sign | (exp+1023-15)<<52 | frac<<42)
-}

@@ -76,6 +76,11 @@ type Options struct {
 	// to deliver a Fortran-order array with two or more dimensions in row
 	// order (it must hold the whole array). 0 means DefaultMaxBufferSize.
 	MaxBufferSize int64
+	// MapWritable makes Map create a private copy-on-write mapping: the
+	// data can be modified in memory (by gonum, say) and changes never
+	// reach the file. Without it the mapping is read-only and writing to it
+	// faults.
+	MapWritable bool
 }
 
 // DefaultMaxBufferSize is the default Options.MaxBufferSize: 1 GiB.

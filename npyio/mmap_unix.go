@@ -9,8 +9,9 @@ import (
 )
 
 // MappedArray is an Array whose Data is the file's own bytes, mapped into
-// memory read-only. Data must not be written, and must not be used after
-// Close: touching it then faults.
+// memory read-only (or copy-on-write with Options.MapWritable). A read-only
+// Data must not be written, and no Data may be used after Close: touching
+// it then faults.
 type MappedArray struct {
 	Array
 	mapping []byte // nil when the data was copied (byte-swapped files)
@@ -52,7 +53,11 @@ func Map(name string, opts *Options) (*MappedArray, error) {
 		}
 		return &MappedArray{Array: *a}, nil
 	}
-	m, err := syscall.Mmap(int(f.Fd()), 0, int(h.DataOffset+want), syscall.PROT_READ, syscall.MAP_SHARED)
+	prot, flags := syscall.PROT_READ, syscall.MAP_SHARED
+	if opts != nil && opts.MapWritable {
+		prot, flags = syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(h.DataOffset+want), prot, flags)
 	if err != nil {
 		return nil, wrap(fmt.Errorf("mmap: %w", err))
 	}

@@ -432,3 +432,28 @@ func TestHalfConversion(t *testing.T) {
 		t.Fatalf("65520 rounds to %#04x, want inf", got)
 	}
 }
+
+func TestMapWritableIsPrivate(t *testing.T) {
+	fx := fixtures.NPYByName(t, "f8_le_1d")
+	orig, err := os.ReadFile(fx.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "a.npy")
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := npyio.Map(path, &npyio.Options{MapWritable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := npyio.View[float64](m.Data)
+	v[0] = 12345
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(after, orig) {
+		t.Fatal("a write through a private mapping reached the file")
+	}
+}
