@@ -30,8 +30,10 @@
 //     is the file's pages, mapped read-only. The view must not be written
 //     (a write is a fatal fault, not a recoverable panic) and must not be
 //     used after the MappedArray's Close (reading it then faults too).
-//     Pass Options.Copy to get a matrix with its own memory, or copy the view
-//     with mat.DenseCopyOf before closing.
+//     Pass Options.Copy to get a matrix with its own memory, copy the view
+//     with mat.DenseCopyOf before closing, or map the file with
+//     npyio.Options.MapWritable for a private copy-on-write view that may be
+//     written (changes never reach the file).
 //
 // Every other case copies into new memory owned by the result: a
 // Fortran-order array read as a row-major Dense (only with Options.Copy),
