@@ -178,4 +178,3 @@ func complexDecoderFor(dt *npyio.DType) complexDecoder {
 	}
 	return nil
 }
-
