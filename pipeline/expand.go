@@ -40,6 +40,7 @@ func (l *loader) expandEnv(n *yaml.Node, path string) {
 				pos.Col += col
 			}
 			l.errs.add(pos, path, "%s", err)
+			l.bad[n] = true
 			return
 		}
 		n.Value = out

@@ -5,12 +5,8 @@ package pipeline
 // are still validated, and running it fails with ErrNotAvailable.
 
 var (
-	parquetSourceUnavailable = notAvailable("the parquet source")
-	arrowSourceUnavailable   = notAvailable("the arrow source")
-	parquetSinkUnavailable   = notAvailable("the parquet sink")
-	arrowSinkUnavailable     = notAvailable("the arrow sink")
-	describeUnavailable      = notAvailable("the describe transform")
-	pcaUnavailable           = notAvailable("the pca transform")
+	arrowSourceUnavailable = notAvailable("the arrow source")
+	arrowSinkUnavailable   = notAvailable("the arrow sink")
 )
 
 func unavailableBuilder(f func() error) builder {
@@ -20,12 +16,8 @@ func unavailableBuilder(f func() error) builder {
 }
 
 var (
-	buildParquetSource = unavailableBuilder(parquetSourceUnavailable)
-	buildArrowSource   = unavailableBuilder(arrowSourceUnavailable)
-	buildParquetSink   = unavailableBuilder(parquetSinkUnavailable)
-	buildArrowSink     = unavailableBuilder(arrowSinkUnavailable)
-	buildDescribe      = unavailableBuilder(describeUnavailable)
-	buildPCA           = unavailableBuilder(pcaUnavailable)
+	buildArrowSource = unavailableBuilder(arrowSourceUnavailable)
+	buildArrowSink   = unavailableBuilder(arrowSinkUnavailable)
 )
 
 func parquetFields() []Field {
@@ -36,5 +28,6 @@ func parquetFields() []Field {
 		{Name: "timestamp_unit", Type: String, Enum: []string{"ms", "us", "ns"}, Doc: "convert datetime64 columns to this unit (default: numpy's, s/m/h become ms)"},
 		{Name: "dictionary", Type: StringList, Doc: "columns to dictionary-encode"},
 		{Name: "bloom_filters", Type: StringList, Doc: "columns to write bloom filters for"},
+		{Name: "column", Type: String, Default: "value", Doc: "the column name of a plain (non-record) array"},
 	}
 }

@@ -83,7 +83,7 @@ func Load(name string, data []byte, opts *LoadOptions) (*Job, error) {
 	if opts == nil {
 		opts = &LoadOptions{}
 	}
-	l := &loader{file: name, setPos: map[*yaml.Node]string{}, lookup: opts.LookupEnv}
+	l := &loader{file: name, setPos: map[*yaml.Node]string{}, bad: map[*yaml.Node]bool{}, lookup: opts.LookupEnv}
 	if l.lookup == nil {
 		l.lookup = os.LookupEnv
 	}
@@ -106,9 +106,6 @@ func Load(name string, data []byte, opts *LoadOptions) (*Job, error) {
 	for _, s := range opts.Set {
 		l.applySet(root, s)
 	}
-	if err := l.errs.Err(); err != nil {
-		return nil, err
-	}
 	dir := opts.Dir
 	if dir == "" {
 		dir = filepath.Dir(name)
@@ -125,6 +122,7 @@ type loader struct {
 	file   string
 	errs   ErrorList
 	setPos map[*yaml.Node]string
+	bad    map[*yaml.Node]bool // values whose expansion failed (already reported)
 	lookup func(string) (string, bool)
 }
 
@@ -313,6 +311,9 @@ func isNull(n *yaml.Node) bool {
 
 // checkField type-checks one option value; it reports whether it is valid.
 func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
+	if l.bad[v] {
+		return false
+	}
 	bad := func(n *yaml.Node, format string, args ...any) bool {
 		l.errs.add(l.pos(n), path, format, args...)
 		return false
@@ -383,6 +384,10 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 		ok := true
 		for i, e := range v.Content {
 			e = resolve(e)
+			if l.bad[e] {
+				ok = false
+				continue
+			}
 			ok = scalar(e, fmt.Sprintf("%s[%d]", path, i)) && ok
 		}
 		return ok

@@ -24,8 +24,8 @@ func init() {
 			Field{Name: "members", Type: StringList, Doc: "the member keys to read (default: every member)"}),
 		build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "parquet", Summary: "read Parquet files",
-		Doc:    "Reads Parquet files as records (columns of fixed-width types).",
-		Fields: srcFields[:2], unavailable: parquetSourceUnavailable, build: buildParquetSource})
+		Doc:    "Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value).",
+		Fields: srcFields, build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "arrow", Summary: "read Arrow IPC files or streams",
 		Doc:    "Reads Arrow IPC files or streams as records (columns of fixed-width types).",
 		Fields: srcFields[:2], unavailable: arrowSourceUnavailable, build: buildArrowSource})
@@ -80,13 +80,19 @@ func init() {
 		Doc: "Computes count, mean, std, min, quartiles and max of each numeric column (or each column of a 2-d array) in one pass, and emits one row per column.",
 		Fields: []Field{
 			fieldsOpt("the columns to describe (default: every numeric one)", false),
-		}, unavailable: describeUnavailable, build: buildDescribe})
+			{Name: "quantiles", Type: StringList, Doc: "quantile probabilities between 0 and 1 (default 0.25, 0.5, 0.75; columns q25, q50, q75), linear interpolation like numpy"},
+			{Name: "ddof", Type: Int, Default: int64(1), Min: ptr(0), Doc: "delta degrees of freedom of std: 1 is pandas' describe (sample std), 0 is np.std"},
+			{Name: "skip_nan", Type: Bool, Default: false, Doc: "ignore NaN values like np.nanmean (otherwise a NaN makes its column's statistics NaN)"},
+			{Name: "sample", Type: Int, Default: int64(0), Min: ptr(0), Doc: "estimate quantiles from a sample of this many values per column (0: exact, holding every value)"},
+		}, build: buildDescribe})
 	register(&Spec{Kind: Transform, Type: "pca", Summary: "principal components of numeric columns (gonum)",
-		Doc: "Computes the principal components of the numeric columns (or of a 2-d array's columns) and emits one row per component.",
+		Doc: "Computes the principal components of the numeric columns (or of a 2-d array's columns) with gonum's stat.PC and emits one row per component: its explained variance and ratio and its loading on each column.",
 		Fields: []Field{
 			fieldsOpt("the columns to analyse (default: every numeric one)", false),
 			{Name: "components", Type: Int, Default: int64(2), Min: ptr(1), Doc: "how many components to keep"},
-		}, unavailable: pcaUnavailable, build: buildPCA})
+			{Name: "sample_rows", Type: Int, Default: int64(0), Min: ptr(0), Doc: "fit on a uniform sample of this many rows (0: every row, held in memory)"},
+			{Name: "seed", Type: Int, Default: int64(0), Doc: "seed of the row sample"},
+		}, build: buildPCA})
 
 	sinkFields := []Field{
 		{Name: "path", Type: String, Required: true, check: checkTemplate,
@@ -104,8 +110,9 @@ func init() {
 			Field{Name: "compressed", Type: Bool, Default: false, Doc: "Deflate members like np.savez_compressed"}),
 		build: buildNPZSink})
 	register(&Spec{Kind: Sink, Type: "parquet", Summary: "write Parquet files",
-		Fields:      append(append([]Field(nil), sinkFields...), parquetFields()...),
-		unavailable: parquetSinkUnavailable, build: buildParquetSink})
+		Fields: append(append([]Field(nil), sinkFields...), parquetFields()...),
+		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel.",
+		build:  buildParquetSink})
 	register(&Spec{Kind: Sink, Type: "arrow", Summary: "write Arrow IPC files or streams",
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},

@@ -86,7 +86,11 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 			}
 			continue
 		}
-		h, err := readNPYHeader(m.Path)
+		read := readNPYHeader
+		if c.Type == "parquet" {
+			read = readParquetHeader
+		}
+		h, err := read(m.Path)
 		if err != nil {
 			return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
 		}
@@ -346,6 +350,9 @@ func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
 func (s *fileSource) open(p *Part) (partReader, error) {
 	var rd *npyio.Reader
 	var closer io.Closer
+	if s.c.Type == "parquet" {
+		return s.openParquet(p)
+	}
 	if p.Member != "" {
 		z, err := npyio.OpenNPZ(p.Path, nil)
 		if err != nil {
@@ -387,20 +394,34 @@ func (s *fileSource) open(p *Part) (partReader, error) {
 	if p.Member != "" {
 		pr.name += ":" + p.Member
 	}
-	if len(s.caps) > 0 {
-		tail, err := s.captureBytes(p)
-		if err != nil {
-			closer.Close()
-			return nil, err
-		}
-		pr.tail = tail
-		pr.inRow = int(s.file.RowSize())
+	if err := s.withCaptures(pr, p); err != nil {
+		closer.Close()
+		return nil, err
 	}
 	return pr, nil
 }
 
+func (s *fileSource) withCaptures(pr *npyPartReader, p *Part) error {
+	if len(s.caps) == 0 {
+		return nil
+	}
+	tail, err := s.captureBytes(p)
+	if err != nil {
+		return err
+	}
+	pr.tail = tail
+	pr.inRow = int(s.file.RowSize())
+	return nil
+}
+
+// rowReader is what npyPartReader reads rows from: an npyio.Reader, or an
+// adapter for other formats.
+type rowReader interface {
+	ReadRows(dst []byte) (int, error)
+}
+
 type npyPartReader struct {
-	rd     *npyio.Reader
+	rd     rowReader
 	closer io.Closer
 	name   string
 	tail   []byte // capture bytes appended to each row
