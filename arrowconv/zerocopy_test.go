@@ -1,0 +1,182 @@
+package arrowconv_test
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/internal/fixtures"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// TestZeroCopy checks that native fixed-width columns of a memory-mapped
+// or whole-file array are the file's bytes, not copies, and that values
+// read through them are numpy's.
+func TestZeroCopy(t *testing.T) {
+	cases := []struct {
+		fixture string
+		share   bool // the column's values buffer is the file's bytes
+	}{
+		{"f8_le_1d", true},
+		{"i2_le_2d_c", true},   // FixedSizeList child
+		{"f8_le_3d_c", true},   // fixed_shape_tensor storage child
+		{"M8_ns_le_nat", true}, // values shared, validity bitmap built
+		{"f8_be_1d", true},     // npyio already swapped into a native copy: no second copy
+		{"b1_1d", false},       // bit-packing forces a copy
+		{"f8_le_2d_f", false},  // Fortran order is reordered to C order first
+	}
+	for _, c := range cases {
+		for _, how := range []string{"mmap", "readfile"} {
+			t.Run(c.fixture+"/"+how, func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				fx := fixtures.NPYByName(t, c.fixture)
+				var a *npyio.Array
+				if how == "mmap" {
+					m, err := npyio.Map(fx.Path, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer m.Close()
+					if c.share && !m.Mapped() && a0Native(fx) {
+						t.Fatal("native file not mapped")
+					}
+					a = &m.Array
+				} else {
+					var err error
+					if a, err = npyio.ReadFile(fx.Path, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rec, err := arrowconv.NewRecordBatch(a, c.fixture, mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rec.Release()
+				if err := checkRecord(rec, 0, a.Header, &fx); err != nil {
+					t.Fatal(err)
+				}
+				d := rec.Column(0).Data()
+				for len(d.Children()) > 0 {
+					d = d.Children()[0]
+				}
+				vals := d.Buffers()[len(d.Buffers())-1].Bytes()
+				shared := unsafe.SliceData(vals) == unsafe.SliceData(a.Data)
+				if shared != c.share {
+					t.Errorf("values shared with the file's bytes: %v, want %v", shared, c.share)
+				}
+				if c.fixture == "b1_1d" && mem.CurrentAlloc() == 0 {
+					t.Errorf("copied column allocated nothing from the allocator")
+				}
+			})
+		}
+	}
+}
+
+// writeNPY writes a native-order array to a temporary file.
+func writeNPY(tb testing.TB, dt *npyio.DType, shape []int, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "a.npy")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if err := npyio.WriteArray(f, &npyio.Array{Header: &npyio.Header{DType: dt, Shape: shape}, DType: dt, Data: data}); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func float64Array(n int) *npyio.Array {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i) * 0.5
+	}
+	return &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{n}}, DType: npyio.Float64Type, Data: npyio.AsBytes(v)}
+}
+
+// TestZeroCopyAllocs checks that converting a native float64 array costs
+// the same number of allocations (and no allocator bytes) whatever its
+// length.
+func TestZeroCopyAllocs(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	allocs := map[int]float64{}
+	for _, n := range []int{1 << 10, 1 << 20} {
+		a := float64Array(n)
+		allocs[n] = testing.AllocsPerRun(5, func() {
+			rec, err := arrowconv.NewRecordBatch(a, "x", mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mem.CurrentAlloc() != 0 {
+				t.Fatalf("zero-copy batch allocated %d bytes", mem.CurrentAlloc())
+			}
+			if got := rec.Column(0).(*array.Float64).Value(n - 1); got != float64(n-1)*0.5 {
+				t.Fatalf("last value %v", got)
+			}
+			rec.Release()
+		})
+	}
+	if allocs[1<<10] != allocs[1<<20] {
+		t.Fatalf("allocations depend on the row count: %v", allocs)
+	}
+	t.Logf("allocations per batch: %v", allocs)
+}
+
+// TestStreamPlainReadsIntoColumn checks that the streaming reader builds a
+// plain native column on the buffer it reads into, with no second copy:
+// the allocator holds exactly one batch of data per live record.
+func TestStreamPlainReadsIntoColumn(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	a := float64Array(1000)
+	r, err := npyio.NewReaderAt(bytes.NewReader(fileBytes(t, a)), int64(len(fileBytes(t, a))), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := arrowconv.NewRecordReader(r, "x", 256, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	row := 0
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		col := rec.Column(0).(*array.Float64)
+		if got, limit := mem.CurrentAlloc(), 256*8+64; got > limit {
+			t.Fatalf("%d bytes allocated for a batch of %d rows (limit %d)", got, rec.NumRows(), limit)
+		}
+		for i := 0; i < col.Len(); i++ {
+			if want := float64(row) * 0.5; col.Value(i) != want || math.IsNaN(col.Value(i)) {
+				t.Fatalf("row %d: %v, want %v", row, col.Value(i), want)
+			}
+			row++
+		}
+	}
+	if rr.Err() != nil || row != 1000 {
+		t.Fatalf("read %d rows: %v", row, rr.Err())
+	}
+}
+
+func fileBytes(tb testing.TB, a *npyio.Array) []byte {
+	var buf bytes.Buffer
+	if err := npyio.WriteArray(&buf, a); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// a0Native reports whether the fixture is stored in native byte order
+// (only those are memory-mapped rather than read).
+func a0Native(fx fixtures.NPY) bool {
+	dt, err := npyio.ParseTypeStr(fx.DTypeStr)
+	return err == nil && dt.IsNative()
+}
