@@ -8,6 +8,9 @@ usage:
   pybench.py save IN.npy OUT.npy    np.save of IN, loaded first (untimed)
   pybench.py savez IN.npy OUT.npz   np.savez_compressed(OUT, x=IN)
   pybench.py npzload IN.npz         np.load(IN)["x"], fully read
+  pybench.py expect IN.npy          prints VERIFY <summary> of a structured
+                                    array, the format duckdb_bench.mjs check
+                                    and gobench ipccheck print
 
 Only the operation is timed: interpreter start-up, the numpy import and
 loading the input of a write are not.
@@ -27,6 +30,12 @@ def check(a):
 
 def main():
     op = sys.argv[1]
+    if op == "expect":
+        a = np.load(sys.argv[2], mmap_mode="r")
+        print("VERIFY rows=%d,id_sum=%d,x_sum=%.5e,flag_sum=%d,ts_min=%d,ts_max=%d" % (
+            a.shape[0], int(a["id"].sum()), float(a["x"].sum()), int(a["flag"].sum()),
+            int(a["ts"].min().astype(np.int64)), int(a["ts"].max().astype(np.int64))))
+        return
     if op == "load":
         t = time.perf_counter()
         a = np.load(sys.argv[2])

@@ -44,7 +44,7 @@ CLI = os.path.join(BIN, "npyflow")
 SCALES = {
     # f64 elements, struct rows, big bytes
     "full": dict(f64=100_000_000, struct=10_000_000, big=4 << 30, runs=5),
-    "small": dict(f64=5_000_000, struct=1_000_000, big=256 << 20, runs=3),
+    "small": dict(f64=5_000_000, struct=500_000, big=64 << 20, runs=3),
 }
 STRUCT_ITEMSIZE = 29
 RSS_LIMIT_MB = 300
@@ -143,6 +143,25 @@ def run_once(cmd, out_path):
     return r
 
 
+def verify(kind, path):
+    """The VERIFY summary of an output file (see pybench.py expect)."""
+    if kind == "parquet":
+        if not have_duckdb():
+            return None
+        cmd = ["node", os.path.join(HERE, "duckdb_bench.mjs"), "check", path]
+    else:
+        cmd = [GOBENCH, "ipccheck", path]
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
+    m = re.search(r"^VERIFY (.*)$", p.stdout, re.M)
+    return m.group(1) if m else "unreadable: " + (p.stderr.strip() or p.stdout.strip())[-200:]
+
+
+def expect(path):
+    p = subprocess.run(P("expect", path), capture_output=True, text=True)
+    m = re.search(r"^VERIFY (.*)$", p.stdout, re.M)
+    return m.group(1) if m else None
+
+
 def measure(c, runs):
     """Warm-up plus runs of contender c; fills c['res']."""
     log("  %-32s" % c["name"], end="")
@@ -153,6 +172,8 @@ def measure(c, runs):
     samples = []
     for i in range(runs + (0 if c.get("no_warmup") else 1)):
         r = run_once(c["cmd"], c.get("out"))
+        if i == 0 and c.get("verify") and r["status"] == "ok" and os.path.exists(c["out"]):
+            c["verified"] = verify(c["verify"], c["out"])
         if c.get("out") and os.path.exists(c["out"]):
             os.remove(c["out"])
         if r["status"] != "ok":
@@ -219,6 +240,7 @@ def workloads(sc, cli, big_on):
             dict(name="np.load", cmd=P("load", f64)),
             dict(name="sbinet/npyio Read + bufio", cmd=G("read-sbinet", f64)),
             dict(name="os.ReadFile (floor)", cmd=G("readfile", f64), floor=True),
+            dict(name="prototype: pread into MADV_HUGEPAGE memory", cmd=G("read-hugepage", f64)),
         ]))
     W.append(dict(
         id="w2", title="Stream the same file in 64K-row batches", input=f64, kind="read",
@@ -230,16 +252,18 @@ def workloads(sc, cli, big_on):
         id="w3", title="%s-row structured array (i8, f8, f4, ?, M8[ms]) -> Parquet zstd" % fmt_count(sc["struct"]),
         input=st, kind="convert",
         contenders=[
-            dict(name="npyflow library (end to end)", ref=True, cmd=G("parquet-npyflow", st, o("np.parquet")), out=o("np.parquet")),
-            dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", st, o("cli.parquet")], out=o("cli.parquet"), pending=convert, proc=True),
-            dict(name="arrow-go pqarrow (from memory)", cmd=G("pqarrow", st, o("pqarrow.parquet")), out=o("pqarrow.parquet")),
-            dict(name="DuckDB COPY (from memory)", cmd=["node", os.path.join(HERE, "duckdb_copy.mjs"), src_pq, o("duck.parquet")], out=o("duck.parquet"), pending=duck),
+            dict(name="npyflow library (end to end)", ref=True, cmd=G("parquet-npyflow", st, o("np.parquet")), out=o("np.parquet"), verify="parquet"),
+            dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", "--progress=never", st, o("cli.parquet")], out=o("cli.parquet"), pending=convert, proc=True, verify="parquet"),
+            dict(name="arrow-go pqarrow (from memory)", cmd=G("pqarrow", st, o("pqarrow.parquet")), out=o("pqarrow.parquet"), verify="parquet"),
+            dict(name="arrow-go pqarrow, no dictionary (from memory)", cmd=G("pqarrow-nodict", st, o("pqarrow-nd.parquet")), out=o("pqarrow-nd.parquet"), verify="parquet"),
+            dict(name="DuckDB COPY (from memory)", cmd=["node", os.path.join(HERE, "duckdb_bench.mjs"), "copy", src_pq, o("duck.parquet")], out=o("duck.parquet"), pending=duck, verify="parquet"),
         ]))
     W.append(dict(
         id="w4", title="The same array -> Arrow IPC file (uncompressed)", input=st, kind="convert",
         contenders=[
-            dict(name="npyflow library (end to end)", ref=True, cmd=G("ipc-npyflow", st, o("np.arrow")), out=o("np.arrow")),
-            dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", st, o("cli.arrow")], out=o("cli.arrow"), pending=convert, proc=True),
+            dict(name="npyflow library (end to end)", ref=True, cmd=G("ipc-npyflow", st, o("np.arrow")), out=o("np.arrow"), verify="ipc"),
+            dict(name="npyflow library, mmap input", cmd=G("ipcmmap-npyflow", st, o("npm.arrow")), out=o("npm.arrow"), verify="ipc"),
+            dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", "--progress=never", "--compression=none", st, o("cli.arrow")], out=o("cli.arrow"), pending=convert, proc=True, verify="ipc"),
             dict(name="cp of the .npy (floor)", cmd=["cp", st, o("cp.npy")], out=o("cp.npy"), proc=True, floor=True),
         ]))
     W.append(dict(
@@ -266,8 +290,8 @@ def workloads(sc, cli, big_on):
         id="w6", title="A %s .npy (structured) -> Parquet zstd, peak RSS < %d MB" % (fmt_bytes(sc["big"]), RSS_LIMIT_MB),
         input=big, kind="convert", runs=1,
         contenders=[
-            dict(name="npyflow library (streaming)", ref=True, cmd=G("parquet-npyflow", big, o("big.parquet")), out=o("big.parquet"), no_warmup=True),
-            dict(name="npyflow convert CLI", cmd=[CLI, "convert", big, o("bigcli.parquet")], out=o("bigcli.parquet"), pending=convert, proc=True, no_warmup=True),
+            dict(name="npyflow library (streaming)", ref=True, cmd=G("parquet-npyflow", big, o("big.parquet")), out=o("big.parquet"), no_warmup=True, verify="parquet"),
+            dict(name="npyflow convert CLI", cmd=[CLI, "convert", "--progress=never", big, o("bigcli.parquet")], out=o("bigcli.parquet"), pending=convert, proc=True, no_warmup=True, verify="parquet"),
         ])
     if not big_on:
         for c in w6["contenders"]:
@@ -459,7 +483,7 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             L.append("| " + " | ".join(cells) + " |")
         # Compare the checks of the same kind as the reference's (the
         # floors and the stream report byte or batch counts instead).
-        key = lambda c: (c["res"].get("check") or "").split("=")[0]
+        key = lambda c: tuple(kv.split("=")[0] for kv in (c["res"].get("check") or "").split(","))
         checks = {c["res"]["check"] for c in w["contenders"]
                   if ok(c) and c["res"].get("check") and refop and key(c) == key(ref)}
         notes = []
@@ -467,6 +491,14 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             notes.append("**Contenders disagree on the values read/written**: %s" % ", ".join(sorted(checks)))
         elif checks:
             notes.append("Value check (sum of the array, or of the id column): %s." % ", ".join(sorted(checks)))
+        if any(c.get("verified") for c in w["contenders"]):
+            want = expect(w["input"])
+            good = [c["name"] for c in w["contenders"] if c.get("verified") and c["verified"] == want]
+            bad = [c for c in w["contenders"] if c.get("verified") and c["verified"] != want]
+            notes.append("Output values read back (DuckDB for Parquet, arrow-go for IPC) and compared "
+                         "with numpy's summary `%s`: %s." % (want, "match for " + ", ".join(good) if good else "none match"))
+            for c in bad:
+                notes.append("**%s: output differs**: `%s`" % (c["name"], c["verified"]))
         for c in w["contenders"]:
             r = c.get("res", {})
             if r.get("status") in ("pending", "failed"):

@@ -50,14 +50,18 @@ var ops = map[string]op{
 	"mmap-npyflow":    {"IN.npy", "npyio.Map, then touch every page", mmapNpyflow},
 	"stream-npyflow":  {"IN.npy", "npyio.NewReaderAt + Next(65536) to the end", streamNpyflow},
 	"read-sbinet":     {"IN.npy", "sbinet/npyio.Read into []float64 through a 1 MiB bufio.Reader", readSbinet},
+	"read-hugepage":   {"IN.npy", "prototype: header by npyio, data pread into MADV_HUGEPAGE memory", readHugepage},
 	"readfile":        {"IN.npy", "os.ReadFile (the floor)", readFile},
 	"write-npyflow":   {"IN.npy OUT.npy", "npyio.WriteArray of IN (loaded first, untimed)", writeNpyflow},
 	"write-sbinet":    {"IN.npy OUT.npy", "sbinet/npyio.Write of IN as []float64 through a 1 MiB bufio.Writer", writeSbinet},
 	"npz-npyflow":     {"IN.npy OUT.npz", "npyio.NewNPZWriter(w, true).WriteArray of IN (loaded first, untimed)", npzNpyflow},
 	"npzread-npyflow": {"IN.npz", "npyio.OpenNPZ + Member(\"x\").ReadArray", npzReadNpyflow},
 	"pqarrow":         {"IN.npy OUT.parquet", "arrow-go pqarrow, zstd, from Arrow arrays built in memory (untimed)", pqarrowWrite},
+	"pqarrow-nodict":  {"IN.npy OUT.parquet", "the same with dictionary encoding off (as npyflow's default)", pqarrowNoDict},
 	"srcparquet":      {"IN.npy OUT.parquet", "uncompressed Parquet of IN for DuckDB to load (setup, not a contender)", srcParquet},
 	"ipc-npyflow":     {"IN.npy OUT.arrow", "arrowconv.NewRecordReader + WriteIPC, end to end from the file", ipcNpyflow},
+	"ipccheck":        {"FILE.arrow", "prints VERIFY <summary> of an IPC file of the structured array (not a contender)", ipcCheck},
+	"ipcmmap-npyflow": {"IN.npy OUT.arrow", "npyio.Map + arrowconv.NewArrayRecordReader + WriteIPC", ipcMmapNpyflow},
 	"parquet-npyflow": {"IN.npy OUT.parquet", "npyflow's Parquet sink, zstd, end to end from the file", parquetNpyflow},
 }
 
