@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -283,6 +284,42 @@ func TestFramesExample(t *testing.T) {
 		if r, c := i/5, i%5; int(x) != 2*r*5+c {
 			t.Fatalf("value %d = %d, want %d", i, x, 2*r*5+c)
 		}
+	}
+
+	// The Arrow IPC file, read with arrow's own reader.
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	f, err := os.Open(filepath.Join(out, "rows.arrow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fr, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	rows := 0
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.NumCols() != 5 || rec.Schema().Field(4).Name != "px_4" {
+			t.Fatalf("schema %s", rec.Schema())
+		}
+		for r := 0; r < int(rec.NumRows()); r++ {
+			for c := 0; c < 5; c++ {
+				// numpy: np.arange(60).reshape(12, 5)
+				if got := rec.Column(c).(*array.Uint16).Value(r); int(got) != (rows+r)*5+c {
+					t.Fatalf("arrow row %d col %d = %d", rows+r, c, got)
+				}
+			}
+		}
+		rows += int(rec.NumRows())
+	}
+	if rows != 12 {
+		t.Errorf("arrow rows = %d, want 12", rows)
 	}
 }
 

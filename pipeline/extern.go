@@ -4,10 +4,7 @@ package pipeline
 // Until a package provides what a component needs, the component's options
 // are still validated, and running it fails with ErrNotAvailable.
 
-var (
-	arrowSourceUnavailable = notAvailable("the arrow source")
-	arrowSinkUnavailable   = notAvailable("the arrow sink")
-)
+var arrowSourceUnavailable = notAvailable("the arrow source")
 
 func unavailableBuilder(f func() error) builder {
 	return func(c *Component, _ *Schema, _ *buildEnv) (node, error) {
@@ -15,10 +12,7 @@ func unavailableBuilder(f func() error) builder {
 	}
 }
 
-var (
-	buildArrowSource = unavailableBuilder(arrowSourceUnavailable)
-	buildArrowSink   = unavailableBuilder(arrowSinkUnavailable)
-)
+var buildArrowSource = unavailableBuilder(arrowSourceUnavailable)
 
 func parquetFields() []Field {
 	return []Field{

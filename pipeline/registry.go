@@ -118,5 +118,6 @@ func init() {
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
 			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression"},
 			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
-		unavailable: arrowSinkUnavailable, build: buildArrowSink})
+		Doc:   "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
+		build: buildArrowSink})
 }
