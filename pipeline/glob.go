@@ -124,7 +124,11 @@ func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
 					names[name] = true
 					switch typ {
 					case "str":
-						re.WriteString(`(?P<` + name + `>[^/]+?)`)
+						if i == 0 { // like *, do not match hidden names
+							re.WriteString(`(?P<` + name + `>[^/.][^/]*?)`)
+						} else {
+							re.WriteString(`(?P<` + name + `>[^/]+?)`)
+						}
 					case "int":
 						re.WriteString(`(?P<` + name + `>[-+]?[0-9]+)`)
 					case "float":
