@@ -118,6 +118,11 @@ def run_once(cmd, out_path):
     tv = open(tfile).read() if os.path.exists(tfile) else ""
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", tv)
     r = dict(wall=wall, rss_mb=int(m.group(1)) / 1024 if m else None)
+    for key, pat in (("user", r"User time \(seconds\): ([\d.]+)"), ("sys", r"System time \(seconds\): ([\d.]+)"),
+                     ("minflt", r"Minor \(reclaiming a frame\) page faults: (\d+)")):
+        mm = re.search(pat, tv)
+        if mm:
+            r[key] = float(mm.group(1))
     if out_path and os.path.exists(out_path):
         r["out_bytes"] = os.path.getsize(out_path)
     pm = PENDING_RE.search(p.stdout)
@@ -187,7 +192,10 @@ def measure(c, runs):
                op_min=min(ops), op_max=max(ops),
                wall=statistics.median(s["wall"] for s in samples),
                rss_mb=max(s["rss_mb"] or 0 for s in samples),
-               check=samples[-1].get("check"), version=samples[-1].get("version"))
+               check=samples[-1].get("check"), version=samples[-1].get("version"),
+               user=statistics.median(s.get("user", 0) for s in samples),
+               sys=statistics.median(s.get("sys", 0) for s in samples),
+               minflt=statistics.median(s.get("minflt", 0) for s in samples))
     if "out_bytes" in samples[-1]:
         res["out_bytes"] = samples[-1]["out_bytes"]
     c["res"] = res
@@ -240,7 +248,7 @@ def workloads(sc, cli, big_on):
             dict(name="np.load", cmd=P("load", f64)),
             dict(name="sbinet/npyio Read + bufio", cmd=G("read-sbinet", f64)),
             dict(name="os.ReadFile (floor)", cmd=G("readfile", f64), floor=True),
-            dict(name="prototype: pread into MADV_HUGEPAGE memory", cmd=G("read-hugepage", f64)),
+            dict(name="prototype: ReadFile + MADV_HUGEPAGE", cmd=G("read-hugepage", f64)),
         ]))
     W.append(dict(
         id="w2", title="Stream the same file in 64K-row batches", input=f64, kind="read",
@@ -514,7 +522,7 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
         L.append("| %s | %s | %s |" % (label, meas, verdict))
     L.append("")
     if profiles:
-        L.append("## CPU profiles of npyflow where a target is missed\n")
+        L.append("## CPU profiles of npyflow where a target is missed or another library is faster\n")
         L.append("`go tool pprof -top` of `bin/gobench -cpuprofile` running the npyflow row "
                  "(the timed operation only).\n")
         for wid, top in profiles.items():
@@ -594,7 +602,17 @@ def main():
     T = targets(W)
     profiles = {}
     if env("PROFILE", "auto") != "0":
-        for wid in sorted({x[3] for x in T if x[3]}):
+        wids = {x[3] for x in T if x[3]}
+        # Also where any other library beats npyflow by more than 10%.
+        for w in W:
+            ref = ref_of(w)
+            if not ok(ref):
+                continue
+            for c in w["contenders"]:
+                if (ok(c) and not c.get("floor") and not c["name"].startswith(("npyflow", "prototype"))
+                        and c["res"]["op"] * 1.1 < ref["res"]["op"]):
+                    wids.add(w["id"])
+        for wid in sorted(wids):
             w = next(w for w in W if w["id"] == wid)
             log("profiling npyflow in", wid)
             top = profile(w, sc)

@@ -4,14 +4,30 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
 
 	"github.com/npyflow/npyflow/npyio"
 )
 
+// adviseHuge asks the kernel to back the 2 MiB-aligned interior of b, not
+// touched yet, with transparent huge pages (MADV_HUGEPAGE). Errors are
+// ignored: it is only advice.
+func adviseHuge(b []byte) {
+	const huge = 2 << 20
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (p + huge - 1) &^ (huge - 1)
+	end := (p + uintptr(len(b))) &^ (huge - 1)
+	if end <= start {
+		return
+	}
+	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, 14 /* MADV_HUGEPAGE */)
+}
+
 // readHugepage is a prototype of what npyio.ReadFile could do for large
 // arrays: read the data into anonymous memory advised MADV_HUGEPAGE, as
 // numpy's allocator does, so that the kernel faults in 2 MiB pages instead
-// of 4 KiB ones. Little-endian float64 only (no byte swapping).
+// of 4 KiB ones. The buffer is ordinary Go heap memory; only the madvise
+// call is added. Native-order float64 only (no byte swapping).
 func readHugepage(args []string) (result, error) {
 	var data []byte
 	secs, err := timed(func() error {
@@ -28,13 +44,10 @@ func readHugepage(args []string) (result, error) {
 			return fmt.Errorf("prototype reads native-order data only")
 		}
 		n := int(h.DataSize())
-		data, err = syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-		if err != nil {
-			return err
-		}
-		if err := syscall.Madvise(data, 14 /* MADV_HUGEPAGE */); err != nil {
-			return err
-		}
+		// Go heap memory, as npyio allocates it; only the advice is new.
+		w := make([]uint64, (n+7)/8)
+		data = unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+		adviseHuge(data)
 		_, err = f.ReadAt(data, h.DataOffset)
 		return err
 	})

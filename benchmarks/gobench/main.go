@@ -50,7 +50,7 @@ var ops = map[string]op{
 	"mmap-npyflow":    {"IN.npy", "npyio.Map, then touch every page", mmapNpyflow},
 	"stream-npyflow":  {"IN.npy", "npyio.NewReaderAt + Next(65536) to the end", streamNpyflow},
 	"read-sbinet":     {"IN.npy", "sbinet/npyio.Read into []float64 through a 1 MiB bufio.Reader", readSbinet},
-	"read-hugepage":   {"IN.npy", "prototype: header by npyio, data pread into MADV_HUGEPAGE memory", readHugepage},
+	"read-hugepage":   {"IN.npy", "prototype: npyio.ReadFile plus madvise(MADV_HUGEPAGE) on the fresh buffer", readHugepage},
 	"readfile":        {"IN.npy", "os.ReadFile (the floor)", readFile},
 	"write-npyflow":   {"IN.npy OUT.npy", "npyio.WriteArray of IN (loaded first, untimed)", writeNpyflow},
 	"write-sbinet":    {"IN.npy OUT.npy", "sbinet/npyio.Write of IN as []float64 through a 1 MiB bufio.Writer", writeSbinet},
