@@ -183,5 +183,3 @@ func TestConcurrentRowGroups(t *testing.T) {
 		}
 	}
 }
-
-

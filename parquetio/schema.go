@@ -109,6 +109,8 @@ type leaf struct {
 	plan     int
 	mul, div int64  // value*mul/div converts to the target unit
 	unit     string // target unit: "ms", "us", "ns" (timeTS)
+
+	conv func(b []byte, arena *[]byte) (parquet.Value, bool) // set by NewWriter
 }
 
 // NewSchema builds the Parquet layout of a table with the given top-level

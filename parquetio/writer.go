@@ -154,6 +154,9 @@ func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
 		return nil, err
 	}
 	s.planned = true
+	for _, l := range s.leaves {
+		l.conv = s.converter(l)
+	}
 	for _, list := range [][]string{o.Dictionary, o.BloomFilters} {
 		for _, name := range list {
 			if !s.hasColumn(name) {
@@ -459,12 +462,16 @@ func (w *Writer) Abort() {
 	w.drain()
 }
 
-// encode fills the row group's column writers from its buffers.
+// encode fills the row group's column writers from its buffers, a block
+// of rows at a time across all columns so the block stays in cache.
 func (s *Schema) encode(sl *slot) error {
 	cws := sl.rg.ColumnWriters()
-	for _, l := range s.leaves {
-		if err := s.encodeLeaf(l, cws[l.index], sl); err != nil {
-			return err
+	for r := 0; r < sl.rows; r += valuesPerWrite {
+		k := min(sl.rows-r, valuesPerWrite)
+		for _, l := range s.leaves {
+			if err := s.encodeLeaf(l, cws[l.index], sl, r, k); err != nil {
+				return err
+			}
 		}
 	}
 	if err := sl.rg.Flush(); err != nil {
@@ -473,16 +480,16 @@ func (s *Schema) encode(sl *slot) error {
 	return nil
 }
 
-func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot) error {
+// encodeLeaf writes rows [r0, r0+n) of the row group to one column.
+func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, r0, n int) error {
 	src := sl.bufs[l.src]
 	stride := s.srcs[l.src]
-	n := sl.rows
 	vals := sl.vals
 	simple := len(l.entries) == 1 && l.maxRep == 0 && l.maxDef == 0 && !l.optional
 	if simple && fastFill(l, vals[:0], src, 0, 0, 0) {
 		off := l.entries[0].off
-		for r := 0; r < n; {
-			k := min(n-r, len(vals))
+		for r := r0; r < r0+n; {
+			k := min(r0+n-r, len(vals))
 			fastFill(l, vals[:k], src, r*stride+off, stride, k)
 			if _, err := cw.WriteRowValues(vals[:k]); err != nil {
 				return s.colErr(l, err)
@@ -491,14 +498,14 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot) error {
 		}
 		return nil
 	}
-	conv := s.converter(l)
+	conv := l.conv
 	per := len(l.entries)
 	rowsPer := max(1, len(vals)/max(per, 1))
 	if rowsPer*per > len(vals) {
 		vals = make([]parquet.Value, rowsPer*per)
 	}
-	for r := 0; r < n; {
-		k := min(n-r, rowsPer)
+	for r := r0; r < r0+n; {
+		k := min(r0+n-r, rowsPer)
 		sl.arena = sl.arena[:0]
 		m := 0
 		for i := 0; i < k; i++ {
@@ -625,9 +632,12 @@ func load[T any](b []byte, off int) T {
 	return *(*T)(unsafe.Pointer(unsafe.SliceData(b[off:])))
 }
 
+// boolValues are false and true; npyio delivers bools as 0 or 1.
+var boolValues = [2]parquet.Value{parquet.BooleanValue(false), parquet.BooleanValue(true)}
+
 func fillBool(vals []parquet.Value, src []byte, off, stride int) {
 	for i := range vals {
-		vals[i] = parquet.BooleanValue(src[off+i*stride] != 0)
+		vals[i] = boolValues[src[off+i*stride]&1]
 	}
 }
 

@@ -1,0 +1,61 @@
+// Package parquetio writes NumPy arrays (package npyio) to Apache Parquet
+// and reads Parquet files back into numpy rows.
+//
+// # Layout
+//
+// Columns, names and order are arrowconv's mapping (numpy field order is
+// kept; parquet-go's Group would sort it):
+//
+//	numpy                      Parquet
+//	b1                         BOOLEAN
+//	i1..i8, u1..u8             INT(8|16|32|64, signed|unsigned)
+//	f2                         FIXED_LEN_BYTE_ARRAY(2) FLOAT16 (no page bounds:
+//	                           parquet-go would compute them bytewise)
+//	f4, f8                     FLOAT, DOUBLE
+//	c8, c16                    group {real, imag} of FLOAT or DOUBLE
+//	S<n>                       BYTE_ARRAY, trailing NULs dropped
+//	U<n>                       STRING (UTF-8), trailing NULs dropped
+//	V<n>                       FIXED_LEN_BYTE_ARRAY(n) (BYTE_ARRAY for V0)
+//	M8[ms|us|ns]               TIMESTAMP(unit, isAdjustedToUTC=false)
+//	M8[s|m|h], M8[k*unit]      TIMESTAMP(MILLIS), values scaled exactly
+//	M8[D], M8[W]               DATE
+//	other datetimes, m8        INT64 in numpy's unit (unit in the metadata)
+//	struct                     one column per field; nested structs are groups
+//	subarray, extra axes       LIST of the flattened C-order values
+//
+// NaT becomes null: a time column is OPTIONAL only when the data holds NaT.
+// A datetime whose values would overflow the logical type after scaling
+// (numpy allows ±2^63 seconds) is stored as INT64 in its own unit instead,
+// so nothing is ever lost. Both need the data observed before writing
+// ([Schema.Observe]; [WriteArray] and [WriteTable] do it by opening the
+// input twice when it has time columns).
+//
+// The footer carries npyflow's description of the source ([MetaTable]:
+// numpy descr, byte order included, shape and fortran_order), the source
+// descr and shape under numpy.descr / numpy.shape, and ARROW:schema (the
+// Arrow schema as pyarrow serializes it) so Arrow readers restore Float16,
+// FixedSizeList sizes and the arrow.fixed_shape_tensor extension. Time
+// columns appear there as they are stored (Timestamp, Date32, Int64):
+// arrow-go's Parquet reader refuses a stored Duration.
+//
+// # Writing
+//
+// [Writer] fills parquet-go column writers with tight per-type loops from
+// the numpy row bytes (no reflection, no per-row maps), flushes a row group
+// every Options.RowGroupRows rows itself (parquet-go does not on this path),
+// encodes row groups concurrently (Options.Concurrency, default GOMAXPROCS)
+// and commits them in order. Memory is bounded by Concurrency+1 row groups
+// of numpy data plus their encoded pages.
+//
+// # Reading
+//
+// [Reader] decodes one row group at a time into numpy rows. Files written
+// here come back numpy-equal (dtype, shape, values); other files are mapped
+// from their Parquet types (see [Reader]); LIST columns need npyflow's
+// metadata.
+//
+// Limits: FLOAT16 values are written as stored on little-endian machines
+// (swapped on big-endian ones); U strings with code points that UTF-8
+// cannot encode (surrogates) are refused; a Writer, Reader or Schema is not
+// safe for concurrent use.
+package parquetio
