@@ -312,6 +312,12 @@ func (c *converter) createTemp() (*os.File, func(ok bool) error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// CreateTemp makes 0600 files; give the output the usual mode.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, nil, err
+	}
 	done := false
 	finish := func(ok bool) error {
 		if done {

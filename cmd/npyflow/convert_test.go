@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/internal/fixtures"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+func run(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := runMain(context.Background(), args, &out, &errb)
+	return code, out.String() + errb.String()
+}
+
+// TestConvertRoundTrip: npy -> parquet -> npy and npz tables come back
+// numpy-equal through the command.
+func TestConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"rec_strings_dates", "rec_struct_subarray", "f2_be_2d_f", "M8_ns_le_nat", "U4_le_unicode", "c16_be_1d", "rec_2d_f"} {
+		t.Run(name, func(t *testing.T) {
+			f := fixtures.NPYByName(t, name)
+			pq := filepath.Join(dir, name+".parquet")
+			back := filepath.Join(dir, name+".npy")
+			if code, msg := run(t, "convert", f.Path, pq, "--row-group-rows", "2"); code != 0 {
+				t.Fatalf("to parquet: %d %s", code, msg)
+			}
+			if code, msg := run(t, "convert", pq, back); code != 0 {
+				t.Fatalf("back: %d %s", code, msg)
+			}
+			want, err := npyio.ReadFile(f.Path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := npyio.ReadFile(back, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Header.DType.String() != want.Header.DType.String() || !equalInts(got.Header.Shape, want.Header.Shape) || !bytes.Equal(got.CData(), want.CData()) {
+				t.Fatalf("got %s %v, want %s %v", got.Header.DType, got.Header.Shape, want.Header.DType, want.Header.Shape)
+			}
+		})
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestConvertNPZTable(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(fixtures.Root(), "npz", "table.npz")
+	pq := filepath.Join(dir, "t.parquet")
+	if code, msg := run(t, "convert", src, pq); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	out := filepath.Join(dir, "t.npz")
+	if code, msg := run(t, "convert", pq, out); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	want, err := npyio.OpenNPZ(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	got, err := npyio.OpenNPZ(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	if strings.Join(got.Keys(), ",") != "x,y,z" {
+		t.Fatalf("members %v, want x, y, z in archive order", got.Keys())
+	}
+	for _, k := range want.Keys() {
+		a, _ := want.Member(k).ReadArray()
+		b, err := got.Member(k).ReadArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Header.DType.String() != b.Header.DType.String() || !equalInts(a.Header.Shape, b.Header.Shape) || !bytes.Equal(a.CData(), b.CData()) {
+			t.Errorf("member %s differs", k)
+		}
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	dir := t.TempDir()
+	trunc := filepath.Join(dir, "trunc.npy")
+	b, _ := os.ReadFile(filepath.Join(fixtures.Root(), "npy", "f8_le_1d.npy"))
+	os.WriteFile(trunc, b[:len(b)-5], 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no args", []string{"convert"}, 2, "needs IN and OUT"},
+		{"bad out ext", []string{"convert", trunc, filepath.Join(dir, "x.csv")}, 2, "unknown output format"},
+		{"bad flag", []string{"convert", "--compression", "brotli", filepath.Join(fixtures.Root(), "npy", "i1_1d.npy"), filepath.Join(dir, "y.parquet")}, 1, "Compression"},
+		{"truncated", []string{"convert", trunc, filepath.Join(dir, "t.parquet")}, 1, "trunc.npy: truncated data"},
+		{"npz lengths", []string{"convert", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, "--member"},
+		{"missing member", []string{"convert", "--member", "nope", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, `no member "nope"`},
+		{"member ok", []string{"convert", "--member", "b", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "b.parquet")}, 0, ""},
+		{"malformed", []string{"convert", filepath.Join(fixtures.Root(), "malformed", "shape_bool.npy"), filepath.Join(dir, "s.parquet")}, 1, "shape_bool.npy: malformed header"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, msg := run(t, c.args...)
+			if code != c.code || !strings.Contains(msg, c.want) {
+				t.Fatalf("exit %d %q, want %d and %q", code, msg, c.code, c.want)
+			}
+			if code != 0 {
+				if strings.Count(strings.TrimSpace(msg), "\n") > 0 && c.code == 1 {
+					t.Errorf("error is not one line: %q", msg)
+				}
+				out := c.args[len(c.args)-1]
+				if _, err := os.Stat(out); err == nil && strings.HasPrefix(out, dir) {
+					t.Errorf("%s left behind after a failure", out)
+				}
+			}
+		})
+	}
+	// No temporary files left in the output directory.
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestInspect(t *testing.T) {
+	f := fixtures.NPYByName(t, "rec_2d_f")
+	code, out := run(t, "inspect", "--json", f.Path)
+	if code != 0 {
+		t.Fatalf("%d %s", code, out)
+	}
+	for _, want := range []string{`"fortran_order": true`, `"shape": [`, `"data_offset": 128`, `"descr": "[('a', '<i4'), ('b', '<f4', (2,))]"`} {
+		if !strings.Contains(strings.ReplaceAll(out, "\n    ", ""), want) && !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+}
