@@ -12,7 +12,7 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 )
 
-func run(t *testing.T, args ...string) (int, string) {
+func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := runMain(context.Background(), args, &out, &errb)
@@ -28,10 +28,10 @@ func TestConvertRoundTrip(t *testing.T) {
 			f := fixtures.NPYByName(t, name)
 			pq := filepath.Join(dir, name+".parquet")
 			back := filepath.Join(dir, name+".npy")
-			if code, msg := run(t, "convert", f.Path, pq, "--row-group-rows", "2"); code != 0 {
+			if code, msg := runCLI(t, "convert", f.Path, pq, "--row-group-rows", "2"); code != 0 {
 				t.Fatalf("to parquet: %d %s", code, msg)
 			}
-			if code, msg := run(t, "convert", pq, back); code != 0 {
+			if code, msg := runCLI(t, "convert", pq, back); code != 0 {
 				t.Fatalf("back: %d %s", code, msg)
 			}
 			want, err := npyio.ReadFile(f.Path, nil)
@@ -65,11 +65,11 @@ func TestConvertNPZTable(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(fixtures.Root(), "npz", "table.npz")
 	pq := filepath.Join(dir, "t.parquet")
-	if code, msg := run(t, "convert", src, pq); code != 0 {
+	if code, msg := runCLI(t, "convert", src, pq); code != 0 {
 		t.Fatalf("%d %s", code, msg)
 	}
 	out := filepath.Join(dir, "t.npz")
-	if code, msg := run(t, "convert", pq, out); code != 0 {
+	if code, msg := runCLI(t, "convert", pq, out); code != 0 {
 		t.Fatalf("%d %s", code, msg)
 	}
 	want, err := npyio.OpenNPZ(src, nil)
@@ -119,7 +119,7 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, msg := run(t, c.args...)
+			code, msg := runCLI(t, c.args...)
 			if code != c.code || !strings.Contains(msg, c.want) {
 				t.Fatalf("exit %d %q, want %d and %q", code, msg, c.code, c.want)
 			}
@@ -145,7 +145,7 @@ func TestConvertErrors(t *testing.T) {
 
 func TestInspect(t *testing.T) {
 	f := fixtures.NPYByName(t, "rec_2d_f")
-	code, out := run(t, "inspect", "--json", f.Path)
+	code, out := runCLI(t, "inspect", "--json", f.Path)
 	if code != 0 {
 		t.Fatalf("%d %s", code, out)
 	}

@@ -75,7 +75,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return exitUsage
 	}
-	err := c.run(&env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
+	err := runCommand(c, &env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
 	if err == nil {
 		return exitOK
 	}
@@ -85,6 +85,18 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// runCommand runs c, turning a panic (a bug in npyflow, never expected on
+// any input) into a one-line runtime failure instead of a stack trace with
+// the usage exit code.
+func runCommand(c command, e *env) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (please report it): %v", p)
+		}
+	}()
+	return c.run(e)
 }
 
 func printUsage(w io.Writer) {
