@@ -295,7 +295,7 @@ func floatValue(arr arrow.Array, i, size int) (float64, error) {
 	switch a := arr.(type) {
 	case *array.Float16:
 		if size == 2 {
-			return f16(a.Value(i).Uint16()), nil
+			return float64(npyio.HalfToFloat32(a.Value(i).Uint16())), nil
 		}
 	case *array.Float32:
 		if size == 4 {
@@ -368,23 +368,3 @@ func checkRecord(rec arrow.RecordBatch, row0 int64, h *npyio.Header, fx *fixture
 }
 
 var _ = arrowconv.DefaultBatchRows
-
-// f16 decodes IEEE half-precision bits exactly (arrow-go's float16.Num.Float32
-// gets subnormals wrong).
-func f16(b uint16) float64 {
-	sign := 1.0
-	if b&0x8000 != 0 {
-		sign = -1
-	}
-	e, m := int(b>>10)&0x1f, float64(b&0x3ff)
-	switch e {
-	case 0:
-		return sign * math.Ldexp(m, -24)
-	case 31:
-		if m != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1+m/1024, e-15)
-}

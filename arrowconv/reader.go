@@ -17,7 +17,6 @@ import (
 // argument is 0 or less.
 const DefaultBatchRows = 64 << 10
 
-
 // RecordReader reads an .npy array as Arrow record batches with the schema
 // [Schema] gives. It implements array.RecordReader.
 //

@@ -124,22 +124,7 @@ func checkNPY(t *testing.T, path string, fx *fixtures.NPY, want *npyio.Header) {
 	}
 	for i, raw := range fx.Values {
 		if err := fixtures.CheckElement(got.DType, data[i*size:(i+1)*size], raw); err != nil {
-			if !f16Subnormal(got.DType, data[i*size:(i+1)*size], raw) {
-				t.Fatalf("element %d: %v", i, err)
-			}
+			t.Fatalf("element %d: %v", i, err)
 		}
 	}
-}
-
-// f16Subnormal excuses CheckElement's float16 decoding (arrow-go's
-// float16 gets subnormals wrong) when this package's exact decoder agrees.
-func f16Subnormal(dt *npyio.DType, b []byte, raw []byte) bool {
-	if dt.Kind != npyio.Float || dt.Size != 2 {
-		return false
-	}
-	v := uint16(b[0]) | uint16(b[1])<<8
-	if npyio.NativeOrder == npyio.BigEndian {
-		v = uint16(b[1]) | uint16(b[0])<<8
-	}
-	return fixtures.SameFloat(f16(v), fixtures.Float(raw))
 }

@@ -201,7 +201,7 @@ func checkArrow(arr arrow.Array, i int, dt *npyio.DType, want json.RawMessage, l
 	case *array.Float16:
 		// Not Num.Float32: arrow-go v18.8.0 gets subnormals wrong
 		// (0x0001 gives 1.1e-41, not 5.96e-08).
-		return checkFloat(halfToFloat(a.Value(i).Uint16()), dt, 2, want)
+		return checkFloat(float64(npyio.HalfToFloat32(a.Value(i).Uint16())), dt, 2, want)
 	case *array.Float32:
 		return checkFloat(float64(a.Value(i)), dt, 4, want)
 	case *array.Float64:
@@ -368,24 +368,4 @@ func readAll(t testing.TB, rd *Reader) []byte {
 		}
 		got = append(got, b.Data...)
 	}
-}
-
-// halfToFloat converts IEEE 754 binary16 bits exactly.
-func halfToFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	frac := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(frac, -24)
-	case 0x1f:
-		if frac != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * math.Ldexp(1024+frac, exp-25)
 }
