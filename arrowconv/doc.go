@@ -49,9 +49,18 @@
 //
 // [NPYWriter] and [WriteNPY] write a record stream as a structured .npy (or
 // a plain one for a single column) through npyio's streaming writer.
+// [RowEncoder] is their engine: it turns record batches (or row ranges of
+// them) into numpy rows in memory, native byte order and C order, for
+// callers that write .npz members or feed pipelines.
 // [NewIPCWriter], [WriteIPC] and [NewIPCReader] handle the Arrow IPC file
 // format (Feather v2, .arrow/.feather) and stream format, with optional zstd
-// or lz4 compression.
+// or lz4 compression. [ReadIPCInfo] gives the schema and row count of an
+// IPC file or stream from its metadata alone.
+//
+// IPC input is untrusted: [NewIPCReader] checks the metadata of a seekable
+// input against its size before arrow-go reads it, refuses a single
+// buffer above [MaxIPCBuffer], and turns arrow-go's panics on malformed
+// data into errors.
 //
 // # Memory and concurrency
 //

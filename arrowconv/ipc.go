@@ -114,23 +114,39 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Al
 // NewIPCReader reads an IPC file or stream from r, recognizing the file
 // format by its magic. A file is read through its footer when r is also an
 // io.ReaderAt and io.Seeker (an *os.File), otherwise sequentially as the
-// stream it contains. Records come from mem (memory.DefaultAllocator if
+// stream it contains. A seekable input at offset 0 has its metadata checked
+// first ([ReadIPCInfo]), so corrupt lengths are an error rather than a huge
+// allocation; a pure io.Reader stream gets arrow-go's own checks only. Records come from mem (memory.DefaultAllocator if
 // nil). The caller must Release the reader; records are owned by it and
 // valid until the next call to Next.
 func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
+	mem = limitAllocator{mem}
 	if ras, ok := r.(ipc.ReadAtSeeker); ok {
 		start, err := ras.Seek(0, io.SeekCurrent)
+		var size int64
 		if err == nil && start == 0 {
+			size, err = ras.Seek(0, io.SeekEnd)
+			if err == nil {
+				_, err = ras.Seek(0, io.SeekStart)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("arrowconv: reading IPC data: %w", err)
+			}
+			// Check the metadata first: arrow-go allocates what lengths
+			// in it say before reading the data they describe.
+			if _, err := ReadIPCInfo(ras, size); err != nil {
+				return nil, err
+			}
 			head := make([]byte, len(ipcMagic))
 			if n, _ := ras.ReadAt(head, 0); n == len(head) && bytes.Equal(head, ipcMagic) {
-				fr, err := ipc.NewFileReader(ras, ipc.WithAllocator(mem))
+				fr, n, err := newFileReader(ras, mem)
 				if err != nil {
 					return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
 				}
-				fr2 := &fileRecordReader{fr: fr}
+				fr2 := &fileRecordReader{fr: fr, n: n}
 				fr2.refs.Add(1)
 				return fr2, nil
 			}
@@ -150,10 +166,66 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 	return sr, nil
 }
 
+// MaxIPCBuffer bounds one buffer (one column of one record batch,
+// decompressed) that [NewIPCReader] allocates. Lengths in IPC data are
+// trusted by arrow-go, so a corrupt compressed buffer could otherwise ask
+// for terabytes; a larger buffer is an error naming this variable.
+var MaxIPCBuffer = 4 << 30
+
+// limitAllocator refuses allocations above MaxIPCBuffer by panicking,
+// which arrow-go's readers recover as an error.
+type limitAllocator struct{ memory.Allocator }
+
+func (a limitAllocator) check(n int) {
+	if n > MaxIPCBuffer || n < 0 {
+		panic(fmt.Errorf("an Arrow buffer of %d bytes exceeds arrowconv.MaxIPCBuffer (%d bytes)", n, MaxIPCBuffer))
+	}
+}
+
+func (a limitAllocator) Allocate(n int) []byte {
+	a.check(n)
+	return a.Allocator.Allocate(n)
+}
+
+func (a limitAllocator) Reallocate(n int, b []byte) []byte {
+	a.check(n)
+	return a.Allocator.Reallocate(n, b)
+}
+
+// arrow-go's file reader panics on some malformed footers and blocks:
+// these wrappers turn a panic into an error.
+
+// newFileReader also returns the number of record batches.
+func newFileReader(r ipc.ReadAtSeeker, mem memory.Allocator) (fr *ipc.FileReader, n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if fr != nil {
+				fr.Close()
+			}
+			fr, n, err = nil, 0, fmt.Errorf("malformed IPC file: %v", p)
+		}
+	}()
+	fr, err = ipc.NewFileReader(r, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, 0, err
+	}
+	return fr, fr.NumRecords(), nil
+}
+
+func recordBatchAt(fr *ipc.FileReader, i int) (rec arrow.RecordBatch, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rec, err = nil, fmt.Errorf("malformed record batch: %v", p)
+		}
+	}()
+	return fr.RecordBatchAt(i)
+}
+
 // fileRecordReader adapts an ipc.FileReader to array.RecordReader.
 type fileRecordReader struct {
 	refs atomic.Int64
 	fr   *ipc.FileReader
+	n    int // record batches
 	i    int
 	cur  arrow.RecordBatch
 	err  error
@@ -178,10 +250,10 @@ func (f *fileRecordReader) Next() bool {
 		f.cur.Release()
 		f.cur = nil
 	}
-	if f.err != nil || f.i >= f.fr.NumRecords() {
+	if f.err != nil || f.i >= f.n {
 		return false
 	}
-	f.cur, f.err = f.fr.RecordBatchAt(f.i)
+	f.cur, f.err = recordBatchAt(f.fr, f.i)
 	if f.err != nil {
 		f.err = fmt.Errorf("arrowconv: reading IPC record %d: %w", f.i, f.err)
 		return false

@@ -1,0 +1,393 @@
+package arrowconv
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// IPCInfo describes an Arrow IPC file or stream as its metadata gives it,
+// without reading record bodies.
+type IPCInfo struct {
+	Format  IPCFormat
+	Schema  *arrow.Schema
+	Batches int   // record batches
+	Rows    int64 // rows in all record batches
+}
+
+// maxIPCMeta bounds the metadata of one IPC message read by ReadIPCInfo.
+const maxIPCMeta = 64 << 20
+
+// ReadIPCInfo reads the schema, record batch count and row count of the
+// IPC file or stream in the first size bytes of r. For the file format it
+// reads the footer and each record batch's metadata (a few hundred bytes
+// per batch); for a stream it walks the message headers, skipping bodies.
+// Malformed metadata is an error, never a panic or a large allocation.
+func ReadIPCInfo(r io.ReaderAt, size int64) (info *IPCInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil { // arrow-go panics on some malformed schemas
+			info, err = nil, fmt.Errorf("arrowconv: malformed IPC data: %v", p)
+		}
+	}()
+	head := make([]byte, 8)
+	n, err := r.ReadAt(head, 0)
+	if n < len(head) && err != nil && err != io.EOF {
+		return nil, fmt.Errorf("arrowconv: reading IPC data: %w", err)
+	}
+	head = head[:n]
+	if bytes.HasPrefix(head, ipcMagic) {
+		return readFileInfo(r, size)
+	}
+	return readStreamInfo(r, size)
+}
+
+func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
+	// The footer: its length and the magic end the file. It is checked
+	// before arrow's reader sees it: arrow-go trusts its vector lengths.
+	tail := make([]byte, 10)
+	if size < 18 {
+		return nil, fmt.Errorf("arrowconv: IPC file of %d bytes is too short", size)
+	}
+	if _, err := r.ReadAt(tail, size-10); err != nil {
+		return nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
+	}
+	flen := int64(int32(binary.LittleEndian.Uint32(tail)))
+	if flen <= 0 || flen > size-18 {
+		return nil, fmt.Errorf("arrowconv: IPC file footer length %d does not fit a file of %d bytes", flen, size)
+	}
+	footer := make([]byte, flen)
+	if _, err := r.ReadAt(footer, size-10-flen); err != nil {
+		return nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
+	}
+	root, err := fbRoot(footer)
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+	}
+	if sch, ok, err := root.table(1); err != nil || !ok {
+		return nil, fmt.Errorf("arrowconv: IPC file footer: no schema (%v)", err)
+	} else if err := verifySchema(sch); err != nil {
+		return nil, fmt.Errorf("arrowconv: IPC file schema: %w", err)
+	}
+	start, count, err := root.vector(3, 24) // recordBatches: [Block]
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+	}
+	if _, _, err := root.vector(2, 24); err != nil { // dictionaries: [Block]
+		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+	}
+	fr, n, err := newFileReader(io.NewSectionReader(r, 0, size), memory.DefaultAllocator)
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
+	}
+	info := &IPCInfo{Format: IPCFile, Schema: fr.Schema(), Batches: n}
+	fr.Close()
+	if count != info.Batches {
+		return nil, fmt.Errorf("arrowconv: IPC file footer lists %d record batches, arrow reads %d", count, info.Batches)
+	}
+	var meta []byte
+	for i := 0; i < count; i++ {
+		blk := footer[start+24*i:]
+		off := int64(binary.LittleEndian.Uint64(blk))
+		mlen := int64(int32(binary.LittleEndian.Uint32(blk[8:])))
+		body := int64(binary.LittleEndian.Uint64(blk[16:]))
+		if off < 8 || mlen < 8 || mlen > maxIPCMeta || body < 0 || off > size || mlen > size-off || body > size-off-mlen {
+			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: block (offset %d, metadata %d, body %d bytes) does not fit a file of %d bytes", i, off, mlen, body, size)
+		}
+		if int64(cap(meta)) < mlen {
+			meta = make([]byte, mlen)
+		}
+		meta = meta[:mlen]
+		if _, err := r.ReadAt(meta, off); err != nil {
+			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
+		}
+		hdr := 4
+		if binary.LittleEndian.Uint32(meta) == 0xFFFFFFFF {
+			hdr = 8
+		}
+		typ, rows, _, err := parseMessage(meta[hdr:])
+		if err != nil {
+			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
+		}
+		if typ != msgRecordBatch {
+			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: the block holds a message of type %d, not a record batch", i, typ)
+		}
+		info.Rows += rows
+	}
+	return info, nil
+}
+
+func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
+	info := &IPCInfo{Format: IPCStream}
+	var meta []byte
+	pre := make([]byte, 8)
+	for pos := int64(0); pos < size; {
+		k, err := r.ReadAt(pre, pos)
+		if k < 4 {
+			if err == io.EOF || err == nil {
+				break // a stream may end without the end-of-stream marker
+			}
+			return nil, fmt.Errorf("arrowconv: reading IPC stream at byte %d: %w", pos, err)
+		}
+		hdr := int64(4)
+		mlen := int64(int32(binary.LittleEndian.Uint32(pre)))
+		if uint32(mlen) == 0xFFFFFFFF {
+			if k < 8 {
+				break
+			}
+			hdr = 8
+			mlen = int64(int32(binary.LittleEndian.Uint32(pre[4:])))
+		}
+		if mlen == 0 {
+			break // end of stream
+		}
+		if mlen < 0 || mlen > maxIPCMeta || mlen > size-pos-hdr {
+			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: metadata length %d does not fit %d bytes", pos, mlen, size)
+		}
+		if int64(cap(meta)) < mlen {
+			meta = make([]byte, mlen)
+		}
+		meta = meta[:mlen]
+		if _, err := r.ReadAt(meta, pos+hdr); err != nil {
+			return nil, fmt.Errorf("arrowconv: reading IPC stream at byte %d: %w", pos, err)
+		}
+		typ, rows, body, err := parseMessage(meta)
+		if err != nil {
+			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: %w", pos, err)
+		}
+		if typ == msgSchema {
+			m, _ := fbRoot(meta)
+			sch, ok, err := m.table(2)
+			if err == nil && ok {
+				err = verifySchema(sch)
+			}
+			if err != nil || !ok {
+				return nil, fmt.Errorf("arrowconv: IPC stream schema at byte %d: %w", pos, errors.Join(errFlatbuffer, err))
+			}
+		}
+		if body < 0 || body > size-pos-hdr-mlen {
+			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: body of %d bytes does not fit %d bytes", pos, body, size)
+		}
+		if typ == msgRecordBatch {
+			info.Batches++
+			info.Rows += rows
+		}
+		pos += hdr + mlen + body
+	}
+	sr, err := ipc.NewReader(io.NewSectionReader(r, 0, size), ipc.WithAllocator(memory.DefaultAllocator))
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: reading IPC stream: %w", err)
+	}
+	info.Schema = sr.Schema()
+	sr.Release()
+	return info, nil
+}
+
+// Message header types (Message.fbs).
+const (
+	msgSchema      = 1
+	msgRecordBatch = 3
+)
+
+// verifySchema checks the vectors of a Schema flatbuffer (fields,
+// children, metadata, union type ids) against the buffer's size: arrow-go
+// allocates from these lengths before it reads the elements.
+// Every table takes at least 4 bytes of the buffer, so more visits than
+// that means tables are shared (a graph, not a tree): refused.
+func verifySchema(s fbTable) error {
+	budget := len(s.b) / 4
+	if err := s.tables(1, func(f fbTable) error { return verifyField(f, 0, &budget) }); err != nil {
+		return err
+	}
+	if err := s.tables(2, verifyKeyValue); err != nil {
+		return err
+	}
+	_, _, err := s.vector(3, 8) // features
+	return err
+}
+
+func verifyField(f fbTable, depth int, budget *int) error {
+	if *budget--; depth > maxDepth || *budget < 0 {
+		return errors.New("fields nested too deeply")
+	}
+	if _, _, err := f.vector(0, 1); err != nil { // name
+		return err
+	}
+	if typ, ok, err := f.table(3); err != nil {
+		return err
+	} else if ok {
+		if tt, err := f.uint8(2); err != nil {
+			return err
+		} else if tt == 14 { // Union: typeIds [int]
+			if _, _, err := typ.vector(1, 4); err != nil {
+				return err
+			}
+		}
+	}
+	if d, ok, err := f.table(4); err != nil { // dictionary
+		return err
+	} else if ok {
+		if _, _, err := d.table(1); err != nil {
+			return err
+		}
+	}
+	if err := f.tables(5, func(c fbTable) error { return verifyField(c, depth+1, budget) }); err != nil {
+		return err
+	}
+	return f.tables(6, verifyKeyValue)
+}
+
+func verifyKeyValue(kv fbTable) error {
+	if _, _, err := kv.vector(0, 1); err != nil {
+		return err
+	}
+	_, _, err := kv.vector(1, 1)
+	return err
+}
+
+// parseMessage reads a Message flatbuffer: its header type, the row count
+// of a record batch, and the body length.
+func parseMessage(b []byte) (typ int, rows, body int64, err error) {
+	m, err := fbRoot(b)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	t, err := m.uint8(1) // header_type
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if body, err = m.int64(3); err != nil { // bodyLength
+		return 0, 0, 0, err
+	}
+	if t != msgRecordBatch {
+		return int(t), 0, body, nil
+	}
+	rb, ok, err := m.table(2) // header
+	if err != nil || !ok {
+		return 0, 0, 0, errors.Join(errors.New("record batch message without a header"), err)
+	}
+	if rows, err = rb.int64(0); err != nil { // length
+		return 0, 0, 0, err
+	}
+	if rows < 0 {
+		return 0, 0, 0, fmt.Errorf("record batch of %d rows", rows)
+	}
+	return int(t), rows, body, nil
+}
+
+// fbTable is a flatbuffer table, read with bounds checks.
+type fbTable struct {
+	b     []byte
+	pos   int
+	vt    int
+	vtLen int
+}
+
+var errFlatbuffer = errors.New("malformed flatbuffer metadata")
+
+func fbRoot(b []byte) (fbTable, error) {
+	if len(b) < 4 {
+		return fbTable{}, errFlatbuffer
+	}
+	return fbAt(b, int64(binary.LittleEndian.Uint32(b)))
+}
+
+func fbAt(b []byte, pos int64) (fbTable, error) {
+	if pos < 0 || pos+4 > int64(len(b)) {
+		return fbTable{}, errFlatbuffer
+	}
+	vt := pos - int64(int32(binary.LittleEndian.Uint32(b[pos:])))
+	if vt < 0 || vt+4 > int64(len(b)) {
+		return fbTable{}, errFlatbuffer
+	}
+	vtLen := int64(binary.LittleEndian.Uint16(b[vt:]))
+	if vtLen < 4 || vt+vtLen > int64(len(b)) {
+		return fbTable{}, errFlatbuffer
+	}
+	return fbTable{b: b, pos: int(pos), vt: int(vt), vtLen: int(vtLen)}, nil
+}
+
+// field returns the position of field i with room for size bytes, or 0 if
+// the field is absent.
+func (t fbTable) field(i, size int) (int, error) {
+	o := 4 + 2*i
+	if o+2 > t.vtLen {
+		return 0, nil
+	}
+	fo := int(binary.LittleEndian.Uint16(t.b[t.vt+o:]))
+	if fo == 0 {
+		return 0, nil
+	}
+	p := t.pos + fo
+	if p+size > len(t.b) {
+		return 0, errFlatbuffer
+	}
+	return p, nil
+}
+
+func (t fbTable) uint8(i int) (uint8, error) {
+	p, err := t.field(i, 1)
+	if err != nil || p == 0 {
+		return 0, err
+	}
+	return t.b[p], nil
+}
+
+func (t fbTable) int64(i int) (int64, error) {
+	p, err := t.field(i, 8)
+	if err != nil || p == 0 {
+		return 0, err
+	}
+	return int64(binary.LittleEndian.Uint64(t.b[p:])), nil
+}
+
+func (t fbTable) table(i int) (fbTable, bool, error) {
+	p, err := t.field(i, 4)
+	if err != nil || p == 0 {
+		return fbTable{}, false, err
+	}
+	tb, err := fbAt(t.b, int64(p)+int64(binary.LittleEndian.Uint32(t.b[p:])))
+	return tb, err == nil, err
+}
+
+// tables calls f on each table of vector field i.
+func (t fbTable) tables(i int, f func(fbTable) error) error {
+	start, n, err := t.vector(i, 4)
+	if err != nil {
+		return err
+	}
+	for k := 0; k < n; k++ {
+		p := int64(start + 4*k)
+		tb, err := fbAt(t.b, p+int64(binary.LittleEndian.Uint32(t.b[p:])))
+		if err != nil {
+			return err
+		}
+		if err := f(tb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vector returns the start and length of vector field i of elements of
+// elem bytes; an absent vector is empty.
+func (t fbTable) vector(i, elem int) (start, n int, err error) {
+	p, err := t.field(i, 4)
+	if err != nil || p == 0 {
+		return 0, 0, err
+	}
+	q := int64(p) + int64(binary.LittleEndian.Uint32(t.b[p:]))
+	if q+4 > int64(len(t.b)) {
+		return 0, 0, errFlatbuffer
+	}
+	cnt := int64(binary.LittleEndian.Uint32(t.b[q:]))
+	if cnt*int64(elem) > int64(len(t.b))-q-4 {
+		return 0, 0, errFlatbuffer
+	}
+	return int(q + 4), int(cnt), nil
+}
