@@ -756,12 +756,21 @@ func structFromList(v pyValue, depth int) (*DType, error) {
 
 // mulSize returns size*prod(shape) and whether it fits in 2^62.
 func mulSize(size int, shape []int) (int, bool) {
-	n := size
+	// Zero dimensions are skipped while checking, as numpy does: (0, 2**62,
+	// 4) has no elements but its rows would still overflow.
+	n, zero := size, false
 	for _, s := range shape {
-		if s != 0 && n > (1<<62)/s {
+		if s == 0 {
+			zero = true
+			continue
+		}
+		if n > (1<<62)/s {
 			return 0, false
 		}
 		n *= s
+	}
+	if zero {
+		return 0, true
 	}
 	return n, true
 }

@@ -23,6 +23,7 @@ import (
 type NPZReader struct {
 	z       *zip.Reader
 	ra      io.ReaderAt
+	size    int64 // archive size
 	opts    *Options
 	Members []*Member // in archive order
 	closer  io.Closer
@@ -49,7 +50,7 @@ func NewNPZReader(r io.ReaderAt, size int64, opts *Options) (*NPZReader, error) 
 		return nil, fmt.Errorf("npyio: reading npz archive: %w", err)
 	}
 	z.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
-	nz := &NPZReader{z: z, ra: r, opts: opts}
+	nz := &NPZReader{z: z, ra: r, size: size, opts: opts}
 	for _, f := range z.File {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		nz.Members = append(nz.Members, &Member{Key: key, Name: f.Name, f: f, z: nz})
@@ -130,11 +131,17 @@ func (m *Member) open() (*Reader, error) {
 	if m.f.Method == zip.Store {
 		off, err := m.f.DataOffset()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: reading the member's local header: %w", zip.ErrFormat, err)
 		}
 		size := int64(m.f.UncompressedSize64)
 		if int64(m.f.CompressedSize64) != size {
 			return nil, fmt.Errorf("npyio: stored member sizes disagree (%d vs %d)", m.f.CompressedSize64, size)
+		}
+		// A corrupt directory can place a member outside the archive
+		// (Go's zip reader then yields a negative offset) or declare
+		// more bytes than the archive holds.
+		if off < 0 || size < 0 || off > m.z.size || size > m.z.size-off {
+			return nil, fmt.Errorf("%w: member data (offset %d, %d bytes) lies outside the %d-byte archive", zip.ErrFormat, off, size, m.z.size)
 		}
 		sr := io.NewSectionReader(m.z.ra, off, size)
 		if err := checkMagic(sr); err != nil {
@@ -174,12 +181,18 @@ func (m *Member) open() (*Reader, error) {
 func checkMagic(r io.Reader) error {
 	var b [6]byte
 	var n int
+	var err error
 	switch rr := r.(type) {
 	case *io.SectionReader:
-		n, _ = rr.ReadAt(b[:], 0)
+		n, err = rr.ReadAt(b[:], 0)
 	case *peekReader:
-		n, _ = io.ReadFull(rr.r, b[:])
+		n, err = io.ReadFull(rr.r, b[:])
 		rr.head = append(rr.head[:0], b[:n]...)
+	}
+	// A read or decompression error is a corrupt member, not a non-npy
+	// one; only a member shorter than the magic is "not npy".
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return err
 	}
 	if n < 6 || string(b[:]) != Magic {
 		return ErrNotNPY

@@ -155,6 +155,9 @@ func (r *Reader) Next(maxRows int) (Batch, error) {
 	if cap(got) > cap(r.buf) {
 		r.buf = got
 	}
+	if err := r.lastRows(); err != nil {
+		return Batch{}, err
+	}
 	return Batch{Start: start, Rows: int(n), Data: got}, nil
 }
 
@@ -179,7 +182,23 @@ func (r *Reader) ReadRows(dst []byte) (int, error) {
 	if _, err := r.readRows(dst[:n*r.rowSize], n); err != nil {
 		return 0, err
 	}
+	if err := r.lastRows(); err != nil {
+		return 0, err
+	}
 	return int(n), nil
+}
+
+// lastRows runs the atEnd hook as soon as the last row has been read, so
+// a caller that stops after Rows() rows without asking for io.EOF still
+// gets the npz member's CRC check.
+func (r *Reader) lastRows() error {
+	if r.Remaining() > 0 || r.atEnd == nil {
+		return nil
+	}
+	if err := r.end(); err != io.EOF {
+		return err
+	}
+	return nil
 }
 
 // end runs the atEnd hook once and returns io.EOF or its error.

@@ -1,6 +1,7 @@
 package parquetio
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,6 +58,9 @@ type readConv struct {
 
 // NewReader opens the Parquet file r of size size.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	if err := checkFooter(r, size); err != nil {
+		return nil, err
+	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("parquetio: %w", err)
@@ -66,6 +70,25 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 		return nil, err
 	}
 	return rd, nil
+}
+
+// checkFooter checks the footer length against the file size before
+// parquet-go allocates a buffer of that length.
+func checkFooter(r io.ReaderAt, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("parquetio: not a Parquet file: %d bytes", size)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("parquetio: reading the footer: %w", err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return nil // parquet-go reports the bad magic
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
+	}
+	return nil
 }
 
 // fileLeaves lists the leaf columns of the file in order.
