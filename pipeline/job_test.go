@@ -125,15 +125,15 @@ sinks:
 			`job.yaml:3:26: sources.a.paths: environment variable DATA is not set (use ${DATA:-default} to give a default)`,
 			`job.yaml:5:39: sinks.o.path: environment variable NAME: set NAME to the run name`,
 			`job.yaml:9:26: sinks.p.path: environment variable C is not set (use ${C:-default} to give a default)`,
-			`job.yaml:10:11: sinks.p.mode: invalid value "sometimes"; one of "overwrite" or "error_if_exists"`}},
+			`job.yaml:10:11: sinks.p.mode: invalid value "sometimes"; one of "overwrite", "error_if_exists" or "skip_existing"`}},
 		{"set", "version: 1\nsources:\n  a: {type: npy, paths: a.npy}\nsinks:\n  o: {type: npy, input: a, path: o.npy}\n",
 			[]string{"sinks.o.mode=never", "sources.a.paths.x=1", "nothing"}, []string{
 				`--set sources.a.paths.x=1: sources.a.paths: is not a mapping; cannot set "x" in it`,
 				`--set nothing: want --set path=value, like --set sinks.out.path=out.parquet`,
-				`--set sinks.o.mode=never: sinks.o.mode: invalid value "never"; one of "overwrite" or "error_if_exists"`}},
+				`--set sinks.o.mode=never: sinks.o.mode: invalid value "never"; one of "overwrite", "error_if_exists" or "skip_existing"`}},
 		{"set value", "version: 1\nsources:\n  a: {type: npy, paths: a.npy}\nsinks:\n  o: {type: npy, input: a, path: o.npy}\n",
 			[]string{"sinks.o.mode=never"}, []string{
-				`--set sinks.o.mode=never: sinks.o.mode: invalid value "never"; one of "overwrite" or "error_if_exists"`}},
+				`--set sinks.o.mode=never: sinks.o.mode: invalid value "never"; one of "overwrite", "error_if_exists" or "skip_existing"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

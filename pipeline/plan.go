@@ -7,9 +7,12 @@ import (
 	"strings"
 )
 
-// buildEnv is what builders share: the run's output files.
+// buildEnv is what builders share: the run's output files, the frozen
+// plan's inputs (if any) and, while running, the sharded run.
 type buildEnv struct {
-	out *outputs
+	out    *outputs
+	frozen map[string][]FrozenInput // by source
+	dist   *distRun
 }
 
 // Plan is a job made concrete: globs expanded, headers read, every
@@ -21,12 +24,20 @@ type Plan struct {
 	Sources []*SourcePlan
 	Outputs []*OutputPlan
 
-	order []*Component
-	nodes map[string]node
-	srcs  []source
-	sinks []sinkNode
-	env   *buildEnv
-	used  bool
+	order  []*Component
+	nodes  map[string]node
+	srcs   []source
+	sinks  []sinkNode
+	env    *buildEnv
+	used   bool
+	frozen *FrozenPlan
+}
+
+// PlanOptions configures NewPlanWith.
+type PlanOptions struct {
+	// Frozen, if set, replaces the expansion of the sources' patterns by
+	// the plan's inputs, so the run reads exactly what was planned.
+	Frozen *FrozenPlan
 }
 
 // SourcePlan is what a source will read.
@@ -52,8 +63,18 @@ type OutputPlan struct {
 // NewPlan builds a job's plan. Problems with the job (a field that does
 // not exist, incompatible inputs) come back as an ErrorList; problems
 // with the files (no match, unreadable header) as other errors.
-func NewPlan(job *Job) (*Plan, error) {
+func NewPlan(job *Job) (*Plan, error) { return NewPlanWith(job, nil) }
+
+// NewPlanWith is NewPlan with options.
+func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 	p := &Plan{Job: job, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
+	if o != nil && o.Frozen != nil {
+		p.frozen = o.Frozen
+		p.env.frozen = map[string][]FrozenInput{}
+		for _, in := range o.Frozen.Inputs {
+			p.env.frozen[in.Source] = append(p.env.frozen[in.Source], in)
+		}
+	}
 	order, err := topoOrder(job)
 	if err != nil {
 		return nil, err
@@ -117,6 +138,11 @@ func NewPlan(job *Job) (*Plan, error) {
 		if err != nil {
 			fail(err)
 			continue
+		}
+		if sn, ok := n.(sinkNode); ok && c.Kind == Sink {
+			if _, ds := n.(*datasetSink); !ds {
+				n = newTrackedSink(c, sn)
+			}
 		}
 		sources[c.Name] = reach
 		for _, name := range c.Inputs {

@@ -97,8 +97,8 @@ func init() {
 	sinkFields := []Field{
 		{Name: "path", Type: String, Required: true, check: checkTemplate,
 			Doc: "the output file; with {stem}, {name}, {dir}, {member}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"},
-		{Name: "mode", Type: String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists"},
-			Doc: "what to do when an output exists"},
+		{Name: "mode", Type: String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "skip_existing"},
+			Doc: "what to do when an output exists: overwrite it, fail, or leave it alone (and skip writing it)"},
 	}
 	register(&Spec{Kind: Sink, Type: "npy", Summary: "write .npy files (streaming)",
 		Doc:    "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
@@ -109,10 +109,22 @@ func init() {
 				Doc: "the member key; with {stem} etc. in it, one member per input part"},
 			Field{Name: "compressed", Type: Bool, Default: false, Doc: "Deflate members like np.savez_compressed"}),
 		build: buildNPZSink})
-	register(&Spec{Kind: Sink, Type: "parquet", Summary: "write Parquet files",
-		Fields: append(append([]Field(nil), sinkFields...), parquetFields()...),
-		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel.",
-		build:  buildParquetSink})
+	parquetSinkFields := append([]Field{sinkFields[0],
+		{Name: "mode", Type: String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "append", "skip_existing"},
+			Doc: "what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"}},
+		parquetFields()...)
+	parquetSinkFields = append(parquetSinkFields,
+		Field{Name: "partition_by", Type: StringList,
+			Doc: "write a dataset partitioned Hive-style by these columns (path is its directory): path/col=value/.../part-<shard>-<seq>.parquet, values escaped as Hive does; the columns are not stored in the files. Captures of the source's paths are columns, so they can be partition keys"},
+		Field{Name: "dataset", Type: Bool, Default: false,
+			Doc: "write a dataset (a directory of part-<shard>-<seq>.parquet files) even without partition_by; sharded runs need a dataset or a per-input path"},
+		Field{Name: "max_rows_per_file", Type: Int, Min: ptr(1), Doc: "start a new part file after this many rows (datasets)"},
+		Field{Name: "max_bytes_per_file", Type: Int, Min: ptr(1024), Doc: "start a new part file once a file reaches about this many bytes (datasets; estimated from the bytes per row written so far)"},
+		Field{Name: "max_open_files", Type: Int, Default: int64(16), Min: ptr(1), Doc: "part files open at once in a partitioned dataset; the least recently written is finished when another is needed"})
+	register(&Spec{Kind: Sink, Type: "parquet", Summary: "write Parquet files or datasets",
+		Fields: parquetSinkFields,
+		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel. With partition_by or dataset: true, path is a dataset directory that Spark, Trino and DuckDB read (hive_partitioning), published atomically when the run commits.",
+		build:  buildParquetOutput})
 	register(&Spec{Kind: Sink, Type: "arrow", Summary: "write Arrow IPC files or streams",
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},

@@ -22,6 +22,10 @@ type RunOptions struct {
 	BatchBytes int
 	// Progress, if set, is told about the work done.
 	Progress Progress
+	// Shard, if set, makes the run one shard of a sharded run with
+	// manifests, checkpoints and a commit (see ShardOptions). A plan with
+	// a dataset sink runs so even without it, as shard 0 of 1.
+	Shard *ShardOptions
 }
 
 // Progress receives the run's progress. Start is called once with the
@@ -40,6 +44,8 @@ type Summary struct {
 	Bytes   int64 // input data bytes read
 	Sinks   []*SinkStats
 	Elapsed time.Duration
+	// Shard is set for sharded runs (RunOptions.Shard or a dataset sink).
+	Shard *ShardSummary
 }
 
 // DefaultBatchBytes is the default RunOptions.BatchBytes.
@@ -90,10 +96,31 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		}
 	}
 
+	var d *distRun
+	if opts.Shard != nil || p.needsDist() || p.frozen != nil {
+		so := opts.Shard
+		if so == nil {
+			so = &ShardOptions{}
+		}
+		if d, err = p.startDist(so); err != nil {
+			return nil, err
+		}
+		if d.sum.Done != "" {
+			if err := d.maybeCommit(); err != nil {
+				return nil, err
+			}
+			return &Summary{Shard: &d.sum, Elapsed: time.Since(start)}, nil
+		}
+		p.env.dist = d
+	}
+
 	var jobs []*partJob
 	var totRows, totBytes int64
 	for _, s := range p.srcs {
 		for _, pt := range s.Parts() {
+			if d != nil && !d.include[pt] {
+				continue
+			}
 			jobs = append(jobs, &partJob{src: s, part: pt, ch: make(chan batchMsg, 2)})
 			totRows += pt.Rows
 			totBytes += pt.Rows * s.Schema().RowSize()
@@ -142,6 +169,11 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, err
 		}
 		<-slots
+		if d != nil {
+			if err := d.afterPart(j.part); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for _, c := range p.order {
 		if c.Kind == Source {
@@ -154,7 +186,12 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, interrupted(err)
 		}
 	}
-	if err := p.env.out.commit(); err != nil {
+	if d != nil {
+		if err := d.finish(); err != nil {
+			return nil, err
+		}
+		sum.Shard = &d.sum
+	} else if err := p.env.out.commit(); err != nil {
 		return nil, err
 	}
 	for _, s := range p.sinks {

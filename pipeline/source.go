@@ -70,7 +70,7 @@ func (e *dataError) Unwrap() error { return e.err }
 
 func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
-	matches, caps, err := expandPaths(c)
+	matches, caps, err := env.expand(c)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/npyflow/npyflow/pipeline"
 )
@@ -51,6 +53,8 @@ func runPlan(e *env) error {
 	var set setFlags
 	fs.Var(&set, "set", "override a job value: --set sinks.out.path=x.parquet (repeatable)")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	outFile := fs.String("out", "", "write a frozen plan for sharded runs (inputs with fingerprints, shard assignment, outputs) to this file")
+	shards := fs.Int("shards", 0, "with --out: the number of shards (default $NPYFLOW_SHARD_COUNT, else 1)")
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
 		return err
@@ -65,6 +69,12 @@ func runPlan(e *env) error {
 	plan, err := pipeline.NewPlan(job)
 	if err != nil {
 		return planError(err)
+	}
+	if *outFile != "" {
+		return freezePlan(e, plan, args[0], set, *outFile, *shards)
+	}
+	if *shards != 0 {
+		return usagef("--shards goes with --out")
 	}
 	if !*asJSON {
 		fmt.Fprint(e.stdout, plan.Describe())
@@ -87,5 +97,42 @@ func runPlan(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s\n", b)
+	return nil
+}
+
+// freezePlan writes the frozen plan of a sharded run.
+func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out string, shards int) error {
+	if shards == 0 {
+		shards = 1
+		if v := os.Getenv("NPYFLOW_SHARD_COUNT"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return usagef("NPYFLOW_SHARD_COUNT=%q is not an integer", v)
+			}
+			shards = n
+		}
+	}
+	if shards < 1 || shards > pipeline.MaxShards {
+		return usagef("--shards must be between 1 and %d", pipeline.MaxShards)
+	}
+	text, err := os.ReadFile(jobFile)
+	if err != nil {
+		return err
+	}
+	fp, err := plan.Freeze(shards, text, set)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := fp.WriteFile(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "plan %s: run %s, %d input(s) in %d shard(s); state in %s\n", out, fp.ID, len(fp.Inputs), fp.Shards, fp.StateDir)
+	for i := range fp.ShardBytes {
+		if i == 10 && fp.Shards > 12 {
+			fmt.Fprintf(e.stdout, "  ... %d more\n", fp.Shards-10)
+			break
+		}
+		fmt.Fprintf(e.stdout, "  shard %d: %d input(s), %s\n", i, fp.ShardFiles[i], pipeline.HumanBytes(fp.ShardBytes[i]))
+	}
 	return nil
 }

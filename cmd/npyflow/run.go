@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("run", "run a job file: npyflow run job.yaml [--set k=v] [--workers N] [--quiet]", runRun)
+	register("run", "run a job file: npyflow run job.yaml [--set k=v] [--workers N] [--quiet] [--shard i/n | --plan plan.json --shard i] [--resume]", runRun)
 }
 
 // setFlags collects repeated --set path=value flags.
@@ -91,25 +91,27 @@ func runRun(e *env) error {
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	noProgress := fs.Bool("no-progress", false, "no progress bar, even on a terminal")
 	batch := fs.Int("batch-bytes", pipeline.DefaultBatchBytes, "bytes per batch")
+	var sf shardFlags
+	sf.register(fs)
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("want one job file: npyflow run job.yaml")
-	}
 	if *workers < 0 {
 		return usagef("--workers must be positive")
 	}
-	job, err := loadJob(args[0], set)
+	job, frozen, err := loadJobOrPlan(args, set, sf.plan, "run")
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlan(job)
+	plan, err := pipeline.NewPlanWith(job, &pipeline.PlanOptions{Frozen: frozen})
 	if err != nil {
 		return planError(err)
 	}
 	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch}
+	if opts.Shard, err = sf.options(frozen, e); err != nil {
+		return err
+	}
 	if !*quiet {
 		if f, ok := e.stderr.(*os.File); ok && !*noProgress && term.IsTerminal(int(f.Fd())) {
 			opts.Progress = newBarProgress(f)
@@ -127,7 +129,130 @@ func runRun(e *env) error {
 	return nil
 }
 
+// shardFlags are run's flags for sharded runs.
+type shardFlags struct {
+	plan, shard, state string
+	shards             int
+	resume, noCommit   bool
+	checkpoint         int64
+}
+
+func (f *shardFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.plan, "plan", "", "run the frozen plan written by `npyflow plan --out` (its inputs, shard assignment and job)")
+	fs.StringVar(&f.shard, "shard", "", "run shard i of n: --shard i/n, or --shard i with --plan or --shards (default: from the scheduler's environment)")
+	fs.IntVar(&f.shards, "shards", 0, "the shard count, with --shard i or a scheduler index variable that has no count (JOB_COMPLETION_INDEX)")
+	fs.BoolVar(&f.resume, "resume", false, "skip the inputs this shard already committed in an earlier attempt")
+	fs.StringVar(&f.state, "state", "", "directory of the runs' manifests (default: _npyflow in the first sink's root, or the plan's)")
+	fs.BoolVar(&f.noCommit, "no-commit", false, "do not commit the run when this is the last shard to finish (run `npyflow commit` later)")
+	fs.Int64Var(&f.checkpoint, "checkpoint-bytes", pipeline.DefaultCheckpointBytes, "input bytes between checkpoints of a sharded run (negative: only at the end)")
+}
+
+// options returns the run's ShardOptions: nil for a plain run (no plan,
+// no shard flag or scheduler variable, no resume).
+func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env) (*pipeline.ShardOptions, error) {
+	count := f.shards
+	if f.shards < 0 {
+		return nil, usagef("--shards must be positive")
+	}
+	if frozen != nil {
+		if count > 0 && count != frozen.Shards {
+			return nil, usagef("--shards %d, but the plan has %d shards", count, frozen.Shards)
+		}
+		count = frozen.Shards
+	}
+	var sh pipeline.Shard
+	sharded := frozen != nil || f.resume || f.state != "" || f.noCommit
+	switch {
+	case f.shard != "":
+		s, err := pipeline.ParseShard(f.shard, count)
+		if err != nil {
+			return nil, usagef("--shard: %v", err)
+		}
+		sh, sharded = s, true
+	default:
+		s, from, ok, err := pipeline.ShardFromEnv(nil, count)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		if ok {
+			sh, sharded = s, true
+			fmt.Fprintf(e.stderr, "shard %s from %s\n", sh, from)
+		} else if count > 1 {
+			return nil, usagef("which shard of %d? give --shard i, or run under a scheduler that sets JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX", count)
+		}
+	}
+	if !sharded {
+		return nil, nil
+	}
+	o := &pipeline.ShardOptions{Shard: sh, Resume: f.resume, StateDir: f.state, NoCommit: f.noCommit,
+		CheckpointBytes: f.checkpoint, Log: e.stderr}
+	if f.checkpoint == 0 {
+		o.CheckpointBytes = -1
+	}
+	// For tests: pause after each input so a shard can be killed mid-run.
+	if d, err := time.ParseDuration(os.Getenv("NPYFLOW_TEST_INPUT_DELAY")); err == nil && d > 0 {
+		o.AfterPart = func(*pipeline.Part) { time.Sleep(d) }
+	}
+	return o, nil
+}
+
+// loadJobOrPlan loads the job of run and commit: from the job file, or
+// from the frozen plan (which carries the job; a job file given as well
+// must be the one planned).
+func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*pipeline.Job, *pipeline.FrozenPlan, error) {
+	if len(args) > 1 {
+		return nil, nil, usagef("want one job file: npyflow %s job.yaml", cmd)
+	}
+	if planFile == "" {
+		if len(args) != 1 {
+			return nil, nil, usagef("want one job file: npyflow %s job.yaml (or --plan plan.json)", cmd)
+		}
+		job, err := loadJob(args[0], set)
+		return job, nil, err
+	}
+	if len(set) > 0 {
+		return nil, nil, usagef("--set cannot change a frozen plan: give it to npyflow plan")
+	}
+	fp, err := pipeline.LoadFrozenPlan(planFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(args) == 1 {
+		b, err := os.ReadFile(args[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		if string(b) != fp.Job {
+			return nil, nil, usagef("%s differs from the job planned in %s: plan again, or omit the job file", args[0], planFile)
+		}
+	}
+	job, err := fp.LoadJob(nil)
+	if err != nil {
+		if pipeline.IsJobError(err) {
+			return nil, nil, jobError(err)
+		}
+		return nil, nil, err
+	}
+	return job, fp, nil
+}
+
 func printSummary(w io.Writer, sum *pipeline.Summary) {
+	if sh := sum.Shard; sh != nil {
+		fmt.Fprintf(w, "shard %s of run %s: %d input(s) assigned", sh.Shard, sh.Run, sh.Assigned)
+		if sh.Resumed > 0 {
+			fmt.Fprintf(w, ", %d already committed", sh.Resumed)
+		}
+		fmt.Fprintf(w, ", %d checkpoint(s)\n", sh.Checkpoints)
+		if sh.Done != "" {
+			fmt.Fprintf(w, "nothing to do: %s\n", sh.Done)
+		}
+		if c := sh.Committed; c != nil {
+			fmt.Fprintf(w, "committed run %s: %d shard(s), %d input(s), %d file(s)\n", c.Run, c.Shards, c.Inputs, c.Files)
+		}
+		if sh.Done != "" {
+			return
+		}
+	}
 	fmt.Fprintf(w, "read %d input(s), %d rows, %s in %s\n", sum.Files, sum.Rows, pipeline.HumanBytes(sum.Bytes), sum.Elapsed.Round(time.Millisecond))
 	for _, s := range sum.Sinks {
 		fmt.Fprintf(w, "sink %s (%s): %d file(s), %d rows, %s, %s\n", s.Sink, s.Type, len(s.Files), s.Rows, pipeline.HumanBytes(s.Bytes), s.Elapsed.Round(time.Millisecond))

@@ -1,0 +1,555 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/parquetio"
+)
+
+// Parquet datasets: a directory of part files, optionally partitioned
+// Hive-style (root/key=value/.../part-<shard>-<seq>.parquet) by the
+// values of some columns, which are then not stored in the files. Each
+// shard numbers its files itself, so shards never write the same file.
+// Files are written to temporary names, staged (hidden) at each
+// checkpoint and published only when the run is committed (see commit.go).
+
+// hiveDefaultPartition is the directory value Hive and Spark use for an
+// empty or null partition value.
+const hiveDefaultPartition = "__HIVE_DEFAULT_PARTITION__"
+
+// hiveEscape escapes a partition key or value as Hive's
+// FileUtils.escapePathName does: control characters, '"', '#', '%', '\”,
+// '*', '/', ':', '=', '?', '\\', DEL, '{', '[', ']' and '^' become %XX
+// (upper-case hex); other bytes, UTF-8 included, are kept.
+func hiveEscape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if hiveNeedsEscape(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func hiveNeedsEscape(c byte) bool {
+	if c < 0x20 || c == 0x7f {
+		return true
+	}
+	return strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
+}
+
+// hiveUnescape reverses hiveEscape (any %XX is decoded, like Hive).
+func hiveUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// partKey is one partition column.
+type partKey struct {
+	name string
+	off  int
+	dt   *npyio.DType
+}
+
+// value formats the column's value in row as a partition directory value
+// (unescaped); "" means null (NaT) or empty.
+func (k *partKey) value(row []byte) string {
+	b := row[k.off : k.off+k.dt.Size]
+	switch k.dt.Kind {
+	case npyio.Bool:
+		if b[0] != 0 {
+			return "true"
+		}
+		return "false"
+	case npyio.Int:
+		var v int64
+		switch k.dt.Size {
+		case 1:
+			v = int64(int8(b[0]))
+		case 2:
+			v = int64(int16(binary.NativeEndian.Uint16(b)))
+		case 4:
+			v = int64(int32(binary.NativeEndian.Uint32(b)))
+		default:
+			v = int64(binary.NativeEndian.Uint64(b))
+		}
+		return strconv.FormatInt(v, 10)
+	case npyio.Uint:
+		var v uint64
+		switch k.dt.Size {
+		case 1:
+			v = uint64(b[0])
+		case 2:
+			v = uint64(binary.NativeEndian.Uint16(b))
+		case 4:
+			v = uint64(binary.NativeEndian.Uint32(b))
+		default:
+			v = binary.NativeEndian.Uint64(b)
+		}
+		return strconv.FormatUint(v, 10)
+	case npyio.Bytes:
+		return bytesString(b)
+	case npyio.Unicode:
+		return ucs4String(b)
+	case npyio.Datetime:
+		v := int64(binary.NativeEndian.Uint64(b))
+		if v == math.MinInt64 {
+			return ""
+		}
+		return time.Unix(0, 0).UTC().AddDate(0, 0, int(v*k.dt.UnitMult)).Format("2006-01-02")
+	}
+	return ""
+}
+
+func partitionable(dt *npyio.DType) bool {
+	switch dt.Kind {
+	case npyio.Bool, npyio.Int, npyio.Uint, npyio.Bytes, npyio.Unicode:
+		return true
+	case npyio.Datetime:
+		return dt.Unit == "D" && dt.UnitMult == 1
+	}
+	return false
+}
+
+// datasetSink writes a Parquet dataset.
+type datasetSink struct {
+	c        *Component
+	schema   *Schema
+	env      *buildEnv
+	root     string
+	mode     string
+	keys     []partKey
+	proj     *projection // drops the partition columns; nil without any
+	fileH    *npyio.Header
+	column   string
+	opts     parquetio.Options
+	maxRows  int64
+	maxBytes int64
+	maxOpen  int
+	skip     bool // skip_existing and the dataset is committed
+
+	open  map[string]*partFile // by key bytes
+	dirs  map[string]string    // key bytes: relative directory
+	clock int64
+	done  []fileRec
+	st    SinkStats
+}
+
+// partFile is one open part file.
+type partFile struct {
+	final   string
+	cw      *countWriter
+	w       *parquetio.Writer
+	rows    int64
+	flushed int64 // rows in committed row groups
+	used    int64
+}
+
+type countWriter struct {
+	f *os.File
+	n int64
+}
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// fileRec is an output file a sink finished, not yet staged.
+type fileRec struct {
+	sink, final string
+	rows        int64
+}
+
+// isDataset reports whether a parquet sink writes a dataset directory.
+func isDataset(c *Component) bool {
+	return c.Type == "parquet" && (c.Has("partition_by") || c.Bool("dataset"))
+}
+
+// buildParquetOutput builds a parquet sink: a dataset or a file.
+func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
+	mode := c.String("mode")
+	if !isDataset(c) {
+		for _, o := range []string{"max_rows_per_file", "max_bytes_per_file", "max_open_files"} {
+			if c.Has(o) {
+				return nil, c.errorf(o, "applies to datasets only: set partition_by or dataset: true")
+			}
+		}
+		if mode == "append" {
+			return nil, c.errorf("mode", "append needs a dataset: set partition_by or dataset: true")
+		}
+		return buildParquetSink(c, in, env)
+	}
+	if strings.Contains(c.String("path"), "{") {
+		return nil, c.errorf("path", "a dataset path is one directory: no placeholders (use partition_by to split the rows)")
+	}
+	s := &datasetSink{c: c, schema: in, env: env, root: c.resolvePath(c.String("path")), mode: mode,
+		column: c.String("column"), maxRows: c.Int("max_rows_per_file"), maxBytes: c.Int("max_bytes_per_file"),
+		maxOpen: int(c.Int("max_open_files")), open: map[string]*partFile{}, dirs: map[string]string{},
+		st: SinkStats{Sink: c.Name, Type: c.Type}}
+	fileDT, shape := in.DType, in.Shape
+	if c.Has("partition_by") {
+		if err := needRecords(c, in); err != nil {
+			return nil, err
+		}
+		drop := map[int]bool{}
+		for i, name := range c.Strings("partition_by") {
+			k := fieldIndex(in.DType, name)
+			if k < 0 {
+				return nil, noField(c, "partition_by", i, name, in.DType)
+			}
+			if drop[k] {
+				return nil, c.itemErrorf("partition_by", i, "column %q listed twice", name)
+			}
+			f := in.DType.Fields[k]
+			if len(f.Shape) > 0 || !partitionable(f.Type) {
+				return nil, c.itemErrorf("partition_by", i, "cannot partition by %q (%s): use an integer, bool, string or datetime64[D] column", name, f.Type)
+			}
+			drop[k] = true
+			s.keys = append(s.keys, partKey{name: name, off: f.Offset, dt: f.Type})
+		}
+		var keep []int
+		for i := range in.DType.Fields {
+			if !drop[i] {
+				keep = append(keep, i)
+			}
+		}
+		if len(keep) == 0 {
+			return nil, c.errorf("partition_by", "partitions by every column: no column would be left in the files")
+		}
+		p, dt, err := newProjection(in.DType, keep)
+		if err != nil {
+			return nil, c.errorf("partition_by", "%v", err)
+		}
+		s.proj, fileDT, shape = p, dt, nil
+	}
+	s.fileH = &npyio.Header{DType: fileDT, Shape: append([]int{0}, shape...)}
+	if _, err := parquetio.NewArraySchema(s.fileH, s.column); err != nil {
+		return nil, c.errorf("input", "cannot write %s to Parquet: %v", in, err)
+	}
+	if in.RowSize() == 0 {
+		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
+	}
+	s.opts = parquetio.Options{
+		Compression:   c.String("compression"),
+		RowGroupRows:  int(c.Int("row_group_rows")),
+		PageSize:      int(c.Int("page_size")),
+		TimestampUnit: c.String("timestamp_unit"),
+		Dictionary:    c.Strings("dictionary"),
+		BloomFilters:  c.Strings("bloom_filters"),
+	}
+	rowBytes := int64(fileDT.Size) * max(1, prod(shape))
+	if s.opts.RowGroupRows == 0 && len(s.keys) > 0 {
+		// Many files may be open at once: keep each one's buffers small.
+		s.opts.RowGroupRows = int(max(1, min(parquetio.DefaultRowGroupRows, partitionedGroupBytes/rowBytes)))
+		s.opts.Concurrency = 1
+	}
+	if s.maxRows > 0 && (s.opts.RowGroupRows == 0 || int64(s.opts.RowGroupRows) > s.maxRows) {
+		s.opts.RowGroupRows = int(s.maxRows)
+	}
+	if s.maxBytes > 0 && s.opts.RowGroupRows == 0 {
+		// Row groups of about a quarter of the target, so files end near it.
+		s.opts.RowGroupRows = int(max(1, min(parquetio.DefaultRowGroupRows, s.maxBytes/4/rowBytes)))
+	}
+	if err := s.checkExisting(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// partitionedGroupBytes bounds a row group of a partitioned dataset.
+const partitionedGroupBytes = 16 << 20
+
+// checkExisting applies error_if_exists and skip_existing.
+func (s *datasetSink) checkExisting() error {
+	switch s.mode {
+	case "error_if_exists":
+		if f := firstVisibleFile(s.root); f != "" {
+			return &dataError{pos: s.c.PosOf("mode"), path: s.c.Path() + ".mode", err: fmt.Errorf("dataset %s exists (it holds %s) (mode: error_if_exists)", s.root, f)}
+		}
+	case "skip_existing":
+		if _, err := os.Stat(filepath.Join(s.root, successFile)); err == nil {
+			s.skip = true
+		}
+	}
+	return nil
+}
+
+// firstVisibleFile returns a regular file under root whose path has no
+// component starting with '_' or '.' (the files readers see), or "".
+func firstVisibleFile(root string) string {
+	found := ""
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipAll
+		}
+		if p != root && hiddenName(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			found = p
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// hiddenName reports whether readers (Spark, Hive, npyflow) skip a name.
+func hiddenName(n string) bool { return strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") }
+
+func (s *datasetSink) Schema() *Schema   { return s.schema }
+func (s *datasetSink) stats() *SinkStats { return &s.st }
+func (s *datasetSink) Begin(*Part) error { return nil }
+func (s *datasetSink) End(*Part) error   { return nil }
+
+// keyNames returns the partition columns.
+func (s *datasetSink) keyNames() []string {
+	var n []string
+	for _, k := range s.keys {
+		n = append(n, k.name)
+	}
+	return n
+}
+
+// filePattern describes the dataset's file names.
+func (s *datasetSink) filePattern() string {
+	var b strings.Builder
+	for _, k := range s.keys {
+		b.WriteString(k.name + "=<" + k.name + ">/")
+	}
+	b.WriteString("part-<shard>-<seq>")
+	if s.mode == "append" {
+		b.WriteString("-<run>")
+	}
+	b.WriteString(".parquet")
+	return b.String()
+}
+
+func (s *datasetSink) plannedPaths([]*Part) ([]string, error) {
+	return []string{filepath.Join(s.root, s.filePattern())}, nil
+}
+
+// Push splits the batch into runs of rows with the same partition values
+// and appends each run to its partition's open file.
+func (s *datasetSink) Push(b Batch) error {
+	if s.skip || b.Rows == 0 {
+		return nil
+	}
+	t := time.Now()
+	defer func() { s.st.Elapsed += time.Since(t) }()
+	s.st.Rows += int64(b.Rows)
+	rs := int(s.schema.RowSize())
+	if len(s.keys) == 0 {
+		return s.write("", b)
+	}
+	var key []byte
+	for start := 0; start < b.Rows; {
+		row := b.Data[start*rs : (start+1)*rs]
+		key = key[:0]
+		for i := range s.keys {
+			k := &s.keys[i]
+			key = append(key, row[k.off:k.off+k.dt.Size]...)
+		}
+		end := start + 1
+		for ; end < b.Rows; end++ {
+			if !s.sameKey(b.Data[end*rs:(end+1)*rs], key) {
+				break
+			}
+		}
+		if err := s.write(string(key), Batch{Rows: end - start, Data: b.Data[start*rs : end*rs]}); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+func (s *datasetSink) sameKey(row, key []byte) bool {
+	o := 0
+	for i := range s.keys {
+		k := &s.keys[i]
+		if !bytes.Equal(row[k.off:k.off+k.dt.Size], key[o:o+k.dt.Size]) {
+			return false
+		}
+		o += k.dt.Size
+	}
+	return true
+}
+
+// write appends rows of one partition, rolling over to a new file at the
+// row and byte targets.
+func (s *datasetSink) write(key string, b Batch) error {
+	rs := int(s.schema.RowSize())
+	for b.Rows > 0 {
+		pf, err := s.fileFor(key, b.Data[:rs])
+		if err != nil {
+			return err
+		}
+		n := b.Rows
+		if s.maxRows > 0 {
+			n = int(min(int64(n), s.maxRows-pf.rows))
+		}
+		chunk := Batch{Rows: n, Data: b.Data[:n*rs]}
+		if s.proj != nil {
+			if chunk, err = s.proj.apply(chunk); err != nil {
+				return err
+			}
+		}
+		if _, err := pf.w.Write(chunk.Data); err != nil {
+			return fmt.Errorf("%s: %w", pf.final, err)
+		}
+		pf.rows += int64(n)
+		b = Batch{Rows: b.Rows - n, Data: b.Data[n*rs:]}
+		if (s.maxRows > 0 && pf.rows >= s.maxRows) || (s.maxBytes > 0 && pf.estimate(s.fileH.RowSize()) >= s.maxBytes) {
+			if err := s.closeFile(key); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// estimate is the file's expected size: bytes written plus the rows still
+// buffered at the compressed bytes per row seen so far.
+func (pf *partFile) estimate(rowSize int64) int64 {
+	perRow := float64(rowSize)
+	if pf.flushed > 0 && pf.cw.n > 0 {
+		perRow = float64(pf.cw.n) / float64(pf.flushed)
+	}
+	return pf.cw.n + int64(float64(pf.rows-pf.flushed)*perRow)
+}
+
+// fileFor returns the open file of a partition, opening one (and closing
+// the least recently used if too many are open).
+func (s *datasetSink) fileFor(key string, row []byte) (*partFile, error) {
+	s.clock++
+	if pf := s.open[key]; pf != nil {
+		pf.used = s.clock
+		return pf, nil
+	}
+	if s.maxOpen > 0 && len(s.open) >= s.maxOpen {
+		lru, oldest := "", int64(math.MaxInt64)
+		for k, pf := range s.open {
+			if pf.used < oldest {
+				lru, oldest = k, pf.used
+			}
+		}
+		if err := s.closeFile(lru); err != nil {
+			return nil, err
+		}
+	}
+	dir, ok := s.dirs[key]
+	if !ok {
+		var parts []string
+		for i := range s.keys {
+			k := &s.keys[i]
+			v := k.value(row)
+			if v == "" {
+				v = hiveDefaultPartition
+			} else {
+				v = hiveEscape(v)
+			}
+			parts = append(parts, hiveEscape(k.name)+"="+v)
+		}
+		dir = filepath.Join(parts...)
+		s.dirs[key] = dir
+	}
+	d := s.env.dist
+	if d == nil {
+		return nil, errors.New("pipeline: a dataset sink runs only in a sharded run")
+	}
+	name := fmt.Sprintf("part-%05d-%05d", d.shard.Index, d.nextSeq())
+	if s.mode == "append" {
+		name += "-" + d.runID[:12]
+	}
+	final := filepath.Join(s.root, dir, name+".parquet")
+	f, err := s.env.out.create(final)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := parquetio.NewArraySchema(s.fileH, s.column)
+	if err != nil {
+		return nil, err
+	}
+	pf := &partFile{final: final, cw: &countWriter{f: f}, used: s.clock}
+	w, err := parquetio.NewWriter(pf.cw, sc, &s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", final, err)
+	}
+	w.OnRowGroup(func(rows int64) { pf.flushed = rows })
+	pf.w = w
+	s.open[key] = pf
+	return pf, nil
+}
+
+// closeFile finishes a partition's open file.
+func (s *datasetSink) closeFile(key string) error {
+	pf := s.open[key]
+	delete(s.open, key)
+	if err := pf.w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", pf.final, err)
+	}
+	s.st.Files = append(s.st.Files, pf.final)
+	s.st.Bytes += pf.cw.n
+	s.done = append(s.done, fileRec{sink: s.c.Name, final: pf.final, rows: pf.rows})
+	return nil
+}
+
+func (s *datasetSink) closeAll() error {
+	keys := make([]string, 0, len(s.open))
+	for key := range s.open {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		if err := s.closeFile(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *datasetSink) Finish() error { return s.closeAll() }
+
+// busy: a dataset closes its files at any input boundary.
+func (s *datasetSink) busy() bool { return false }
+
+func (s *datasetSink) flush() ([]fileRec, error) {
+	if err := s.closeAll(); err != nil {
+		return nil, err
+	}
+	d := s.done
+	s.done = nil
+	sort.Slice(d, func(i, j int) bool { return d[i].final < d[j].final })
+	return d, nil
+}
