@@ -5,7 +5,7 @@ package main
 // resource limits apply to npyflow alone. The child is this test binary
 // re-executed on TestReliabilityChild, which calls the real main() with
 // the arguments after "--" (the os/exec test-helper pattern: no separate
-// build, no TestMain).
+// build, no TestMain). The child reports its peak RSS (VmHWM) in a file.
 
 import (
 	"bytes"
@@ -29,6 +29,7 @@ const (
 	childEnv      = "NPYFLOW_RELIABILITY_CHILD"
 	childDataEnv  = "NPYFLOW_RELIABILITY_RLIMIT_DATA"
 	childFSizeEnv = "NPYFLOW_RELIABILITY_RLIMIT_FSIZE"
+	childRSSEnv   = "NPYFLOW_RELIABILITY_RSS_FILE"
 
 	// childData is the default RLIMIT_DATA of a child: its heap can never
 	// exceed it, so an allocation driven by a size claimed in a file fails
@@ -44,7 +45,8 @@ const (
 )
 
 // TestReliabilityChild is not a test: it is the npyflow process of the
-// reliability tests (see the top of this file).
+// reliability tests (see the top of this file). It runs runMain as main
+// does, after setting the resource limits it is given.
 func TestReliabilityChild(t *testing.T) {
 	if os.Getenv(childEnv) != "1" {
 		return
@@ -68,9 +70,21 @@ func TestReliabilityChild(t *testing.T) {
 	// A write past RLIMIT_FSIZE must fail with EFBIG, not kill the process
 	// (the Go runtime ignores SIGXFSZ already; be explicit).
 	signal.Ignore(syscall.SIGXFSZ)
-	os.Args = append([]string{"npyflow"}, flag.Args()...)
-	main()
-	os.Exit(98) // main always exits
+	// What main does, plus reporting the peak RSS: the rusage of a child
+	// cannot be used for that, because Linux carries the parent's RSS
+	// high-water mark over fork and exec into it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runMain(ctx, flag.Args(), os.Stdout, os.Stderr)
+	stop()
+	if p := os.Getenv(childRSSEnv); p != "" {
+		st, _ := os.ReadFile("/proc/self/status")
+		for _, line := range strings.Split(string(st), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+				os.WriteFile(p, []byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), 0o644)
+			}
+		}
+	}
+	os.Exit(code)
 }
 
 // child describes one npyflow invocation.
@@ -88,7 +102,7 @@ type result struct {
 	sig            syscall.Signal
 	stdout, stderr string
 	elapsed        time.Duration
-	maxRSS         int64 // bytes
+	maxRSS         int64 // bytes; 0 if the child did not report it
 	timedOut       bool
 }
 
@@ -97,7 +111,7 @@ func (r *result) String() string {
 		r.code, r.sig, r.timedOut, r.elapsed.Round(time.Millisecond), r.maxRSS>>20, r.stdout, r.stderr)
 }
 
-func (c child) command(ctx context.Context) *exec.Cmd {
+func (c child) command(ctx context.Context, rssFile string) *exec.Cmd {
 	args := append([]string{"-test.run=^TestReliabilityChild$", "--"}, c.args...)
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Dir = c.dir
@@ -105,7 +119,7 @@ func (c child) command(ctx context.Context) *exec.Cmd {
 	if data == 0 {
 		data = childData
 	}
-	cmd.Env = append(os.Environ(), childEnv+"=1", childDataEnv+"="+strconv.FormatUint(data, 10))
+	cmd.Env = append(os.Environ(), childEnv+"=1", childDataEnv+"="+strconv.FormatUint(data, 10), childRSSEnv+"="+rssFile)
 	if c.fsize > 0 {
 		cmd.Env = append(cmd.Env, childFSizeEnv+"="+strconv.FormatUint(c.fsize, 10))
 	}
@@ -120,6 +134,7 @@ type proc struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	began     time.Time
+	rssFile   string
 }
 
 // start starts the child without waiting for it.
@@ -129,9 +144,9 @@ func (c child) start(t *testing.T) *proc {
 	if timeout == 0 {
 		timeout = caseTimeout
 	}
-	p := &proc{began: time.Now()}
+	p := &proc{began: time.Now(), rssFile: filepath.Join(t.TempDir(), "rss")}
 	p.ctx, p.cancel = context.WithTimeout(context.Background(), timeout)
-	p.cmd = c.command(p.ctx)
+	p.cmd = c.command(p.ctx, p.rssFile)
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.errb
 	if err := p.cmd.Start(); err != nil {
 		p.cancel()
@@ -151,9 +166,10 @@ func (p *proc) wait() *result {
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			r.sig = ws.Signal()
 		}
-		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-			r.maxRSS = ru.Maxrss << 10 // kilobytes on Linux
-		}
+	}
+	if b, err := os.ReadFile(p.rssFile); err == nil {
+		kb, _ := strconv.ParseInt(string(b), 10, 64)
+		r.maxRSS = kb << 10
 	}
 	return r
 }
@@ -179,6 +195,9 @@ func checkCrashFree(t *testing.T, r *result, rssLimit int64) {
 		if strings.Contains(r.stderr, m) || strings.Contains(r.stdout, m) {
 			t.Fatalf("output contains %q (a crash): %s", m, shorten(r))
 		}
+	}
+	if rssLimit > 0 && r.maxRSS == 0 {
+		t.Errorf("the child did not report its peak RSS: %s", shorten(r))
 	}
 	if rssLimit > 0 && r.maxRSS > rssLimit {
 		t.Errorf("peak RSS %d MiB exceeds %d MiB: %s", r.maxRSS>>20, rssLimit>>20, shorten(r))
