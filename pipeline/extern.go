@@ -4,15 +4,11 @@ package pipeline
 // Until a package provides what a component needs, the component's options
 // are still validated, and running it fails with ErrNotAvailable.
 
-var arrowSourceUnavailable = notAvailable("the arrow source")
-
 func unavailableBuilder(f func() error) builder {
 	return func(c *Component, _ *Schema, _ *buildEnv) (node, error) {
 		return nil, &dataError{pos: c.PosOf("type"), path: c.Path() + ".type", err: f()}
 	}
 }
-
-var buildArrowSource = unavailableBuilder(arrowSourceUnavailable)
 
 func parquetFields() []Field {
 	return []Field{

@@ -27,8 +27,11 @@ func init() {
 		Doc:    "Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value).",
 		Fields: srcFields, build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "arrow", Summary: "read Arrow IPC files or streams",
-		Doc:    "Reads Arrow IPC files or streams as records (columns of fixed-width types).",
-		Fields: srcFields[:2], unavailable: arrowSourceUnavailable, build: buildArrowSource})
+		Doc: "Reads Arrow IPC files (.arrow, .feather v2) or streams: files npyflow wrote come back with their exact numpy dtype and shape; others become records (one field per column). Planning reads only the schema and row counts from the IPC metadata.",
+		Fields: append(append([]Field(nil), srcFields...),
+			Field{Name: "string_chars", Type: Int, Default: int64(0), Min: ptr(0),
+				Doc: "width (U characters, S bytes) of string and binary columns without numpy metadata; 0 refuses such columns; a longer value is an error"}),
+		build: buildFileSource})
 
 	fieldsOpt := func(doc string, req bool) Field {
 		return Field{Name: "fields", Type: StringList, Required: req, Doc: doc}

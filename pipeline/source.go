@@ -87,8 +87,11 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 			continue
 		}
 		read := readNPYHeader
-		if c.Type == "parquet" {
+		switch c.Type {
+		case "parquet":
 			read = readParquetHeader
+		case "arrow":
+			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, arrowWriteOptions(c)) }
 		}
 		h, err := read(m.Path)
 		if err != nil {
@@ -350,8 +353,11 @@ func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
 func (s *fileSource) open(p *Part) (partReader, error) {
 	var rd *npyio.Reader
 	var closer io.Closer
-	if s.c.Type == "parquet" {
+	switch s.c.Type {
+	case "parquet":
 		return s.openParquet(p)
+	case "arrow":
+		return s.openArrow(p)
 	}
 	if p.Member != "" {
 		z, err := npyio.OpenNPZ(p.Path, nil)
