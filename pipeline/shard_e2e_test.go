@@ -398,7 +398,7 @@ func duckCheck(t *testing.T, root string, want map[string]*dsAgg) {
 		t.Fatalf("duckdb: %v\n%s", err, out)
 	}
 	var rows []struct {
-		Run, Station      string
+		Run, Station       string
 		N, IDSum, OK, KSum int64
 	}
 	if err := json.Unmarshal(out, &rows); err != nil {
