@@ -57,6 +57,9 @@ func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 	if _, err := r.ReadAt(tail, size-10); err != nil {
 		return nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
 	}
+	if !bytes.Equal(tail[4:], ipcMagic) {
+		return nil, fmt.Errorf("arrowconv: IPC file does not end with the ARROW1 magic: truncated or not an IPC file")
+	}
 	flen := int64(int32(binary.LittleEndian.Uint32(tail)))
 	if flen <= 0 || flen > size-18 {
 		return nil, fmt.Errorf("arrowconv: IPC file footer length %d does not fit a file of %d bytes", flen, size)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
@@ -778,18 +780,61 @@ func (c *converter) fromArrow(outKind string) error {
 		return err
 	}
 	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	// Schema and row count from the IPC metadata: the .npy header is known
+	// before any row is read.
+	info, err := arrowconv.ReadIPCInfo(fh, st.Size())
+	if err != nil {
+		return err
+	}
+	enc, err := arrowconv.NewRowEncoder(info.Schema, nil)
+	if err != nil {
+		return err
+	}
 	switch outKind {
 	case "npy":
+		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
 		return c.withOutput(func(f *os.File) error {
-			rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+			wr, err := npyio.NewWriter(f, enc.Header(info.Rows))
 			if err != nil {
 				return err
 			}
-			defer rr.Release()
-			_, err = arrowconv.WriteNPY(f, rr, nil)
-			return err
+			return c.pumpArrow(fh, enc, -1, wr)
 		})
-	case "parquet", "npz", "arrow":
+	case "npz":
+		// The exact array for a plain one, else one member per column.
+		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
+		return c.withOutput(func(f *os.File) error {
+			z := npyio.NewNPZWriter(f, false)
+			if info.Schema.NumFields() == 1 && enc.DType().Kind != npyio.Struct {
+				wr, err := z.Create(info.Schema.Field(0).Name, enc.Header(info.Rows))
+				if err == nil {
+					err = c.pumpArrow(fh, enc, -1, wr)
+				}
+				if err != nil {
+					return err
+				}
+				return z.Close()
+			}
+			for k, fld := range info.Schema.Fields() {
+				ce, err := arrowconv.NewRowEncoder(arrow.NewSchema([]arrow.Field{fld}, nil), nil)
+				if err != nil {
+					return err
+				}
+				wr, err := z.Create(fld.Name, ce.Header(info.Rows))
+				if err == nil {
+					err = c.pumpArrow(fh, ce, k, wr)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return z.Close()
+		})
+	case "parquet", "arrow":
 		// Through a temporary .npy: Arrow -> numpy is arrowconv's job.
 		tmp, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".npy-*")
 		if err != nil {
@@ -816,4 +861,46 @@ func (c *converter) fromArrow(outKind string) error {
 		return inner.fromNumpy(src, outKind)
 	}
 	return nil
+}
+
+// pumpArrow streams the IPC input through enc into wr (column col only,
+// if col >= 0) in chunks of at most 64Ki rows, and closes wr.
+func (c *converter) pumpArrow(fh *os.File, enc *arrowconv.RowEncoder, col int, wr *npyio.Writer) error {
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	var buf []byte
+	var done int64
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if col >= 0 {
+			rec = array.NewRecordBatch(enc.Schema(), []arrow.Array{rec.Column(col)}, rec.NumRows())
+		}
+		n := int(rec.NumRows())
+		for start := 0; start < n && err == nil; start += 1 << 16 {
+			buf, err = enc.EncodeRows(rec, start, min(n, start+1<<16), buf[:0])
+			if err == nil {
+				_, err = wr.Write(buf)
+			}
+		}
+		if col >= 0 {
+			rec.Release()
+		}
+		if err != nil {
+			return err
+		}
+		done += int64(n)
+		if col < 0 {
+			c.setProgress(done)
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return err
+	}
+	return wr.Close()
 }
