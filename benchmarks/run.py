@@ -297,6 +297,7 @@ def workloads(sc, cli, big_on):
             dict(name="npyflow library, mmap input", cmd=G("ipcmmap-npyflow", st, o("npm.arrow")), out=o("npm.arrow"), verify="ipc"),
             dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", "--progress=never", "--compression=none", st, o("cli.arrow")], out=o("cli.arrow"), pending=convert, proc=True, verify="ipc"),
             dict(name="cp of the .npy (floor)", cmd=["cp", st, o("cp.npy")], out=o("cp.npy"), proc=True, floor=True),
+            dict(name="pread+write copy of the .npy (user-space floor)", cmd=G("copy-userspace", st, o("copy.npy")), out=o("copy.npy"), floor=True),
         ]))
     W.append(dict(
         id="w5", title="Write the same array as a Deflate .npz", input=st, kind="write",
@@ -317,6 +318,7 @@ def workloads(sc, cli, big_on):
             dict(name="npyflow WriteArray", ref=True, cmd=G("write-npyflow", f64, o("np.npy")), out=o("np.npy")),
             dict(name="np.save", cmd=P("save", f64, o("numpy.npy")), out=o("numpy.npy")),
             dict(name="sbinet/npyio Write + bufio", cmd=G("write-sbinet", f64, o("sbinet.npy")), out=o("sbinet.npy")),
+            dict(name="prototype: WriteArray of a MADV_HUGEPAGE buffer", cmd=G("write-hugepage", f64, o("huge.npy")), out=o("huge.npy")),
         ]))
     w6 = dict(
         id="w6", title="A %s .npy (structured) -> Parquet zstd, peak RSS < %d MB" % (fmt_bytes(sc["big"]), RSS_LIMIT_MB),
@@ -541,6 +543,18 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             L.append("- " + n)
         L.append("")
 
+    L.append("## Process counters\n")
+    L.append("Medians over the measured runs, from `/usr/bin/time -v`, for the whole process "
+             "(a from-memory contender's loading included): CPU seconds in user and kernel mode "
+             "and minor page faults. Kernel time and faults explain most of the gaps in plain "
+             "reads and writes, where a CPU profile sees only one long syscall.\n")
+    L.append("| Workload | Contender | User CPU | Sys CPU | Minor faults |\n|---|---|---:|---:|---:|")
+    for w in W:
+        for c in w["contenders"]:
+            if ok(c):
+                r = c["res"]
+                L.append("| %s | %s | %.2f s | %.2f s | %d |" % (w["id"], c["name"], r.get("user", 0), r.get("sys", 0), r.get("minflt", 0)))
+    L.append("")
     L.append("## Targets (issue 8)\n")
     L.append("| Target | Measured | Verdict |\n|---|---|---|")
     for label, meas, verdict, _ in T:

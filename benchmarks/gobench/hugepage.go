@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 	"unsafe"
@@ -22,6 +23,9 @@ func adviseHuge(b []byte) {
 	}
 	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, 14 /* MADV_HUGEPAGE */)
 }
+
+// hugeData is the array readHugepage read last.
+var hugeData []byte
 
 // readHugepage is a prototype of what npyio.ReadFile could do for large
 // arrays: read the data into anonymous memory advised MADV_HUGEPAGE, as
@@ -54,9 +58,40 @@ func readHugepage(args []string) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
+	hugeData = data
 	v, err := npyio.View[float64](data)
 	if err != nil {
 		return result{}, err
 	}
 	return result{secs: secs, check: f64Check(v)}, nil
+}
+
+// writeHugepage is write-npyflow with the input loaded by the readHugepage
+// prototype: it shows how much of npyio.WriteArray's time is the kernel
+// copying out of a buffer backed by 4 KiB pages.
+func writeHugepage(args []string) (result, error) {
+	in, err := readHugepage(args[:1])
+	if err != nil {
+		return result{}, err
+	}
+	h, err := readHeaderFile(args[0])
+	if err != nil {
+		return result{}, err
+	}
+	a := &npyio.Array{Header: h, DType: h.DType.Native(), Data: hugeData}
+	var n int64
+	secs, err := timed(func() (err error) {
+		n, err = writeTo(args[1], func(w io.Writer) error { return npyio.WriteArray(w, a) })
+		return err
+	})
+	return result{secs: secs, check: in.check, outBytes: n}, err
+}
+
+func readHeaderFile(name string) (*npyio.Header, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return npyio.ReadHeader(f, nil)
 }

@@ -51,6 +51,8 @@ var ops = map[string]op{
 	"stream-npyflow":  {"IN.npy", "npyio.NewReaderAt + Next(65536) to the end", streamNpyflow},
 	"read-sbinet":     {"IN.npy", "sbinet/npyio.Read into []float64 through a 1 MiB bufio.Reader", readSbinet},
 	"read-hugepage":   {"IN.npy", "prototype: npyio.ReadFile plus madvise(MADV_HUGEPAGE) on the fresh buffer", readHugepage},
+	"write-hugepage":  {"IN.npy OUT.npy", "prototype: write-npyflow with IN loaded by read-hugepage", writeHugepage},
+	"copy-userspace":  {"IN OUT", "pread + write through a 4 MiB buffer: the floor of any user-space converter", copyUserspace},
 	"readfile":        {"IN.npy", "os.ReadFile (the floor)", readFile},
 	"write-npyflow":   {"IN.npy OUT.npy", "npyio.WriteArray of IN (loaded first, untimed)", writeNpyflow},
 	"write-sbinet":    {"IN.npy OUT.npy", "sbinet/npyio.Write of IN as []float64 through a 1 MiB bufio.Writer", writeSbinet},
@@ -292,6 +294,37 @@ func writeTo(out string, f func(w io.Writer) error) (int64, error) {
 		return 0, err
 	}
 	return st.Size(), nil
+}
+
+func copyUserspace(args []string) (result, error) {
+	var n int64
+	secs, err := timed(func() error {
+		in, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		n, err = writeTo(args[1], func(w io.Writer) error {
+			buf := make([]byte, 4<<20)
+			for off := int64(0); ; {
+				m, err := in.ReadAt(buf, off)
+				if m > 0 {
+					if _, err := w.Write(buf[:m]); err != nil {
+						return err
+					}
+					off += int64(m)
+				}
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		})
+		return err
+	})
+	return result{secs: secs, check: fmt.Sprintf("bytes=%d", n), outBytes: n}, err
 }
 
 func writeNpyflow(args []string) (result, error) {
