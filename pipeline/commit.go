@@ -285,8 +285,18 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 	}
 	d.sum.Assigned = len(mine)
 	if _, err := os.Stat(filepath.Join(d.runDir, committedFile)); err == nil {
-		d.sum.Done = "run " + d.runID + " is already committed"
-		return d, nil
+		switch {
+		case o.Resume:
+			d.sum.Done = "run " + d.runID + " is already committed"
+			return d, nil
+		case d.shard.Count > 1:
+			return nil, fmt.Errorf("run %s (the same job, inputs and shard count) is already committed: "+
+				"--resume does nothing for it; to write it again, remove %s first", d.runID, d.runDir)
+		}
+		// One shard: running the same work again starts a new attempt.
+		if err := os.RemoveAll(d.runDir); err != nil {
+			return nil, err
+		}
 	}
 	d.man = &Manifest{Format: planFormat, Run: d.runID, Shard: d.shard.Index, Shards: d.shard.Count,
 		Assigned: len(assigned), AssignedSum: digestInputs(sortedInputs(append([]ManifestInput(nil), assigned...))), Inputs: []ManifestInput{}, Outputs: []ManifestOutput{}}

@@ -419,6 +419,10 @@ func (s *datasetSink) write(key string, b Batch) error {
 		if s.maxRows > 0 {
 			n = int(min(int64(n), s.maxRows-pf.rows))
 		}
+		if s.maxBytes > 0 {
+			room := float64(s.maxBytes-pf.estimate(s.fileH.RowSize())) / pf.perRow(s.fileH.RowSize())
+			n = int(max(1, min(float64(n), math.Ceil(room))))
+		}
 		chunk := Batch{Rows: n, Data: b.Data[:n*rs]}
 		if s.proj != nil {
 			if chunk, err = s.proj.apply(chunk); err != nil {
@@ -439,14 +443,18 @@ func (s *datasetSink) write(key string, b Batch) error {
 	return nil
 }
 
-// estimate is the file's expected size: bytes written plus the rows still
-// buffered at the compressed bytes per row seen so far.
+// estimate is the file's expected size: its rows at the numpy row size
+// until the Parquet writer has put out its first MiB (it buffers that
+// much), then at the bytes per row it has put out so far.
 func (pf *partFile) estimate(rowSize int64) int64 {
-	perRow := float64(rowSize)
-	if pf.flushed > 0 && pf.cw.n > 0 {
-		perRow = float64(pf.cw.n) / float64(pf.flushed)
+	return int64(float64(pf.rows) * pf.perRow(rowSize))
+}
+
+func (pf *partFile) perRow(rowSize int64) float64 {
+	if pf.flushed > 0 && pf.cw.n >= 1<<20 {
+		return float64(pf.cw.n) / float64(pf.flushed)
 	}
-	return pf.cw.n + int64(float64(pf.rows-pf.flushed)*perRow)
+	return float64(max(rowSize, 1))
 }
 
 // fileFor returns the open file of a partition, opening one (and closing

@@ -122,7 +122,7 @@ func init() {
 		Field{Name: "dataset", Type: Bool, Default: false,
 			Doc: "write a dataset (a directory of part-<shard>-<seq>.parquet files) even without partition_by; sharded runs need a dataset or a per-input path"},
 		Field{Name: "max_rows_per_file", Type: Int, Min: ptr(1), Doc: "start a new part file after this many rows (datasets)"},
-		Field{Name: "max_bytes_per_file", Type: Int, Min: ptr(1024), Doc: "start a new part file once a file reaches about this many bytes (datasets; estimated from the bytes per row written so far)"},
+		Field{Name: "max_bytes_per_file", Type: Int, Min: ptr(1024), Doc: "start a new part file once a file reaches about this many bytes (datasets; estimated at the numpy row size until a file has 1 MiB of output, then at its compressed bytes per row)"},
 		Field{Name: "max_open_files", Type: Int, Default: int64(16), Min: ptr(1), Doc: "part files open at once in a partitioned dataset; the least recently written is finished when another is needed"})
 	register(&Spec{Kind: Sink, Type: "parquet", Summary: "write Parquet files or datasets",
 		Fields: parquetSinkFields,

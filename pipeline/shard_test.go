@@ -1,0 +1,547 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+func TestParseShard(t *testing.T) {
+	cases := []struct {
+		in    string
+		count int
+		want  Shard
+		err   string
+	}{
+		{"0/4", 0, Shard{0, 4}, ""},
+		{"3/4", 4, Shard{3, 4}, ""},
+		{" 2 ", 3, Shard{2, 3}, ""},
+		{"2", 0, Shard{}, "count is unknown"},
+		{"4/4", 0, Shard{}, "want 0 to 3"},
+		{"-1/4", 0, Shard{}, "want 0 to 3"},
+		{"1/0", 0, Shard{}, "at least 1"},
+		{"1/3", 4, Shard{}, "has 4 shards, not 3"},
+		{"a/b", 0, Shard{}, "want i/n"},
+		{"1/x", 0, Shard{}, "want i/n"},
+		{"0/100000", 0, Shard{}, "at most 99999"},
+	}
+	for _, tc := range cases {
+		got, err := ParseShard(tc.in, tc.count)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseShard(%q, %d) = %v, %v; want error with %q", tc.in, tc.count, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseShard(%q, %d) = %v, %v; want %v", tc.in, tc.count, got, err, tc.want)
+		}
+	}
+}
+
+func TestShardFromEnv(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   map[string]string
+		count int
+		want  Shard
+		from  string
+		err   string
+	}{
+		{"none", nil, 0, Shard{}, "", ""},
+		{"k8s", map[string]string{"JOB_COMPLETION_INDEX": "2", "NPYFLOW_SHARD_COUNT": "5"}, 0, Shard{2, 5}, "JOB_COMPLETION_INDEX", ""},
+		{"k8s plan count", map[string]string{"JOB_COMPLETION_INDEX": "2"}, 3, Shard{2, 3}, "JOB_COMPLETION_INDEX", ""},
+		{"k8s no count", map[string]string{"JOB_COMPLETION_INDEX": "2"}, 0, Shard{}, "", "NPYFLOW_SHARD_COUNT"},
+		{"slurm from 0", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{0, 4}, "SLURM_ARRAY_TASK_ID", ""},
+		{"slurm from 1", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{3, 4}, "SLURM_ARRAY_TASK_ID", ""},
+		{"aws", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "7", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 0, Shard{7, 8}, "AWS_BATCH_JOB_ARRAY_INDEX", ""},
+		{"cloud run", map[string]string{"CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "1"}, 0, Shard{0, 1}, "CLOUD_RUN_TASK_INDEX", ""},
+		{"npyflow first", map[string]string{"NPYFLOW_SHARD_INDEX": "1", "NPYFLOW_SHARD_COUNT": "2", "CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "9"}, 0, Shard{1, 2}, "NPYFLOW_SHARD_INDEX", ""},
+		{"count mismatch", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 4, Shard{}, "", "plan has 4 shards"},
+		{"index too big", map[string]string{"CLOUD_RUN_TASK_INDEX": "3", "CLOUD_RUN_TASK_COUNT": "3"}, 0, Shard{}, "", "want 0 to 2"},
+		{"not a number", map[string]string{"SLURM_ARRAY_TASK_ID": "x"}, 0, Shard{}, "", "not an integer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, from, ok, err := ShardFromEnv(env(tc.env), tc.count)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, %v; want error with %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != (tc.from != "") || got != tc.want || from != tc.from {
+				t.Errorf("got %v from %q (ok %v), want %v from %q", got, from, ok, tc.want, tc.from)
+			}
+		})
+	}
+}
+
+func TestAssignShards(t *testing.T) {
+	cases := []struct {
+		sizes []int64
+		n     int
+		want  []int
+	}{
+		{[]int64{5, 5, 5, 5}, 2, []int{0, 1, 0, 1}},
+		// Largest first: 100 alone on shard 0, the small ones fill shard 1.
+		{[]int64{10, 100, 20, 30, 40}, 2, []int{1, 0, 1, 1, 1}},
+		{[]int64{1, 2, 3}, 1, []int{0, 0, 0}},
+		{[]int64{7, 7}, 4, []int{0, 1}},
+		{nil, 3, []int{}},
+	}
+	for _, tc := range cases {
+		got := AssignShards(tc.sizes, tc.n)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("AssignShards(%v, %d) = %v, want %v", tc.sizes, tc.n, got, tc.want)
+		}
+	}
+	// Balance: the spread of byte totals never exceeds the largest item.
+	sizes := make([]int64, 500)
+	var largest int64
+	for i := range sizes {
+		sizes[i] = int64((i*7919)%1000 + 1)
+		largest = max(largest, sizes[i])
+	}
+	for _, n := range []int{2, 3, 7, 16} {
+		load := make([]int64, n)
+		for i, s := range AssignShards(sizes, n) {
+			load[s] += sizes[i]
+		}
+		lo, hi := slicesMinMax(load)
+		if hi-lo > largest {
+			t.Errorf("%d shards: loads %v spread %d > largest %d", n, load, hi-lo, largest)
+		}
+	}
+}
+
+func ExampleAssignShards() {
+	// Input sizes in bytes; each goes to the least loaded shard, largest first.
+	fmt.Println(AssignShards([]int64{300, 100, 200, 100, 100}, 2))
+	// Output: [0 1 1 0 1]
+}
+
+func ExampleParseShard() {
+	s, err := ParseShard("2/8", 0)
+	fmt.Println(s.Index, s.Count, err)
+	// Output: 2 8 <nil>
+}
+
+func TestHiveEscape(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain-value_1.5", "plain-value_1.5"},
+		{"a/b", "a%2Fb"},
+		{"k=v", "k%3Dv"},
+		{"100%", "100%25"},
+		{"x:y", "x%3Ay"},
+		{"new\nline\t", "new%0Aline%09"},
+		{`q"#'*?\`, "q%22%23%27%2A%3F%5C"},
+		{"{[]}^", "%7B%5B%5D}%5E"},
+		{"\x7f\x00", "%7F%00"},
+		{"é 東京 <>|", "é 東京 <>|"},
+	}
+	for _, tc := range cases {
+		if got := hiveEscape(tc.in); got != tc.want {
+			t.Errorf("hiveEscape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if back := hiveUnescape(hiveEscape(tc.in)); back != tc.in {
+			t.Errorf("hiveUnescape(hiveEscape(%q)) = %q", tc.in, back)
+		}
+	}
+}
+
+func TestPartitionValues(t *testing.T) {
+	day, _ := npyio.NewDatetime("D", 1, false)
+	u4, _ := npyio.NewString(npyio.Unicode, 4)
+	s3, _ := npyio.NewString(npyio.Bytes, 3)
+	cases := []struct {
+		dt   *npyio.DType
+		data []byte
+		want string
+	}{
+		{npyio.Int8Type, []byte{0xff}, "-1"},
+		{npyio.Int64Type, appendNative(nil, uint64(1)<<40), "1099511627776"},
+		{npyio.Uint16Type, binary.NativeEndian.AppendUint16(nil, 0x1234), "4660"},
+		{npyio.BoolType, []byte{1}, "true"},
+		{s3, []byte("ab\x00"), "ab"},
+		{u4, func() []byte { b := make([]byte, 16); putUCS4(b, "né"); return b }(), "né"},
+		{day, appendNative(nil, 19723), "2024-01-01"},
+		{day, appendNative(nil, 1<<63), ""}, // NaT
+	}
+	for _, tc := range cases {
+		k := &partKey{name: "k", dt: tc.dt}
+		if got := k.value(tc.data); got != tc.want {
+			t.Errorf("%s value of %x = %q, want %q", tc.dt, tc.data, got, tc.want)
+		}
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.bin")
+	data := make([]byte, 300<<10)
+	for i := range data {
+		data[i] = byte(i * 31)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, err := Fingerprint(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Fingerprint(p)
+	if again != base || !strings.HasPrefix(base, "fp1:") || len(base) != 4+32 {
+		t.Fatalf("fingerprint %q then %q", base, again)
+	}
+	mtime := time.Now().Add(-time.Hour)
+	os.Chtimes(p, mtime, mtime)
+	touched, _ := Fingerprint(p)
+	changes := map[string]func(b []byte) []byte{
+		"header byte": func(b []byte) []byte { b[10] ^= 1; return b },
+		"last byte":   func(b []byte) []byte { b[len(b)-1] ^= 1; return b },
+		"appended":    func(b []byte) []byte { return append(b, 0) },
+	}
+	seen := map[string]string{base: "original", touched: "touched"}
+	if touched == base {
+		t.Error("changing mtime kept the fingerprint")
+	}
+	for name, f := range changes {
+		b := f(append([]byte(nil), data...))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, mtime, mtime) // same mtime as "touched": the content must tell
+		got, _ := Fingerprint(p)
+		if prev, dup := seen[got]; dup {
+			t.Errorf("%s: same fingerprint as %s", name, prev)
+		}
+		seen[got] = name
+	}
+	if _, err := Fingerprint(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// writeRecords writes a .npy of n records (g int32 group, v float64).
+func writeRecords(t *testing.T, path string, n, groups int, first int) {
+	t.Helper()
+	dt, _ := npyio.NewStruct([]npyio.Field{{Name: "g", Type: npyio.Int32Type}, {Name: "v", Type: npyio.Float64Type}})
+	data := make([]byte, 0, n*dt.Size)
+	for i := 0; i < n; i++ {
+		data = binary.NativeEndian.AppendUint32(data, uint32((first+i)%groups))
+		data = appendFloat(data, float64(first+i))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := npyio.NewWriter(f, &npyio.Header{DType: dt, Shape: []int{n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runDataset runs a job in process and returns the summary and error.
+func runDataset(t *testing.T, dir, job string, so *ShardOptions, set ...string) (*Summary, error) {
+	t.Helper()
+	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), &LoadOptions{Set: set, LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	p, err := NewPlan(j)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(context.Background(), &RunOptions{Workers: 2, Shard: so})
+}
+
+// visibleFiles lists the files readers see under root, relative.
+func visibleFiles(t *testing.T, root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if p != root && hiddenName(d.Name()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+const modeJob = `version: 1
+sources:
+  in: {type: npy, paths: "in/*.npy"}
+sinks:
+  ds:
+    type: parquet
+    input: in
+    path: ds
+    partition_by: [g]
+`
+
+func TestDatasetModes(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 30, 3, 0)
+	ds := filepath.Join(dir, "ds")
+	first := []string{"g=0/part-00000-00000.parquet", "g=1/part-00000-00001.parquet", "g=2/part-00000-00002.parquet"}
+
+	sum, err := runDataset(t, dir, modeJob, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := visibleFiles(t, ds); fmt.Sprint(got) != fmt.Sprint(first) {
+		t.Errorf("files %v, want %v", got, first)
+	}
+	if sum.Shard == nil || sum.Shard.Committed == nil || sum.Shard.Committed.Rows["ds"] != 30 {
+		t.Errorf("summary %+v", sum.Shard)
+	}
+
+	// error_if_exists refuses at plan time.
+	if _, err := runDataset(t, dir, modeJob, nil, "sinks.ds.mode=error_if_exists"); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("error_if_exists on an existing dataset: %v", err)
+	}
+	// skip_existing leaves a committed dataset alone.
+	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 10, 5, 100)
+	if _, err := runDataset(t, dir, modeJob, nil, "sinks.ds.mode=skip_existing"); err != nil {
+		t.Fatal(err)
+	}
+	if got := visibleFiles(t, ds); fmt.Sprint(got) != fmt.Sprint(first) {
+		t.Errorf("skip_existing changed the dataset: %v", got)
+	}
+	// append adds files named after the run next to the old ones.
+	if _, err := runDataset(t, dir, modeJob, nil, "sinks.ds.mode=append"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(visibleFiles(t, ds), " ")
+	if n := strings.Count(got, ".parquet"); n != 3+5 || !strings.Contains(got, first[0]) || !strings.Contains(got, "g=4/part-00000-") {
+		t.Errorf("after append: %v", got)
+	}
+	// overwrite replaces everything with this run's files, removing
+	// partitions that no longer exist.
+	os.Remove(filepath.Join(dir, "in", "b.npy"))
+	if _, err := runDataset(t, dir, modeJob, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := visibleFiles(t, ds); fmt.Sprint(got) != fmt.Sprint(first) {
+		t.Errorf("after overwrite: %v, want %v", got, first)
+	}
+	if _, err := os.Stat(filepath.Join(ds, "g=4")); err == nil {
+		t.Error("overwrite left the empty partition g=4")
+	}
+	if _, err := os.Stat(filepath.Join(ds, successFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDatasetFileTargets(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 5000, 1, 0)
+	job := strings.Replace(modeJob, "partition_by: [g]", "dataset: true\n    compression: none", 1)
+	for _, tc := range []struct {
+		set   string
+		files int
+	}{
+		{"sinks.ds.max_rows_per_file=1000", 5},
+		{"sinks.ds.max_rows_per_file=1001", 5},
+		{"sinks.ds.max_bytes_per_file=20000", 3}, // 12 bytes a row uncompressed
+	} {
+		sum, err := runDataset(t, dir, job, nil, tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := sum.Sinks[0]
+		if len(st.Files) != tc.files || st.Rows != 5000 {
+			t.Errorf("%s: %d files, %d rows; want %d files", tc.set, len(st.Files), st.Rows, tc.files)
+		}
+	}
+}
+
+func TestShardRefusals(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 10, 2, 0)
+	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 10, 2, 10)
+	cases := []struct{ name, job, err string }{
+		{"one file", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+sinks: {o: {type: npy, input: in, path: out/all.npy}}
+`, "writes one file for all inputs"},
+		{"limit", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+transforms: {l: {type: limit, input: in, rows: 3}}
+sinks: {o: {type: parquet, input: l, path: out/ds, dataset: true}}
+`, "transforms.l is a limit transform"},
+		{"append file", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+sinks: {o: {type: parquet, input: in, path: out/x.parquet, mode: append}}
+`, "append needs a dataset"},
+		{"partition float", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+sinks: {o: {type: parquet, input: in, path: out/ds, partition_by: v}}
+`, "cannot partition by \"v\""},
+		{"partition missing", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+sinks: {o: {type: parquet, input: in, path: out/ds, partition_by: [gg]}}
+`, "did you mean \"g\""},
+		{"partition all", `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+transforms: {s: {type: select, input: in, fields: [g]}}
+sinks: {o: {type: parquet, input: s, path: out/ds, partition_by: [g]}}
+`, "no column would be left"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runDataset(t, dir, tc.job, &ShardOptions{Shard: Shard{1, 2}})
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("got %v, want an error with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// TestPerFileSinkShards runs a per-input npy sink as two shards with
+// skip_existing: each shard writes only its inputs' files, nothing shows
+// before the commit, and a second run skips every existing file.
+func TestPerFileSinkShards(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	for i := 0; i < 5; i++ {
+		writeRecords(t, filepath.Join(dir, "in", fmt.Sprintf("f%d.npy", i)), 10+i*20, 2, i*100)
+	}
+	job := `version: 1
+sources: {in: {type: npy, paths: "in/*.npy"}}
+sinks: {o: {type: npy, input: in, path: "out/{stem}.npy", mode: skip_existing}}
+`
+	s0, err := runDataset(t, dir, job, &ShardOptions{Shard: Shard{0, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := visibleFiles(t, filepath.Join(dir, "out")); len(got) != 0 {
+		t.Errorf("visible before commit: %v", got)
+	}
+	s1, err := runDataset(t, dir, job, &ShardOptions{Shard: Shard{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s0.Shard.Assigned+s1.Shard.Assigned != 5 || s1.Shard.Committed == nil {
+		t.Fatalf("shards %+v %+v", s0.Shard, s1.Shard)
+	}
+	got := visibleFiles(t, filepath.Join(dir, "out"))
+	if fmt.Sprint(got) != "[f0.npy f1.npy f2.npy f3.npy f4.npy]" {
+		t.Errorf("outputs %v", got)
+	}
+	for i := 0; i < 5; i++ {
+		a, err := npyio.ReadFile(filepath.Join(dir, "out", fmt.Sprintf("f%d.npy", i)), nil)
+		if err != nil || a.Header.Shape[0] != 10+i*20 {
+			t.Errorf("f%d.npy: %v", i, err)
+		}
+	}
+	// The same job again: a new run (the outputs exist), every file skipped.
+	os.Remove(filepath.Join(dir, "out", "_SUCCESS"))
+	sum, err := runDataset(t, dir, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Sinks[0].Files) != 0 {
+		t.Errorf("skip_existing rewrote %v", sum.Sinks[0].Files)
+	}
+}
+
+// TestFrozenPlanIgnoresNewFiles: a shard running a frozen plan reads the
+// planned inputs even after more files arrive, and refuses an input that
+// changed.
+func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 10, 2, 0)
+	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 20, 2, 10)
+	text := []byte(modeJob)
+	j, err := Load(filepath.Join(dir, "job.yaml"), text, &LoadOptions{LookupEnv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := p.Freeze(2, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	if err := fp.WriteFile(planFile); err != nil {
+		t.Fatal(err)
+	}
+	writeRecords(t, filepath.Join(dir, "in", "0late.npy"), 7, 2, 50) // sorts first
+	fp, err = LoadFrozenPlan(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for i := 0; i < 2; i++ {
+		job, err := fp.LoadJob(&LoadOptions{LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlanWith(job, &PlanOptions{Frozen: fp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: Shard{Index: i}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Shard.Run != fp.ID {
+			t.Errorf("shard %d ran run %s, the plan is %s", i, sum.Shard.Run, fp.ID)
+		}
+		rows += sum.Rows
+	}
+	if rows != 30 {
+		t.Errorf("shards read %d rows, the plan has 30", rows)
+	}
+	// A planned input that changed is refused.
+	os.RemoveAll(filepath.Join(dir, "ds"))
+	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 20, 2, 99)
+	job, _ := fp.LoadJob(&LoadOptions{LookupEnv: env(nil)})
+	p, err = NewPlanWith(job, &PlanOptions{Frozen: fp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := fp.Inputs[1].Shard
+	_, err = p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: Shard{Index: shard}}})
+	if err == nil || !strings.Contains(err.Error(), "changed since planning") {
+		t.Errorf("changed input: %v", err)
+	}
+}
