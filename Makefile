@@ -16,6 +16,7 @@ build:
 test: lint
 	$(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/...
+	$(GO) test -count=1 -race -short -run 'Concurrent|RoundTrip' ./parquetio/...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
