@@ -131,17 +131,17 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 	pre := make([]byte, 8)
 	for pos := int64(0); pos < size; {
 		k, err := r.ReadAt(pre, pos)
-		if k < 4 {
-			if err == io.EOF || err == nil {
-				break // a stream may end without the end-of-stream marker
-			}
+		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("arrowconv: reading IPC stream at byte %d: %w", pos, err)
+		}
+		if k < 4 {
+			return nil, fmt.Errorf("arrowconv: IPC stream truncated at byte %d: %d bytes of a message header", pos, k)
 		}
 		hdr := int64(4)
 		mlen := int64(int32(binary.LittleEndian.Uint32(pre)))
 		if uint32(mlen) == 0xFFFFFFFF {
 			if k < 8 {
-				break
+				return nil, fmt.Errorf("arrowconv: IPC stream truncated at byte %d: %d bytes of a message header", pos, k)
 			}
 			hdr = 8
 			mlen = int64(int32(binary.LittleEndian.Uint32(pre[4:])))
@@ -149,8 +149,11 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 		if mlen == 0 {
 			break // end of stream
 		}
-		if mlen < 0 || mlen > maxIPCMeta || mlen > size-pos-hdr {
-			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: metadata length %d does not fit %d bytes", pos, mlen, size)
+		if mlen < 0 || mlen > maxIPCMeta {
+			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: invalid metadata length %d", pos, mlen)
+		}
+		if mlen > size-pos-hdr {
+			return nil, fmt.Errorf("arrowconv: IPC stream truncated: the message at byte %d needs %d bytes of metadata, %d remain", pos, mlen, size-pos-hdr)
 		}
 		if int64(cap(meta)) < mlen {
 			meta = make([]byte, mlen)
@@ -173,8 +176,11 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 				return nil, fmt.Errorf("arrowconv: IPC stream schema at byte %d: %w", pos, errors.Join(errFlatbuffer, err))
 			}
 		}
-		if body < 0 || body > size-pos-hdr-mlen {
-			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: body of %d bytes does not fit %d bytes", pos, body, size)
+		if body < 0 {
+			return nil, fmt.Errorf("arrowconv: IPC stream message at byte %d: invalid body length %d", pos, body)
+		}
+		if body > size-pos-hdr-mlen {
+			return nil, fmt.Errorf("arrowconv: IPC stream truncated: the message at byte %d has a body of %d bytes, %d remain", pos, body, size-pos-hdr-mlen)
 		}
 		if typ == msgRecordBatch {
 			info.Batches++

@@ -167,6 +167,17 @@ func (e *RowEncoder) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byt
 	if !e.dense {
 		clear(buf)
 	}
+	if err := e.encodeTile(rec, start, end, buf, e.rows); err != nil {
+		return dst, err
+	}
+	e.rows += int64(n)
+	return dst[:len(dst)+need], nil
+}
+
+// encodeTile writes rows [start, end) of rec to buf; row0 numbers the
+// first for errors.
+func (e *RowEncoder) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, row0 int64) error {
+	n := end - start
 	for k, c := range e.cols {
 		col := rec.Column(k)
 		if start > 0 || end < col.Len() {
@@ -174,12 +185,11 @@ func (e *RowEncoder) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byt
 			defer col.Release()
 		}
 		lay := layout{data: buf, base: c.off, dims: []dim{{n, e.rowSize}}}
-		if err := e.put(col, c.dt, c.list, lay, c.path, e.rows); err != nil {
-			return dst, err
+		if err := e.put(col, c.dt, c.list, lay, c.path, row0); err != nil {
+			return err
 		}
 	}
-	e.rows += int64(n)
-	return dst[:len(dst)+need], nil
+	return nil
 }
 
 // check verifies that rec has the encoder's column types.
@@ -552,9 +562,24 @@ func scatterStrided(dst []byte, base, count, stride int, src []byte, esize int) 
 		for i := range count {
 			*(*byte)(unsafe.Add(p, i*stride)) = src[i]
 		}
+	case 12:
+		scatterArr[[12]byte](p, src, count, stride)
+	case 16:
+		scatterArr[[16]byte](p, src, count, stride)
+	case 32:
+		scatterArr[[32]byte](p, src, count, stride)
 	default:
 		for i := range count {
 			copy(dst[base+i*stride:base+i*stride+esize], src[i*esize:])
 		}
+	}
+}
+
+// scatterArr copies count values of type T (a byte array) from src to p,
+// stride bytes apart. The caller has checked the bounds.
+func scatterArr[T any](p unsafe.Pointer, src []byte, count, stride int) {
+	s := unsafe.Slice((*T)(unsafe.Pointer(&src[0])), count)
+	for i := range s {
+		*(*T)(unsafe.Add(p, i*stride)) = s[i]
 	}
 }

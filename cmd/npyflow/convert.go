@@ -784,6 +784,23 @@ func (c *converter) fromArrow(outKind string) error {
 	if err != nil {
 		return err
 	}
+	if !st.Mode().IsRegular() {
+		// A pipe or device: the conversion reads the input more than once
+		// (metadata, then rows, then columns), so copy it next to OUT.
+		tmp, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".in-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		defer tmp.Close()
+		if _, err := io.Copy(tmp, fh); err != nil {
+			return err
+		}
+		if st, err = tmp.Stat(); err != nil {
+			return err
+		}
+		fh = tmp
+	}
 	// Schema and row count from the IPC metadata: the .npy header is known
 	// before any row is read.
 	info, err := arrowconv.ReadIPCInfo(fh, st.Size())

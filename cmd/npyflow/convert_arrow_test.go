@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/npyflow/npyflow/internal/fixtures"
@@ -148,5 +149,48 @@ func TestConvertFromArrowErrors(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%s -> %s left an output", filepath.Base(c.in), c.out)
 		}
+	}
+}
+
+// TestConvertFromArrowPipe: an IPC stream read from a named pipe (read
+// once, copied aside) converts to .npz like the same file does.
+func TestConvertFromArrowPipe(t *testing.T) {
+	dir := t.TempDir()
+	fx := fixtures.NPYByName(t, "rec_strings_dates")
+	file := filepath.Join(dir, "r.arrow")
+	if code, msg := runCLI(t, "convert", fx.Path, file); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	fromFile := filepath.Join(dir, "file.npz")
+	if code, msg := runCLI(t, "convert", file, fromFile); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	pipe := filepath.Join(dir, "p.arrow")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(pipe, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(data)
+		f.Close()
+	}()
+	fromPipe := filepath.Join(dir, "pipe.npz")
+	if code, msg := runCLI(t, "convert", pipe, fromPipe); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	a, _ := os.ReadFile(fromFile)
+	b, _ := os.ReadFile(fromPipe)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("npz from the pipe (%d bytes) differs from the one from the file (%d bytes)", len(b), len(a))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 4 {
+		t.Errorf("%d entries in the output directory, want 4 (no temporary copy left)", len(ents))
 	}
 }
