@@ -7,7 +7,7 @@ Environment:
   SCALE    full (default: the sizes of issue 8) or small (a smoke run of
            about a minute)
   RUNS     measured runs per contender after one warm-up (default 5 full,
-           3 small)
+           2 small)
   BIG      workload 6 (4 GiB .npy -> Parquet): auto (default: on when the
            disk has room), 1 or 0
   ONLY     comma-separated workload ids to run (e.g. "w1,w3"); default all
@@ -44,7 +44,7 @@ CLI = os.path.join(BIN, "npyflow")
 SCALES = {
     # f64 elements, struct rows, big bytes
     "full": dict(f64=100_000_000, struct=10_000_000, big=4 << 30, runs=5),
-    "small": dict(f64=5_000_000, struct=500_000, big=64 << 20, runs=3),
+    "small": dict(f64=5_000_000, struct=500_000, big=64 << 20, runs=2),
 }
 STRUCT_ITEMSIZE = 29
 RSS_LIMIT_MB = 300
