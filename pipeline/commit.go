@@ -247,11 +247,11 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 		known = map[string]partFP{}
 		for i, pt := range parts {
 			in := fp.Inputs[i]
-			if pt.Source != in.Source || pt.Path != in.Path || pt.Member != in.Member || pt.Rows != in.Rows {
+			if pt.Source != in.Source || absPath(pt.Path) != absPath(in.Path) || pt.Member != in.Member || pt.Rows != in.Rows {
 				return nil, fmt.Errorf("input %d is %s:%s (%d rows) but the plan has %s:%s (%d rows): the job or its files changed since planning",
 					i, pt.Source, partName(pt), pt.Rows, in.Source, in.Path, in.Rows)
 			}
-			known[in.Path] = partFP{fp: in.Fingerprint, mtime: in.ModTime}
+			known[pt.Path] = partFP{fp: in.Fingerprint, mtime: in.ModTime}
 		}
 	}
 	fps, err := fingerprintParts(parts, known)

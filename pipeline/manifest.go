@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,7 +97,7 @@ func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, er
 	fp.ShardBytes = make([]int64, shards)
 	fp.ShardFiles = make([]int, shards)
 	for i, pt := range parts {
-		in := FrozenInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Size: pt.Size, Rows: pt.Rows,
+		in := FrozenInput{Source: pt.Source, Path: absPath(pt.Path), Member: pt.Member, Size: pt.Size, Rows: pt.Rows,
 			Fingerprint: fps[i].fp, ModTime: fps[i].mtime, Shard: assign[i], Captures: captureVars(pt)}
 		for _, s := range p.sinks {
 			if pp, ok := s.(interface{ perPartFiles() bool }); ok && pp.perPartFiles() {
@@ -106,7 +105,7 @@ func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, er
 					if in.Outputs == nil {
 						in.Outputs = map[string]string{}
 					}
-					in.Outputs[sinkName(s)] = paths[0]
+					in.Outputs[sinkName(s)] = absPath(paths[0])
 				}
 			}
 		}
@@ -116,16 +115,18 @@ func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, er
 	}
 	for _, o := range p.Outputs {
 		c := p.Job.Component(o.Sink)
-		fo := FrozenOutput{Sink: o.Sink, Type: o.Type, Mode: c.String("mode"), Root: sinkRoot(c)}
+		fo := FrozenOutput{Sink: o.Sink, Type: o.Type, Mode: c.String("mode"), Root: absPath(sinkRoot(c))}
 		if ds, ok := p.sinkNodeOf(o.Sink).(*datasetSink); ok {
 			fo.Dataset, fo.PartitionBy, fo.Files = true, ds.keyNames(), ds.filePattern()
 		} else {
-			fo.Paths = o.Paths
+			for _, p := range o.Paths {
+				fo.Paths = append(fo.Paths, absPath(p))
+			}
 		}
 		fp.Sinks = append(fp.Sinks, fo)
 	}
 	fp.ID = p.runID(parts, fps, shards)
-	fp.StateDir = p.stateDir("")
+	fp.StateDir = absPath(p.stateDir(""))
 	return fp, nil
 }
 
@@ -344,10 +345,14 @@ func (p *Plan) runID(parts []*Part, fps []partFP, shards int) string {
 		}
 	}
 	for i, pt := range parts {
-		fmt.Fprintf(h, "input %q %q %q %d %d %s\n", pt.Source, pt.Path, pt.Member, pt.Size, pt.Rows, fps[i].fp)
+		fmt.Fprintf(h, "input %q %q %q %d %d %s\n", pt.Source, absPath(pt.Path), pt.Member, pt.Size, pt.Rows, fps[i].fp)
 	}
 	for _, o := range p.Outputs {
-		fmt.Fprintf(h, "output %q %q %s\n", o.Sink, o.Schema, strings.Join(o.Paths, "\x00"))
+		var paths []string
+		for _, p := range o.Paths {
+			paths = append(paths, absPath(p))
+		}
+		fmt.Fprintf(h, "output %q %q %s\n", o.Sink, o.Schema, strings.Join(paths, "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20]
 }
@@ -399,7 +404,14 @@ func captureVars(pt *Part) map[string]string {
 	return out
 }
 
-var errNoManifest = errors.New("no manifest")
+// absPath makes a path absolute (against the working directory), so
+// that processes started in other directories agree on it.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
 
 // expand lists a file source's inputs: the frozen plan's, if the run has
 // one, else the expansion of its patterns.

@@ -327,7 +327,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 	outs := make([]string, 4)
 	errs := make([]error, 4)
 	for i, env := range envs {
-		args := []string{"run", "--plan", "plan.json", "--no-commit", "--quiet"}
+		args := []string{"run", "--plan", "plan.json", "--no-commit"}
 		if i == 0 {
 			args = append(args, "--shard", "0")
 		}

@@ -109,7 +109,7 @@ func runRun(e *env) error {
 		return planError(err)
 	}
 	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch}
-	if opts.Shard, err = sf.options(frozen, e); err != nil {
+	if opts.Shard, err = sf.options(frozen, e, *quiet); err != nil {
 		return err
 	}
 	if !*quiet {
@@ -149,7 +149,7 @@ func (f *shardFlags) register(fs *flag.FlagSet) {
 
 // options returns the run's ShardOptions: nil for a plain run (no plan,
 // no shard flag or scheduler variable, no resume).
-func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env) (*pipeline.ShardOptions, error) {
+func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env, quiet bool) (*pipeline.ShardOptions, error) {
 	count := f.shards
 	if f.shards < 0 {
 		return nil, usagef("--shards must be positive")
@@ -176,7 +176,9 @@ func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env) (*pipeline.Sha
 		}
 		if ok {
 			sh, sharded = s, true
-			fmt.Fprintf(e.stderr, "shard %s from %s\n", sh, from)
+			if !quiet {
+				fmt.Fprintf(e.stderr, "shard %s from %s\n", sh, from)
+			}
 		} else if count > 1 {
 			return nil, usagef("which shard of %d? give --shard i, or run under a scheduler that sets JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX", count)
 		}
@@ -185,7 +187,10 @@ func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env) (*pipeline.Sha
 		return nil, nil
 	}
 	o := &pipeline.ShardOptions{Shard: sh, Resume: f.resume, StateDir: f.state, NoCommit: f.noCommit,
-		CheckpointBytes: f.checkpoint, Log: e.stderr}
+		CheckpointBytes: f.checkpoint}
+	if !quiet {
+		o.Log = e.stderr
+	}
 	if f.checkpoint == 0 {
 		o.CheckpointBytes = -1
 	}
