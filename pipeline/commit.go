@@ -492,7 +492,7 @@ func (d *distRun) checkpoint(final bool) error {
 		return err
 	}
 	d.sum.Checkpoints++
-	if d.opts.Log != nil {
+	if d.opts.Log != nil && (len(d.pending) > 0 || len(staged) > 0) {
 		var rows int64
 		for _, in := range d.pending {
 			rows += in.Rows
