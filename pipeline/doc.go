@@ -34,6 +34,17 @@
 // and renamed into place only when the whole run succeeds; a failed or
 // cancelled run removes its temporary files and leaves no partial output.
 //
+// # Sharded runs
+//
+// [Plan.Freeze] snapshots the inputs (with fingerprints) and spreads them
+// over shards by bytes ([AssignShards]); with RunOptions.Shard a run reads
+// only its shard's inputs ([ShardFromEnv] finds the shard of a Kubernetes,
+// Slurm, AWS Batch or Cloud Run task). Parquet sinks with partition_by or
+// dataset: true write Hive-style datasets of part-<shard>-<seq>.parquet
+// files. Sharded runs stage their files, record them in per-shard
+// manifests at checkpoints, resume after a kill and are published by
+// [CommitRun], which writes _SUCCESS; see docs/scale.md.
+//
 // # Limits
 //
 // All files of one source must share a dtype and row shape. Rows from
