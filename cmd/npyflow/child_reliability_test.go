@@ -34,12 +34,14 @@ const (
 	// childData is the default RLIMIT_DATA of a child: its heap can never
 	// exceed it, so an allocation driven by a size claimed in a file fails
 	// at once (as a Go "fatal error: out of memory", which the checks see)
-	// instead of exhausting the machine. A normal conversion of a 128 MiB
-	// file needs about 260 MiB of mapped heap.
-	childData = 768 << 20
+	// instead of exhausting the machine. npyflow maps about 200 MiB at
+	// start (runtime, thread stacks) and a normal conversion of a 128 MiB
+	// file about 260 MiB; the largest hostile case here needs 300 MiB (a
+	// 128 MiB Parquet row group sized by a claimed row count).
+	childData = 512<<20 + raceData
 	// maxRSS bounds the peak resident memory of a child that read a small
 	// hostile file.
-	maxRSS = 200 << 20
+	maxRSS = 200 << 20 * raceRSS
 	// caseTimeout bounds one child run on a small file.
 	caseTimeout = 20 * time.Second
 )

@@ -1,0 +1,8 @@
+//go:build !race
+
+package main
+
+const (
+	raceData = 0 // no extra data limit
+	raceRSS  = 1 // RSS limit multiplier
+)
