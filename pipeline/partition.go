@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -156,8 +155,17 @@ type datasetSink struct {
 	open  map[string]*partFile // by key bytes
 	dirs  map[string]string    // key bytes: relative directory
 	clock int64
-	done  []fileRec
-	st    SinkStats
+
+	// Push's reused state: partition numbers by key bytes, each batch's
+	// row numbers per partition, and a buffer to gather a partition's rows.
+	keyIdx  map[string]int
+	keyStr  []string
+	groups  [][]int32
+	touched []int
+	kbuf    []byte
+	gather  []byte
+	done    []fileRec
+	st      SinkStats
 }
 
 // partFile is one open part file.
@@ -211,7 +219,7 @@ func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	s := &datasetSink{c: c, schema: in, env: env, root: c.resolvePath(c.String("path")), mode: mode,
 		column: c.String("column"), maxRows: c.Int("max_rows_per_file"), maxBytes: c.Int("max_bytes_per_file"),
-		maxOpen: int(c.Int("max_open_files")), open: map[string]*partFile{}, dirs: map[string]string{},
+		maxOpen: int(c.Int("max_open_files")), open: map[string]*partFile{}, dirs: map[string]string{}, keyIdx: map[string]int{},
 		st: SinkStats{Sink: c.Name, Type: c.Type}}
 	fileDT, shape := in.DType, in.Shape
 	if c.Has("partition_by") {
@@ -284,7 +292,7 @@ func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
 }
 
 // partitionedGroupBytes bounds a row group of a partitioned dataset.
-const partitionedGroupBytes = 16 << 20
+const partitionedGroupBytes = 8 << 20
 
 // checkExisting applies error_if_exists and skip_existing.
 func (s *datasetSink) checkExisting() error {
@@ -359,8 +367,9 @@ func (s *datasetSink) plannedPaths([]*Part) ([]string, error) {
 	return []string{filepath.Join(s.root, s.filePattern())}, nil
 }
 
-// Push splits the batch into runs of rows with the same partition values
-// and appends each run to its partition's open file.
+// Push groups the batch's rows by partition (keeping their order within
+// each) and appends each group to its partition's open file. A batch of
+// one partition (partitions from captured path parts) is written as is.
 func (s *datasetSink) Push(b Batch) error {
 	if s.skip || b.Rows == 0 {
 		return nil
@@ -368,42 +377,51 @@ func (s *datasetSink) Push(b Batch) error {
 	t := time.Now()
 	defer func() { s.st.Elapsed += time.Since(t) }()
 	s.st.Rows += int64(b.Rows)
-	rs := int(s.schema.RowSize())
 	if len(s.keys) == 0 {
 		return s.write("", b)
 	}
-	var key []byte
-	for start := 0; start < b.Rows; {
-		row := b.Data[start*rs : (start+1)*rs]
-		key = key[:0]
+	rs := int(s.schema.RowSize())
+	for _, g := range s.touched {
+		s.groups[g] = s.groups[g][:0]
+	}
+	s.touched = s.touched[:0]
+	for r := 0; r < b.Rows; r++ {
+		row := b.Data[r*rs : (r+1)*rs]
+		s.kbuf = s.kbuf[:0]
 		for i := range s.keys {
 			k := &s.keys[i]
-			key = append(key, row[k.off:k.off+k.dt.Size]...)
+			s.kbuf = append(s.kbuf, row[k.off:k.off+k.dt.Size]...)
 		}
-		end := start + 1
-		for ; end < b.Rows; end++ {
-			if !s.sameKey(b.Data[end*rs:(end+1)*rs], key) {
-				break
-			}
+		g, ok := s.keyIdx[string(s.kbuf)] // no allocation for the lookup
+		if !ok {
+			g = len(s.keyStr)
+			s.keyStr = append(s.keyStr, string(s.kbuf))
+			s.keyIdx[s.keyStr[g]] = g
+			s.groups = append(s.groups, nil)
 		}
-		if err := s.write(string(key), Batch{Rows: end - start, Data: b.Data[start*rs : end*rs]}); err != nil {
+		if len(s.groups[g]) == 0 {
+			s.touched = append(s.touched, g)
+		}
+		s.groups[g] = append(s.groups[g], int32(r))
+	}
+	if len(s.touched) == 1 {
+		return s.write(s.keyStr[s.touched[0]], b)
+	}
+	for _, g := range s.touched {
+		rows := s.groups[g]
+		need := len(rows) * rs
+		if cap(s.gather) < need {
+			s.gather = make([]byte, need)
+		}
+		buf := s.gather[:need]
+		for i, r := range rows {
+			copy(buf[i*rs:(i+1)*rs], b.Data[int(r)*rs:(int(r)+1)*rs])
+		}
+		if err := s.write(s.keyStr[g], Batch{Rows: len(rows), Data: buf}); err != nil {
 			return err
 		}
-		start = end
 	}
 	return nil
-}
-
-func (s *datasetSink) sameKey(row, key []byte) bool {
-	o := 0
-	for i := range s.keys {
-		k := &s.keys[i]
-		if !bytes.Equal(row[k.off:k.off+k.dt.Size], key[o:o+k.dt.Size]) {
-			return false
-		}
-		o += k.dt.Size
-	}
-	return true
 }
 
 // write appends rows of one partition, rolling over to a new file at the

@@ -545,3 +545,36 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 		t.Errorf("changed input: %v", err)
 	}
 }
+
+// BenchmarkPartitionedDataset writes 1Mi records (g int32 in 16 groups,
+// v float64) from 4 files as a dataset partitioned by g, as shard 0 of 1
+// with a checkpoint at the end.
+func BenchmarkPartitionedDataset(b *testing.B) {
+	dir := b.TempDir()
+	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
+	t := &testing.T{}
+	const files, rows = 4, 1 << 18
+	for i := 0; i < files; i++ {
+		writeRecords(t, filepath.Join(dir, "in", fmt.Sprintf("f%d.npy", i)), rows, 16, i*rows)
+	}
+	job := strings.Replace(modeJob, "partition_by: [g]", "partition_by: [g]\n    compression: snappy", 1)
+	b.SetBytes(files * rows * 12)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), &LoadOptions{LookupEnv: env(nil)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p, err := NewPlan(j)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum, err := p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{CheckpointBytes: -1}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sum.Rows != files*rows || len(sum.Sinks[0].Files) != 16 {
+			b.Fatalf("%d rows, %d files", sum.Rows, len(sum.Sinks[0].Files))
+		}
+	}
+}
