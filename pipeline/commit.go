@@ -712,13 +712,13 @@ type CommitOptions struct {
 
 // CommitSummary is what a commit published.
 type CommitSummary struct {
-	Run     string
-	Shards  int
-	Inputs  int
-	Rows    map[string]int64 // rows per sink
-	Files   int
-	Removed int // files of earlier runs removed (overwrite)
-	Already bool
+	Run     string           `json:"run"`
+	Shards  int              `json:"shards"`
+	Inputs  int              `json:"inputs"`
+	Rows    map[string]int64 `json:"rows"` // rows per sink
+	Files   int              `json:"files"`
+	Removed int              `json:"removed"` // files of earlier runs removed (overwrite)
+	Already bool             `json:"-"`       // the run was committed before
 }
 
 // CommitRun verifies the manifests in a run directory and publishes the
