@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The reliability tests run npyflow as a separate process, so a crash, a

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // Reliability: every hostile input (testdata/malformed and
