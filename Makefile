@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test demo bench bench-compare fuzz lint fixtures check-fixtures clean
+.PHONY: all build test demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy clean
 
 all: build
 
@@ -17,6 +17,7 @@ test: lint
 	$(GO) test -count=1 $(PKGS)
 	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/...
 	$(GO) test -count=1 -race -short -run 'Concurrent|RoundTrip' ./parquetio/...
+	$(GO) test -count=1 -race -short ./cmd/npyflow/...
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -43,6 +44,22 @@ fuzz:
 # Regenerates the numpy fixtures (needs Debian's python3-numpy).
 fixtures:
 	/usr/bin/python3 testdata/gen_fixtures.py
+
+# Hostile inputs, zip bombs, disk full, read errors and signals through the
+# CLI (Linux), in memory-limited child processes. Part of `make test` too;
+# this target runs only them, without -short.
+reliability:
+	$(GO) test -count=1 -run 'TestHostileInputs|TestZipBombs|TestDiskFull|TestReadErrorMidFile|TestSignals' ./cmd/npyflow/
+
+# Regenerates testdata/hostile.
+hostile:
+	$(GO) run testdata/hostile/gen_hostile.go
+
+# Writes every fixture again with npyflow and loads the results with numpy.
+check-numpy:
+	rm -rf out/numpy-check && mkdir -p out/numpy-check
+	NPYFLOW_NUMPY_OUT=$(CURDIR)/out/numpy-check $(GO) test -count=1 -run TestWriteForNumpy ./npyio/
+	/usr/bin/python3 testdata/check_written.py out/numpy-check
 
 clean:
 	rm -rf bin out

@@ -3,6 +3,7 @@ package npyio
 import (
 	"archive/zip"
 	"errors"
+	"hash/crc32"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +52,14 @@ func NewNPZReader(r io.ReaderAt, size int64, opts *Options) (*NPZReader, error) 
 	}
 	z.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
 	nz := &NPZReader{z: z, ra: r, size: size, opts: opts}
+	seen := make(map[string]bool, len(z.File))
 	for _, f := range z.File {
+		if seen[f.Name] {
+			// zip allows it, np.load silently keeps the last one: refuse
+			// rather than guess which array the user meant.
+			return nil, fmt.Errorf("%w: duplicate member name %q", zip.ErrFormat, f.Name)
+		}
+		seen[f.Name] = true
 		key := strings.TrimSuffix(f.Name, ".npy")
 		nz.Members = append(nz.Members, &Member{Key: key, Name: f.Name, f: f, z: nz})
 	}
@@ -143,11 +151,28 @@ func (m *Member) open() (*Reader, error) {
 		if off < 0 || size < 0 || off > m.z.size || size > m.z.size-off {
 			return nil, fmt.Errorf("%w: member data (offset %d, %d bytes) lies outside the %d-byte archive", zip.ErrFormat, off, size, m.z.size)
 		}
-		sr := io.NewSectionReader(m.z.ra, off, size)
+		cr := &crcReaderAt{r: io.NewSectionReader(m.z.ra, off, size), size: size}
+		sr := io.NewSectionReader(cr, 0, size)
 		if err := checkMagic(sr); err != nil {
 			return nil, err
 		}
-		return NewReaderAt(sr, size, m.z.opts)
+		rd, err := NewReaderAt(sr, size, m.z.opts)
+		if err != nil {
+			return nil, err
+		}
+		want := m.f.CRC32
+		rd.atEnd = func() error {
+			if want == 0 {
+				return nil // unknown CRC, as archive/zip treats it
+			}
+			if got, err := cr.sum(); err != nil {
+				return fmt.Errorf("npyio: member %q: %w", m.Name, err)
+			} else if got != want {
+				return fmt.Errorf("npyio: member %q: %w (CRC-32 %08x, directory says %08x)", m.Name, zip.ErrChecksum, got, want)
+			}
+			return nil
+		}
+		return rd, nil
 	}
 	rc, err := m.f.Open()
 	if err != nil {
@@ -198,6 +223,51 @@ func checkMagic(r io.Reader) error {
 		return ErrNotNPY
 	}
 	return nil
+}
+
+// crcReaderAt computes the CRC-32 of a stored member while it is read in
+// order (the usual case: header, then rows); reads that skip ahead (the
+// column-wise gathers of a Fortran-order array) make sum read the member
+// once more from the start.
+type crcReaderAt struct {
+	r    io.ReaderAt
+	size int64
+	pos  int64 // bytes hashed so far, from 0
+	crc  uint32
+	gap  bool
+}
+
+func (c *crcReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	if !c.gap {
+		if off > c.pos {
+			c.gap = true
+		} else if end := off + int64(n); end > c.pos {
+			c.crc = crc32.Update(c.crc, crc32.IEEETable, p[c.pos-off:n])
+			c.pos = end
+		}
+	}
+	return n, err
+}
+
+// sum hashes whatever was not read in order and returns the member's CRC.
+func (c *crcReaderAt) sum() (uint32, error) {
+	if c.gap {
+		c.crc, c.pos, c.gap = 0, 0, false
+	}
+	buf := make([]byte, min(c.size-c.pos, 1<<20))
+	for c.pos < c.size {
+		n, err := c.r.ReadAt(buf[:min(int64(len(buf)), c.size-c.pos)], c.pos)
+		c.crc = crc32.Update(c.crc, crc32.IEEETable, buf[:n])
+		c.pos += int64(n)
+		if n == 0 {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, err
+		}
+	}
+	return c.crc, nil
 }
 
 type peekReader struct {

@@ -1,6 +1,7 @@
 package npyio_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"io"
@@ -194,5 +195,69 @@ func TestNPZChecksum(t *testing.T) {
 	}
 	if _, err := nz.Members[0].ReadArray(); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("ReadArray with corrupt CRC: %v", err)
+	}
+}
+
+// TestNPZStoredChecksum flips one data byte of a Stored member: every way
+// of reading it (C-order rows, whole array, Fortran-order gathers) must
+// report the CRC mismatch, as numpy's zipfile does.
+func TestNPZStoredChecksum(t *testing.T) {
+	for _, fortran := range []bool{false, true} {
+		v := make([]float64, 64)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		a := &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{8, 8}, FortranOrder: fortran}, Data: npyio.AsBytes(v)}
+		var buf bytes.Buffer
+		if err := npyio.SaveNPZ(&buf, false, nil, npyio.NamedArray{Key: "x", Array: a}); err != nil {
+			t.Fatal(err)
+		}
+		good := buf.Bytes()
+		open := func(data []byte) *npyio.Member {
+			nz, err := npyio.NewNPZReader(bytes.NewReader(data), int64(len(data)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return nz.Members[0]
+		}
+		readRows := func(m *npyio.Member) error {
+			r, err := m.Open()
+			if err != nil {
+				return err
+			}
+			for {
+				if _, err := r.Next(3); err != nil {
+					if err == io.EOF {
+						return nil
+					}
+					return err
+				}
+			}
+		}
+		if err := readRows(open(good)); err != nil {
+			t.Fatalf("fortran=%v: intact archive: %v", fortran, err)
+		}
+		bad := append([]byte(nil), good...)
+		i := bytes.Index(bad, []byte("\n")) + 20 // a data byte of the member
+		bad[i] ^= 1
+		if err := readRows(open(bad)); err == nil || !strings.Contains(err.Error(), "checksum") {
+			t.Fatalf("fortran=%v: corrupt stored member read as rows: %v", fortran, err)
+		}
+		if _, err := open(bad).ReadArray(); err == nil || !strings.Contains(err.Error(), "checksum") {
+			t.Fatalf("fortran=%v: corrupt stored member read whole: %v", fortran, err)
+		}
+	}
+}
+
+func TestNPZDuplicateNames(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i < 2; i++ {
+		w, _ := zw.Create("a.npy")
+		w.Write([]byte("x"))
+	}
+	zw.Close()
+	if _, err := npyio.NewNPZReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil); err == nil || !strings.Contains(err.Error(), "duplicate member") {
+		t.Fatalf("duplicate names: %v", err)
 	}
 }

@@ -54,7 +54,6 @@ var malformedProblem = map[string]string{
 // corpus keeps running. Remove an entry when its bug is fixed: the case
 // then runs again.
 var knownBugs = map[string]string{
-	"zip_stored_crc_mismatch.npz":                      "npyio reads Stored npz members with ReadAt and never checks their CRC-32: corrupt data converts silently (numpy: BadZipFile)",
 	"pq_page_compressed_2gib.parquet":                  "parquet-go allocates a page buffer of the page header's compressed_page_size without checking it against the column chunk",
 	"pq_rowgroup_rows_lie_small.parquet":               "parquetio sizes its row-group buffers by the row group's claimed num_rows (2**25 rows: 512 MiB, 1 s)",
 	"pq_meta_shape_lie.parquet":                        "parquetio trusts the row shape in npyflow's footer metadata and allocates by it",
@@ -66,7 +65,6 @@ var knownBugs = map[string]string{
 	"arrow_file_rows_lie.arrow":                        "arrow-go's IPC reader trusts the batch length; its recovered panic reaches the user as \"runtime error: slice bounds out of range\"",
 	"arrow_stream_buffer_len_lie.arrow":                "arrow-go's IPC reader trusts buffer lengths; its recovered panic reaches the user as \"runtime error: slice bounds out of range\"",
 	"dtype_S0_2e62_per_row.npy/convert-parquet":        "parquetio (schema.go flatOffsets) allocates per-element offsets for 2**62 zero-size elements: out of memory",
-	"zip_duplicate_member.npz/run-npy":                 "the pipeline's npz source reads both members named a.npy (np.load sees only the last; convert fails); npyio.NewNPZReader could refuse duplicate names",
 }
 
 func loadHostile(t *testing.T) []hostileCase {
