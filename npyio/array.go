@@ -92,7 +92,9 @@ func alignedBytes(n int64) []byte {
 		return []byte{}
 	}
 	w := make([]uint64, (n+7)/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+	adviseHuge(b)
+	return b
 }
 
 // CData returns the elements in row-major (C) order: Data itself for a

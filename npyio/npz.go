@@ -314,9 +314,15 @@ func (m *Member) ReadArray() (*Array, error) {
 		return nil, err
 	}
 	h := rd.Header()
-	buf := make([]byte, 0)
-	if h.DataSize() <= growChunk {
-		buf = alignedBytes(h.DataSize())
+	// Allocate once when the size is believable: a stored member was
+	// checked against the archive, and Deflate expands at most 1032:1, so
+	// a lying header cannot force a huge allocation. Otherwise memory grows
+	// as data arrives.
+	size := h.DataSize()
+	var buf []byte
+	if size <= growChunk || m.f.Method == zip.Store ||
+		(size <= int64(m.f.UncompressedSize64) && size/1032 <= int64(m.f.CompressedSize64)) {
+		buf = alignedBytes(size)
 	}
 	// Read the data in file layout: as rows would reorder Fortran data.
 	data, err := rd.rawAll(buf)

@@ -74,10 +74,46 @@ func (f *fixer) apply(b []byte) {
 		fixRun(b[:n], f.ops[0].unit)
 		return
 	}
-	for e := 0; e+f.size <= len(b); e += f.size {
-		el := b[e : e+f.size]
-		for _, op := range f.ops {
-			fixRun(el[op.off:op.off+op.unit*op.count], op.unit)
+	// Op by op over all elements: single values (the common struct field)
+	// get a tight strided loop.
+	n := len(b) / f.size * f.size
+	for _, op := range f.ops {
+		if op.count == 1 {
+			fixStrided(b[:n], op.off, f.size, op.unit)
+			continue
+		}
+		w := op.unit * op.count
+		for e := 0; e < n; e += f.size {
+			fixRun(b[e+op.off:e+op.off+w], op.unit)
+		}
+	}
+}
+
+// fixStrided converts one unit-sized value at offset off of every
+// stride-byte element of b.
+func fixStrided(b []byte, off, stride, unit int) {
+	switch unit {
+	case 1:
+		for i := off; i < len(b); i += stride {
+			if b[i] > 1 {
+				b[i] = 1
+			}
+		}
+	case 2:
+		for i := off; i+2 <= len(b); i += stride {
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	case 4:
+		for i := off; i+4 <= len(b); i += stride {
+			binary.LittleEndian.PutUint32(b[i:], bits.ReverseBytes32(binary.LittleEndian.Uint32(b[i:])))
+		}
+	case 8:
+		for i := off; i+8 <= len(b); i += stride {
+			binary.LittleEndian.PutUint64(b[i:], bits.ReverseBytes64(binary.LittleEndian.Uint64(b[i:])))
+		}
+	default:
+		for i := off; i+unit <= len(b); i += stride {
+			fixRun(b[i:i+unit], unit)
 		}
 	}
 }
