@@ -3,8 +3,8 @@ package npyio
 import (
 	"archive/zip"
 	"errors"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"strconv"
