@@ -151,9 +151,13 @@ func (s *Schema) arrowField(n *node, top bool) (arrow.Field, error) {
 		return arrow.Field{}, fmt.Errorf("parquetio: column %q: %w", n.name, err)
 	}
 	t := elem
-	switch len(n.dims) {
-	case 0:
-	case 1:
+	switch {
+	case len(n.dims) == 0:
+	case n.count == 0:
+		// No values in any row: arrow-go has no fixed-size list of
+		// length 0 (FixedSizeListOf panics), so a list of none.
+		t = arrow.ListOfNonNullable(elem)
+	case len(n.dims) == 1:
 		t = arrow.FixedSizeListOf(int32(n.count), elem)
 	default:
 		tt, err := arrowconv.NewFixedShapeTensorType(elem, n.dims, nil, nil)

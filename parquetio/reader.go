@@ -33,6 +33,9 @@ import (
 // largest row group. A Reader is not safe for concurrent use.
 type Reader struct {
 	f      *parquet.File
+	ra     io.ReaderAt
+	scan   chunkScanner
+	values [][]int64 // data-page values per row group and file column, -1 until scanned
 	s      *Schema
 	meta   *TableMeta
 	dtype  *npyio.DType // the table's row dtype (source byte order)
@@ -43,6 +46,7 @@ type Reader struct {
 	bufs   [][]byte // decoded rows of the current row group, per source
 	bufRow int64    // first row held in bufs
 	bufN   int
+	groupN int // rows of the row group being decoded
 	conv   []readConv
 	vals   []parquet.Value
 	err    error
@@ -57,15 +61,27 @@ type readConv struct {
 }
 
 // NewReader opens the Parquet file r of size size.
+//
+// The sizes the file declares are checked before anything is allocated by
+// them: the footer's column chunks must lie within the file, and before a
+// column chunk is read each of its page headers is checked against the
+// chunk (page sizes, value counts; compressed pages at most [MaxPageSize]
+// uncompressed) and its pages must hold exactly the values of the row
+// group's rows.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
-	if err := checkFooter(r, size); err != nil {
+	flen, err := checkFooter(r, size)
+	if err != nil {
 		return nil, err
 	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("parquetio: %w", err)
 	}
-	rd := &Reader{f: f, rows: f.NumRows(), vals: make([]parquet.Value, 4096)}
+	if err := checkFooterChunks(f.Metadata(), size-8-flen, len(fileLeaves(f.Root(), nil))); err != nil {
+		return nil, fmt.Errorf("parquetio: %w", err)
+	}
+	rd := &Reader{f: f, ra: r, rows: f.NumRows(), vals: make([]parquet.Value, 4096)}
+	rd.values = make([][]int64, len(f.Metadata().RowGroups))
 	if err := rd.plan(); err != nil {
 		return nil, err
 	}
@@ -73,22 +89,46 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 }
 
 // checkFooter checks the footer length against the file size before
-// parquet-go allocates a buffer of that length.
-func checkFooter(r io.ReaderAt, size int64) error {
+// parquet-go allocates a buffer of that length, and returns it.
+func checkFooter(r io.ReaderAt, size int64) (int64, error) {
 	if size < 12 {
-		return fmt.Errorf("parquetio: not a Parquet file: %d bytes", size)
+		return 0, fmt.Errorf("parquetio: not a Parquet file: %d bytes", size)
 	}
 	var tail [8]byte
 	if _, err := r.ReadAt(tail[:], size-8); err != nil {
-		return fmt.Errorf("parquetio: reading the footer: %w", err)
+		return 0, fmt.Errorf("parquetio: reading the footer: %w", err)
 	}
 	if string(tail[4:]) != "PAR1" {
-		return nil // parquet-go reports the bad magic
+		return 0, nil // parquet-go reports the bad magic
 	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
-		return fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > size-12 {
+		return 0, fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
 	}
-	return nil
+	return n, nil
+}
+
+// chunkValues checks the page headers of a column chunk (once) and
+// returns the number of values its data pages hold.
+func (r *Reader) chunkValues(rg, col int) (int64, error) {
+	vs := r.values[rg]
+	if vs == nil {
+		vs = make([]int64, len(r.f.Metadata().RowGroups[rg].Columns))
+		for i := range vs {
+			vs[i] = -1
+		}
+		r.values[rg] = vs
+	}
+	if vs[col] >= 0 {
+		return vs[col], nil
+	}
+	m := &r.f.Metadata().RowGroups[rg].Columns[col].MetaData
+	n, err := r.scan.scan(r.ra, m)
+	if err != nil {
+		return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(m.PathInSchema, "."), rg, err)
+	}
+	vs[col] = n
+	return n, nil
 }
 
 // fileLeaves lists the leaf columns of the file in order.
@@ -107,7 +147,14 @@ func (r *Reader) plan() error {
 	if v, ok := r.f.Lookup(MetaTable); ok {
 		var tm TableMeta
 		if err := json.Unmarshal([]byte(v), &tm); err == nil && len(tm.Columns) > 0 {
-			if s, err := schemaFromMeta(&tm); err == nil && samePaths(s, leaves) {
+			s, err := schemaFromMeta(&tm)
+			if errors.Is(err, errMetaMismatch) || errors.Is(err, errRowValues) {
+				return metaError(err)
+			}
+			if err == nil && samePaths(s, leaves) {
+				if err := r.checkMeta(&tm, s, leaves); err != nil {
+					return metaError(err)
+				}
 				r.meta, r.s = &tm, s
 			}
 		}
@@ -170,6 +217,42 @@ func (r *Reader) tableDType() *npyio.DType {
 	return dt
 }
 
+func metaError(err error) error {
+	return fmt.Errorf("parquetio: npyflow metadata (%s) does not fit the file: %s", MetaTable, strings.TrimPrefix(err.Error(), "parquetio: "))
+}
+
+// errMetaMismatch marks metadata that parses but does not describe the
+// file (rather than metadata npyflow cannot use, which is ignored).
+var errMetaMismatch = errors.New("metadata mismatch")
+
+// checkMeta checks the rows and values per row of the metadata against
+// the file's footer, before any row is read.
+func (r *Reader) checkMeta(tm *TableMeta, s *Schema, leaves []*parquet.Column) error {
+	for _, c := range tm.Columns {
+		switch {
+		case tm.Kind == "array" && len(c.Shape) == 0:
+			if r.rows != 1 {
+				return fmt.Errorf("%w: a 0-d array, but the file has %d rows", errMetaMismatch, r.rows)
+			}
+		case len(c.Shape) == 0 || int64(c.Shape[0]) != r.rows:
+			return fmt.Errorf("%w: column %q has shape %v, but the file has %d rows", errMetaMismatch, c.Name, c.Shape, r.rows)
+		}
+	}
+	md := r.f.Metadata()
+	for i, l := range s.leaves {
+		col := leaves[i].Index()
+		for g := range md.RowGroups {
+			rows := md.RowGroups[g].NumRows
+			got := md.RowGroups[g].Columns[col].MetaData.NumValues
+			want, ok := mulInt(int(rows), len(l.entries))
+			if !ok || int64(want) != got {
+				return fmt.Errorf("%w: the shape gives column %s %d values per row, but row group %d holds %d values for %d rows", errMetaMismatch, strings.Join(l.path, "."), len(l.entries), g, got, rows)
+			}
+		}
+	}
+	return nil
+}
+
 func schemaFromMeta(tm *TableMeta) (*Schema, error) {
 	if tm.Kind == "array" {
 		if len(tm.Columns) != 1 {
@@ -189,7 +272,7 @@ func schemaFromMeta(tm *TableMeta) (*Schema, error) {
 			return nil, err
 		}
 		if len(c.Shape) == 0 {
-			return nil, errors.New("bad metadata: table column without rows")
+			return nil, fmt.Errorf("%w: table column %q without rows", errMetaMismatch, c.Name)
 		}
 		cols[i] = Column{Name: c.Name, DType: dt, Shape: c.Shape[1:], FortranOrder: c.FortranOrder}
 	}
@@ -300,15 +383,21 @@ func (r *Reader) loadGroup() error {
 	if r.bufs == nil {
 		r.bufs = make([][]byte, len(r.s.srcs))
 	}
-	for i, rs := range r.s.srcs {
-		if int64(n)*int64(rs) > 1<<34 {
-			return fmt.Errorf("parquetio: row group of %d rows is too large", n)
+	// The pages of every column must hold the values of n rows: a row
+	// count the pages do not back is refused before anything is sized
+	// by it (and buffers grow as rows decode, see readLeaf).
+	for i, l := range r.s.leaves {
+		got, err := r.chunkValues(r.rg, r.conv[i].fileCol)
+		if err != nil {
+			return err
 		}
-		if cap(r.bufs[i]) < n*rs {
-			r.bufs[i] = alignedBytes(n * rs)
+		if want, ok := mulInt(n, len(l.entries)); !ok || int64(want) != got {
+			return fmt.Errorf("parquetio: corrupt Parquet file: row group %d claims %d rows, but the pages of column %s hold %d values (%d per row expected)", r.rg, n, strings.Join(l.path, "."), got, len(l.entries))
 		}
-		r.bufs[i] = r.bufs[i][:n*rs]
-		clear(r.bufs[i])
+	}
+	r.groupN = n
+	for i := range r.bufs {
+		r.bufs[i] = r.bufs[i][:0]
 	}
 	chunks := g.ColumnChunks()
 	for i, l := range r.s.leaves {
@@ -316,10 +405,39 @@ func (r *Reader) loadGroup() error {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
 		}
 	}
+	for i := range r.bufs {
+		r.grow(i, n)
+	}
 	r.bufRow = r.next
 	r.bufN = n
 	r.rg++
 	return nil
+}
+
+// firstRows is the smallest buffer a row group starts with; buffers
+// double as rows decode, up to the row group's row count.
+const firstRows = 1 << 14
+
+// grow makes source src's buffer hold at least rows rows (zeroed beyond
+// the rows it held), at most the row group's rows.
+func (r *Reader) grow(src, rows int) []byte {
+	rs := r.s.srcs[src]
+	b := r.bufs[src]
+	need := rows * rs
+	if need <= len(b) {
+		return b
+	}
+	if need > cap(b) {
+		nc := min(max(need, 2*cap(b), firstRows*rs), r.groupN*rs)
+		nb := alignedBytes(nc)
+		copy(nb, b)
+		b = nb[:len(b)]
+	}
+	old := len(b)
+	b = b[:need]
+	clear(b[old:])
+	r.bufs[src] = b
+	return b
 }
 
 var errShape = errors.New("values do not match the numpy shape")
@@ -329,6 +447,10 @@ func (r *Reader) readLeaf(l *leaf, rc readConv, cc parquet.ColumnChunk, n int) e
 	defer pages.Close()
 	buf := r.bufs[l.src]
 	stride := r.s.srcs[l.src]
+	avail := 0 // rows buf holds
+	if stride > 0 {
+		avail = len(buf) / stride
+	}
 	row, ei := -1, 0
 	maxDef := rc.maxDef
 	for {
@@ -353,6 +475,10 @@ func (r *Reader) readLeaf(l *leaf, rc readConv, cc parquet.ColumnChunk, n int) e
 					if row >= n {
 						parquet.Release(p)
 						return fmt.Errorf("more rows than the row group's %d", n)
+					}
+					if row >= avail && stride > 0 {
+						buf = r.grow(l.src, min(n, max(row+1, 2*avail)))
+						avail = len(buf) / stride
 					}
 				}
 				if ei >= len(l.entries) {
@@ -679,7 +805,10 @@ func orderFor(size int) byte {
 // strings) characters.
 func (r *Reader) maxLen(c *parquet.Column, chars bool) (int, error) {
 	longest := 0
-	for _, g := range r.f.RowGroups() {
+	for gi, g := range r.f.RowGroups() {
+		if _, err := r.chunkValues(gi, c.Index()); err != nil {
+			return 0, err
+		}
 		pages := g.ColumnChunks()[c.Index()].Pages()
 		for {
 			p, err := pages.ReadPage()

@@ -61,6 +61,8 @@ type Schema struct {
 	root     parquet.Node
 	pq       *parquet.Schema
 	planned  bool
+
+	rowValues int // values per row over all leaves (see MaxRowValues)
 }
 
 // node is a column of the schema tree.
@@ -132,7 +134,7 @@ func NewSchema(cols []Column) (*Schema, error) {
 		}
 		s.cols = append(s.cols, c)
 		s.srcs = append(s.srcs, c.RowSize())
-		f, err := s.buildField(c.Name, "", c.DType, c.Shape, nil, 0, 0, nil, i)
+		f, err := s.buildField(c.Name, "", c.DType, c.Shape, nil, 0, 0, nil, i, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +180,7 @@ func NewArraySchema(h *npyio.Header, name string) (*Schema, error) {
 	s.srcs = []int{int(h.RowSize())}
 	for i := range dt.Fields {
 		f := &dt.Fields[i]
-		n, err := s.buildField(f.Name, f.Title, f.Type, f.Shape, outer, dt.Size, f.Offset, nil, 0)
+		n, err := s.buildField(f.Name, f.Title, f.Type, f.Shape, outer, dt.Size, f.Offset, nil, 0, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -191,26 +193,59 @@ func NewArraySchema(h *npyio.Header, name string) (*Schema, error) {
 // buildField builds the node of a field whose values are element dt with
 // subarray shape, repeated over outer axes of stride outerStride, at offset
 // off within the parent element, then computes its leaves' entries later.
-func (s *Schema) buildField(name, title string, dt *npyio.DType, shape, outer []int, outerStride, off int, path []string, src int) (*node, error) {
+// above is the number of values of the field's parent per row (the product
+// of the enclosing axes); the values of every leaf per row are counted
+// against [MaxRowValues] before any offset is listed.
+func (s *Schema) buildField(name, title string, dt *npyio.DType, shape, outer []int, outerStride, off int, path []string, src int, above int) (*node, error) {
 	if len(path) > 64 {
 		return nil, errors.New("parquetio: struct nesting too deep")
 	}
 	n := &node{name: name, title: title, dt: dt, count: 1}
 	dims := append(append([]int(nil), outer...), shape...)
+	p := append(append([]string(nil), path...), name)
+	total := above
 	if len(dims) > 0 {
 		n.dims = dims
-		for _, d := range dims {
-			n.count *= d
+		c, ok := elementCount(dims)
+		if !ok {
+			return nil, fmt.Errorf("parquetio: column %s: shape %v overflows: %w", strings.Join(p, "."), dims, errRowValues)
+		}
+		n.count = c
+		if total, ok = mulInt(above, c); !ok {
+			return nil, fmt.Errorf("parquetio: column %s: %s values per row overflow: %w", strings.Join(p, "."), countString(above, dims), errRowValues)
 		}
 	}
-	p := append(append([]string(nil), path...), name)
-	// offsets of the flattened values relative to the parent element
-	offs := flatOffsets(outer, outerStride, shape, dt.Size, off)
+	if total > MaxRowValues {
+		return nil, fmt.Errorf("parquetio: column %s: %s values per row: %w (the limit is %d values in one row of a Parquet table)", strings.Join(p, "."), countString(above, dims), errRowValues, MaxRowValues)
+	}
+	// Count the values of the leaves (all the leaves of the table) before
+	// listing offsets; struct fields count their own.
+	if dt.Kind != npyio.Struct {
+		k := 1
+		if dt.Kind == npyio.Complex {
+			k = 2
+		}
+		v, ok := mulInt(total, k)
+		if ok {
+			v, ok = addInt(s.rowValues, v)
+		}
+		if !ok || v > MaxRowValues {
+			return nil, fmt.Errorf("parquetio: column %s: %s values per row, more with the columns before: %w (the limit is %d values in one row of a Parquet table)", strings.Join(p, "."), countString(above, dims), errRowValues, MaxRowValues)
+		}
+		s.rowValues = v
+	}
+	// offsets of the flattened values relative to the parent element; a
+	// field without values in a row (an axis of length 0 here or above)
+	// needs none: its leaves get one empty-list marker per row.
+	var offs []int
+	if total > 0 || len(n.dims) == 0 {
+		offs = flatOffsets(outer, outerStride, shape, dt.Size, off)
+	}
 	switch dt.Kind {
 	case npyio.Struct:
 		for i := range dt.Fields {
 			f := &dt.Fields[i]
-			c, err := s.buildField(f.Name, f.Title, f.Type, f.Shape, nil, 0, f.Offset, s.childPath(p, n), src)
+			c, err := s.buildField(f.Name, f.Title, f.Type, f.Shape, nil, 0, f.Offset, s.childPath(p, n), src, total)
 			if err != nil {
 				return nil, err
 			}
@@ -234,6 +269,76 @@ func (s *Schema) buildField(name, title string, dt *npyio.DType, shape, outer []
 	// Expand the entries of every leaf below n by n's own value offsets.
 	n.walkLeaves(func(l *leaf) { l.entries = expand(l.entries, offs, len(n.dims) > 0) })
 	return n, nil
+}
+
+// errRowValues marks a row layout over MaxRowValues.
+var errRowValues = errors.New("too large")
+
+// MaxRowValues is the largest number of values one row may hold across
+// all the Parquet columns of a table (the product of a column's extra
+// axes and subarray shapes, summed over its leaves): a numpy row is one
+// Parquet row, and both reading and writing keep the layout of a row in
+// memory (16 bytes per value).
+const MaxRowValues = 1 << 24
+
+// elementCount is the product of dims, false on overflow or a negative
+// length.
+func elementCount(dims []int) (int, bool) {
+	c := 1
+	for _, d := range dims {
+		if d < 0 {
+			return 0, false
+		}
+		var ok bool
+		if c, ok = mulInt(c, d); !ok {
+			return 0, false
+		}
+	}
+	return c, true
+}
+
+func mulInt(a, b int) (int, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > math.MaxInt/b {
+		return 0, false
+	}
+	return a * b, true
+}
+
+func addInt(a, b int) (int, bool) {
+	if a < 0 || b < 0 || a > math.MaxInt-b {
+		return 0, false
+	}
+	return a + b, true
+}
+
+// countString describes the values per row of a field: its dims, times
+// the enclosing count when there is one.
+func countString(above int, dims []int) string {
+	var sb strings.Builder
+	if above != 1 {
+		fmt.Fprintf(&sb, "%d x ", above)
+	}
+	for i, d := range dims {
+		if i > 0 {
+			sb.WriteString(" x ")
+		}
+		fmt.Fprint(&sb, d)
+	}
+	if len(dims) == 0 && above == 1 {
+		sb.WriteString("1")
+	}
+	if c, ok := elementCount(dims); ok && len(dims) > 1 {
+		if t, ok := mulInt(above, c); ok {
+			fmt.Fprintf(&sb, " = %d", t)
+		}
+	}
+	return sb.String()
 }
 
 // childPath is the Parquet path prefix of n's children.

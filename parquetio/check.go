@@ -1,0 +1,292 @@
+package parquetio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
+)
+
+// parquet-go trusts the sizes a file declares: it allocates a page buffer
+// of the page header's compressed_page_size, a decompression buffer of its
+// uncompressed_page_size and level and offset buffers of its num_values,
+// before reading a byte of the page. The checks here run first: the
+// footer's column chunks must lie within the file (checkFooterChunks, at
+// open), and every page header of a column chunk is decoded and checked
+// against the chunk before parquet-go reads the chunk (scanChunk).
+
+// Page limits.
+const (
+	// MaxPageSize is the largest uncompressed page a compressed column
+	// may declare: parquet-go decompresses a page whole.
+	MaxPageSize = 256 << 20
+	// maxPageHeader bounds the size of one page header (statistics
+	// included).
+	maxPageHeader = 16 << 20
+	// pageValuesFloor is the number of values any page may declare;
+	// beyond it, a page needs at least one byte per 8 values (RLE runs
+	// can hold more, but writers cut pages by value count long before).
+	pageValuesFloor = 1 << 22
+	// headerWindow is the first read of a page header.
+	headerWindow = 1 << 10
+)
+
+// maxRatio is the largest expansion each codec can achieve (decoded bytes
+// per encoded byte), plus a margin; 0 means unbounded (MaxPageSize only).
+var maxRatio = map[format.CompressionCodec]int64{
+	format.Snappy:       24,      // copy-2: 64 bytes from 3
+	format.Gzip:         1040,    // deflate: 258 bytes from ~2 bits
+	format.Lz4:          256,     // 255 bytes per length byte
+	format.Lz4Raw:       256,     //
+	format.Zstd:         1 << 15, // RLE block: 128 KiB from 4 bytes
+	format.Brotli:       0,
+	format.LZO:          0,
+	format.Uncompressed: 0,
+}
+
+// errCorrupt marks the errors of these checks.
+var errCorrupt = errors.New("corrupt Parquet file")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errCorrupt}, args...)...)
+}
+
+// checkFooterChunks checks the row counts and the byte ranges of every
+// column chunk against the file: dataEnd is where the footer starts.
+func checkFooterChunks(md *format.FileMetaData, dataEnd int64, leaves int) error {
+	var rows int64
+	for i := range md.RowGroups {
+		g := &md.RowGroups[i]
+		if g.NumRows < 0 || rows+g.NumRows < rows {
+			return corrupt("row group %d claims %d rows", i, g.NumRows)
+		}
+		rows += g.NumRows
+		if len(g.Columns) != leaves {
+			return corrupt("row group %d has %d column chunks, the schema has %d columns", i, len(g.Columns), leaves)
+		}
+		for j := range g.Columns {
+			cc := &g.Columns[j]
+			m := &cc.MetaData
+			name := strings.Join(m.PathInSchema, ".")
+			if cc.FilePath != "" {
+				return fmt.Errorf("parquetio: column %s of row group %d is in another file (%q); only single-file Parquet is read", name, i, cc.FilePath)
+			}
+			start, _ := chunkStart(m)
+			if start < 4 || start >= dataEnd {
+				return corrupt("column chunk %s of row group %d starts at byte %d, beyond the file's data (bytes 4 to %d)", name, i, start, dataEnd)
+			}
+			if m.TotalCompressedSize <= 0 || m.TotalCompressedSize > dataEnd-start {
+				return corrupt("column chunk %s of row group %d claims %d bytes from byte %d, beyond the file's data (which ends at byte %d)", name, i, m.TotalCompressedSize, start, dataEnd)
+			}
+			if m.DataPageOffset < start || m.DataPageOffset >= start+m.TotalCompressedSize {
+				return corrupt("column chunk %s of row group %d: data page offset %d outside the chunk (bytes %d to %d)", name, i, m.DataPageOffset, start, start+m.TotalCompressedSize)
+			}
+		}
+	}
+	if rows != md.NumRows {
+		return corrupt("the footer claims %d rows, its row groups hold %d", md.NumRows, rows)
+	}
+	return nil
+}
+
+// chunkStart is where parquet-go starts reading a column chunk: its
+// dictionary page if it has one.
+func chunkStart(m *format.ColumnMetaData) (int64, bool) {
+	if m.DictionaryPageOffset != 0 {
+		return m.DictionaryPageOffset, true
+	}
+	return m.DataPageOffset, false
+}
+
+var compact thrift.CompactProtocol
+
+// chunkScanner decodes page headers; its buffers are reused.
+type chunkScanner struct {
+	win      []byte
+	lz4, out []byte // LZ4_RAW page data and its decompression
+}
+
+// scan checks every page header of the column chunk m read from ra and
+// returns the number of values its data pages hold (nulls included).
+func (cs *chunkScanner) scan(ra io.ReaderAt, m *format.ColumnMetaData) (int64, error) {
+	start, _ := chunkStart(m)
+	end := start + m.TotalCompressedSize
+	codec := m.Codec
+	var values int64
+	for off, page := start, 0; off < end; page++ {
+		var h format.PageHeader
+		hlen, data, err := cs.header(ra, off, end, &h)
+		if err != nil {
+			return 0, fmt.Errorf("page %d: %w", page, err)
+		}
+		if err := checkPage(&h, codec, end-off-int64(hlen), data); err != nil {
+			return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
+		}
+		if codec == format.Lz4Raw {
+			if err := cs.checkLZ4(ra, off+int64(hlen), &h); err != nil {
+				return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
+			}
+		}
+		switch h.Type {
+		case format.DataPage:
+			values += int64(h.DataPageHeader.V.NumValues)
+		case format.DataPageV2:
+			values += int64(h.DataPageHeaderV2.V.NumValues)
+		}
+		off += int64(hlen) + int64(h.CompressedPageSize)
+	}
+	return values, nil
+}
+
+// header decodes the page header at off (before end) into h and returns
+// its length and the first bytes of the page data that follow it.
+func (cs *chunkScanner) header(ra io.ReaderAt, off, end int64, h *format.PageHeader) (int, []byte, error) {
+	for n := int64(headerWindow); ; n *= 8 {
+		n = min(n, end-off, maxPageHeader)
+		if int64(cap(cs.win)) < n {
+			cs.win = make([]byte, n)
+		}
+		w := cs.win[:n]
+		k, err := ra.ReadAt(w, off)
+		if k < len(w) {
+			if err == nil || err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, nil, fmt.Errorf("reading the page header: %w", err)
+		}
+		*h = format.PageHeader{}
+		rd := compact.NewReaderFromBytes(w)
+		err = thrift.NewDecoder(rd).Decode(h)
+		if err == nil {
+			hl := rd.BytesRead()
+			return hl, w[hl:], nil
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return 0, nil, corrupt("undecodable page header: %v", err)
+		}
+		if n == end-off {
+			return 0, nil, corrupt("page header cut off by the end of its column chunk")
+		}
+		if n == maxPageHeader {
+			return 0, nil, corrupt("page header larger than %d bytes", maxPageHeader)
+		}
+	}
+}
+
+// checkLZ4 decompresses an LZ4_RAW page to check it before parquet-go
+// does: parquet-go v0.32.0's LZ4 decoder doubles its buffer forever on
+// corrupt data, and keeps the wrong buffer when its output did not fit
+// 3 times the compressed size (parquet-go issue #608: the values of a
+// page compressed less than 3:1 come back wrong), so such pages are
+// refused rather than misread.
+func (cs *chunkScanner) checkLZ4(ra io.ReaderAt, off int64, h *format.PageHeader) error {
+	var levels int64
+	switch h.Type {
+	case format.DataPage, format.DictionaryPage:
+	case format.DataPageV2:
+		v := &h.DataPageHeaderV2.V
+		if v.IsCompressed.Valid && !v.IsCompressed.V {
+			return nil
+		}
+		levels = int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
+	default:
+		return nil
+	}
+	src := int64(h.CompressedPageSize) - levels
+	dst := int64(h.UncompressedPageSize) - levels
+	if src <= 0 && dst <= 0 {
+		return nil
+	}
+	if 3*src > dst {
+		return fmt.Errorf("LZ4_RAW page compressed less than 3:1 (%d bytes from %d), which parquet-go v0.32.0 would read wrong (parquet-go issue #608); rewrite the file with another codec", src, dst)
+	}
+	if int64(cap(cs.lz4)) < src {
+		cs.lz4 = make([]byte, src)
+	}
+	if int64(cap(cs.out)) < dst {
+		cs.out = make([]byte, dst)
+	}
+	in := cs.lz4[:src]
+	if k, err := ra.ReadAt(in, off+levels); k < len(in) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("reading an LZ4_RAW page: %w", err)
+	}
+	n, err := lz4.UncompressBlock(in, cs.out[:dst])
+	if err != nil || int64(n) != dst {
+		return corrupt("LZ4_RAW page data does not decompress to its %d bytes", dst)
+	}
+	return nil
+}
+
+// checkPage checks one page header: room is the bytes left in the chunk
+// after the header; data holds the first bytes of the page.
+func checkPage(h *format.PageHeader, codec format.CompressionCodec, room int64, data []byte) error {
+	comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+	if comp < 0 || unc < 0 {
+		return corrupt("negative page size")
+	}
+	if comp > room {
+		return corrupt("compressed_page_size %d, but only %d bytes of the column chunk remain", comp, room)
+	}
+	var nvalues int64
+	var levels int64
+	decompressed := codec != format.Uncompressed
+	switch h.Type {
+	case format.DataPage:
+		if !h.DataPageHeader.Valid {
+			return corrupt("data page without its header")
+		}
+		nvalues = int64(h.DataPageHeader.V.NumValues)
+	case format.DataPageV2:
+		v := &h.DataPageHeaderV2
+		if !v.Valid {
+			return corrupt("data page v2 without its header")
+		}
+		nvalues = int64(v.V.NumValues)
+		levels = int64(v.V.RepetitionLevelsByteLength) + int64(v.V.DefinitionLevelsByteLength)
+		if v.V.RepetitionLevelsByteLength < 0 || v.V.DefinitionLevelsByteLength < 0 || levels > comp {
+			return corrupt("level lengths %d and %d in a page of %d bytes", v.V.RepetitionLevelsByteLength, v.V.DefinitionLevelsByteLength, comp)
+		}
+		if v.V.NumNulls < 0 || int64(v.V.NumNulls) > nvalues || v.V.NumRows < 0 || int64(v.V.NumRows) > nvalues {
+			return corrupt("page claims %d values, %d nulls and %d rows", nvalues, v.V.NumNulls, v.V.NumRows)
+		}
+		decompressed = decompressed && (!v.V.IsCompressed.Valid || v.V.IsCompressed.V)
+	case format.DictionaryPage:
+		if !h.DictionaryPageHeader.Valid {
+			return corrupt("dictionary page without its header")
+		}
+		nvalues = int64(h.DictionaryPageHeader.V.NumValues)
+	default:
+		return nil // parquet-go skips or refuses it
+	}
+	if nvalues < 0 {
+		return corrupt("page claims %d values", nvalues)
+	}
+	size := comp
+	if decompressed {
+		if unc > MaxPageSize {
+			return corrupt("page claims %d bytes uncompressed: too large (the limit is %d)", unc, MaxPageSize)
+		}
+		if r := maxRatio[codec]; r > 0 && unc-levels > (comp-levels)*r+4096 {
+			return corrupt("page claims %d bytes uncompressed from %d compressed, more than %s can expand to", unc, comp, codec)
+		}
+		if codec == format.Snappy && len(data) > int(levels) {
+			if n, k := binary.Uvarint(data[levels:]); k > 0 && int64(n) != unc-levels {
+				return corrupt("page claims %d bytes uncompressed, its snappy data holds %d", unc-levels, n)
+			}
+		}
+		size = unc
+	}
+	limit := max(pageValuesFloor, 8*size+8)
+	if nvalues > limit {
+		return corrupt("page claims %d values in %d bytes: too many values", nvalues, size)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package parquetio
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/internal/fixtures"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// allocated runs f and returns the bytes it allocated (all goroutines).
+func allocated(f func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.ReadMemStats(&a)
+	f()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// TestRowValueLimit: a row layout is refused by its value count before
+// anything is allocated per value (flatOffsets listed 2**62 offsets for
+// the |S0 file of testdata/hostile), and a row without values needs no
+// offsets at all, however long its other axes.
+func TestRowValueLimit(t *testing.T) {
+	s0, _ := npyio.NewString(npyio.Bytes, 0)
+	rec, _ := npyio.ParseDescr("[('a', '<f8', (4096,)), ('b', '<i4', (4096, 4096))]")
+	cases := []struct {
+		name  string
+		h     *npyio.Header
+		want  string // error; "" means the schema is built
+		leafs int
+	}{
+		{"S0 2**62 per row", &npyio.Header{DType: s0, Shape: []int{1, 1 << 31, 1 << 31}}, "too large", 0},
+		{"f8 2**62 per row", &npyio.Header{DType: npyio.Float64Type, Shape: []int{0, 1 << 31, 1 << 31}}, "too large", 0},
+		{"overflowing shape", &npyio.Header{DType: npyio.Float64Type, Shape: []int{1, 1 << 40, 1 << 40}}, "overflow", 0},
+		{"struct over the limit", &npyio.Header{DType: rec, Shape: []int{2}}, "too large", 0},
+		{"under the limit", &npyio.Header{DType: s0, Shape: []int{3, 1 << 10, 1 << 10}}, "", 1},
+		{"empty axis last", &npyio.Header{DType: npyio.Float64Type, Shape: []int{5, 1 << 40, 0}}, "", 1},
+		{"empty axis first", &npyio.Header{DType: npyio.Float64Type, Shape: []int{5, 0, 1 << 40}}, "", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var s *Schema
+			var err error
+			n := allocated(func() { s, err = NewArraySchema(c.h, "a") })
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+				if n > 1<<20 {
+					t.Errorf("refusing allocated %d bytes", n)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.leaves) != c.leafs {
+				t.Fatalf("%d leaves", len(s.leaves))
+			}
+			want := 1
+			if cnt, _ := elementCount(c.h.Shape[1:]); cnt > 0 {
+				want = cnt
+			}
+			if got := len(s.leaves[0].entries); got != want {
+				t.Fatalf("%d entries per row, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestEmptyAxisRoundTrip writes rows whose shape has a zero-length axis
+// (no values, so no offsets) and reads the array back.
+func TestEmptyAxisRoundTrip(t *testing.T) {
+	for _, shape := range [][]int{{5, 3, 0}, {5, 0, 7}, {4, 0}} {
+		t.Run(fmt.Sprint(shape), func(t *testing.T) { emptyAxisRoundTrip(t, shape) })
+	}
+}
+
+func emptyAxisRoundTrip(t *testing.T, shape []int) {
+	h := &npyio.Header{DType: npyio.Float64Type, Shape: shape}
+	s, err := NewArraySchema(h, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteColumns([][]byte{nil}, shape[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// arrow-go reads it too: the rows are empty lists.
+	tbl := readPQArrow(t, buf.Bytes(), memory.NewGoAllocator())
+	if tbl.NumRows() != int64(shape[0]) || tbl.NumCols() != 1 {
+		t.Fatalf("pqarrow: %d rows, %d columns", tbl.NumRows(), tbl.NumCols())
+	}
+	tbl.Release()
+	rd, err := NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rd.Header().Shape); got != fmt.Sprint(h.Shape) {
+		t.Fatalf("shape %s, want %v", got, h.Shape)
+	}
+	n, _, err := rd.NextColumns(10)
+	if err != nil || n != shape[0] {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if _, _, err := rd.NextColumns(10); err != io.EOF {
+		t.Fatalf("after the rows: %v", err)
+	}
+}
+
+// hostileCase is an entry of testdata/hostile/cases.json.
+type hostileCase struct {
+	File    string `json:"file"`
+	What    string `json:"what"`
+	Kind    string `json:"kind"`
+	Problem string `json:"problem"`
+	OK      bool   `json:"ok"`
+}
+
+// readParquet opens and reads the whole file, as convert does.
+func readParquet(b []byte) (rows int64, err error) {
+	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return 0, err
+	}
+	for {
+		n, _, err := rd.NextColumns(1 << 16)
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+		rows += int64(n)
+	}
+}
+
+// TestHostileParquet reads every Parquet file of testdata/hostile: each
+// lying one must fail with its problem named, without allocating by the
+// sizes it claims (page sizes, row counts, row shapes); the valid ones
+// must read.
+func TestHostileParquet(t *testing.T) {
+	dir := filepath.Join(fixtures.Root(), "hostile")
+	b, err := os.ReadFile(filepath.Join(dir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []hostileCase
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range cases {
+		if c.Kind != "parquet" {
+			continue
+		}
+		n++
+		t.Run(c.File, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, c.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows int64
+			alloc := allocated(func() { rows, err = readParquet(data) })
+			if alloc > 16<<20 {
+				t.Errorf("%s: allocated %d MiB", c.What, alloc>>20)
+			}
+			if c.OK {
+				if err != nil || rows == 0 {
+					t.Fatalf("%s: %d rows, %v", c.What, rows, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("%s: read %d rows without an error", c.What, rows)
+			}
+			if !regexp.MustCompile("(?i)" + c.Problem).MatchString(strings.TrimPrefix(err.Error(), "parquetio: ")) {
+				t.Errorf("%s: error %q does not match %q", c.What, err, c.Problem)
+			}
+			t.Logf("%s: %v", c.File, err)
+		})
+	}
+	if n < 10 {
+		t.Fatalf("only %d Parquet cases", n)
+	}
+}
