@@ -53,19 +53,7 @@ var malformedProblem = map[string]string{
 // file or by file/mode; each is skipped with its reason so the rest of the
 // corpus keeps running. Remove an entry when its bug is fixed: the case
 // then runs again.
-var knownBugs = map[string]string{
-	"pq_page_compressed_2gib.parquet":                  "parquet-go allocates a page buffer of the page header's compressed_page_size without checking it against the column chunk",
-	"pq_rowgroup_rows_lie_small.parquet":               "parquetio sizes its row-group buffers by the row group's claimed num_rows (2**25 rows: 512 MiB, 1 s)",
-	"pq_meta_shape_lie.parquet":                        "parquetio trusts the row shape in npyflow's footer metadata and allocates by it",
-	"arrow_stream_body_len_1tib.arrow/convert-npy":     "convert reads IPC through arrowconv.NewIPCReader, where arrow-go allocates the claimed bodyLength before reading (the run source checks it)",
-	"arrow_stream_body_len_1tib.arrow/convert-parquet": "convert reads IPC through arrowconv.NewIPCReader, where arrow-go allocates the claimed bodyLength before reading (the run source checks it)",
-	"arrow_stream_meta_len_2gib.arrow/convert-npy":     "convert reads IPC through arrowconv.NewIPCReader, where arrow-go allocates the claimed metadata length before reading (the run source checks it)",
-	"arrow_stream_meta_len_2gib.arrow/convert-parquet": "convert reads IPC through arrowconv.NewIPCReader, where arrow-go allocates the claimed metadata length before reading (the run source checks it)",
-	"arrow_stream_rows_lie.arrow":                      "arrow-go's IPC reader trusts the batch length; its recovered panic reaches the user as \"runtime error: slice bounds out of range\"",
-	"arrow_file_rows_lie.arrow":                        "arrow-go's IPC reader trusts the batch length; its recovered panic reaches the user as \"runtime error: slice bounds out of range\"",
-	"arrow_stream_buffer_len_lie.arrow":                "arrow-go's IPC reader trusts buffer lengths; its recovered panic reaches the user as \"runtime error: slice bounds out of range\"",
-	"dtype_S0_2e62_per_row.npy/convert-parquet":        "parquetio (schema.go flatOffsets) allocates per-element offsets for 2**62 zero-size elements: out of memory",
-}
+var knownBugs = map[string]string{}
 
 func loadHostile(t *testing.T) []hostileCase {
 	t.Helper()
