@@ -57,10 +57,17 @@
 // or lz4 compression. [ReadIPCInfo] gives the schema and row count of an
 // IPC file or stream from its metadata alone.
 //
-// IPC input is untrusted: [NewIPCReader] checks the metadata of a seekable
-// input against its size before arrow-go reads it, refuses a single
-// buffer above [MaxIPCBuffer], and turns arrow-go's panics on malformed
-// data into errors.
+// IPC input is untrusted: [NewIPCReader] reads the IPC messages itself
+// and checks every length in them before arrow-go sees them or anything is
+// allocated: metadata and bodies against the input's size, buffers
+// against their body and against the lengths the schema implies, and
+// compressed buffers against what their codec can expand them to. It
+// refuses a single buffer above [MaxIPCBuffer], validates each record
+// batch (array.ValidateRecordFull) and reports contradictions as a
+// [*CorruptError] ("corrupt IPC data: ..."), never a panic. The layout
+// check covers the types numpy data maps to, lists, maps, structs and
+// dictionaries; for other layouts (views, unions, run-end encoding) it
+// checks buffers against the body and leaves the rest to the validation.
 //
 // # Memory and concurrency
 //

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -113,12 +112,22 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Al
 
 // NewIPCReader reads an IPC file or stream from r, recognizing the file
 // format by its magic. A file is read through its footer when r is also an
-// io.ReaderAt and io.Seeker (an *os.File), otherwise sequentially as the
-// stream it contains. A seekable input at offset 0 has its metadata checked
-// first ([ReadIPCInfo]), so corrupt lengths are an error rather than a huge
-// allocation; a pure io.Reader stream gets arrow-go's own checks only. Records come from mem (memory.DefaultAllocator if
-// nil). The caller must Release the reader; records are owned by it and
-// valid until the next call to Next.
+// io.ReaderAt and io.Seeker at offset 0 (an *os.File), otherwise
+// sequentially as the stream it contains.
+//
+// IPC input is untrusted. Every length in it is checked before anything is
+// allocated by it: metadata and body lengths against the input's size (for
+// a seekable input, whose metadata [ReadIPCInfo] checks first), the
+// buffers of each record batch against its body and against the lengths
+// the schema implies for its columns, and the uncompressed length of a
+// compressed buffer against what its compressed bytes can expand to; no
+// buffer may exceed [MaxIPCBuffer]. Each record batch is validated
+// (array.ValidateRecordFull) before it is returned. Contradictory data is
+// a [*CorruptError].
+//
+// Records come from mem (memory.DefaultAllocator if nil). The caller must
+// Release the reader; records are owned by it and valid until the next
+// call to Next.
 func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
@@ -126,44 +135,34 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 	mem = limitAllocator{mem}
 	if ras, ok := r.(ipc.ReadAtSeeker); ok {
 		start, err := ras.Seek(0, io.SeekCurrent)
-		var size int64
 		if err == nil && start == 0 {
-			size, err = ras.Seek(0, io.SeekEnd)
+			size, err := ras.Seek(0, io.SeekEnd)
 			if err == nil {
 				_, err = ras.Seek(0, io.SeekStart)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("arrowconv: reading IPC data: %w", err)
 			}
-			// Check the metadata first: arrow-go allocates what lengths
-			// in it say before reading the data they describe.
-			if _, err := ReadIPCInfo(ras, size); err != nil {
+			info, blocks, err := readIPCInfo(ras, size)
+			if err != nil {
 				return nil, err
 			}
-			head := make([]byte, len(ipcMagic))
-			if n, _ := ras.ReadAt(head, 0); n == len(head) && bytes.Equal(head, ipcMagic) {
-				fr, n, err := newFileReader(ras, mem)
-				if err != nil {
-					return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
-				}
-				fr2 := &fileRecordReader{fr: fr, n: n}
-				fr2.refs.Add(1)
-				return fr2, nil
+			if info.Format == IPCFile {
+				return newIPCRecordReader(newBlockSource(ras, size, blocks), mem)
 			}
+			return newIPCRecordReader(&streamSource{r: bufio.NewReaderSize(io.NewSectionReader(ras, 0, size), 1<<16), size: size}, mem)
 		}
 	}
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 1<<16)
+	var pos int64
 	if head, _ := br.Peek(8); bytes.HasPrefix(head, ipcMagic) {
 		// The file format is magic, padding, then a stream.
 		if _, err := br.Discard(8); err != nil {
 			return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
 		}
+		pos = 8
 	}
-	sr, err := ipc.NewReader(br, ipc.WithAllocator(mem))
-	if err != nil {
-		return nil, fmt.Errorf("arrowconv: reading IPC stream: %w", err)
-	}
-	return sr, nil
+	return newIPCRecordReader(&streamSource{r: br, pos: pos, size: -1}, mem)
 }
 
 // MaxIPCBuffer bounds one buffer (one column of one record batch,
@@ -211,62 +210,3 @@ func newFileReader(r ipc.ReadAtSeeker, mem memory.Allocator) (fr *ipc.FileReader
 	}
 	return fr, fr.NumRecords(), nil
 }
-
-func recordBatchAt(fr *ipc.FileReader, i int) (rec arrow.RecordBatch, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			rec, err = nil, fmt.Errorf("malformed record batch: %v", p)
-		}
-	}()
-	return fr.RecordBatchAt(i)
-}
-
-// fileRecordReader adapts an ipc.FileReader to array.RecordReader.
-type fileRecordReader struct {
-	refs atomic.Int64
-	fr   *ipc.FileReader
-	n    int // record batches
-	i    int
-	cur  arrow.RecordBatch
-	err  error
-}
-
-func (f *fileRecordReader) Retain() { f.refs.Add(1) }
-
-func (f *fileRecordReader) Release() {
-	if f.refs.Add(-1) == 0 {
-		if f.cur != nil {
-			f.cur.Release()
-			f.cur = nil
-		}
-		f.fr.Close()
-	}
-}
-
-func (f *fileRecordReader) Schema() *arrow.Schema { return f.fr.Schema() }
-
-func (f *fileRecordReader) Next() bool {
-	if f.cur != nil {
-		f.cur.Release()
-		f.cur = nil
-	}
-	if f.err != nil || f.i >= f.n {
-		return false
-	}
-	f.cur, f.err = recordBatchAt(f.fr, f.i)
-	if f.err != nil {
-		f.err = fmt.Errorf("arrowconv: reading IPC record %d: %w", f.i, f.err)
-		return false
-	}
-	f.i++
-	return true
-}
-
-func (f *fileRecordReader) RecordBatch() arrow.RecordBatch { return f.cur }
-
-// Record returns the current record batch (deprecated in arrow-go).
-func (f *fileRecordReader) Record() arrow.RecordBatch { return f.cur }
-
-func (f *fileRecordReader) Err() error { return f.err }
-
-var _ array.RecordReader = (*fileRecordReader)(nil)

@@ -29,85 +29,123 @@ const maxIPCMeta = 64 << 20
 // reads the footer and each record batch's metadata (a few hundred bytes
 // per batch); for a stream it walks the message headers, skipping bodies.
 // Malformed metadata is an error, never a panic or a large allocation.
-func ReadIPCInfo(r io.ReaderAt, size int64) (info *IPCInfo, err error) {
+func ReadIPCInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
+	info, _, err := readIPCInfo(r, size)
+	return info, err
+}
+
+// ipcBlock is where a message of an IPC file is: its offset, the length of
+// its prefix and metadata, and the length of its body (a footer Block).
+type ipcBlock struct{ off, meta, body int64 }
+
+// fileBlocks lists the messages of an IPC file, as its footer gives them.
+type fileBlocks struct {
+	dicts, batches []ipcBlock
+}
+
+// readIPCInfo is ReadIPCInfo, which also returns the footer's blocks of
+// an IPC file (nil for a stream).
+func readIPCInfo(r io.ReaderAt, size int64) (info *IPCInfo, blocks *fileBlocks, err error) {
 	defer func() {
 		if p := recover(); p != nil { // arrow-go panics on some malformed schemas
-			info, err = nil, fmt.Errorf("arrowconv: malformed IPC data: %v", p)
+			info, blocks, err = nil, nil, fmt.Errorf("arrowconv: malformed IPC data: %v", p)
 		}
 	}()
 	head := make([]byte, 8)
 	n, err := r.ReadAt(head, 0)
 	if n < len(head) && err != nil && err != io.EOF {
-		return nil, fmt.Errorf("arrowconv: reading IPC data: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: reading IPC data: %w", err)
 	}
 	head = head[:n]
 	if bytes.HasPrefix(head, ipcMagic) {
 		return readFileInfo(r, size)
 	}
-	return readStreamInfo(r, size)
+	info, err = readStreamInfo(r, size)
+	return info, nil, err
 }
 
-func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
+// footerBlocks reads the count blocks of a footer vector that starts at
+// start, each of which must fit a file of size bytes.
+func footerBlocks(footer []byte, start, count int, size int64, what string) ([]ipcBlock, error) {
+	out := make([]ipcBlock, count)
+	for i := range out {
+		blk := footer[start+24*i:]
+		b := ipcBlock{
+			off:  int64(binary.LittleEndian.Uint64(blk)),
+			meta: int64(int32(binary.LittleEndian.Uint32(blk[8:]))),
+			body: int64(binary.LittleEndian.Uint64(blk[16:])),
+		}
+		if b.off < 8 || b.meta < 8 || b.meta > maxIPCMeta || b.body < 0 || b.off > size || b.meta > size-b.off || b.body > size-b.off-b.meta {
+			return nil, fmt.Errorf("arrowconv: IPC file %s %d: block (offset %d, metadata %d, body %d bytes) does not fit a file of %d bytes", what, i, b.off, b.meta, b.body, size)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, *fileBlocks, error) {
 	// The footer: its length and the magic end the file. It is checked
 	// before arrow's reader sees it: arrow-go trusts its vector lengths.
 	tail := make([]byte, 10)
 	if size < 18 {
-		return nil, fmt.Errorf("arrowconv: IPC file of %d bytes is too short", size)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file of %d bytes is too short", size)
 	}
 	if _, err := r.ReadAt(tail, size-10); err != nil {
-		return nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
 	}
 	if !bytes.Equal(tail[4:], ipcMagic) {
-		return nil, fmt.Errorf("arrowconv: IPC file does not end with the ARROW1 magic: truncated or not an IPC file")
+		return nil, nil, fmt.Errorf("arrowconv: IPC file does not end with the ARROW1 magic: truncated or not an IPC file")
 	}
 	flen := int64(int32(binary.LittleEndian.Uint32(tail)))
 	if flen <= 0 || flen > size-18 {
-		return nil, fmt.Errorf("arrowconv: IPC file footer length %d does not fit a file of %d bytes", flen, size)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer length %d does not fit a file of %d bytes", flen, size)
 	}
 	footer := make([]byte, flen)
 	if _, err := r.ReadAt(footer, size-10-flen); err != nil {
-		return nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: reading IPC file footer: %w", err)
 	}
 	root, err := fbRoot(footer)
 	if err != nil {
-		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
 	}
 	if sch, ok, err := root.table(1); err != nil || !ok {
-		return nil, fmt.Errorf("arrowconv: IPC file footer: no schema (%v)", err)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: no schema (%v)", err)
 	} else if err := verifySchema(sch); err != nil {
-		return nil, fmt.Errorf("arrowconv: IPC file schema: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file schema: %w", err)
 	}
 	start, count, err := root.vector(3, 24) // recordBatches: [Block]
 	if err != nil {
-		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
 	}
-	if _, _, err := root.vector(2, 24); err != nil { // dictionaries: [Block]
-		return nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+	dstart, dcount, err := root.vector(2, 24) // dictionaries: [Block]
+	if err != nil {
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
+	}
+	blocks := &fileBlocks{}
+	if blocks.dicts, err = footerBlocks(footer, dstart, dcount, size, "dictionary batch"); err != nil {
+		return nil, nil, err
+	}
+	if blocks.batches, err = footerBlocks(footer, start, count, size, "record batch"); err != nil {
+		return nil, nil, err
 	}
 	fr, n, err := newFileReader(io.NewSectionReader(r, 0, size), memory.DefaultAllocator)
 	if err != nil {
-		return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
+		return nil, nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)
 	}
 	info := &IPCInfo{Format: IPCFile, Schema: fr.Schema(), Batches: n}
 	fr.Close()
 	if count != info.Batches {
-		return nil, fmt.Errorf("arrowconv: IPC file footer lists %d record batches, arrow reads %d", count, info.Batches)
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer lists %d record batches, arrow reads %d", count, info.Batches)
 	}
 	var meta []byte
-	for i := 0; i < count; i++ {
-		blk := footer[start+24*i:]
-		off := int64(binary.LittleEndian.Uint64(blk))
-		mlen := int64(int32(binary.LittleEndian.Uint32(blk[8:])))
-		body := int64(binary.LittleEndian.Uint64(blk[16:]))
-		if off < 8 || mlen < 8 || mlen > maxIPCMeta || body < 0 || off > size || mlen > size-off || body > size-off-mlen {
-			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: block (offset %d, metadata %d, body %d bytes) does not fit a file of %d bytes", i, off, mlen, body, size)
-		}
+	for i, blk := range blocks.batches {
+		off, mlen := blk.off, blk.meta
 		if int64(cap(meta)) < mlen {
 			meta = make([]byte, mlen)
 		}
 		meta = meta[:mlen]
 		if _, err := r.ReadAt(meta, off); err != nil {
-			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
+			return nil, nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
 		}
 		hdr := 4
 		if binary.LittleEndian.Uint32(meta) == 0xFFFFFFFF {
@@ -115,14 +153,14 @@ func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 		}
 		typ, rows, _, err := parseMessage(meta[hdr:])
 		if err != nil {
-			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
+			return nil, nil, fmt.Errorf("arrowconv: IPC file record batch %d: %w", i, err)
 		}
 		if typ != msgRecordBatch {
-			return nil, fmt.Errorf("arrowconv: IPC file record batch %d: the block holds a message of type %d, not a record batch", i, typ)
+			return nil, nil, fmt.Errorf("arrowconv: IPC file record batch %d: the block holds a message of type %d, not a record batch", i, typ)
 		}
 		info.Rows += rows
 	}
-	return info, nil
+	return info, blocks, nil
 }
 
 func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
@@ -206,25 +244,56 @@ const (
 // verifySchema checks the vectors of a Schema flatbuffer (fields,
 // children, metadata, union type ids) against the buffer's size: arrow-go
 // allocates from these lengths before it reads the elements.
-// Every table takes at least 4 bytes of the buffer, so more visits than
-// that means tables are shared (a graph, not a tree): refused.
+// Every table takes at least 4 bytes of the buffer, and in a tree every
+// byte of a string appears once, so more table visits than a quarter of
+// the buffer, or more string bytes (names, metadata keys and values) than
+// the buffer holds, means tables are shared (a graph, not a tree), which
+// arrow-go would copy over and over: refused.
 func verifySchema(s fbTable) error {
-	budget := len(s.b) / 4
-	if err := s.tables(1, func(f fbTable) error { return verifyField(f, 0, &budget) }); err != nil {
+	b := &fbBudget{tables: len(s.b) / 4, bytes: len(s.b)}
+	if err := s.tables(1, func(f fbTable) error { return verifyField(f, 0, b) }); err != nil {
 		return err
 	}
-	if err := s.tables(2, verifyKeyValue); err != nil {
+	if err := s.tables(2, b.keyValue); err != nil {
 		return err
 	}
 	_, _, err := s.vector(3, 8) // features
 	return err
 }
 
-func verifyField(f fbTable, depth int, budget *int) error {
-	if *budget--; depth > maxDepth || *budget < 0 {
-		return errors.New("fields nested too deeply")
+// fbBudget is what is left of the table visits and string bytes a schema
+// may have.
+type fbBudget struct{ tables, bytes int }
+
+var errShared = errors.New("schema tables or strings are shared (a graph, not a tree), or nested too deeply")
+
+// str takes a string (a byte vector) field of t from the budget.
+func (b *fbBudget) str(t fbTable, i int) error {
+	_, n, err := t.vector(i, 1)
+	if err != nil {
+		return err
 	}
-	if _, _, err := f.vector(0, 1); err != nil { // name
+	if b.bytes -= n; b.bytes < 0 {
+		return errShared
+	}
+	return nil
+}
+
+func (b *fbBudget) keyValue(kv fbTable) error {
+	if b.tables--; b.tables < 0 {
+		return errShared
+	}
+	if err := b.str(kv, 0); err != nil {
+		return err
+	}
+	return b.str(kv, 1)
+}
+
+func verifyField(f fbTable, depth int, b *fbBudget) error {
+	if b.tables--; depth > maxDepth || b.tables < 0 {
+		return errShared
+	}
+	if err := b.str(f, 0); err != nil { // name
 		return err
 	}
 	if typ, ok, err := f.table(3); err != nil {
@@ -245,18 +314,10 @@ func verifyField(f fbTable, depth int, budget *int) error {
 			return err
 		}
 	}
-	if err := f.tables(5, func(c fbTable) error { return verifyField(c, depth+1, budget) }); err != nil {
+	if err := f.tables(5, func(c fbTable) error { return verifyField(c, depth+1, b) }); err != nil {
 		return err
 	}
-	return f.tables(6, verifyKeyValue)
-}
-
-func verifyKeyValue(kv fbTable) error {
-	if _, _, err := kv.vector(0, 1); err != nil {
-		return err
-	}
-	_, _, err := kv.vector(1, 1)
-	return err
+	return f.tables(6, b.keyValue)
 }
 
 // parseMessage reads a Message flatbuffer: its header type, the row count
@@ -323,10 +384,15 @@ func fbAt(b []byte, pos int64) (fbTable, error) {
 
 // field returns the position of field i with room for size bytes, or 0 if
 // the field is absent.
+// As in the flatbuffers runtime, a field is present when its vtable slot
+// starts inside the vtable's stated length, even if the slot ends past it.
 func (t fbTable) field(i, size int) (int, error) {
 	o := 4 + 2*i
-	if o+2 > t.vtLen {
+	if o >= t.vtLen {
 		return 0, nil
+	}
+	if t.vt+o+2 > len(t.b) {
+		return 0, errFlatbuffer
 	}
 	fo := int(binary.LittleEndian.Uint16(t.b[t.vt+o:]))
 	if fo == 0 {
@@ -345,6 +411,14 @@ func (t fbTable) uint8(i int) (uint8, error) {
 		return 0, err
 	}
 	return t.b[p], nil
+}
+
+func (t fbTable) int16(i int) (int16, error) {
+	p, err := t.field(i, 2)
+	if err != nil || p == 0 {
+		return 0, err
+	}
+	return int16(binary.LittleEndian.Uint16(t.b[p:])), nil
 }
 
 func (t fbTable) int64(i int) (int64, error) {
