@@ -1,6 +1,7 @@
 package parquetio
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -99,13 +100,18 @@ func BenchmarkNPYToParquet10M(b *testing.B) {
 		b.Skip("10M rows")
 	}
 	p := benchFile(b)
-	b.SetBytes(benchRows * 21)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := WriteArray(io.Discard, fileOpener(p), "t", nil, nil); err != nil {
-			b.Fatal(err)
-		}
+	// The default (one row group encoding, its columns in parallel, while
+	// the next fills) and two row groups encoding at once.
+	for _, conc := range []int{0, 2} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			b.SetBytes(benchRows * 21)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := WriteArray(io.Discard, fileOpener(p), "t", &Options{Concurrency: conc}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -201,3 +201,64 @@ func TestHostileParquet(t *testing.T) {
 		t.Fatalf("only %d Parquet cases", n)
 	}
 }
+
+// TestWriterMemory: a writer buffers at most Concurrency+1 row groups of
+// numpy data (2 by default), and its buffers grow with the rows written,
+// so a file of few rows (one of many open partition files) costs little.
+func TestWriterMemory(t *testing.T) {
+	dt, _ := npyio.ParseDescr("[('k', '<i8'), ('v', '<f8', (127,))]") // 1 KiB rows
+	row := make([]byte, dt.Size)
+	t.Run("few rows", func(t *testing.T) {
+		s, err := NewArraySchema(&npyio.Header{DType: dt, Shape: []int{10}}, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w *Writer
+		n := allocated(func() {
+			w, err = NewWriter(io.Discard, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 10; i++ {
+				if _, err := w.Write(row); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if w.RowGroupRows() != MaxRowGroupBytes/dt.Size {
+			t.Fatalf("row groups of %d rows", w.RowGroupRows())
+		}
+		// A full row group would be 128 MiB.
+		if n > 4<<20 {
+			t.Errorf("10 rows of 1 KiB buffered with %d KiB", n>>10)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, c := range []struct{ conc, slots int }{{0, 2}, {1, 2}, {3, 4}} {
+		t.Run(fmt.Sprintf("concurrency %d", c.conc), func(t *testing.T) {
+			s, err := NewArraySchema(&npyio.Header{DType: dt, Shape: []int{400}}, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := NewWriter(io.Discard, s, &Options{RowGroupRows: 10, Concurrency: c.conc, Compression: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			most := 0
+			for i := 0; i < 400; i++ {
+				if _, err := w.Write(row); err != nil {
+					t.Fatal(err)
+				}
+				most = max(most, w.nslots)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if most != c.slots {
+				t.Errorf("%d row groups buffered at most, want %d", most, c.slots)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -35,8 +37,12 @@ type Options struct {
 	// BloomFilters lists columns to write bloom filters for (10 bits per
 	// value), named like Dictionary.
 	BloomFilters []string
-	// Concurrency is the number of row groups encoded at once; 0 means
-	// GOMAXPROCS. Row groups are committed to the file in order.
+	// Concurrency is the number of row groups encoded at once while the
+	// next one fills; 0 means 1. Each row group's columns are encoded by
+	// up to GOMAXPROCS goroutines, so one row group at a time keeps every
+	// CPU busy when the table has several columns; more row groups at
+	// once cost one more row group of memory each. Row groups are
+	// committed to the file in order.
 	Concurrency int
 	// Metadata is extra key-value metadata for the file footer.
 	Metadata map[string]string
@@ -59,12 +65,16 @@ const (
 
 func (o *Options) codec() (compress.Codec, error) {
 	name := ""
+	page := DefaultPageSize
 	if o != nil {
 		name = strings.ToLower(o.Compression)
+		if o.PageSize > 0 {
+			page = o.PageSize
+		}
 	}
 	switch name {
 	case "", "zstd":
-		return &parquet.Zstd, nil
+		return zstdFor(page), nil
 	case "snappy":
 		return &parquet.Snappy, nil
 	case "gzip":
@@ -90,9 +100,11 @@ func (o *Options) hasDict(path string) bool { return o != nil && matchColumn(o.D
 
 // Writer writes a table of numpy columns to a Parquet file, streaming:
 // rows are buffered until a row group is full, then the row group is
-// encoded on its own goroutine while the next one fills, and row groups
-// are committed to the output in order. Memory is bounded by
-// Concurrency+1 row groups of numpy data plus their encoded pages.
+// encoded (its columns in parallel) while the next one fills, and row
+// groups are committed to the output in order. Memory is bounded by
+// Concurrency+1 row groups of numpy data (2 by default) plus their
+// encoded pages; the row-group buffers grow as rows arrive, so a file
+// of few rows costs memory for those rows only.
 //
 // Errors are sticky. Close writes the footer; it does not close the
 // underlying io.Writer. A Writer is not safe for concurrent use.
@@ -115,9 +127,15 @@ type Writer struct {
 
 type slot struct {
 	rg    *parquet.ConcurrentRowGroupWriter
-	bufs  [][]byte
+	bufs  [][]byte // numpy rows per source; grown as rows arrive
+	cap   int      // rows bufs hold
 	rows  int
 	start int64
+	work  []encoder
+}
+
+// encoder is the scratch of one goroutine encoding columns.
+type encoder struct {
 	vals  []parquet.Value
 	arena []byte
 }
@@ -181,7 +199,7 @@ func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
 	}
 	conc := o.Concurrency
 	if conc == 0 {
-		conc = runtime.GOMAXPROCS(0)
+		conc = 1
 	}
 	pq := s.parquetSchema(&o)
 	wopts := []parquet.WriterOption{
@@ -244,6 +262,7 @@ func (w *Writer) WriteColumns(cols [][]byte, rows int) error {
 			return err
 		}
 		n := min(rows-done, w.groupN-sl.rows)
+		w.grow(sl, sl.rows+n)
 		for i, c := range cols {
 			rs := w.s.srcs[i]
 			copy(sl.bufs[i][sl.rows*rs:(sl.rows+n)*rs], c[done*rs:(done+n)*rs])
@@ -303,7 +322,10 @@ func (w *Writer) ReadFrom(r *npyio.Reader) (int64, error) {
 				return total, err
 			}
 		} else {
-			n, err = r.ReadRows(sl.bufs[0][sl.rows*rs : w.groupN*rs])
+			// The rows left are known: size the row group for them
+			// (a few rows cost little, a large file no regrowth).
+			w.grow(sl, int(min(int64(w.groupN), int64(sl.rows)+r.Remaining())))
+			n, err = r.ReadRows(sl.bufs[0][sl.rows*rs : sl.cap*rs])
 			if err != nil {
 				w.err = err
 				return total, err
@@ -344,17 +366,41 @@ func (w *Writer) slot() (*slot, error) {
 	if n := len(w.free); n > 0 {
 		sl, w.free = w.free[n-1], w.free[:n-1]
 	} else {
-		sl = &slot{rg: w.pw.BeginRowGroup(), vals: make([]parquet.Value, valuesPerWrite)}
+		sl = &slot{rg: w.pw.BeginRowGroup()}
 		sl.bufs = make([][]byte, len(w.s.srcs))
-		for i, rs := range w.s.srcs {
-			sl.bufs[i] = alignedBytes(w.groupN * rs)
-		}
+		w.grow(sl, 1)
 		w.nslots++
 	}
 	sl.rows = 0
 	sl.start = w.rows
 	w.cur = sl
 	return sl, nil
+}
+
+// firstBytes is the size a row-group buffer starts at; it doubles as rows
+// arrive, up to the row group.
+const firstBytes = 64 << 10
+
+// grow makes sl's buffers hold at least rows rows (at most a row group).
+func (w *Writer) grow(sl *slot, rows int) {
+	if rows <= sl.cap {
+		return
+	}
+	rowBytes := 0
+	for _, rs := range w.s.srcs {
+		rowBytes += rs
+	}
+	c := max(rows, 2*sl.cap)
+	if rowBytes > 0 {
+		c = max(c, firstBytes/rowBytes)
+	}
+	c = min(c, w.groupN)
+	for i, rs := range w.s.srcs {
+		nb := alignedBytes(c * rs)
+		copy(nb, sl.bufs[i][:sl.rows*rs])
+		sl.bufs[i] = nb
+	}
+	sl.cap = c
 }
 
 // dispatch hands the current row group to an encoder goroutine.
@@ -462,29 +508,62 @@ func (w *Writer) Abort() {
 	w.drain()
 }
 
-// encode fills the row group's column writers from its buffers, a block
-// of rows at a time across all columns so the block stays in cache.
+// encode fills the row group's column writers from its buffers: up to
+// GOMAXPROCS goroutines take the columns one at a time (a column writer
+// is used by one goroutine; different columns are independent).
 func (s *Schema) encode(sl *slot) error {
 	cws := sl.rg.ColumnWriters()
-	for r := 0; r < sl.rows; r += valuesPerWrite {
-		k := min(sl.rows-r, valuesPerWrite)
-		for _, l := range s.leaves {
-			if err := s.encodeLeaf(l, cws[l.index], sl, r, k); err != nil {
-				return err
+	workers := min(runtime.GOMAXPROCS(0), len(s.leaves))
+	if len(sl.work) < workers {
+		sl.work = make([]encoder, workers)
+	}
+	var next atomic.Int64
+	errs := make([]error, len(s.leaves))
+	run := func(e *encoder) {
+		if e.vals == nil {
+			e.vals = make([]parquet.Value, valuesPerWrite)
+		}
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(s.leaves) {
+				return
+			}
+			l := s.leaves[i]
+			if err := s.encodeLeaf(l, cws[l.index], sl, e, 0, sl.rows); err != nil {
+				errs[i] = err
+				next.Store(int64(len(s.leaves))) // stop taking columns
+				return
+			}
+			if err := cws[l.index].Flush(); err != nil {
+				errs[i] = fmt.Errorf("parquetio: encoding column %s: %w", strings.Join(l.path, "."), err)
+				next.Store(int64(len(s.leaves)))
+				return
 			}
 		}
 	}
-	if err := sl.rg.Flush(); err != nil {
-		return fmt.Errorf("parquetio: encoding row group: %w", err)
+	var wg sync.WaitGroup
+	for k := 1; k < workers; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(&sl.work[k])
+		}()
+	}
+	run(&sl.work[0])
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // encodeLeaf writes rows [r0, r0+n) of the row group to one column.
-func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, r0, n int) error {
+func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, e *encoder, r0, n int) error {
 	src := sl.bufs[l.src]
 	stride := s.srcs[l.src]
-	vals := sl.vals
+	vals := e.vals
 	simple := len(l.entries) == 1 && l.maxRep == 0 && l.maxDef == 0 && !l.optional
 	if simple && fastFill(l, vals[:0], src, 0, 0, 0) {
 		off := l.entries[0].off
@@ -503,28 +582,29 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, r0, n i
 	rowsPer := max(1, len(vals)/max(per, 1))
 	if rowsPer*per > len(vals) {
 		vals = make([]parquet.Value, rowsPer*per)
+		e.vals = vals
 	}
 	for r := r0; r < r0+n; {
 		k := min(r0+n-r, rowsPer)
-		sl.arena = sl.arena[:0]
+		e.arena = e.arena[:0]
 		m := 0
 		for i := 0; i < k; i++ {
 			row := src[(r+i)*stride:]
-			for _, e := range l.entries {
+			for _, en := range l.entries {
 				var v parquet.Value
-				def := int(e.def)
-				if !e.null {
+				def := int(en.def)
+				if !en.null {
 					var ok bool
-					v, ok = conv(row[e.off:], &sl.arena)
+					v, ok = conv(row[en.off:], &e.arena)
 					if ok {
 						if l.optional {
 							def++
 						}
-					} else if err := s.valueErr(l, row[e.off:], sl.start+int64(r+i)); err != nil {
+					} else if err := s.valueErr(l, row[en.off:], sl.start+int64(r+i)); err != nil {
 						return err
 					}
 				}
-				v.SetRepetitionLevel(int(e.rep))
+				v.SetRepetitionLevel(int(en.rep))
 				v.SetDefinitionLevel(def)
 				vals[m] = v
 				m++
