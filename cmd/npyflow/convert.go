@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/internal/atomicfile"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
 	"github.com/vbauerster/mpb/v8"
@@ -123,9 +124,23 @@ func runConvert(e *env) error {
 		Concurrency:   f.conc,
 	}
 	if err := c.run(inKind, outKind); err != nil {
-		return fmt.Errorf("%s: %w", in, trimPrefix(err))
+		return convertError(in, out, err)
 	}
 	return nil
+}
+
+// convertError is the one-line message of a failed conversion: the file
+// the problem is in (OUT for an *outputError, else IN), once, then the
+// problem. Library errors say which file only where they were given a
+// name, and convert gives them none: inputs are read through inputFile and
+// outputs written through outputFile, which drop the *os.PathError's name.
+func convertError(in, out string, err error) error {
+	file := in
+	var oe *outputError
+	if errors.As(err, &oe) {
+		file = out
+	}
+	return fmt.Errorf("%s: %w", file, trimPrefix(err))
 }
 
 func abs(p string) string {
@@ -137,13 +152,125 @@ func abs(p string) string {
 }
 
 // trimPrefix keeps the one-line error readable: package prefixes like
-// "parquetio: " say nothing to a user.
+// "parquetio: " say nothing to a user. A prefix is dropped where a part of
+// the message starts (at the start or after ": "), not inside a name.
+// The result still wraps err.
 func trimPrefix(err error) error {
 	msg := err.Error()
-	for _, p := range []string{"parquetio: ", "npyio: ", "arrowconv: "} {
-		msg = strings.ReplaceAll(msg, p, "")
+	for _, p := range []string{"parquetio: ", "npyio: ", "arrowconv: ", "arrow/ipc: "} {
+		msg = strings.TrimPrefix(msg, p)
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
 	}
-	return errors.New(msg)
+	return &plainError{msg: msg, err: err}
+}
+
+// plainError is err with a reworded message.
+type plainError struct {
+	msg string
+	err error
+}
+
+func (e *plainError) Error() string { return e.msg }
+func (e *plainError) Unwrap() error { return e.err }
+
+// outputError is a problem with the output file (or a scratch file next
+// to it): creating, writing or renaming it.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
+
+// internalError is a panic in convert's writer goroutine: a bug, reported
+// as main reports a panic in a command.
+type internalError struct{ p any }
+
+func (e internalError) Error() string {
+	return fmt.Sprintf("internal error (please report it): %v", e.p)
+}
+
+// bare drops the file name of an *os.PathError: the message names the
+// file once, in front. Other errors (io.EOF above all) are returned as
+// they are.
+func bare(err error) error {
+	switch e := err.(type) {
+	case *os.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
+	}
+	return err
+}
+
+// inputFile reads IN with errors that do not repeat its name.
+type inputFile struct{ f *os.File }
+
+func (i inputFile) Read(p []byte) (int, error) {
+	n, err := i.f.Read(p)
+	return n, bare(err)
+}
+
+func (i inputFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := i.f.ReadAt(p, off)
+	return n, bare(err)
+}
+
+func (i inputFile) Seek(off int64, whence int) (int64, error) {
+	n, err := i.f.Seek(off, whence)
+	return n, bare(err)
+}
+
+// outputFile writes OUT (or a scratch file next to it) with errors that
+// say so, without the temporary file's name.
+type outputFile struct{ f *os.File }
+
+func (o outputFile) Write(p []byte) (int, error) {
+	n, err := o.f.Write(p)
+	if err != nil {
+		err = &outputError{bare(err)}
+	}
+	return n, err
+}
+
+func (o outputFile) Seek(off int64, whence int) (int64, error) {
+	n, err := o.f.Seek(off, whence)
+	if err != nil {
+		err = &outputError{bare(err)}
+	}
+	return n, err
+}
+
+// openInput opens IN (or takes c.inFile) and returns it with its size and
+// a function closing it.
+func (c *converter) openInput() (inputFile, int64, func(), error) {
+	fh := c.inFile
+	if fh == nil {
+		var err error
+		if fh, err = os.Open(c.in); err != nil {
+			return inputFile{}, 0, nil, bare(err)
+		}
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return inputFile{}, 0, nil, bare(err)
+	}
+	if st.IsDir() {
+		fh.Close()
+		return inputFile{}, 0, nil, errors.New("is a directory")
+	}
+	return inputFile{fh}, st.Size(), func() { fh.Close() }, nil
+}
+
+// scratch creates a temporary file next to OUT for intermediate data. It
+// has no name: it is removed as soon as it is created (Unix), so nothing is
+// left behind whatever happens to the process.
+func (c *converter) scratch() (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".npyflow-scratch-*")
+	if err != nil {
+		return nil, &outputError{bare(err)}
+	}
+	os.Remove(f.Name())
+	return f, nil
 }
 
 func splitList(s string) []string {
@@ -175,6 +302,7 @@ type converter struct {
 	f        convertFlags
 	popts    *parquetio.Options
 	in, out  string
+	inFile   *os.File // IN already open, or a scratch copy standing for it
 	stderr   io.Writer
 	bar      *mpb.Bar
 	progress *mpb.Progress
@@ -211,18 +339,13 @@ func (c *converter) run(inKind, outKind string) error {
 }
 
 func (c *converter) numpySource(kind string) (*source, error) {
+	fh, size, closeIn, err := c.openInput()
+	if err != nil {
+		return nil, err
+	}
 	if kind == "npy" {
-		fh, err := os.Open(c.in)
-		if err != nil {
-			return nil, err
-		}
-		st, err := fh.Stat()
-		if err != nil {
-			fh.Close()
-			return nil, err
-		}
 		open := func() ([]*npyio.Reader, error) {
-			r, err := npyio.NewReaderAt(fh, st.Size(), nil)
+			r, err := npyio.NewReaderAt(fh, size, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -230,17 +353,19 @@ func (c *converter) numpySource(kind string) (*source, error) {
 		}
 		rs, err := open()
 		if err != nil {
-			fh.Close()
+			closeIn()
 			return nil, err
 		}
 		h := rs[0].Header()
-		return &source{array: true, name: c.f.name, open: open, rows: rs[0].Rows(), bytes: h.DataSize(), header: h, close: func() { fh.Close() }}, nil
+		return &source{array: true, name: c.f.name, open: open, rows: rs[0].Rows(), bytes: h.DataSize(), header: h, close: closeIn}, nil
 	}
-	z, err := npyio.OpenNPZ(c.in, nil)
+	// npyio.OpenNPZ would name the file in its errors, and convert names it.
+	z, err := npyio.NewNPZReader(fh, size, nil)
 	if err != nil {
+		closeIn()
 		return nil, err
 	}
-	closeZ := func() { z.Close() }
+	closeZ := closeIn
 	var members []*npyio.Member
 	if c.f.member != "" {
 		m := z.Member(c.f.member)
@@ -307,70 +432,43 @@ func (c *converter) numpySource(kind string) (*source, error) {
 	return src, nil
 }
 
-// createTemp creates the temporary output next to OUT; commit renames it.
-func (c *converter) createTemp() (*os.File, func(ok bool) error, error) {
-	dir := filepath.Dir(c.out)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.out)+".tmp-*")
+// withOutput runs write on a temporary file next to OUT (atomicfile) and
+// renames it to OUT on success; on failure, interruption or a panic in
+// write nothing is left at OUT or beside it. A panic in write (a bug) is
+// returned as an internalError, as main reports a panic in a command.
+func (c *converter) withOutput(write func(w io.Writer) error) error {
+	if st, err := os.Stat(c.out); err == nil && st.IsDir() {
+		return &outputError{errors.New("is a directory")}
+	}
+	f, err := atomicfile.Create(c.out)
 	if err != nil {
-		return nil, nil, err
+		return &outputError{bare(err)}
 	}
-	// CreateTemp makes 0600 files; give the output the usual mode.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return nil, nil, err
-	}
-	done := false
-	finish := func(ok bool) error {
-		if done {
-			return nil
-		}
-		done = true
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return nil
-		}
-		if err := tmp.Sync(); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return fmt.Errorf("writing %s: %w", c.out, err)
-		}
-		if err := tmp.Close(); err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("writing %s: %w", c.out, err)
-		}
-		if err := os.Rename(tmp.Name(), c.out); err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("writing %s: %w", c.out, err)
-		}
-		return nil
-	}
-	return tmp, finish, nil
-}
-
-// withOutput runs write on a temporary file and renames it to OUT on
-// success; on failure or interruption nothing is left at OUT.
-func (c *converter) withOutput(write func(f *os.File) error) error {
-	tmp, finish, err := c.createTemp()
-	if err != nil {
-		return err
-	}
+	defer f.Abort() // after Commit, nothing
 	errc := make(chan error, 1)
-	go func() { errc <- write(tmp) }()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				errc <- internalError{p}
+			}
+		}()
+		errc <- write(outputFile{f.File})
+	}()
 	select {
 	case err = <-errc:
 	case <-c.ctx.Done():
-		finish(false)
+		f.Abort()
 		c.stopBar(false)
 		return errors.New("interrupted; no output written")
 	}
 	c.stopBar(err == nil)
 	if err != nil {
-		finish(false)
 		return err
 	}
-	return finish(true)
+	if err := f.Commit(); err != nil {
+		return &outputError{bare(err)}
+	}
+	return nil
 }
 
 func (c *converter) startBar(rows, bytes int64) {
@@ -420,7 +518,7 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 	c.startBar(src.rows, src.bytes)
 	switch outKind {
 	case "parquet":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			var err error
 			if src.array {
 				_, err = parquetio.WriteArray(f, src.open, src.name, c.popts, c.setProgress)
@@ -430,7 +528,7 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 			return err
 		})
 	case "npy":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
 				return err
@@ -441,7 +539,7 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 			return copyTableNPY(f, src.cols, rs, c.setProgress)
 		})
 	case "npz":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
 				return err
@@ -464,7 +562,7 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 		if !src.array {
 			return errors.New("an .npz table cannot be written as Arrow yet; pick one member with --member")
 		}
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
 				return err
@@ -592,21 +690,16 @@ func copyTableNPY(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader, prog
 }
 
 func (c *converter) openParquet() (*parquetio.Reader, func(), error) {
-	fh, err := os.Open(c.in)
+	fh, size, closeIn, err := c.openInput()
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := fh.Stat()
+	r, err := parquetio.NewReader(fh, size)
 	if err != nil {
-		fh.Close()
+		closeIn()
 		return nil, nil, err
 	}
-	r, err := parquetio.NewReader(fh, st.Size())
-	if err != nil {
-		fh.Close()
-		return nil, nil, err
-	}
-	return r, func() { fh.Close() }, nil
+	return r, closeIn, nil
 }
 
 func (c *converter) fromParquet(outKind string) error {
@@ -619,7 +712,7 @@ func (c *converter) fromParquet(outKind string) error {
 	c.startBar(r.Rows(), h.DataSize())
 	switch outKind {
 	case "npy":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			hh := *h
 			hh.FortranOrder = false
 			wr, err := npyio.NewWriter(f, &hh)
@@ -629,7 +722,7 @@ func (c *converter) fromParquet(outKind string) error {
 			return pumpParquet(wr, r, c.setProgress)
 		})
 	case "npz":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			z := npyio.NewNPZWriter(f, false)
 			if r.IsArray() {
 				hh := *h
@@ -660,7 +753,7 @@ func (c *converter) fromParquet(outKind string) error {
 			return z.Close()
 		})
 	case "parquet":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			var s *parquetio.Schema
 			var err error
 			if r.IsArray() {
@@ -708,7 +801,7 @@ func (c *converter) fromParquet(outKind string) error {
 			return pw.Close()
 		})
 	case "arrow":
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			// Stream the rows as an in-memory .npy into arrowconv.
 			pr, pwr := io.Pipe()
 			go func() {
@@ -775,35 +868,37 @@ func pumpColumn(wr *npyio.Writer, r *parquetio.Reader, i int) error {
 }
 
 func (c *converter) fromArrow(outKind string) error {
-	fh, err := os.Open(c.in)
+	in, err := os.Open(c.in)
 	if err != nil {
-		return err
+		return bare(err)
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
+	defer in.Close()
+	st, err := in.Stat()
 	if err != nil {
-		return err
+		return bare(err)
 	}
-	if !st.Mode().IsRegular() {
+	c.inFile = in
+	if !st.Mode().IsRegular() && !st.IsDir() {
 		// A pipe or device: the conversion reads the input more than once
 		// (metadata, then rows, then columns), so copy it next to OUT.
-		tmp, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".in-*")
+		tmp, err := c.scratch()
 		if err != nil {
 			return err
 		}
-		defer os.Remove(tmp.Name())
 		defer tmp.Close()
-		if _, err := io.Copy(tmp, fh); err != nil {
+		if _, err := io.Copy(outputFile{tmp}, inputFile{in}); err != nil {
 			return err
 		}
-		if st, err = tmp.Stat(); err != nil {
-			return err
-		}
-		fh = tmp
+		c.inFile = tmp
 	}
+	fh, size, closeIn, err := c.openInput()
+	if err != nil {
+		return err
+	}
+	defer closeIn()
 	// Schema and row count from the IPC metadata: the .npy header is known
 	// before any row is read.
-	info, err := arrowconv.ReadIPCInfo(fh, st.Size())
+	info, err := arrowconv.ReadIPCInfo(fh, size)
 	if err != nil {
 		return err
 	}
@@ -814,7 +909,7 @@ func (c *converter) fromArrow(outKind string) error {
 	switch outKind {
 	case "npy":
 		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			wr, err := npyio.NewWriter(f, enc.Header(info.Rows))
 			if err != nil {
 				return err
@@ -824,7 +919,7 @@ func (c *converter) fromArrow(outKind string) error {
 	case "npz":
 		// The exact array for a plain one, else one member per column.
 		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
-		return c.withOutput(func(f *os.File) error {
+		return c.withOutput(func(f io.Writer) error {
 			z := npyio.NewNPZWriter(f, false)
 			if info.Schema.NumFields() == 1 && enc.DType().Kind != npyio.Struct {
 				wr, err := z.Create(info.Schema.Field(0).Name, enc.Header(info.Rows))
@@ -852,24 +947,26 @@ func (c *converter) fromArrow(outKind string) error {
 			return z.Close()
 		})
 	case "parquet", "arrow":
-		// Through a temporary .npy: Arrow -> numpy is arrowconv's job.
-		tmp, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".npy-*")
+		// Through a scratch .npy: Arrow -> numpy is arrowconv's job.
+		tmp, err := c.scratch()
 		if err != nil {
 			return err
 		}
-		defer os.Remove(tmp.Name())
 		defer tmp.Close()
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
 		rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
 		if err != nil {
 			return err
 		}
-		_, err = arrowconv.WriteNPY(tmp, rr, nil)
+		_, err = arrowconv.WriteNPY(outputFile{tmp}, rr, nil)
 		rr.Release()
 		if err != nil {
 			return err
 		}
 		inner := *c
-		inner.in = tmp.Name()
+		inner.inFile = tmp
 		src, err := inner.numpySource("npy")
 		if err != nil {
 			return err
@@ -882,7 +979,7 @@ func (c *converter) fromArrow(outKind string) error {
 
 // pumpArrow streams the IPC input through enc into wr (column col only,
 // if col >= 0) in chunks of at most 64Ki rows, and closes wr.
-func (c *converter) pumpArrow(fh *os.File, enc *arrowconv.RowEncoder, col int, wr *npyio.Writer) error {
+func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.RowEncoder, col int, wr *npyio.Writer) error {
 	if _, err := fh.Seek(0, io.SeekStart); err != nil {
 		return err
 	}

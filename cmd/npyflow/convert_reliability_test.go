@@ -5,11 +5,16 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -94,5 +99,79 @@ func TestConvertArrowClaims(t *testing.T) {
 				checkUnchanged(t, outDir, before)
 			})
 		}
+	}
+}
+
+// TestConvertRemovesStaleTemp: a temporary output of r.npy left by a
+// process that is gone is removed by the next convert to r.npy; one of a
+// live process is not.
+func TestConvertRemovesStaleTemp(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	stale := filepath.Join(dir, fmt.Sprintf(".r.npy.npyflow-tmp-%d-0123abcd", cmd.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".r.npy.npyflow-tmp-%d-0123abcd", os.Getppid()))
+	for _, p := range []string{stale, live} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := writeF64(t, t.TempDir(), "data.npy", 1000)
+	if code, msg := runCLI(t, "convert", in, filepath.Join(dir, "r.npy")); code != 0 {
+		t.Fatalf("%d %s", code, msg)
+	}
+	checkF64Output(t, filepath.Join(dir, "r.npy"), 1000)
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("stale %s was not removed", filepath.Base(stale))
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live process's %s was removed", filepath.Base(live))
+	}
+}
+
+// TestConvertSIGKILLLeftover: convert killed mid-write leaves its
+// temporary file (nothing can remove it then), recognizable by name and
+// PID; the next convert to the same output removes it and succeeds.
+func TestConvertSIGKILLLeftover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts 64 MiB twice")
+	}
+	const n = 8 << 20
+	in := writeF64(t, tempDir(t), "big.npy", n)
+	for _, ext := range []string{".npy", ".parquet"} {
+		t.Run(ext, func(t *testing.T) {
+			out := filepath.Join(tempDir(t), "out")
+			os.Mkdir(out, 0o755)
+			dst := filepath.Join(out, "r"+ext)
+			args := []string{"convert", in, dst, "--compression", "none"}
+			p := child{args: args}.start(t)
+			if !waitForTemp(out, p, 10*time.Second) {
+				r := p.wait()
+				t.Fatalf("npyflow finished before the signal (enlarge the input): %s", shorten(r))
+			}
+			pid := p.cmd.Process.Pid
+			p.cmd.Process.Signal(syscall.SIGKILL)
+			if r := p.wait(); r.sig != syscall.SIGKILL {
+				t.Fatalf("not killed: %s", shorten(r))
+			}
+			want := regexp.MustCompile(`^\.r` + regexp.QuoteMeta(ext) + `\.npyflow-tmp-` + strconv.Itoa(pid) + `-[0-9a-f]+$`)
+			ents, _ := os.ReadDir(out)
+			if len(ents) != 1 || !want.MatchString(ents[0].Name()) {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Fatalf("after SIGKILL the directory holds %v, want one file matching %s", names, want)
+			}
+			if r := (child{args: args, timeout: 60 * time.Second}).run(t); r.code != 0 {
+				t.Fatalf("re-run failed: %s", shorten(r))
+			}
+			checkF64Output(t, dst, n)
+			if ents, _ := os.ReadDir(out); len(ents) != 1 {
+				t.Errorf("after the re-run the directory holds %d files, want only %s", len(ents), filepath.Base(dst))
+			}
+		})
 	}
 }
