@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/cmplx"
-	"os"
-	"path/filepath"
 
+	"github.com/npyflow/npyflow/internal/atomicfile"
 	"github.com/npyflow/npyflow/npyio"
 	"gonum.org/v1/gonum/mat"
 )
@@ -223,8 +222,9 @@ func complexLayout(m mat.CMatrix) layout[complex128] {
 }
 
 // SaveMatrix writes m (see WriteMatrix) to the file name through a
-// temporary file in the same directory, renamed into place only when
-// everything was written: a failure leaves no partial file.
+// temporary file in the same directory (internal/atomicfile), flushed to
+// disk and renamed into place only when everything was written: a failure
+// leaves no partial file, and the file gets mode 0644 less the umask.
 func SaveMatrix(name string, m mat.Matrix) error {
 	return saveFile(name, func(w io.Writer) error { return WriteMatrix(w, m) })
 }
@@ -235,14 +235,13 @@ func SaveCMatrix(name string, m mat.CMatrix) error {
 }
 
 func saveFile(name string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	f, err := atomicfile.Create(name)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Abort()
 			err = fmt.Errorf("%s: %w", name, err)
 		}
 	}()
@@ -253,11 +252,5 @@ func saveFile(name string, write func(io.Writer) error) (err error) {
 	if err = bw.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	return f.Commit()
 }
