@@ -51,6 +51,9 @@ func readIPCInfo(r io.ReaderAt, size int64) (info *IPCInfo, blocks *fileBlocks, 
 			info, blocks, err = nil, nil, fmt.Errorf("arrowconv: malformed IPC data: %v", p)
 		}
 	}()
+	if size == 0 {
+		return nil, nil, errors.New("arrowconv: an empty file is not Arrow IPC data")
+	}
 	head := make([]byte, 8)
 	n, err := r.ReadAt(head, 0)
 	if n < len(head) && err != nil && err != io.EOF {

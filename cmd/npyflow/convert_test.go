@@ -184,6 +184,8 @@ func TestConvertErrorText(t *testing.T) {
 	os.Mkdir(asDir, 0o755)
 	plain := filepath.Join(dir, "plain")
 	os.WriteFile(plain, nil, 0o644)
+	empty := filepath.Join(dir, "empty.arrow")
+	os.WriteFile(empty, nil, 0o644)
 	cases := []struct {
 		name    string
 		in, out string
@@ -196,6 +198,7 @@ func TestConvertErrorText(t *testing.T) {
 		{"npz not a zip", hostile("zip_garbage.npz"), filepath.Join(dir, "d.npy"), "in", `^reading npz archive: zip: not a valid zip file$`},
 		{"npz duplicate member", hostile("zip_duplicate_member.npz"), filepath.Join(dir, "e.npy"), "in", `duplicate member name "a.npy"$`},
 		{"npz central directory beyond", hostile("zip_cd_offset_beyond.npz"), filepath.Join(dir, "f.npy"), "in", `member "a.npy": .*local header`},
+		{"empty arrow input", empty, filepath.Join(dir, "j.npy"), "in", `^an empty file is not Arrow IPC data$`},
 		{"arrow rows lie", hostile("arrow_file_rows_lie.arrow"), filepath.Join(dir, "g.npy"), "in", `^corrupt IPC data: record batch 0: column "x"`},
 		{"output directory missing", good, filepath.Join(dir, "nodir", "h.npy"), "out", `^no such file or directory$`},
 		{"output parent not a directory", good, filepath.Join(plain, "i.parquet"), "out", `^not a directory$`},
