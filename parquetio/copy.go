@@ -63,6 +63,11 @@ func write(w io.Writer, s *Schema, rs []*npyio.Reader, open Opener, opts *Option
 		}
 	}
 	if s.HasTime() {
+		tsUnit := ""
+		if opts != nil {
+			tsUnit = opts.TimestampUnit
+		}
+		s.observeFor(tsUnit)
 		if err := observe(s, rs); err != nil {
 			return 0, err
 		}
@@ -115,18 +120,41 @@ func copyColumns(pw *Writer, rs []*npyio.Reader) error {
 	return nil
 }
 
+// observe reads the sources holding time columns (the others are not
+// read) and observes them, stopping early once more data could not
+// change the layout.
 func observe(s *Schema, rs []*npyio.Reader) error {
+	need := make([]bool, len(rs))
+	for _, l := range s.leaves {
+		if l.isTime {
+			need[l.src] = true
+		}
+	}
 	cols := make([][]byte, len(rs))
-	for rs[0].Remaining() > 0 {
-		n := 0
+	for {
+		n := -1
 		for i, r := range rs {
+			if !need[i] {
+				continue
+			}
+			if r.Remaining() == 0 {
+				return nil
+			}
 			b, err := r.Next(observeRows)
 			if err != nil {
 				return err
 			}
+			if n >= 0 && b.Rows != n {
+				return fmt.Errorf("parquetio: column sources out of step (%d vs %d rows)", b.Rows, n)
+			}
 			cols[i], n = b.Data, b.Rows
 		}
+		if n < 0 {
+			return nil
+		}
 		s.Observe(cols, n)
+		if s.observeDone() {
+			return nil
+		}
 	}
-	return nil
 }

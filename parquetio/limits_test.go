@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/parquet-go/parquet-go"
 )
 
 // allocated runs f and returns the bytes it allocated (all goroutines).
@@ -258,6 +260,119 @@ func TestWriterMemory(t *testing.T) {
 			}
 			if most != c.slots {
 				t.Errorf("%d row groups buffered at most, want %d", most, c.slots)
+			}
+		})
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n *int64
+}
+
+func (c countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	k, err := c.r.ReadAt(p, off)
+	*c.n += int64(k)
+	return k, err
+}
+
+// npyBytes writes an npy file in memory.
+func npyBytes(t testing.TB, h *npyio.Header, data []byte) []byte {
+	var b bytes.Buffer
+	w, err := npyio.NewWriter(&b, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestObservePass: opening the input twice for the time columns reads,
+// the first time, only the sources that hold time columns, and stops as
+// soon as nothing more can change the layout (a NaT in an ms column); the
+// file written is the same.
+func TestObservePass(t *testing.T) {
+	const rows = 4 * observeRows
+	ms, _ := npyio.ParseTypeStr("<M8[ms]")
+	sec, _ := npyio.ParseTypeStr("<M8[s]")
+	vals := make([]int64, rows)
+	for i := range vals {
+		vals[i] = int64(i) * 1000
+	}
+	withNaT := append([]int64{math.MinInt64}, vals[1:]...)
+	cases := []struct {
+		name      string
+		dt        *npyio.DType
+		times     []int64
+		wantFirst int64 // most bytes of the time source read by the first pass
+		optional  bool
+	}{
+		{"ms, no NaT: every value checked", ms, vals, rows*8 + 1024, false},
+		{"ms, NaT first: one batch", ms, withNaT, observeRows*8 + 1024, true},
+		{"s, NaT first: the range still counts", sec, withNaT, rows*8 + 1024, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tfile := npyBytes(t, &npyio.Header{DType: c.dt, Shape: []int{rows}}, i64s(c.times...))
+			vfile := npyBytes(t, &npyio.Header{DType: npyio.Float64Type, Shape: []int{rows}}, make([]byte, rows*8))
+			var reads [2][2]int64 // [open][source]
+			opens := 0
+			open := func() ([]*npyio.Reader, error) {
+				if opens >= 2 {
+					return nil, fmt.Errorf("opened %d times", opens+1)
+				}
+				var rs []*npyio.Reader
+				for i, f := range [][]byte{vfile, tfile} {
+					r, err := npyio.NewReaderAt(countingReaderAt{bytes.NewReader(f), &reads[opens][i]}, int64(len(f)), nil)
+					if err != nil {
+						return nil, err
+					}
+					rs = append(rs, r)
+				}
+				opens++
+				return rs, nil
+			}
+			cols := []Column{{Name: "v", DType: npyio.Float64Type}, {Name: "t", DType: c.dt}}
+			var out bytes.Buffer
+			if _, err := WriteTable(&out, cols, open, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if reads[0][0] > 1024 {
+				t.Errorf("the observation read %d bytes of the column without time", reads[0][0])
+			}
+			if reads[0][1] > c.wantFirst {
+				t.Errorf("the observation read %d bytes of the time column, want at most %d", reads[0][1], c.wantFirst)
+			}
+			f, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.Root().Columns()[1].Optional(); got != c.optional {
+				t.Errorf("optional %v, want %v", got, c.optional)
+			}
+			rd, err := NewReader(bytes.NewReader(out.Bytes()), int64(out.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			for {
+				_, cs, err := rd.NextColumns(1 << 20)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, cs[1]...)
+			}
+			if !bytes.Equal(got, i64s(c.times...)) {
+				t.Errorf("time values differ")
 			}
 		})
 	}

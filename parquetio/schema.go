@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go"
@@ -103,14 +104,15 @@ type leaf struct {
 	index   int
 
 	// datetime / timedelta
-	isTime   bool
-	hasNaT   bool
-	min, max int64 // over non-NaT values (observed)
-	seen     bool
-	optional bool
-	plan     int
-	mul, div int64  // value*mul/div converts to the target unit
-	unit     string // target unit: "ms", "us", "ns" (timeTS)
+	isTime    bool
+	needRange bool // Observe tracks min and max (see needRange)
+	hasNaT    bool
+	min, max  int64 // over non-NaT values (observed)
+	seen      bool
+	optional  bool
+	plan      int
+	mul, div  int64  // value*mul/div converts to the target unit
+	unit      string // target unit: "ms", "us", "ns" (timeTS)
 
 	conv func(b []byte, arena *[]byte) (parquet.Value, bool) // set by NewWriter
 }
@@ -265,6 +267,7 @@ func (s *Schema) buildField(name, title string, dt *npyio.DType, shape, outer []
 	default:
 		n.leaf = &leaf{path: s.leafPath(p, n), src: src, dt: dt.Native(), entries: []entry{{}},
 			isTime: dt.Kind == npyio.Datetime || dt.Kind == npyio.Timedelta}
+		n.leaf.needRange = n.leaf.isTime && needRange(dt, "", false)
 	}
 	// Expand the entries of every leaf below n by n's own value offsets.
 	n.walkLeaves(func(l *leaf) { l.entries = expand(l.entries, offs, len(n.dims) > 0) })
@@ -461,39 +464,156 @@ func (s *Schema) index() {
 }
 
 // Observe records what the rows of a batch hold in the time columns: NaT,
-// and the range of the other values. cols holds one byte slice per data
-// source with rows rows each (native order, as npyio delivers them).
-// Call it on every batch of the data before [NewWriter] to get REQUIRED
-// time columns where no NaT occurs and logical types where values fit.
+// and the range of the other values where a conversion could overflow.
+// cols holds one byte slice per data source with rows rows each (native
+// order, as npyio delivers them); the slices of sources without time
+// columns are not read (they may be nil). Call it on every batch of the
+// data before [NewWriter] to get REQUIRED time columns where no NaT
+// occurs and logical types where values fit.
+//
+// Only the time columns' bytes are read, in one tight loop per column: a
+// datetime64 in ms, us or ns (not converted to a finer unit), a
+// timedelta64 or a datetime stored as plain INT64 needs only the NaT
+// check, and once a column has shown a NaT it needs nothing more.
 func (s *Schema) Observe(cols [][]byte, rows int) {
 	s.observed = true
 	for _, l := range s.leaves {
-		if !l.isTime {
+		if !l.isTime || (l.hasNaT && !l.needRange) {
 			continue
 		}
 		src := cols[l.src]
 		stride := s.srcs[l.src]
-		for r := 0; r < rows; r++ {
-			row := src[r*stride:]
-			for _, e := range l.entries {
-				if e.null {
-					continue
-				}
-				v := load[int64](row, e.off)
-				if v == math.MinInt64 {
+		if rows <= 0 || len(src) < rows*stride {
+			continue
+		}
+		if len(l.entries) > 1 {
+			s.observeRows(l, src, stride, rows)
+			continue
+		}
+		for _, e := range l.entries {
+			if e.null {
+				continue
+			}
+			if !l.needRange {
+				if hasNaT(src, e.off, stride, rows) {
 					l.hasNaT = true
-					continue
+					break
 				}
-				if !l.seen {
-					l.min, l.max, l.seen = v, v, true
-				} else if v < l.min {
-					l.min = v
-				} else if v > l.max {
-					l.max = v
-				}
+				continue
+			}
+			lo, hi, nat, seen := timeRange(src, e.off, stride, rows)
+			l.hasNaT = l.hasNaT || nat
+			if !seen {
+				continue
+			}
+			if !l.seen {
+				l.min, l.max, l.seen = lo, hi, true
+			} else {
+				l.min, l.max = min(l.min, lo), max(l.max, hi)
 			}
 		}
 	}
+}
+
+// observeRows observes a leaf with several values per row, row by row.
+func (s *Schema) observeRows(l *leaf, src []byte, stride, rows int) {
+	for r := 0; r < rows; r++ {
+		row := src[r*stride:]
+		for _, e := range l.entries {
+			if e.null {
+				continue
+			}
+			v := load[int64](row, e.off)
+			if v == math.MinInt64 {
+				l.hasNaT = true
+				continue
+			}
+			if !l.needRange {
+				continue
+			}
+			if !l.seen {
+				l.min, l.max, l.seen = v, v, true
+			} else {
+				l.min, l.max = min(l.min, v), max(l.max, v)
+			}
+		}
+	}
+}
+
+// hasNaT reports whether the n int64 values at b[off], b[off+stride], ...
+// hold NaT.
+func hasNaT(b []byte, off, stride, n int) bool {
+	_ = b[off+(n-1)*stride+7]
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off)
+	for i := 0; i < n; i++ {
+		if *(*int64)(p) == math.MinInt64 {
+			return true
+		}
+		p = unsafe.Add(p, stride)
+	}
+	return false
+}
+
+// timeRange returns the range of the n int64 values at b[off],
+// b[off+stride], ... other than NaT, whether NaT occurs and whether any
+// other value does.
+func timeRange(b []byte, off, stride, n int) (lo, hi int64, nat, seen bool) {
+	_ = b[off+(n-1)*stride+7]
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off)
+	lo, hi = math.MaxInt64, math.MinInt64
+	for i := 0; i < n; i++ {
+		v := *(*int64)(p)
+		p = unsafe.Add(p, stride)
+		if v == math.MinInt64 {
+			nat = true
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+		seen = true
+	}
+	return lo, hi, nat, seen
+}
+
+// observeDone reports whether observing more data could not change the
+// layout: every time column has shown a NaT and needs no value range.
+func (s *Schema) observeDone() bool {
+	for _, l := range s.leaves {
+		if l.isTime && (!l.hasNaT || l.needRange) {
+			return false
+		}
+	}
+	return true
+}
+
+// observeFor tells Observe the TimestampUnit the writer will use, so that
+// it tracks value ranges only where a conversion multiplies. Without it,
+// ms and us datetimes keep their range (a writer could convert them to
+// ns).
+func (s *Schema) observeFor(tsUnit string) {
+	for _, l := range s.leaves {
+		if l.isTime {
+			l.needRange = needRange(l.dt, tsUnit, true)
+		}
+	}
+}
+
+// needRange reports whether storing time values of dt may overflow, so
+// that their range must be observed.
+func needRange(dt *npyio.DType, tsUnit string, known bool) bool {
+	if dt.Kind != npyio.Datetime {
+		return false // timedelta64: plain INT64
+	}
+	t, ok := timeTargets[dt.Unit]
+	if !ok || dt.UnitMult < 1 {
+		return false // plain INT64 in numpy's unit
+	}
+	if t.date || t.mul != 1 || dt.UnitMult != 1 {
+		return true // scaled: s, m, h, D, W, multiples
+	}
+	if !known {
+		return dt.Unit != "ns"
+	}
+	return tsUnit != "" && unitPerSecond[tsUnit] > unitPerSecond[t.unit]
 }
 
 // HasTime reports whether the table has datetime64 or timedelta64 values,

@@ -565,6 +565,22 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, e *enco
 	stride := s.srcs[l.src]
 	vals := e.vals
 	simple := len(l.entries) == 1 && l.maxRep == 0 && l.maxDef == 0 && !l.optional
+	if simple && l.isTime {
+		// REQUIRED (observed, no NaT): convert in a tight loop.
+		off := l.entries[0].off
+		date := l.plan == timeDate
+		for r := r0; r < r0+n; {
+			k := min(r0+n-r, len(vals))
+			if bad := fillTime(vals[:k], src, r*stride+off, stride, l.mul, l.div, date); bad >= 0 {
+				return s.valueErr(l, src[(r+bad)*stride+off:], sl.start+int64(r+bad))
+			}
+			if _, err := cw.WriteRowValues(vals[:k]); err != nil {
+				return s.colErr(l, err)
+			}
+			r += k
+		}
+		return nil
+	}
 	if simple && fastFill(l, vals[:0], src, 0, 0, 0) {
 		off := l.entries[0].off
 		for r := r0; r < r0+n; {
@@ -696,15 +712,39 @@ func fastFill(l *leaf, vals []parquet.Value, src []byte, off, stride, n int) boo
 		default:
 			return false
 		}
-	case npyio.Datetime, npyio.Timedelta:
-		if l.plan != timeRaw {
-			return false
-		}
-		fill64[int64](vals[:n], src, off, stride)
 	default:
 		return false
 	}
 	return true
+}
+
+// fillTime fills vals from n time values at src[off], src[off+stride],
+// ... converted by mul/div to INT64 (or to INT32 days for date), and
+// returns the index of the first value that is NaT or does not fit, or -1.
+func fillTime(vals []parquet.Value, src []byte, off, stride int, mul, div int64, date bool) int {
+	if mul == 1 && div == 1 && !date {
+		for i := range vals {
+			v := load[int64](src, off+i*stride)
+			if v == math.MinInt64 {
+				return i
+			}
+			vals[i] = parquet.Int64Value(v)
+		}
+		return -1
+	}
+	for i := range vals {
+		v := load[int64](src, off+i*stride)
+		c, ok := convertTime(v, mul, div)
+		if v == math.MinInt64 || !ok || c == math.MinInt64 || (date && (c < math.MinInt32 || c > math.MaxInt32)) {
+			return i
+		}
+		if date {
+			vals[i] = parquet.Int32Value(int32(c))
+		} else {
+			vals[i] = parquet.Int64Value(c)
+		}
+	}
+	return -1
 }
 
 func load[T any](b []byte, off int) T {
