@@ -544,12 +544,11 @@ func (s *Schema) observeRows(l *leaf, src []byte, stride, rows int) {
 // hold NaT.
 func hasNaT(b []byte, off, stride, n int) bool {
 	_ = b[off+(n-1)*stride+7]
-	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off)
-	for i := 0; i < n; i++ {
-		if *(*int64)(p) == math.MinInt64 {
+	base := unsafe.Pointer(unsafe.SliceData(b))
+	for i, o := 0, off; i < n; i, o = i+1, o+stride {
+		if *(*int64)(unsafe.Add(base, o)) == math.MinInt64 {
 			return true
 		}
-		p = unsafe.Add(p, stride)
 	}
 	return false
 }
@@ -559,11 +558,10 @@ func hasNaT(b []byte, off, stride, n int) bool {
 // other value does.
 func timeRange(b []byte, off, stride, n int) (lo, hi int64, nat, seen bool) {
 	_ = b[off+(n-1)*stride+7]
-	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off)
+	base := unsafe.Pointer(unsafe.SliceData(b))
 	lo, hi = math.MaxInt64, math.MinInt64
-	for i := 0; i < n; i++ {
-		v := *(*int64)(p)
-		p = unsafe.Add(p, stride)
+	for i, o := 0, off; i < n; i, o = i+1, o+stride {
+		v := *(*int64)(unsafe.Add(base, o))
 		if v == math.MinInt64 {
 			nat = true
 			continue
