@@ -28,7 +28,12 @@
 // (numpy allows ±2^63 seconds) is stored as INT64 in its own unit instead,
 // so nothing is ever lost. Both need the data observed before writing
 // ([Schema.Observe]; [WriteArray] and [WriteTable] do it by opening the
-// input twice when it has time columns).
+// input twice when it has time columns). That first pass reads only the
+// sources holding time columns, checks ms/us/ns datetimes and timedeltas
+// for NaT only (a tight loop; value ranges only where a unit conversion
+// multiplies), and stops as soon as more data could not change the layout
+// (every time column has shown a NaT and needs no range): for 10M rows of
+// (i8, f8, f4, ?, M8[ms]) it costs about 37 ms, the reading included.
 //
 // The footer carries npyflow's description of the source ([MetaTable]:
 // numpy descr, byte order included, shape and fortran_order), the source
@@ -80,8 +85,11 @@
 // at most [MaxRowValues] values. LZ4_RAW pages compressed less than 3:1
 // are refused: parquet-go v0.32.0 decodes them wrong (its issue #608).
 //
-// Limits: FLOAT16 values are written as stored on little-endian machines
-// (swapped on big-endian ones); U strings with code points that UTF-8
-// cannot encode (surrogates) are refused; a Writer, Reader or Schema is not
-// safe for concurrent use.
+// Limits: a row holds at most [MaxRowValues] values over all its columns
+// (the layout of a row is kept in memory, 16 bytes per value); FLOAT16
+// values are written as stored on little-endian machines (swapped on
+// big-endian ones); U strings with code points that UTF-8 cannot encode
+// (surrogates) are refused; LZ4_RAW pages compressed less than 3:1 are
+// refused on reading (see Reading); a Writer, Reader or Schema is not safe
+// for concurrent use.
 package parquetio
