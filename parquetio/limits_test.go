@@ -377,3 +377,30 @@ func TestObservePass(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderGrowth reads row groups larger than the reader's first
+// buffer (which grows as rows decode): a record of several fields in one
+// source, a list field and a second row group of another size.
+func TestReaderGrowth(t *testing.T) {
+	dt, _ := npyio.ParseDescr("[('i', '<i8'), ('f', '<f4'), ('s', '|S3'), ('v', '<i2', (3,))]")
+	const n = 3*firstRows + 123
+	data := make([]byte, n*dt.Size)
+	for r := 0; r < n; r++ {
+		row := data[r*dt.Size:]
+		copy(row[0:8], i64s(int64(r)*7919-5))
+		copy(row[8:12], npyio.AsBytes([]float32{float32(r) / 3}))
+		copy(row[12:15], []byte{byte('a' + r%26), byte('A' + r%26), byte('0' + r%10)})
+		copy(row[15:21], npyio.AsBytes([]int16{int16(r), int16(-r), int16(r >> 3)}))
+	}
+	b, err := writeMem(t, &npyio.Header{DType: dt, Shape: []int{n}}, data, &Options{RowGroupRows: n - 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, rd); !bytes.Equal(got, data) {
+		t.Fatal("data differs")
+	}
+}
