@@ -78,7 +78,7 @@ func runConvert(e *env) error {
 	fs.StringVar(&f.bloom, "bloom-filter", "", "comma-separated columns to write bloom filters for")
 	fs.StringVar(&f.member, "member", "", "use only this member of an .npz input")
 	fs.StringVar(&f.name, "name", "", "column name of a plain (non-structured) array (default: the input's base name)")
-	fs.IntVar(&f.conc, "concurrency", 0, "row groups encoded at once (0: number of CPUs)")
+	fs.IntVar(&f.conc, "concurrency", 0, "row groups encoded at once besides the one filling (0: 1; memory is this plus one row group)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
 	args, err := parseInterleaved(fs, e.args)
 	if err != nil {
