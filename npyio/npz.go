@@ -139,7 +139,14 @@ func (m *Member) open() (*Reader, error) {
 	if m.f.Method == zip.Store {
 		off, err := m.f.DataOffset()
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading the member's local header: %w", zip.ErrFormat, err)
+			switch {
+			case errors.Is(err, zip.ErrFormat):
+				return nil, fmt.Errorf("%w: the member's local header is damaged", zip.ErrFormat)
+			case strings.Contains(err.Error(), "negative offset"):
+				// archive/zip computed a position before the archive start.
+				return nil, fmt.Errorf("%w: the member's local header lies outside the archive", zip.ErrFormat)
+			}
+			return nil, fmt.Errorf("npyio: reading the member's local header: %w", err)
 		}
 		size := int64(m.f.UncompressedSize64)
 		if int64(m.f.CompressedSize64) != size {

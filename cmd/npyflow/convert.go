@@ -151,28 +151,6 @@ func abs(p string) string {
 	return a
 }
 
-// trimPrefix keeps the one-line error readable: package prefixes like
-// "parquetio: " say nothing to a user. A prefix is dropped where a part of
-// the message starts (at the start or after ": "), not inside a name.
-// The result still wraps err.
-func trimPrefix(err error) error {
-	msg := err.Error()
-	for _, p := range []string{"parquetio: ", "npyio: ", "arrowconv: ", "arrow/ipc: "} {
-		msg = strings.TrimPrefix(msg, p)
-		msg = strings.ReplaceAll(msg, ": "+p, ": ")
-	}
-	return &plainError{msg: msg, err: err}
-}
-
-// plainError is err with a reworded message.
-type plainError struct {
-	msg string
-	err error
-}
-
-func (e *plainError) Error() string { return e.msg }
-func (e *plainError) Unwrap() error { return e.err }
-
 // outputError is a problem with the output file (or a scratch file next
 // to it): creating, writing or renaming it.
 type outputError struct{ err error }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -79,7 +80,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "npyflow %s: %v\n", args[0], err)
+	// One line, without the library packages' prefixes, for every command.
+	fmt.Fprintf(stderr, "npyflow %s: %v\n", args[0], trimPrefix(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
@@ -112,3 +114,25 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 runtime failure, 2 invalid job or usage")
 }
+
+// trimPrefix keeps the one-line error readable: package prefixes like
+// "parquetio: " say nothing to a user. A prefix is dropped where a part of
+// the message starts (at the start or after ": "), not inside a name.
+// The result still wraps err.
+func trimPrefix(err error) error {
+	msg := err.Error()
+	for _, p := range []string{"parquetio: ", "npyio: ", "arrowconv: ", "arrow/ipc: "} {
+		msg = strings.TrimPrefix(msg, p)
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
+	}
+	return &plainError{msg: msg, err: err}
+}
+
+// plainError is err with a reworded message.
+type plainError struct {
+	msg string
+	err error
+}
+
+func (e *plainError) Error() string { return e.msg }
+func (e *plainError) Unwrap() error { return e.err }
