@@ -109,6 +109,10 @@ func wrapShape(elem arrow.DataType, shape []int, dt *npyio.DType) (arrow.DataTyp
 			return nil, &UnsupportedError{DType: dt.String(), Msg: fmt.Sprintf("subarray shape %v has more than 2^31-1 elements", shape)}
 		}
 	}
+	if n == 0 {
+		// arrow-go cannot build a FixedSizeList of zero elements.
+		return nil, &UnsupportedError{DType: dt.String(), Msg: fmt.Sprintf("axes %v hold no elements: Arrow has no fixed-size list of length 0 (Parquet output handles it)", shape)}
+	}
 	if len(shape) == 1 {
 		return arrow.FixedSizeListOf(int32(n), elem), nil
 	}

@@ -47,6 +47,9 @@ func NewFixedShapeTensorType(value arrow.DataType, shape, permutation []int, dim
 			return nil, fmt.Errorf("arrowconv: fixed_shape_tensor shape %v has more than 2^31-1 elements", shape)
 		}
 	}
+	if n == 0 {
+		return nil, fmt.Errorf("arrowconv: fixed_shape_tensor shape %v has no elements (arrow-go has no fixed-size list of length 0)", shape)
+	}
 	if permutation != nil {
 		if len(permutation) != len(shape) {
 			return nil, fmt.Errorf("arrowconv: fixed_shape_tensor permutation %v does not match shape %v", permutation, shape)
