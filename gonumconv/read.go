@@ -75,18 +75,44 @@ func colMajor(a *npyio.Array) bool {
 	return a.Header.FortranOrder && len(s) == 2 && s[0] > 1 && s[1] > 1
 }
 
+// elemKind is what realData and complexData differ in: the dtype check,
+// the dtype read without conversion, and the converting decoder.
+type elemKind[T float64 | complex128] struct {
+	check   func(*npyio.DType, *Options) error
+	exact   func(*npyio.DType) bool
+	decoder func(*npyio.DType) func(dst []T, dstStride int, src []byte, srcStride, n int)
+}
+
+var (
+	realKind = elemKind[float64]{checkReal, isFloat64, func(dt *npyio.DType) func([]float64, int, []byte, int, int) {
+		return realDecoderFor(dt)
+	}}
+	complexKind = elemKind[complex128]{checkComplex, isComplex128, func(dt *npyio.DType) func([]complex128, int, []byte, int, int) {
+		return complexDecoderFor(dt)
+	}}
+)
+
 // realData returns the r*c values of a real array. Without a conversion or
 // Options.Copy it is a view of a.Data in the file's layout, and fortran
 // reports whether that layout is column-major. Otherwise it is a new
 // row-major slice and fortran is false.
-func realData(a *npyio.Array, r, c int, opts *Options) (data []float64, fortran bool, err error) {
+func realData(a *npyio.Array, r, c int, opts *Options) ([]float64, bool, error) {
+	return elemData(realKind, a, r, c, opts)
+}
+
+// complexData is realData for complex arrays.
+func complexData(a *npyio.Array, r, c int, opts *Options) ([]complex128, bool, error) {
+	return elemData(complexKind, a, r, c, opts)
+}
+
+func elemData[T float64 | complex128](k elemKind[T], a *npyio.Array, r, c int, opts *Options) (data []T, fortran bool, err error) {
 	dt := a.DType
-	if err := checkReal(dt, opts); err != nil {
+	if err := k.check(dt, opts); err != nil {
 		return nil, false, err
 	}
 	f := colMajor(a)
-	if isFloat64(dt) && !opts.copy() {
-		if v, err := npyio.View[float64](a.Data); err == nil && len(v) == r*c {
+	if k.exact(dt) && !opts.copy() {
+		if v, err := npyio.View[T](a.Data); err == nil && len(v) == r*c {
 			return v, f, nil
 		}
 		// Misaligned memory (npyio's readers never produce it): copy.
@@ -94,9 +120,9 @@ func realData(a *npyio.Array, r, c int, opts *Options) (data []float64, fortran 
 	if int64(len(a.Data)) < int64(r)*int64(c)*int64(dt.Size) {
 		return nil, false, fmt.Errorf("%w: %d data bytes for shape %v of %s", ErrShape, len(a.Data), a.Header.Shape, dt.TypeStr())
 	}
-	out := make([]float64, r*c)
-	if isFloat64(dt) {
-		if v, err := npyio.View[float64](a.Data); err == nil && len(v) == r*c {
+	out := make([]T, r*c)
+	if k.exact(dt) {
+		if v, err := npyio.View[T](a.Data); err == nil && len(v) == r*c {
 			if f {
 				transpose(out, v, c, r)
 			} else {
@@ -105,7 +131,7 @@ func realData(a *npyio.Array, r, c int, opts *Options) (data []float64, fortran 
 			return out, false, nil
 		}
 	}
-	dec := realDecoderFor(dt)
+	dec := k.decoder(dt)
 	if f {
 		// Column j is contiguous in the file: decode it into a strided
 		// destination column, fusing the conversion and the transpose.
@@ -177,43 +203,6 @@ func Vec(a *npyio.Array, opts *Options) (*mat.VecDense, error) {
 		return nil, err
 	}
 	return mat.NewVecDense(s[0], data), nil
-}
-
-// complexData is realData for complex arrays.
-func complexData(a *npyio.Array, r, c int, opts *Options) (data []complex128, fortran bool, err error) {
-	dt := a.DType
-	if err := checkComplex(dt, opts); err != nil {
-		return nil, false, err
-	}
-	f := colMajor(a)
-	if isComplex128(dt) && !opts.copy() {
-		if v, err := npyio.View[complex128](a.Data); err == nil && len(v) == r*c {
-			return v, f, nil
-		}
-	}
-	if int64(len(a.Data)) < int64(r)*int64(c)*int64(dt.Size) {
-		return nil, false, fmt.Errorf("%w: %d data bytes for shape %v of %s", ErrShape, len(a.Data), a.Header.Shape, dt.TypeStr())
-	}
-	out := make([]complex128, r*c)
-	if isComplex128(dt) {
-		if v, err := npyio.View[complex128](a.Data); err == nil && len(v) == r*c {
-			if f {
-				transpose(out, v, c, r)
-			} else {
-				copy(out, v)
-			}
-			return out, false, nil
-		}
-	}
-	dec := complexDecoderFor(dt)
-	if f {
-		for j := 0; j < c; j++ {
-			dec(out[j:], c, a.Data[j*r*dt.Size:], dt.Size, r)
-		}
-	} else {
-		dec(out, 1, a.Data, dt.Size, r*c)
-	}
-	return out, false, nil
 }
 
 // CDense returns a 2-D complex array as a row-major *mat.CDense: a view of
