@@ -589,7 +589,13 @@ func copyNPY(w io.Writer, r *npyio.Reader, progress func(int64)) error {
 	return pump(wr, r, progress)
 }
 
-func pump(wr *npyio.Writer, r *npyio.Reader, progress func(int64)) error {
+// batchReader is what pump reads: an npyio.Reader or a parquetio.Reader.
+type batchReader interface {
+	Next(maxRows int) (npyio.Batch, error)
+}
+
+// pump copies every batch of r into wr and closes wr.
+func pump(wr *npyio.Writer, r batchReader, progress func(int64)) error {
 	var done int64
 	for {
 		b, err := r.Next(1 << 16)
@@ -697,7 +703,7 @@ func (c *converter) fromParquet(outKind string) error {
 			if err != nil {
 				return err
 			}
-			return pumpParquet(wr, r, c.setProgress)
+			return pump(wr, r, c.setProgress)
 		})
 	case "npz":
 		return c.withOutput(func(f io.Writer) error {
@@ -709,7 +715,7 @@ func (c *converter) fromParquet(outKind string) error {
 				if err != nil {
 					return err
 				}
-				if err := pumpParquet(wr, r, c.setProgress); err != nil {
+				if err := pump(wr, r, c.setProgress); err != nil {
 					return err
 				}
 				return z.Close()
@@ -787,7 +793,7 @@ func (c *converter) fromParquet(outKind string) error {
 				hh.FortranOrder = false
 				wr, err := npyio.NewWriter(pwr, &hh)
 				if err == nil {
-					err = pumpParquet(wr, r, c.setProgress)
+					err = pump(wr, r, c.setProgress)
 				}
 				pwr.CloseWithError(err)
 			}()
@@ -806,27 +812,6 @@ func (c *converter) fromParquet(outKind string) error {
 		})
 	}
 	return nil
-}
-
-func pumpParquet(wr *npyio.Writer, r *parquetio.Reader, progress func(int64)) error {
-	var done int64
-	for {
-		b, err := r.Next(1 << 16)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := wr.Write(b.Data); err != nil {
-			return err
-		}
-		done += int64(b.Rows)
-		if progress != nil {
-			progress(done)
-		}
-	}
-	return wr.Close()
 }
 
 func pumpColumn(wr *npyio.Writer, r *parquetio.Reader, i int) error {
