@@ -26,6 +26,7 @@ lint:
 
 demo: build
 	./$(BIN) run examples/demo.yaml
+	./$(BIN) inspect out/demo/matrix_describe.npy
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
