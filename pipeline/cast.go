@@ -146,6 +146,18 @@ type lane struct {
 	f []float64
 }
 
+// float returns value i of the lane of the given kind ('i', 'u' or
+// float) as a float64.
+func (l *lane) float(kind byte, i int) float64 {
+	switch kind {
+	case 'i':
+		return float64(l.i[i])
+	case 'u':
+		return float64(l.u[i])
+	}
+	return l.f[i]
+}
+
 const castChunk = 1024
 
 func (ca *caster) apply(b Batch) (Batch, error) {
@@ -389,17 +401,8 @@ func storeUint[T unsigned](l *lane, kind byte, dst []byte, off, stride, n int, s
 
 func storeBool(l *lane, kind byte, dst []byte, off, stride, n int) int {
 	for i := 0; i < n; i++ {
-		var b bool
-		switch kind {
-		case 'i':
-			b = l.i[i] != 0
-		case 'u':
-			b = l.u[i] != 0
-		default:
-			b = l.f[i] != 0
-		}
 		v := byte(0)
-		if b {
+		if l.float(kind, i) != 0 {
 			v = 1
 		}
 		dst[off+i*stride] = v
@@ -409,15 +412,7 @@ func storeBool(l *lane, kind byte, dst []byte, off, stride, n int) int {
 
 func storeF32(l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
 	for i := 0; i < n; i++ {
-		var x float64
-		switch kind {
-		case 'i':
-			x = float64(l.i[i])
-		case 'u':
-			x = float64(l.u[i])
-		default:
-			x = l.f[i]
-		}
+		x := l.float(kind, i)
 		if math.Abs(x) > math.MaxFloat32 && !math.IsInf(x, 0) {
 			// Values that round to MaxFloat32 are fine; larger ones overflow.
 			if float32(x) > math.MaxFloat32 || float32(x) < -math.MaxFloat32 {
@@ -434,15 +429,7 @@ func storeF32(l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int 
 
 func storeF64(l *lane, kind byte, dst []byte, off, stride, n int) int {
 	for i := 0; i < n; i++ {
-		var x float64
-		switch kind {
-		case 'i':
-			x = float64(l.i[i])
-		case 'u':
-			x = float64(l.u[i])
-		default:
-			x = l.f[i]
-		}
+		x := l.float(kind, i)
 		store(dst, off+i*stride, x)
 	}
 	return -1
