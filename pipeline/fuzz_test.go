@@ -55,7 +55,7 @@ func FuzzLoad(f *testing.F) {
 		opts := &pipeline.LoadOptions{Set: sets, LookupEnv: fuzzEnv, Dir: "/nonexistent"}
 		start := time.Now()
 		job, err := pipeline.Load("job.yaml", data, opts)
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > 10*time.Second { // generous: -race on a loaded 2-core machine
 			t.Fatalf("Load took %v on %d bytes", d, len(data))
 		}
 		if err != nil {
