@@ -36,8 +36,9 @@ func numericKind(d *npyio.DType) bool {
 
 // newNumCols selects the columns named in the component's fields option
 // (default: every numeric one). A plain array's columns are its elements
-// along axis 1, named "0", "1", ...
-func newNumCols(c *Component, in *Schema) (*numCols, error) {
+// along axis 1, named "0", "1", ... Fields in skip are left out of the
+// default (pca's keep columns).
+func newNumCols(c *Component, in *Schema, skip map[string]bool) (*numCols, error) {
 	n := &numCols{rowSize: int(in.RowSize())}
 	if in.DType.Kind != npyio.Struct {
 		if !numericKind(in.DType) || len(in.Shape) > 1 {
@@ -75,7 +76,7 @@ func newNumCols(c *Component, in *Schema) (*numCols, error) {
 		return n, nil
 	}
 	for _, f := range in.DType.Fields {
-		if numericKind(f.Type) && len(f.Shape) == 0 {
+		if numericKind(f.Type) && len(f.Shape) == 0 && !skip[f.Name] {
 			n.names, n.offs, n.dts = append(n.names, f.Name), append(n.offs, f.Offset), append(n.dts, f.Type)
 		}
 	}
@@ -243,7 +244,7 @@ func quantileName(p float64) string {
 }
 
 func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
-	cols, err := newNumCols(c, in)
+	cols, err := newNumCols(c, in, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -301,14 +302,39 @@ func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	return a, nil
 }
 
-func buildPCA(c *Component, in *Schema, _ *buildEnv) (node, error) {
-	cols, err := newNumCols(c, in)
+func buildPCA(c *Component, in *Schema, env *buildEnv) (node, error) {
+	scores := c.String("output") == "scores"
+	if c.Has("keep") && !scores {
+		return nil, c.errorf("keep", "keep applies to output: scores (the components output has one row per component)")
+	}
+	var keep []int
+	skip := map[string]bool{}
+	if c.Has("keep") {
+		if in.DType.Kind != npyio.Struct || len(in.Shape) > 0 {
+			return nil, c.errorf("keep", "the input is %s, not records: it has no named columns to keep", in)
+		}
+		for i, name := range c.Strings("keep") {
+			j := fieldIndex(in.DType, name)
+			if j < 0 {
+				return nil, noField(c, "keep", i, name, in.DType)
+			}
+			if skip[name] {
+				return nil, c.itemErrorf("keep", i, "column %q listed twice", name)
+			}
+			skip[name] = true
+			keep = append(keep, j)
+		}
+	}
+	cols, err := newNumCols(c, in, skip)
 	if err != nil {
 		return nil, err
 	}
 	k := int(c.Int("components"))
 	if k > len(cols.names) {
 		return nil, c.errorf("components", "%d components of %d columns: at most %d", k, len(cols.names), len(cols.names))
+	}
+	if scores {
+		return newPCAScores(c, in, env, cols, keep, k)
 	}
 	f, err := gonumconv.NewPCAFitter(len(cols.names), &gonumconv.PCAOptions{Components: k, SampleRows: int(c.Int("sample_rows")), Seed: uint64(c.Int("seed"))})
 	if err != nil {

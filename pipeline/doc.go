@@ -50,7 +50,11 @@
 // All files of one source must share a dtype and row shape. Rows from
 // several inputs of one component are concatenated in plan order (sources
 // in file order, then their parts in path order); the same source may
-// not reach a component through two inputs. describe and pca hold their
-// accumulators in memory (small: per-column moments or a covariance
-// matrix). A Plan runs once and is not safe for concurrent use.
+// not reach a component through two inputs. describe holds per-column
+// moments (and every value, or a sample, for exact quantiles); pca holds
+// the float64 values of the rows it fits (every row, at most 2 GiB, or
+// sample_rows of them). pca with output: scores projects every row after
+// the fit, so it holds every row until the end: in memory with the fit on
+// every row, spilled to a temporary file ($TMPDIR) with a sampled fit.
+// A Plan runs once and is not safe for concurrent use.
 package pipeline

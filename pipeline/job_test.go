@@ -126,6 +126,20 @@ sinks:
 			`job.yaml:5:39: sinks.o.path: environment variable NAME: set NAME to the run name`,
 			`job.yaml:9:26: sinks.p.path: environment variable C is not set (use ${C:-default} to give a default)`,
 			`job.yaml:10:11: sinks.p.mode: invalid value "sometimes"; one of "overwrite", "error_if_exists" or "skip_existing"`}},
+		{"pca scores", `version: 1
+sources:
+  a: {type: npy, paths: a.npy}
+transforms:
+  p:
+    type: pca
+    input: a
+    output: score
+    keep: {id: 1}
+sinks:
+  o: {type: npy, input: p, path: o.npy}
+`, nil, []string{
+			`job.yaml:8:13: transforms.p.output: invalid value "score" (did you mean "scores"?); one of "components" or "scores"`,
+			`job.yaml:9:11: transforms.p.keep: must be a string or a list of strings`}},
 		{"set", "version: 1\nsources:\n  a: {type: npy, paths: a.npy}\nsinks:\n  o: {type: npy, input: a, path: o.npy}\n",
 			[]string{"sinks.o.mode=never", "sources.a.paths.x=1", "nothing"}, []string{
 				`--set sources.a.paths.x=1: sources.a.paths: is not a mapping; cannot set "x" in it`,

@@ -89,10 +89,13 @@ func init() {
 			{Name: "sample", Type: Int, Default: int64(0), Min: ptr(0), Doc: "estimate quantiles from a sample of this many values per column (0: exact, holding every value)"},
 		}, build: buildDescribe})
 	register(&Spec{Kind: Transform, Type: "pca", Summary: "principal components of numeric columns (gonum)",
-		Doc: "Computes the principal components of the numeric columns (or of a 2-d array's columns) with gonum's stat.PC and emits one row per component: its explained variance and ratio and its loading on each column.",
+		Doc: "Fits the principal components of the numeric columns (or of a 2-d array's columns) with gonum's stat.PC, on every row or a sample. output: components emits one row per component: its explained variance and ratio and its loading on each column. output: scores projects every input row onto the components and emits one row per input row, in order and in the input's parts: the kept columns, then pc1..pck (float64) = (row - mean) . component; component signs are fixed so each one's largest loading is positive. Scores come after the fit, so every row is held: in memory (at most 2 GiB of float64 values and kept columns) when fitting on every row, or spilled to a temporary file ($TMPDIR) when fitting on sample_rows, with only the sample in memory.",
 		Fields: []Field{
-			fieldsOpt("the columns to analyse (default: every numeric one)", false),
+			fieldsOpt("the columns to analyse (default: every numeric one not in keep)", false),
 			{Name: "components", Type: Int, Default: int64(2), Min: ptr(1), Doc: "how many components to keep"},
+			{Name: "output", Type: String, Default: "components", Enum: []string{"components", "scores"},
+				Doc: "components: one row per component (variance, ratio, loadings); scores: one row per input row with columns pc1..pck"},
+			{Name: "keep", Type: StringList, Doc: "with output: scores, input columns of any type copied next to the scores (e.g. an id to join on); they are left out of the default fields"},
 			{Name: "sample_rows", Type: Int, Default: int64(0), Min: ptr(0), Doc: "fit on a uniform sample of this many rows (0: every row, held in memory)"},
 			{Name: "seed", Type: Int, Default: int64(0), Doc: "seed of the row sample"},
 		}, build: buildPCA})
