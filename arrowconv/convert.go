@@ -1,6 +1,7 @@
 package arrowconv
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"unicode/utf8"
@@ -411,10 +412,13 @@ func (b *builder) build(nd *node, lay layout) (arrow.ArrayData, error) {
 	case kTime, kDate32:
 		return b.buildTime(nd, lay)
 	case kBool:
-		src := b.gatherScratch(lay, 1)
 		bits := b.alloc((n + 7) / 8)
 		defer bits.Release()
-		packBools(bits.Bytes(), src)
+		if dims := coalesce(lay.dims); len(dims) == 1 {
+			packBoolsStrided(bits.Bytes(), lay.data, lay.base, dims[0].count, dims[0].stride)
+		} else {
+			packBools(bits.Bytes(), b.gatherScratch(lay, 1))
+		}
 		return array.NewData(nd.typ, n, []*memory.Buffer{nil, bits}, nil, 0, 0), nil
 	case kBytes:
 		return b.buildBytes(nd, lay)
@@ -500,6 +504,17 @@ func (b *builder) buildTime(nd *node, lay layout) (arrow.ArrayData, error) {
 	if valid != nil {
 		defer valid.Release()
 	}
+	if f == 1 && nd.kind != kDate32 {
+		// Same unit: every value but NaT fits; NaT slots become 0.
+		if nulls > 0 {
+			for i, v := range src {
+				if v == nat {
+					src[i] = 0
+				}
+			}
+		}
+		return array.NewData(nd.typ, n, []*memory.Buffer{valid, out}, nil, nulls, 0), nil
+	}
 	lo, hi := int64(math.MinInt64+1)/f, int64(math.MaxInt64)/f
 	if nd.kind == kDate32 {
 		lo, hi = math.MinInt32/f, math.MaxInt32/f
@@ -543,25 +558,58 @@ func unitName(nd *node) string {
 func packBools(bits, src []byte) {
 	n := len(src)
 	full := n / 8
+	_ = bits[:full]
 	for i := 0; i < full; i++ {
-		s := src[i*8 : i*8+8 : i*8+8]
-		var v byte
-		for k := 0; k < 8; k++ {
-			if s[k] != 0 {
-				v |= 1 << k
-			}
-		}
-		bits[i] = v
+		bits[i] = pack8(binary.LittleEndian.Uint64(src[i*8:]))
 	}
 	if r := n % 8; r > 0 {
-		var v byte
-		for k := 0; k < r; k++ {
-			if src[full*8+k] != 0 {
-				v |= 1 << k
-			}
-		}
-		bits[full] = v
+		var tail [8]byte
+		copy(tail[:], src[full*8:])
+		bits[full] = pack8(binary.LittleEndian.Uint64(tail[:]))
 	}
+}
+
+// packBoolsStrided packs count bool bytes lying stride bytes apart from
+// src[base:] into an LSB-first bitmap, without gathering them first.
+func packBoolsStrided(bits, src []byte, base, count, stride int) {
+	if count == 0 {
+		return
+	}
+	_ = src[base+(count-1)*stride] // one bounds check for the loops below
+	p := unsafe.Pointer(&src[base])
+	full := count / 8
+	_ = bits[:full]
+	s := stride
+	for i := 0; i < full; i++ {
+		q := unsafe.Add(p, i*8*s)
+		x := uint64(*(*byte)(q)) |
+			uint64(*(*byte)(unsafe.Add(q, s)))<<8 |
+			uint64(*(*byte)(unsafe.Add(q, 2*s)))<<16 |
+			uint64(*(*byte)(unsafe.Add(q, 3*s)))<<24 |
+			uint64(*(*byte)(unsafe.Add(q, 4*s)))<<32 |
+			uint64(*(*byte)(unsafe.Add(q, 5*s)))<<40 |
+			uint64(*(*byte)(unsafe.Add(q, 6*s)))<<48 |
+			uint64(*(*byte)(unsafe.Add(q, 7*s)))<<56
+		bits[i] = pack8(x)
+	}
+	if r := count % 8; r > 0 {
+		var x uint64
+		for k := 0; k < r; k++ {
+			x |= uint64(*(*byte)(unsafe.Add(p, (full*8+k)*s))) << (8 * k)
+		}
+		bits[full] = pack8(x)
+	}
+}
+
+// pack8 returns a byte whose bit k is set when byte k of x (little
+// endian) is non-zero.
+func pack8(x uint64) byte {
+	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	// Bit 7 of each byte: set when the byte is non-zero. Adding 0x7f to
+	// the low 7 bits never carries into the next byte.
+	y := (((x & lo7) + lo7) | x) & hi
+	// Move bit 7 of byte k to bit 56+k; the partial products never collide.
+	return byte(((y >> 7) * 0x0102040810204080) >> 56)
 }
 
 // maxOffset is the largest total byte length of a Binary or String array.

@@ -86,21 +86,37 @@ func NewIPCWriter(w io.Writer, schema *arrow.Schema, opts IPCOptions, mem memory
 
 // WriteIPC copies every record of rr to w and returns the number of rows
 // written. It does not release rr.
+//
+// Records are read one ahead on a second goroutine, so that building the
+// next record overlaps writing this one. rr is used by that goroutine
+// alone until WriteIPC returns, and each record is retained until it is
+// written (as array.RecordReader allows: a retained record outlives the
+// next call to Next).
 func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Allocator) (int64, error) {
 	iw, err := NewIPCWriter(w, rr.Schema(), opts, mem)
 	if err != nil {
 		return 0, err
 	}
+	if r, ok := rr.(*RecordReader); ok {
+		// Three stages then: reading rows, building records, writing.
+		stopRaw := r.startReadAhead()
+		defer stopRaw() // after ra.stop below: the goroutine calling r.Next is done
+	}
+	ra := readAhead(rr)
 	var rows int64
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		if err := iw.Write(rec); err != nil {
+	for rec := range ra.recs {
+		err := iw.Write(rec)
+		if err == nil {
+			rows += rec.NumRows()
+		}
+		rec.Release()
+		if err != nil {
+			ra.stop()
 			iw.Close()
 			return rows, fmt.Errorf("arrowconv: writing IPC record: %w", err)
 		}
-		rows += rec.NumRows()
 	}
-	if err := rr.Err(); err != nil {
+	if err := ra.stop(); err != nil {
 		iw.Close()
 		return rows, err
 	}
@@ -108,6 +124,52 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Al
 		return rows, fmt.Errorf("arrowconv: finishing IPC output: %w", err)
 	}
 	return rows, nil
+}
+
+// aheadReader calls Next on a RecordReader on its own goroutine and hands
+// the retained records over a channel, one record ahead of the consumer.
+type aheadReader struct {
+	recs <-chan arrow.RecordBatch
+	quit chan struct{}
+	done chan struct{}
+	err  error // rr's error (or a panic in it); read after done
+}
+
+func readAhead(rr array.RecordReader) *aheadReader {
+	recs := make(chan arrow.RecordBatch, 1)
+	a := &aheadReader{recs: recs, quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		defer close(recs)
+		defer func() {
+			if p := recover(); p != nil {
+				a.err = fmt.Errorf("arrowconv: internal error reading records: %v", p)
+			}
+		}()
+		for rr.Next() {
+			rec := rr.RecordBatch()
+			rec.Retain()
+			select {
+			case recs <- rec:
+			case <-a.quit:
+				rec.Release()
+				return
+			}
+		}
+		a.err = rr.Err()
+	}()
+	return a
+}
+
+// stop ends the goroutine, releases the records it had read ahead, and
+// returns the reader's error. It must be called exactly once.
+func (a *aheadReader) stop() error {
+	close(a.quit)
+	for rec := range a.recs {
+		rec.Release()
+	}
+	<-a.done
+	return a.err
 }
 
 // NewIPCReader reads an IPC file or stream from r, recognizing the file

@@ -36,6 +36,9 @@ type RecordReader struct {
 	src   *npyio.Reader  // streaming source, or
 	whole *memory.Buffer // whole-array source (not owned)
 	share bool           // some column can reference the batch buffer
+	ahead *rawAhead      // raw batches read ahead from src, when started
+
+	recycle *recycler // the builder's allocator
 
 	cur arrow.RecordBatch
 	err error
@@ -46,6 +49,8 @@ type RecordReader struct {
 // the batch size. name names the column of a non-structured array. Columns
 // are built in mem. Plain native numeric arrays are read straight into the
 // column buffers; other columns are converted from a reused batch buffer.
+// The RecordReader takes r over: it sets r to deliver bool bytes as stored
+// (npyio.Reader.KeepBoolBytes), as it bit-packs them itself.
 func NewRecordReader(r *npyio.Reader, name string, batchRows int, mem memory.Allocator) (*RecordReader, error) {
 	if r == nil {
 		return nil, errors.New("arrowconv: nil npyio.Reader")
@@ -54,6 +59,7 @@ func NewRecordReader(r *npyio.Reader, name string, batchRows int, mem memory.All
 	if err != nil {
 		return nil, err
 	}
+	r.KeepBoolBytes()
 	rr.src = r
 	rr.rows = r.Remaining()
 	return rr, nil
@@ -130,7 +136,8 @@ func newRecordReader(h *npyio.Header, name string, batchRows int, mem memory.All
 	if err != nil {
 		return nil, err
 	}
-	rr := &RecordReader{schema: schema, b: builder{mem: mem}, batchRows: batchRows, rowSize: int(h.RowSize())}
+	rc := newRecycler(mem)
+	rr := &RecordReader{schema: schema, b: builder{mem: rc}, recycle: rc, batchRows: batchRows, rowSize: int(h.RowSize())}
 	rr.refs.Add(1)
 	var rowShape []int
 	if len(h.Shape) > 1 {
@@ -193,6 +200,22 @@ func (r *RecordReader) Next() bool {
 		}
 		n = k
 		lay = layout{data: owned.Bytes(), parent: owned}
+	case r.ahead != nil:
+		rb, ok := <-r.ahead.full
+		if !ok {
+			r.err = errors.New("arrowconv: internal error: read-ahead ended early")
+			return false
+		}
+		if rb.err != nil {
+			if rb.err == io.EOF {
+				rb.err = io.ErrUnexpectedEOF
+			}
+			r.err = rb.err
+			return false
+		}
+		n = rb.rows
+		lay = layout{data: rb.data}
+		defer func() { r.ahead.free <- rb.data }() // the columns are built by then
 	default:
 		bt, err := r.src.Next(n)
 		if err != nil {
@@ -258,10 +281,100 @@ func (r *RecordReader) Retain() { r.refs.Add(1) }
 
 // Release removes a reference; the last one releases the current record.
 func (r *RecordReader) Release() {
-	if r.refs.Add(-1) == 0 && r.cur != nil {
-		r.cur.Release()
-		r.cur = nil
+	if r.refs.Add(-1) == 0 {
+		if r.cur != nil {
+			r.cur.Release()
+			r.cur = nil
+		}
+		r.recycle.close()
 	}
 }
 
 var _ array.RecordReader = (*RecordReader)(nil)
+
+// rawAhead reads the raw rows of a RecordReader's source on its own
+// goroutine, so that reading batch n+1 overlaps building batch n.
+type rawAhead struct {
+	full chan rawBatch // batches read, in order; closed when the goroutine ends
+	free chan []byte   // buffers to read into
+	quit chan struct{}
+	done chan struct{}
+}
+
+type rawBatch struct {
+	data []byte
+	rows int
+	err  error
+}
+
+// aheadBuffers is how many batch buffers circulate: one being read, one
+// waiting, one being built.
+const aheadBuffers = 3
+
+// errAbandoned is the error of a RecordReader whose read-ahead was stopped
+// before its last row: the rows read ahead are gone.
+var errAbandoned = errors.New("arrowconv: record reader stopped mid-stream")
+
+// startReadAhead starts reading the source's rows ahead on a goroutine
+// and returns the function that stops it; until then r.src belongs to
+// that goroutine. It does nothing for whole arrays, for sources whose
+// columns reference the batch buffer (their buffers cannot be recycled),
+// and for zero-size rows.
+func (r *RecordReader) startReadAhead() (stop func()) {
+	if r.src == nil || r.share || r.rowSize == 0 || r.ahead != nil || r.err != nil || r.next >= r.rows {
+		return func() {}
+	}
+	a := &rawAhead{
+		full: make(chan rawBatch, 1),
+		free: make(chan []byte, aheadBuffers),
+		quit: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	for range aheadBuffers {
+		a.free <- nil // allocated on first use
+	}
+	remaining, batch, size, src := r.rows-r.next, int64(r.batchRows), r.rowSize, r.src
+	go func() {
+		defer close(a.done)
+		defer close(a.full)
+		send := func(b rawBatch) bool {
+			select {
+			case a.full <- b:
+				return true
+			case <-a.quit:
+				return false
+			}
+		}
+		defer func() {
+			if p := recover(); p != nil {
+				send(rawBatch{err: fmt.Errorf("arrowconv: internal error reading rows: %v", p)})
+			}
+		}()
+		for remaining > 0 {
+			var buf []byte
+			select {
+			case buf = <-a.free:
+			case <-a.quit:
+				return
+			}
+			n := int(min(batch, remaining))
+			if cap(buf) < n*size {
+				buf = make([]byte, n*size)
+			}
+			k, err := src.ReadRows(buf[:n*size])
+			if !send(rawBatch{data: buf[:k*size], rows: k, err: err}) || err != nil {
+				return
+			}
+			remaining -= int64(k)
+		}
+	}()
+	r.ahead = a
+	return func() {
+		close(a.quit)
+		<-a.done
+		r.ahead = nil
+		if r.err == nil && r.next < r.rows {
+			r.err = errAbandoned
+		}
+	}
+}

@@ -34,21 +34,41 @@ func TestRoundTrip(t *testing.T) {
 		if refusedUnit(h.DType) || overflowsAny(h, &fx) {
 			continue // TestFixtures checks the refusal
 		}
-		for _, via := range []string{"direct", "ipc"} {
+		// "stream-ipc" reads the file with a streaming npyio.Reader, whose
+		// rows WriteIPC reads ahead on other goroutines.
+		for _, via := range []string{"direct", "ipc", "stream-ipc"} {
 			t.Run(fx.Name+"/"+via, func(t *testing.T) {
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				defer mem.AssertSize(t, 0)
-				a, err := npyio.ReadFile(fx.Path, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rr, err := arrowconv.NewArrayRecordReader(a, stem(fx.Path), 2, mem)
-				if err != nil {
-					t.Fatal(err)
+				var rr *arrowconv.RecordReader
+				if via == "stream-ipc" {
+					f, err := os.Open(fx.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer f.Close()
+					st, _ := f.Stat()
+					r, err := npyio.NewReaderAt(f, st.Size(), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rr, err = arrowconv.NewRecordReader(r, stem(fx.Path), 2, mem)
+					if err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					a, err := npyio.ReadFile(fx.Path, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rr, err = arrowconv.NewArrayRecordReader(a, stem(fx.Path), 2, mem)
+					if err != nil {
+						t.Fatal(err)
+					}
 				}
 				defer rr.Release()
 				var src array.RecordReader = rr
-				if via == "ipc" {
+				if via != "direct" {
 					opts := ipcVariants[i%len(ipcVariants)]
 					var buf bytes.Buffer
 					if _, err := arrowconv.WriteIPC(&buf, rr, opts, mem); err != nil {

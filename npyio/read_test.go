@@ -457,3 +457,53 @@ func TestMapWritableIsPrivate(t *testing.T) {
 		t.Fatal("a write through a private mapping reached the file")
 	}
 }
+
+// TestKeepBoolBytes checks that bool bytes other than 0 and 1 (numpy reads
+// any non-zero byte as true) come out normalized by default and as stored
+// after KeepBoolBytes, in a plain array and in a struct field next to a
+// byte-swapped one.
+func TestKeepBoolBytes(t *testing.T) {
+	for _, tc := range []struct {
+		descr string
+		row   []byte // one record as stored
+		want  []byte // normalized (native order)
+		keep  []byte // KeepBoolBytes (native order)
+	}{
+		{"'|b1'", []byte{0x80}, []byte{1}, []byte{0x80}},
+		{"'|b1'", []byte{0}, []byte{0}, []byte{0}},
+		{"[('a', '>i2'), ('b', '|b1'), ('c', '|b1')]", []byte{1, 2, 7, 0}, []byte{2, 1, 1, 0}, []byte{2, 1, 7, 0}},
+	} {
+		dt, err := npyio.ParseDescr(tc.descr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &npyio.Header{DType: dt, Shape: []int{3}}
+		var file bytes.Buffer
+		if err := npyio.WriteArray(&file, &npyio.Array{Header: h, DType: dt, Data: make([]byte, 3*dt.Size)}); err != nil {
+			t.Fatal(err)
+		}
+		// WriteArray takes native order: put the stored bytes in raw.
+		raw := file.Bytes()[:file.Len()-3*dt.Size]
+		for i := 0; i < 3; i++ {
+			raw = append(raw, tc.row...)
+		}
+		for _, keep := range []bool{false, true} {
+			r, err := npyio.NewReaderAt(bytes.NewReader(raw), int64(len(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if keep {
+				r.KeepBoolBytes()
+				want = tc.keep
+			}
+			b, err := r.Next(3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b.Data, bytes.Repeat(want, 3)) {
+				t.Errorf("%s keep=%v: got % x, want % x x3", tc.descr, keep, b.Data, want)
+			}
+		}
+	}
+}

@@ -94,6 +94,15 @@ func newReader(h *Header, src io.Reader, ra io.ReaderAt, opts *Options) (*Reader
 	return rd, nil
 }
 
+// KeepBoolBytes makes Next and ReadRows deliver bool elements as stored
+// in the file instead of normalized to 0 or 1. numpy treats any non-zero
+// byte as true, so this is only for consumers that test bool bytes against
+// zero themselves (arrowconv's bit-packing does): it saves a pass over the
+// data. Call it before the first Next or ReadRows.
+func (r *Reader) KeepBoolBytes() {
+	r.fix = newFixer(r.h.DType, false)
+}
+
 // fortran reports whether rows must be gathered from column-major data.
 func (r *Reader) fortran() bool {
 	if !r.h.FortranOrder || len(r.h.Shape) < 2 {
