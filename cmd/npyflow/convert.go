@@ -199,7 +199,7 @@ func (i inputFile) Seek(off int64, whence int) (int64, error) {
 
 // outputFile writes OUT (or a scratch file next to it) with errors that
 // say so, without the temporary file's name.
-type outputFile struct{ f *os.File }
+type outputFile struct{ f io.WriteSeeker }
 
 func (o outputFile) Write(p []byte) (int, error) {
 	n, err := o.f.Write(p)
@@ -430,7 +430,7 @@ func (c *converter) withOutput(write func(w io.Writer) error) error {
 				errc <- internalError{p}
 			}
 		}()
-		errc <- write(outputFile{f.File})
+		errc <- write(outputFile{f}) // f.Write starts background writeback
 	}()
 	select {
 	case err = <-errc:

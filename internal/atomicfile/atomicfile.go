@@ -22,8 +22,26 @@ const Mode fs.FileMode = 0o644
 // an *os.File for writing; it is not safe for concurrent use.
 type File struct {
 	*os.File
-	path string
-	done bool
+	path  string
+	done  bool
+	dirty int64 // bytes written since writeback was last started
+}
+
+// writebackEvery is how many bytes Write lets accumulate before it starts
+// writing them to disk in the background; Commit's fsync then has little
+// left to do, and the disk works while the data is being produced.
+const writebackEvery = 16 << 20
+
+// Write writes p to the temporary file, starting background writeback
+// every writebackEvery bytes.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	f.dirty += int64(n)
+	if f.dirty >= writebackEvery {
+		f.dirty = 0
+		startWriteback(f)
+	}
+	return n, err
 }
 
 // Create removes stale temporary files of path (see [CleanStale]) and
