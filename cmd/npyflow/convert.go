@@ -46,12 +46,21 @@ type convertFlags struct {
 }
 
 // parseInterleaved parses flags that may come before, between or after the
-// positional arguments.
+// positional arguments. -h prints the usage (fs.Usage) and returns
+// flag.ErrHelp; a bad flag returns one line saying so, with no usage dump.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package's own messages
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				fs.Usage()
+				return nil, err
+			}
+			return nil, fmt.Errorf("%v (see npyflow %s -h)", err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -67,7 +76,7 @@ func runConvert(e *env) error {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, convertUsage)
+		fmt.Fprintln(fs.Output(), convertUsage)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.compression, "compression", "zstd", "Parquet/Arrow compression: zstd, snappy, gzip, lz4, none")

@@ -111,6 +111,8 @@ func TestConvertErrors(t *testing.T) {
 		want string
 	}{
 		{"no args", []string{"convert"}, 2, "needs IN and OUT"},
+		{"unknown flag", []string{"convert", trunc, filepath.Join(dir, "u.parquet"), "--quiet"}, 2, "npyflow convert: flag provided but not defined: -quiet (see npyflow convert -h)\n"},
+		{"unknown inspect flag", []string{"inspect", trunc, "--bogus"}, 2, "npyflow inspect: flag provided but not defined: -bogus (see npyflow inspect -h)\n"},
 		{"bad out ext", []string{"convert", trunc, filepath.Join(dir, "x.csv")}, 2, "unknown output format"},
 		{"bad flag", []string{"convert", "--compression", "brotli", filepath.Join(fixtures.Root(), "npy", "i1_1d.npy"), filepath.Join(dir, "y.parquet")}, 1, "Compression"},
 		{"truncated", []string{"convert", trunc, filepath.Join(dir, "t.parquet")}, 1, "trunc.npy: truncated data"},
@@ -126,7 +128,7 @@ func TestConvertErrors(t *testing.T) {
 				t.Fatalf("exit %d %q, want %d and %q", code, msg, c.code, c.want)
 			}
 			if code != 0 {
-				if strings.Count(strings.TrimSpace(msg), "\n") > 0 && c.code == 1 {
+				if strings.Count(strings.TrimSpace(msg), "\n") > 0 && (c.code == 1 || strings.Contains(c.name, "flag")) {
 					t.Errorf("error is not one line: %q", msg)
 				}
 				out := c.args[len(c.args)-1]

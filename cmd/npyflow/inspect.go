@@ -34,7 +34,7 @@ func runInspect(e *env) error {
 	fs.SetOutput(e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: npyflow inspect [--json] FILE.npy\n\nflags:")
+		fmt.Fprintln(fs.Output(), "usage: npyflow inspect [--json] FILE.npy\n\nflags:")
 		fs.PrintDefaults()
 	}
 	args, err := parseInterleaved(fs, e.args)
