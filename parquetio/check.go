@@ -9,7 +9,6 @@ import (
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/pierrec/lz4/v4"
 )
 
 // parquet-go trusts the sizes a file declares: it allocates a page buffer
@@ -105,10 +104,9 @@ func chunkStart(m *format.ColumnMetaData) (int64, bool) {
 
 var compact thrift.CompactProtocol
 
-// chunkScanner decodes page headers; its buffers are reused.
+// chunkScanner decodes page headers; its buffer is reused.
 type chunkScanner struct {
-	win      []byte
-	lz4, out []byte // LZ4_RAW page data and its decompression
+	win []byte
 }
 
 // scan checks every page header of the column chunk m read from ra and
@@ -126,11 +124,6 @@ func (cs *chunkScanner) scan(ra io.ReaderAt, m *format.ColumnMetaData) (int64, e
 		}
 		if err := checkPage(&h, codec, end-off-int64(hlen), data); err != nil {
 			return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
-		}
-		if codec == format.Lz4Raw {
-			if err := cs.checkLZ4(ra, off+int64(hlen), &h); err != nil {
-				return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
-			}
 		}
 		switch h.Type {
 		case format.DataPage:
@@ -176,53 +169,6 @@ func (cs *chunkScanner) header(ra io.ReaderAt, off, end int64, h *format.PageHea
 			return 0, nil, corrupt("page header larger than %d bytes", maxPageHeader)
 		}
 	}
-}
-
-// checkLZ4 decompresses an LZ4_RAW page to check it before parquet-go
-// does: parquet-go v0.32.0's LZ4 decoder doubles its buffer forever on
-// corrupt data, and keeps the wrong buffer when its output did not fit
-// 3 times the compressed size (parquet-go issue #608: the values of a
-// page compressed less than 3:1 come back wrong), so such pages are
-// refused rather than misread.
-func (cs *chunkScanner) checkLZ4(ra io.ReaderAt, off int64, h *format.PageHeader) error {
-	var levels int64
-	switch h.Type {
-	case format.DataPage, format.DictionaryPage:
-	case format.DataPageV2:
-		v := &h.DataPageHeaderV2.V
-		if v.IsCompressed.Valid && !v.IsCompressed.V {
-			return nil
-		}
-		levels = int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
-	default:
-		return nil
-	}
-	src := int64(h.CompressedPageSize) - levels
-	dst := int64(h.UncompressedPageSize) - levels
-	if src <= 0 && dst <= 0 {
-		return nil
-	}
-	if 3*src > dst {
-		return fmt.Errorf("LZ4_RAW page compressed less than 3:1 (%d bytes from %d), which parquet-go v0.32.0 would read wrong (parquet-go issue #608); rewrite the file with another codec", src, dst)
-	}
-	if int64(cap(cs.lz4)) < src {
-		cs.lz4 = make([]byte, src)
-	}
-	if int64(cap(cs.out)) < dst {
-		cs.out = make([]byte, dst)
-	}
-	in := cs.lz4[:src]
-	if k, err := ra.ReadAt(in, off+levels); k < len(in) {
-		if err == nil || err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return fmt.Errorf("reading an LZ4_RAW page: %w", err)
-	}
-	n, err := lz4.UncompressBlock(in, cs.out[:dst])
-	if err != nil || int64(n) != dst {
-		return corrupt("LZ4_RAW page data does not decompress to its %d bytes", dst)
-	}
-	return nil
 }
 
 // checkPage checks one page header: room is the bytes left in the chunk

@@ -82,14 +82,27 @@
 // the pages of every column must hold exactly the values of the row
 // group's rows; and the row buffers grow as rows decode. npyflow's
 // metadata must fit the file (rows, values per row), and a row may hold
-// at most [MaxRowValues] values. LZ4_RAW pages compressed less than 3:1
-// are refused: parquet-go v0.32.0 decodes them wrong (its issue #608).
+// at most [MaxRowValues] values.
+//
+// LZ4_RAW column chunks (and a chunk whose codec differs from its
+// column's first chunk, which parquet-go would decode with that one's
+// codec) are read by npyflow rather than by parquet-go v0.32.0, whose LZ4
+// decoder returns zeros for pages compressed less than 3:1 (its issue
+// #608) and grows its buffer forever on corrupt data: npyflow walks the
+// chunk's pages, decompresses each into a buffer of exactly its declared
+// size (a block that does not fill it is corrupt) and hands it to
+// parquet-go's public page decoders ((*parquet.Column).DecodeDataPageV1
+// and the like) of a codec-less copy of the column. Those take parquet-go
+// page header types with an unexported field, built from the format
+// header by a conversion that is checked against their layout at start-up
+// (if a parquet-go upgrade changes them, such chunks are refused with an
+// error saying so). Reading LZ4_RAW this way runs at the speed of the
+// other codecs.
 //
 // Limits: a row holds at most [MaxRowValues] values over all its columns
 // (the layout of a row is kept in memory, 16 bytes per value); FLOAT16
 // values are written as stored on little-endian machines (swapped on
 // big-endian ones); U strings with code points that UTF-8 cannot encode
-// (surrogates) are refused; LZ4_RAW pages compressed less than 3:1 are
-// refused on reading (see Reading); a Writer, Reader or Schema is not safe
-// for concurrent use.
+// (surrogates) are refused; a Writer, Reader or Schema is not safe for
+// concurrent use.
 package parquetio

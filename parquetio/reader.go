@@ -35,6 +35,9 @@ type Reader struct {
 	f      *parquet.File
 	ra     io.ReaderAt
 	scan   chunkScanner
+	leaves []*parquet.Column // the file's leaf columns, by index
+	shadow []*parquet.Column // the same columns without a codec, for rawPages (nil if no chunk needs them)
+	raw    rawBuffers
 	values [][]int64 // data-page values per row group and file column, -1 until scanned
 	s      *Schema
 	meta   *TableMeta
@@ -82,6 +85,9 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	}
 	rd := &Reader{f: f, ra: r, rows: f.NumRows(), vals: make([]parquet.Value, 4096)}
 	rd.values = make([][]int64, len(f.Metadata().RowGroups))
+	if err := rd.planRaw(); err != nil {
+		return nil, err
+	}
 	if err := rd.plan(); err != nil {
 		return nil, err
 	}
@@ -129,6 +135,38 @@ func (r *Reader) chunkValues(rg, col int) (int64, error) {
 	}
 	vs[col] = n
 	return n, nil
+}
+
+// planRaw opens the shadow columns rawPages decodes with if a column
+// chunk needs them (see rawPages).
+func (r *Reader) planRaw() error {
+	r.leaves = fileLeaves(r.f.Root(), nil)
+	md := r.f.Metadata()
+	for _, g := range md.RowGroups {
+		for j := range g.Columns {
+			if rawChunk(&g.Columns[j].MetaData, r.leaves[j]) {
+				s, err := shadowLeaves(md)
+				if err != nil {
+					return fmt.Errorf("parquetio: reading the schema: %w", err)
+				}
+				if len(s) != len(r.leaves) {
+					return fmt.Errorf("parquetio: reading the schema: %d columns, then %d", len(r.leaves), len(s))
+				}
+				r.shadow = s
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// pages returns the pages of column chunk col of row group rg.
+func (r *Reader) pages(rg, col int, cc parquet.ColumnChunk) pageSource {
+	m := &r.f.Metadata().RowGroups[rg].Columns[col].MetaData
+	if r.shadow != nil && rawChunk(m, r.leaves[col]) {
+		return newRawPages(r.ra, &r.raw, r.shadow[col], rg, m)
+	}
+	return cc.Pages()
 }
 
 // fileLeaves lists the leaf columns of the file in order.
@@ -401,7 +439,8 @@ func (r *Reader) loadGroup() error {
 	}
 	chunks := g.ColumnChunks()
 	for i, l := range r.s.leaves {
-		if err := r.readLeaf(l, r.conv[i], chunks[r.conv[i].fileCol], n); err != nil {
+		col := r.conv[i].fileCol
+		if err := r.readLeaf(l, r.conv[i], r.pages(r.rg, col, chunks[col]), n); err != nil {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
 		}
 	}
@@ -442,8 +481,7 @@ func (r *Reader) grow(src, rows int) []byte {
 
 var errShape = errors.New("values do not match the numpy shape")
 
-func (r *Reader) readLeaf(l *leaf, rc readConv, cc parquet.ColumnChunk, n int) error {
-	pages := cc.Pages()
+func (r *Reader) readLeaf(l *leaf, rc readConv, pages pageSource, n int) error {
 	defer pages.Close()
 	buf := r.bufs[l.src]
 	stride := r.s.srcs[l.src]
@@ -809,7 +847,7 @@ func (r *Reader) maxLen(c *parquet.Column, chars bool) (int, error) {
 		if _, err := r.chunkValues(gi, c.Index()); err != nil {
 			return 0, err
 		}
-		pages := g.ColumnChunks()[c.Index()].Pages()
+		pages := r.pages(gi, c.Index(), g.ColumnChunks()[c.Index()])
 		for {
 			p, err := pages.ReadPage()
 			if err == io.EOF {

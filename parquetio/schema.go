@@ -800,7 +800,9 @@ func (s *Schema) leafNode(l *leaf, opts *Options) parquet.Node {
 	}
 	name := strings.Join(l.path, ".")
 	if opts != nil {
-		if opts.hasDict(name) {
+		// Booleans take one bit a value already, and arrow-go panics
+		// on a dictionary-encoded BOOLEAN column.
+		if opts.hasDict(name) && l.dt.Kind != npyio.Bool {
 			pn = parquet.Encoded(pn, &parquet.RLEDictionary)
 		}
 	}

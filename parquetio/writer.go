@@ -33,6 +33,8 @@ type Options struct {
 	TimestampUnit string
 	// Dictionary lists columns to dictionary-encode, by name or dotted
 	// Parquet path ("s", "pts.list.element.x"); a name covers its children.
+	// Boolean columns stay plain (arrow-go cannot read them dictionary-
+	// encoded).
 	Dictionary []string
 	// BloomFilters lists columns to write bloom filters for (10 bits per
 	// value), named like Dictionary.
