@@ -2,7 +2,10 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +19,25 @@ import (
 //	or     = and { "or" and }
 //	and    = unary { "and" unary }
 //	unary  = "not" unary | "(" expr ")" | cmp
-//	cmp    = field op literal | field ["not"] "in" "[" literal {"," literal} "]"
+//	cmp    = field op (literal | field) | field ["not"] "in" "[" literal {"," literal} "]"
 //	op     = "==" | "!=" | "<" | "<=" | ">" | ">="
 //	field  = name | `any name`
-//	literal = number | 'string' | "string" | true | false
+//	literal = number | 'string' | "string" | true | false | nan | inf
+//
+// A name on the right of an operator is a field (a = b compares two
+// columns row by row); a field named like a keyword (true, false, nan,
+// inf, and, or, not, in) is written `true`.
+//
+// Types: numbers (bool, int8..int64, uint8..uint64, float32, float64)
+// compare with numbers, by exact value whatever their types: int64
+// 2**53+1 > float64 2**53 is true, and uint64 2**63 != int64 2**63-1
+// (numpy casts such pairs to float64 first, so it can say otherwise
+// beyond 2**53). NaN compares false except with !=, like numpy. bool is
+// 0 or 1. datetime64 and timedelta64 fields compare with numbers (their
+// int64 count) or with a field of the same type and unit. Strings compare
+// with strings of the same kind (U with U, S with S, any widths) by code
+// point or byte, ignoring trailing NULs like numpy. float16 is refused
+// (cast it first). Any other pair is a validation error.
 
 type predKind int
 
@@ -47,6 +65,14 @@ type pred struct {
 	op    string // comparison operator, "in" or "not in"
 	lits  []lit
 
+	// the field on the right of a comparison of two fields
+	rfield string
+	rpos   int
+	roff   int
+	rdt    *npyio.DType
+	rlane  lane
+	c3     []int8 // three-way comparison results of a chunk
+
 	// bound at build time
 	off   int
 	dt    *npyio.DType
@@ -57,9 +83,10 @@ type pred struct {
 }
 
 type tok struct {
-	s   string
-	pos int
-	typ byte // 'i' ident, 'n' number, 's' string, 'o' operator/punct, 'e' end
+	s      string
+	pos    int
+	typ    byte // 'i' ident, 'n' number, 's' string, 'o' operator/punct, 'e' end
+	quoted bool // an ident written `like this`
 }
 
 func lexPredicate(s string) ([]tok, error) {
@@ -82,14 +109,14 @@ func lexPredicate(s string) ([]tok, error) {
 			if j >= len(s) {
 				return nil, &predError{i, "unterminated string"}
 			}
-			out = append(out, tok{sb.String(), i, 's'})
+			out = append(out, tok{s: sb.String(), pos: i, typ: 's'})
 			i = j + 1
 		case c == '`':
 			j := strings.IndexByte(s[i+1:], '`')
 			if j < 0 {
 				return nil, &predError{i, "unterminated `name`"}
 			}
-			out = append(out, tok{s[i+1 : i+1+j], i, 'i'})
+			out = append(out, tok{s: s[i+1 : i+1+j], pos: i, typ: 'i', quoted: true})
 			i += j + 2
 		case c >= '0' && c <= '9' || c == '.' || (c == '-' || c == '+') && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '.'):
 			j := i + 1
@@ -97,19 +124,19 @@ func lexPredicate(s string) ([]tok, error) {
 				(s[j] == '-' || s[j] == '+') && (s[j-1] == 'e' || s[j-1] == 'E') || s[j] >= 'a' && s[j] <= 'f' || s[j] >= 'A' && s[j] <= 'F') {
 				j++
 			}
-			out = append(out, tok{s[i:j], i, 'n'})
+			out = append(out, tok{s: s[i:j], pos: i, typ: 'n'})
 			i = j
 		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := i + 1
 			for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
 				j++
 			}
-			out = append(out, tok{s[i:j], i, 'i'})
+			out = append(out, tok{s: s[i:j], pos: i, typ: 'i'})
 			i = j
 		default:
 			for _, op := range []string{"==", "!=", "<=", ">=", "<", ">", "(", ")", "[", "]", ","} {
 				if strings.HasPrefix(s[i:], op) {
-					out = append(out, tok{op, i, 'o'})
+					out = append(out, tok{s: op, pos: i, typ: 'o'})
 					i += len(op)
 					goto next
 				}
@@ -121,7 +148,7 @@ func lexPredicate(s string) ([]tok, error) {
 		next:
 		}
 	}
-	return append(out, tok{"", len(s), 'e'}), nil
+	return append(out, tok{s: "", pos: len(s), typ: 'e'}), nil
 }
 
 type predError struct {
@@ -140,8 +167,11 @@ func (p *predParser) peek() tok { return p.toks[p.i] }
 func (p *predParser) take() tok { t := p.toks[p.i]; p.i++; return t }
 func (p *predParser) isWord(w string) bool {
 	t := p.peek()
-	return t.typ == 'i' && t.s == w
+	return t.typ == 'i' && !t.quoted && t.s == w
 }
+
+// keywords are the names that are not fields unless written `quoted`.
+var keywords = map[string]bool{"and": true, "or": true, "not": true, "in": true, "true": true, "false": true, "nan": true, "inf": true}
 
 func parsePredicate(s string) (*pred, error) {
 	toks, err := lexPredicate(s)
@@ -208,7 +238,7 @@ func (p *predParser) unary() (*pred, error) {
 
 func (p *predParser) cmp() (*pred, error) {
 	f := p.take()
-	if f.typ != 'i' || f.s == "and" || f.s == "or" || f.s == "in" {
+	if f.typ != 'i' || !f.quoted && (f.s == "and" || f.s == "or" || f.s == "in") {
 		what := f.s
 		if f.typ == 'e' {
 			what = "the end"
@@ -220,7 +250,12 @@ func (p *predParser) cmp() (*pred, error) {
 	switch {
 	case op.typ == 'o' && strings.Contains("== != < <= > >=", op.s) && op.s != "," && op.s != "(":
 		e.op = op.s
-		l, err := p.literal()
+		if t := p.peek(); t.typ == 'i' && (t.quoted || !keywords[t.s]) {
+			p.take()
+			e.rfield, e.rpos = t.s, t.pos
+			return e, nil
+		}
+		l, err := p.literal(true)
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +271,7 @@ func (p *predParser) cmp() (*pred, error) {
 			return nil, &predError{t.pos, "expected [ after in"}
 		}
 		for {
-			l, err := p.literal()
+			l, err := p.literal(false)
 			if err != nil {
 				return nil, err
 			}
@@ -264,7 +299,9 @@ func quoteTok(s string, typ byte) string {
 	return strconv.Quote(s)
 }
 
-func (p *predParser) literal() (lit, error) {
+// literal parses a literal; orField says a field name was allowed too
+// (for the error message).
+func (p *predParser) literal(orField bool) (lit, error) {
 	t := p.take()
 	switch {
 	case t.typ == 's':
@@ -279,13 +316,13 @@ func (p *predParser) literal() (lit, error) {
 			return lit{}, &predError{t.pos, fmt.Sprintf("invalid number %q", t.s)}
 		}
 		return lit{kind: 'n', num: x, pos: t.pos}, nil
-	case t.typ == 'i' && (t.s == "true" || t.s == "false"):
+	case t.typ == 'i' && !t.quoted && (t.s == "true" || t.s == "false"):
 		l := lit{kind: 'b', pos: t.pos}
 		if t.s == "true" {
 			l.num, l.isInt, l.i = 1, true, 1
 		}
 		return l, nil
-	case t.typ == 'i' && (t.s == "nan" || t.s == "inf"):
+	case t.typ == 'i' && !t.quoted && (t.s == "nan" || t.s == "inf"):
 		x, _ := strconv.ParseFloat(t.s, 64)
 		return lit{kind: 'n', num: x, pos: t.pos}, nil
 	}
@@ -293,7 +330,13 @@ func (p *predParser) literal() (lit, error) {
 	if t.typ == 'e' {
 		what = "the end"
 	}
-	return lit{}, &predError{t.pos, fmt.Sprintf("expected a number, string, true or false, not %s", quoteTok(what, t.typ))}
+	if !orField {
+		if t.typ == 'i' {
+			return lit{}, &predError{t.pos, fmt.Sprintf("a list after in holds numbers, strings, true or false, not the field %q", t.s)}
+		}
+		return lit{}, &predError{t.pos, fmt.Sprintf("expected a number, string, true or false, not %s", quoteTok(what, t.typ))}
+	}
+	return lit{}, &predError{t.pos, fmt.Sprintf("expected a number, string, true, false or a field name, not %s", quoteTok(what, t.typ))}
 }
 
 func checkPredicate(v string) (string, int) {
@@ -324,6 +367,9 @@ func (e *pred) bind(dt *npyio.DType) *predError {
 		return &predError{e.fpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.field, shapeString(f.Shape))}
 	}
 	e.off, e.dt = f.Offset, f.Type
+	if e.rfield != "" {
+		return e.bindRight(dt)
+	}
 	for _, l := range e.lits {
 		switch f.Type.Kind {
 		case npyio.Bytes, npyio.Unicode:
@@ -354,6 +400,68 @@ func (e *pred) bind(dt *npyio.DType) *predError {
 	return nil
 }
 
+// cmpKind classes a dtype for comparisons of two fields: 'n' numbers,
+// 'h' float16, 'M' datetime64, 'm' timedelta64, 'S' and 'U' strings, 0
+// anything else.
+func cmpKind(d *npyio.DType) byte {
+	switch d.Kind {
+	case npyio.Bool, npyio.Int, npyio.Uint:
+		return 'n'
+	case npyio.Float:
+		if d.Size == 2 {
+			return 'h'
+		}
+		return 'n'
+	case npyio.Datetime:
+		return 'M'
+	case npyio.Timedelta:
+		return 'm'
+	case npyio.Bytes:
+		return 'S'
+	case npyio.Unicode:
+		return 'U'
+	}
+	return 0
+}
+
+// bindRight resolves the right field of a comparison of two fields and
+// checks that the two can be compared.
+func (e *pred) bindRight(dt *npyio.DType) *predError {
+	k := fieldIndex(dt, e.rfield)
+	if k < 0 {
+		return &predError{e.rpos, fmt.Sprintf("no field %q in the input%s; fields: %s", e.rfield, didYouMean(e.rfield, fieldNames(dt)), strings.Join(fieldNames(dt), ", "))}
+	}
+	g := dt.Fields[k]
+	if len(g.Shape) > 0 {
+		return &predError{e.rpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.rfield, shapeString(g.Shape))}
+	}
+	e.roff, e.rdt = g.Offset, g.Type
+	for _, side := range []struct {
+		name string
+		pos  int
+		dt   *npyio.DType
+	}{{e.field, e.fpos, e.dt}, {e.rfield, e.rpos, e.rdt}} {
+		switch cmpKind(side.dt) {
+		case 'h':
+			return &predError{side.pos, fmt.Sprintf("field %q is float16, which filter does not support; cast it first", side.name)}
+		case 0:
+			return &predError{side.pos, fmt.Sprintf("field %q of type %s cannot be compared", side.name, side.dt)}
+		}
+	}
+	a, b := cmpKind(e.dt), cmpKind(e.rdt)
+	switch {
+	case a == 'n' && b == 'n', (a == 'S' || a == 'U') && a == b:
+		return nil
+	case (a == 'M' || a == 'm') && e.dt.Equal(e.rdt):
+		return nil
+	}
+	why := "numbers compare with numbers, and strings with strings of the same kind (U with U, S with S)"
+	if a == 'M' || a == 'm' || b == 'M' || b == 'm' {
+		why = "datetime64 and timedelta64 fields compare only with fields of the same type and unit"
+	}
+	return &predError{e.rpos, fmt.Sprintf("fields %q (%s) and %q (%s) cannot be compared: %s", e.field, e.dt, e.rfield, e.rdt, why)}
+}
+
 // eval sets mask[i] to whether row i of data matches.
 func (e *pred) eval(data []byte, rowSize, rows int, mask []bool) {
 	switch e.kind {
@@ -381,9 +489,14 @@ func (e *pred) eval(data []byte, rowSize, rows int, mask []bool) {
 		}
 		return
 	}
-	if e.enc != nil || e.dt.Kind == npyio.Bytes || e.dt.Kind == npyio.Unicode {
+	switch {
+	case e.rfield != "" && (e.dt.Kind == npyio.Bytes || e.dt.Kind == npyio.Unicode):
+		e.evalStringFields(data, rowSize, rows, mask)
+	case e.rfield != "":
+		e.evalNumberFields(data, rowSize, rows, mask)
+	case e.enc != nil || e.dt.Kind == npyio.Bytes || e.dt.Kind == npyio.Unicode:
 		e.evalString(data, rowSize, rows, mask)
-	} else {
+	default:
 		e.evalNumber(data, rowSize, rows, mask)
 	}
 	if e.op == "not in" {
@@ -439,37 +552,45 @@ func cmpOrdered(c int, op string) bool {
 
 const evalChunk = 1024
 
+// loadLane loads n values of a numeric column into the lane that holds
+// its type exactly and returns which: 'i' (int64: bool, signed ints,
+// uint8..uint32, datetime64, timedelta64), 'u' (uint64) or 'f' (float64:
+// float32, float64).
+func loadLane(l *lane, f *npyio.DType, data []byte, so, rowSize, n int) byte {
+	switch {
+	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
+		l.i = loadI[int8](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Int && f.Size == 2:
+		l.i = loadI[int16](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Int && f.Size == 4:
+		l.i = loadI[int32](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Int || f.Kind == npyio.Datetime || f.Kind == npyio.Timedelta:
+		l.i = loadI[int64](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Uint && f.Size == 1:
+		l.i = loadI[uint8](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Uint && f.Size == 2:
+		l.i = loadI[uint16](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Uint && f.Size == 4:
+		l.i = loadI[uint32](l.i, data, so, rowSize, n)
+	case f.Kind == npyio.Uint:
+		l.u = loadU(l.u, data, so, rowSize, n)
+		return 'u'
+	case f.Size == 4:
+		l.f = loadF[float32](l.f, data, so, rowSize, n)
+		return 'f'
+	default:
+		l.f = loadF[float64](l.f, data, so, rowSize, n)
+		return 'f'
+	}
+	return 'i'
+}
+
 func (e *pred) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 	l := &e.lane
 	for r0 := 0; r0 < rows; r0 += evalChunk {
 		n := min(evalChunk, rows-r0)
-		so := r0*rowSize + e.off
 		m := mask[r0 : r0+n]
-		f := e.dt
-		switch {
-		case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-			l.i = loadI[int8](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Int && f.Size == 2:
-			l.i = loadI[int16](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Int && f.Size == 4:
-			l.i = loadI[int32](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Int || f.Kind == npyio.Datetime || f.Kind == npyio.Timedelta:
-			l.i = loadI[int64](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Uint && f.Size == 1:
-			l.i = loadI[uint8](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Uint && f.Size == 2:
-			l.i = loadI[uint16](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Uint && f.Size == 4:
-			l.i = loadI[uint32](l.i, data, so, rowSize, n)
-		case f.Kind == npyio.Uint:
-			l.u = loadU(l.u, data, so, rowSize, n)
-		case f.Size == 4:
-			l.f = loadF[float32](l.f, data, so, rowSize, n)
-		default:
-			l.f = loadF[float64](l.f, data, so, rowSize, n)
-		}
-		wide := f.Kind == npyio.Uint && f.Size == 8
-		isFloat := f.Kind == npyio.Float
+		cls := loadLane(l, e.dt, data, r0*rowSize+e.off, rowSize, n)
 		for i := range m {
 			m[i] = false
 		}
@@ -479,29 +600,258 @@ func (e *pred) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 				op = "=="
 			}
 			switch {
-			case isFloat:
+			case cls == 'f' && !lt.isInt:
 				cmpSlice(l.f[:n], lt.num, op, m)
-			case wide && lt.isInt && lt.i >= 0:
+			case cls == 'u' && lt.isInt && lt.i >= 0:
 				cmpSlice(l.u[:n], uint64(lt.i), op, m)
-			case wide:
-				fs := l.f[:0]
-				for _, v := range l.u[:n] {
-					fs = append(fs, float64(v))
-				}
-				l.f = fs
-				cmpSlice(fs, lt.num, op, m)
-			case lt.isInt:
+			case cls == 'i' && lt.isInt:
 				cmpSlice(l.i[:n], lt.i, op, m)
 			default:
-				fs := l.f[:0]
-				for _, v := range l.i[:n] {
-					fs = append(fs, float64(v))
+				// Mixed kinds: compare exactly, the literal repeated.
+				r := &e.rlane
+				rc := byte('f')
+				if lt.isInt {
+					rc = 'i'
+					r.i = r.i[:0]
+					for range n {
+						r.i = append(r.i, lt.i)
+					}
+				} else {
+					r.f = r.f[:0]
+					for range n {
+						r.f = append(r.f, lt.num)
+					}
 				}
-				l.f = fs
-				cmpSlice(fs, lt.num, op, m)
+				e.c3 = compare3(e.c3, l, cls, r, rc, n)
+				orOp(e.c3, op, m)
 			}
 		}
 	}
+}
+
+// evalNumberFields compares two numeric fields row by row, exactly.
+func (e *pred) evalNumberFields(data []byte, rowSize, rows int, mask []bool) {
+	for r0 := 0; r0 < rows; r0 += evalChunk {
+		n := min(evalChunk, rows-r0)
+		lc := loadLane(&e.lane, e.dt, data, r0*rowSize+e.off, rowSize, n)
+		rc := loadLane(&e.rlane, e.rdt, data, r0*rowSize+e.roff, rowSize, n)
+		e.c3 = compare3(e.c3, &e.lane, lc, &e.rlane, rc, n)
+		m := mask[r0 : r0+n]
+		for i := range m {
+			m[i] = false
+		}
+		orOp(e.c3, e.op, m)
+	}
+}
+
+// unordered is compare3's result for a NaN.
+const unordered = 2
+
+// compare3 compares n values of lane a (kind ak) with lane b (kind bk)
+// exactly: -1, 0, 1, or unordered when either is NaN.
+func compare3(c []int8, a *lane, ak byte, b *lane, bk byte, n int) []int8 {
+	c = slices.Grow(c[:0], n)[:n]
+	switch uint16(ak)<<8 | uint16(bk) {
+	case 'i'<<8 | 'i':
+		cmpSame(c, a.i[:n], b.i[:n])
+	case 'u'<<8 | 'u':
+		cmpSame(c, a.u[:n], b.u[:n])
+	case 'f'<<8 | 'f':
+		for i, x := range a.f[:n] {
+			c[i] = cmpFF(x, b.f[i])
+		}
+	case 'i'<<8 | 'u':
+		for i, x := range a.i[:n] {
+			c[i] = cmpIU(x, b.u[i])
+		}
+	case 'u'<<8 | 'i':
+		for i, x := range a.u[:n] {
+			c[i] = -cmpIU(b.i[i], x)
+		}
+	case 'i'<<8 | 'f':
+		for i, x := range a.i[:n] {
+			c[i] = cmpIF(x, b.f[i])
+		}
+	case 'f'<<8 | 'i':
+		for i, x := range a.f[:n] {
+			c[i] = flip(cmpIF(b.i[i], x))
+		}
+	case 'u'<<8 | 'f':
+		for i, x := range a.u[:n] {
+			c[i] = cmpUF(x, b.f[i])
+		}
+	case 'f'<<8 | 'u':
+		for i, x := range a.f[:n] {
+			c[i] = flip(cmpUF(b.u[i], x))
+		}
+	}
+	return c
+}
+
+func cmpSame[T int64 | uint64](c []int8, a, b []T) {
+	for i, x := range a {
+		y := b[i]
+		switch {
+		case x < y:
+			c[i] = -1
+		case x > y:
+			c[i] = 1
+		default:
+			c[i] = 0
+		}
+	}
+}
+
+func flip(c int8) int8 {
+	if c == unordered {
+		return c
+	}
+	return -c
+}
+
+func cmpFF(x, y float64) int8 {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	case x == y:
+		return 0
+	}
+	return unordered
+}
+
+func cmpIU(x int64, y uint64) int8 {
+	if x < 0 {
+		return -1
+	}
+	return cmpU(uint64(x), y)
+}
+
+func cmpU(x, y uint64) int8 {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// cmpIF compares an int64 with a float64 exactly (no rounding of x).
+func cmpIF(x int64, y float64) int8 {
+	switch {
+	case y != y:
+		return unordered
+	case y >= 1<<63:
+		return -1
+	case y < -(1 << 63):
+		return 1
+	}
+	t := math.Trunc(y) // in [-2^63, 2^63): an exact int64
+	ti := int64(t)
+	switch {
+	case x < ti:
+		return -1
+	case x > ti:
+		return 1
+	case y > t:
+		return -1
+	case y < t:
+		return 1
+	}
+	return 0
+}
+
+// cmpUF compares a uint64 with a float64 exactly.
+func cmpUF(x uint64, y float64) int8 {
+	switch {
+	case y != y:
+		return unordered
+	case y < 0:
+		return 1
+	case y >= 1<<64:
+		return -1
+	}
+	t := math.Trunc(y)
+	tu := uint64(t)
+	switch {
+	case x < tu:
+		return -1
+	case x > tu:
+		return 1
+	case y > t:
+		return -1
+	}
+	return 0
+}
+
+// orOp ors (c op 0) into m: whether each three-way result satisfies op.
+func orOp(c []int8, op string, m []bool) {
+	for i, v := range c {
+		var ok bool
+		switch op {
+		case "==":
+			ok = v == 0
+		case "!=":
+			ok = v != 0
+		case "<":
+			ok = v == -1
+		case "<=":
+			ok = v == -1 || v == 0
+		case ">":
+			ok = v == 1
+		case ">=":
+			ok = v == 1 || v == 0
+		}
+		m[i] = m[i] || ok
+	}
+}
+
+// evalStringFields compares two string fields of the same kind row by
+// row, ignoring trailing NULs like numpy.
+func (e *pred) evalStringFields(data []byte, rowSize, rows int, mask []bool) {
+	unit := 1
+	if e.dt.Kind == npyio.Unicode {
+		unit = 4
+	}
+	for i := 0; i < rows; i++ {
+		row := data[i*rowSize:]
+		a := row[e.off : e.off+e.dt.Size]
+		b := row[e.roff : e.roff+e.rdt.Size]
+		mask[i] = cmpOrdered(cmpPadded(a, b, unit), e.op)
+	}
+}
+
+// cmpPadded compares two NUL-padded strings of units of 1 byte (S) or 4
+// native-order bytes (U) by unit value; trailing NULs do not count.
+func cmpPadded(a, b []byte, unit int) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i += unit {
+		var x, y uint32
+		if unit == 1 {
+			x, y = uint32(a[i]), uint32(b[i])
+		} else {
+			x, y = binary.NativeEndian.Uint32(a[i:]), binary.NativeEndian.Uint32(b[i:])
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	for _, c := range a[n:] {
+		if c != 0 {
+			return 1
+		}
+	}
+	for _, c := range b[n:] {
+		if c != 0 {
+			return -1
+		}
+	}
+	return 0
 }
 
 // cmpSlice ors (v op x) into m.

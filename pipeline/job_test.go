@@ -89,7 +89,7 @@ sinks:
 			`job.yaml:5:30: sources.raw.paths[1]: invalid path pattern: ** must be a whole path segment, like a/**/b.npy`,
 			`job.yaml:6:18: sources.raw.allow_empty: must be true or false, not "yes"`,
 			`job.yaml:10:12: transforms.f.input: no source or transform named "rwa" (did you mean "raw"?)`,
-			`job.yaml:11:18: transforms.f.where: invalid predicate: expected a number, string, true or false, not ">"`,
+			`job.yaml:11:18: transforms.f.where: invalid predicate: expected a number, string, true, false or a field name, not ">"`,
 			`job.yaml:16:10: transforms.c.fields.a: unknown or unsupported type "int33" (did you mean "int32"?); one of bool, float32, float64, int16, int32, int64, int8, uint16, uint32, uint64, uint8 (or a numpy typestr such as <i4)`,
 			`job.yaml:17:18: transforms.c.on_overflow: invalid value "wrap"; one of "error" or "saturate"`,
 			`job.yaml:21:11: transforms.s.step: must be at least 1, not 0`,
@@ -126,6 +126,18 @@ sinks:
 			`job.yaml:5:39: sinks.o.path: environment variable NAME: set NAME to the run name`,
 			`job.yaml:9:26: sinks.p.path: environment variable C is not set (use ${C:-default} to give a default)`,
 			`job.yaml:10:11: sinks.p.mode: invalid value "sometimes"; one of "overwrite", "error_if_exists" or "skip_existing"`}},
+		{"filter fields", `version: 1
+sources:
+  a: {type: npy, paths: a.npy}
+transforms:
+  f: {type: filter, input: a, where: "x > y and y != and"}
+  g: {type: filter, input: a, where: "x in [1, y]"}
+  h: {type: filter, input: a, where: "x < ` + "`and` or z >= `true`" + ` and (w == nan)"}
+sinks:
+  o: {type: npy, input: [f, g, h], path: o.npy}
+`, nil, []string{
+			`job.yaml:5:54: transforms.f.where: invalid predicate: expected a number, string, true, false or a field name, not "and"`,
+			`job.yaml:6:48: transforms.g.where: invalid predicate: a list after in holds numbers, strings, true or false, not the field "y"`}},
 		{"pca scores", `version: 1
 sources:
   a: {type: npy, paths: a.npy}

@@ -57,7 +57,7 @@ func init() {
 			{Name: "column", Type: String, Default: "value", Doc: "the base name of a plain array's columns"},
 		}, build: buildFlatten})
 	register(&Spec{Kind: Transform, Type: "filter", Summary: "keep the rows matching a predicate",
-		Doc: "A predicate compares fields with literals: ==, !=, <, <=, >, >=, in [..], combined with and, or, not and parentheses; e.g. temp > 20.5 and station in ['A', 'B'].",
+		Doc: "A predicate compares fields with literals or with other fields: ==, !=, <, <=, >, >=, in [..] (literals only), combined with and, or, not and parentheses; e.g. temp > 20.5 and station in ['A', 'B'] and t_max > t_min. A name on the right of an operator is a field; quote a field named like a keyword as `true`. Numbers (bool, int, uint, float32/64) compare by exact value across types (numpy casts int64/uint64 to float64 first, so it can differ beyond 2**53); NaN matches only !=. Strings compare with strings of the same kind (U with U, S with S), ignoring trailing NULs; datetime64/timedelta64 fields with fields of the same unit. Other pairs are refused when the job is planned.",
 		Fields: []Field{
 			{Name: "where", Type: String, Required: true, check: checkPredicate, Doc: "the predicate"},
 		}, build: buildFilter})
