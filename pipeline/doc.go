@@ -22,7 +22,8 @@
 // Rows flow between components in batches of native-order, C-order bytes
 // described by a [Schema]: a numpy dtype plus the row shape (the array's
 // shape after axis 0). Records (structured dtypes) are tables; field
-// offsets let rename, flatten and unstack work without copying. Each
+// offsets let rename, flatten and unstack work without copying (unstack
+// with index or row_number copies, to add its columns). Each
 // input file (or npz member) is a [Part]: parts are read concurrently by
 // RunOptions.Workers goroutines but reach transforms and sinks strictly
 // in plan order, so output does not depend on the number of workers.

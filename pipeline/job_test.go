@@ -138,6 +138,17 @@ sinks:
 `, nil, []string{
 			`job.yaml:5:54: transforms.f.where: invalid predicate: expected a number, string, true, false or a field name, not "and"`,
 			`job.yaml:6:48: transforms.g.where: invalid predicate: a list after in holds numbers, strings, true or false, not the field "y"`}},
+		{"unstack index", `version: 1
+sources:
+  a: {type: npy, paths: a.npy}
+transforms:
+  u: {type: unstack, input: a, index: {y: 0}, row_number: [r], colum: v}
+sinks:
+  o: {type: npy, input: u, path: o.npy}
+`, nil, []string{
+			`job.yaml:5:39: transforms.u.index: must be a string or a list of strings`,
+			`job.yaml:5:59: transforms.u.row_number: must be a string`,
+			`job.yaml:5:64: transforms.u.colum: unknown option of transform "unstack" (did you mean "column"?); options: type, input, axes, index, row_number, column`}},
 		{"pca scores", `version: 1
 sources:
   a: {type: npy, paths: a.npy}

@@ -76,9 +76,14 @@ func init() {
 			{Name: "seed", Type: Int, Default: int64(0), Doc: "the random seed"},
 		}, build: buildSample})
 	register(&Spec{Kind: Transform, Type: "unstack", Summary: "turn leading axes of each row into rows",
-		Doc:    "An array of shape (n, a, b, c) unstacked by 1 axis becomes (n*a, b, c): each row becomes a rows. No data is copied.",
-		Fields: []Field{{Name: "axes", Type: Int, Default: int64(1), Min: ptr(1), Doc: "how many leading axes of the row shape to move into rows"}},
-		build:  buildUnstack})
+		Doc: "An array of shape (n, a, b, c) unstacked by 1 axis becomes (n*a, b, c): each row becomes a rows. Without index or row_number no data is copied. With them the rows become records: the int64 columns row_number, then index, then the data (a record's fields, or one column holding the rest of the row).",
+		Fields: []Field{
+			{Name: "axes", Type: Int, Default: int64(1), Min: ptr(1), Doc: "how many leading axes of the row shape to move into rows"},
+			{Name: "index", Type: StringList, Doc: "int64 column(s) giving each new row's position along the unstacked axes: one name for the flat position in C order (0 to a*b-1 for 2 axes of a and b), or one name per axis for the position along each"},
+			{Name: "row_number", Type: String, Doc: "an int64 column with the number of the source row the new row came from, counted from 0 in each input file or npz member (among the rows reaching unstack)"},
+			{Name: "column", Type: String, Default: "value", Doc: "with index or row_number, the name of the data column when the rows are not records (or still have axes left)"},
+		},
+		build: buildUnstack})
 	register(&Spec{Kind: Transform, Type: "describe", Summary: "summary statistics of numeric columns (gonum)",
 		Doc: "Computes count, mean, std, min, quartiles and max of each numeric column (or each column of a 2-d array) in one pass, and emits one row per column.",
 		Fields: []Field{

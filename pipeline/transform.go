@@ -213,7 +213,21 @@ func buildFlatten(c *Component, in *Schema, _ *buildEnv) (node, error) {
 
 type unstack struct {
 	base
-	k int
+	k   int
+	idx *unstackIndex // nil: zero-copy, rows only reinterpreted
+}
+
+// unstackIndex adds int64 columns to unstacked rows: the source row's
+// number in its part, then the new row's position along the unstacked
+// axes (flat, or one column per axis).
+type unstackIndex struct {
+	rowNum  bool
+	perAxis []int // the unstacked axes' lengths when one column per axis
+	ncols   int   // int64 columns before the data
+	inner   int   // data bytes of one new row
+	outRow  int
+	partRow int64 // rows of the current part seen so far
+	buf     []byte
 }
 
 func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
@@ -222,18 +236,131 @@ func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
 		return nil, c.errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), shapeString(in.Shape), axes)
 	}
 	u := &unstack{k: int(prod(in.Shape[:axes]))}
-	u.schema = &Schema{DType: in.DType, Shape: append([]int(nil), in.Shape[axes:]...)}
+	rest := append([]int(nil), in.Shape[axes:]...)
+	u.schema = &Schema{DType: in.DType, Shape: rest}
+	if !c.Has("index") && !c.Has("row_number") {
+		return u, nil
+	}
+	x := &unstackIndex{}
+	var names []string
+	var opts []string // the option each name came from, and its item
+	var items []int
+	if c.Has("row_number") {
+		x.rowNum = true
+		names, opts, items = append(names, c.String("row_number")), append(opts, "row_number"), append(items, -1)
+	}
+	if c.Has("index") {
+		idx := c.Strings("index")
+		switch len(idx) {
+		case 1:
+		case axes:
+			x.perAxis = append([]int(nil), in.Shape[:axes]...)
+		default:
+			return nil, c.errorf("index", "give one name (the flat position along the %d unstacked axes) or %d (one per axis), not %d", axes, axes, len(idx))
+		}
+		for i, n := range idx {
+			names, opts, items = append(names, n), append(opts, "index"), append(items, i)
+		}
+	}
+	x.ncols = len(names)
+	hdr := 8 * x.ncols
+	var fields []npyio.Field
+	for _, n := range names {
+		fields = append(fields, npyio.Field{Name: n, Type: npyio.Int64Type, Offset: 8 * len(fields)})
+	}
+	if in.DType.Kind == npyio.Struct && len(rest) == 0 {
+		for _, f := range in.DType.Fields {
+			f.Offset += hdr
+			fields = append(fields, f)
+		}
+	} else {
+		fields = append(fields, npyio.Field{Name: c.String("column"), Type: in.DType, Shape: rest, Offset: hdr})
+	}
+	data := map[string]bool{}
+	for _, f := range fields[len(names):] {
+		data[f.Name] = true
+	}
+	seen := map[string]bool{}
+	for k, n := range names {
+		switch {
+		case n == "":
+			return nil, c.itemErrorf(opts[k], items[k], "the column name is empty")
+		case seen[n] || data[n]:
+			return nil, c.itemErrorf(opts[k], items[k], "column %q is already a column of the output; choose another name", n)
+		}
+		seen[n] = true
+	}
+	x.inner = int(in.RowSize()) / max(u.k, 1)
+	if u.k == 0 {
+		x.inner = 0
+	}
+	x.outRow = hdr + x.inner
+	u.idx = x
+	u.schema = &Schema{DType: &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: x.outRow, Fields: fields}}
 	return u, nil
 }
 
-func (u *unstack) Begin(p *Part) error { return u.out.Begin(p) }
-func (u *unstack) End(p *Part) error   { return u.out.End(p) }
-func (u *unstack) Finish() error       { return nil }
+func (u *unstack) Begin(p *Part) error {
+	if u.idx != nil {
+		u.idx.partRow = 0
+	}
+	return u.out.Begin(p)
+}
+func (u *unstack) End(p *Part) error { return u.out.End(p) }
+func (u *unstack) Finish() error     { return nil }
 func (u *unstack) Push(b Batch) error {
 	if u.k == 0 {
+		if u.idx != nil {
+			u.idx.partRow += int64(b.Rows)
+		}
 		return nil
 	}
-	return u.out.Push(Batch{Rows: b.Rows * u.k, Data: b.Data})
+	if u.idx == nil {
+		return u.out.Push(Batch{Rows: b.Rows * u.k, Data: b.Data})
+	}
+	// Copy with the index columns, in groups of source rows whose output
+	// fits about one default batch.
+	x := u.idx
+	inRow := len(b.Data) / b.Rows
+	outPer := u.k * x.outRow
+	group := max(1, DefaultBatchBytes/max(outPer, 1))
+	for r0 := 0; r0 < b.Rows; r0 += group {
+		n := min(group, b.Rows-r0)
+		need := n * outPer
+		if cap(x.buf) < need {
+			x.buf = make([]byte, need)
+		}
+		out := x.buf[:need]
+		o := 0
+		for r := r0; r < r0+n; r++ {
+			src := b.Data[r*inRow : (r+1)*inRow]
+			for j := 0; j < u.k; j++ {
+				c := 0
+				if x.rowNum {
+					store(out, o, x.partRow)
+					c++
+				}
+				if x.perAxis == nil {
+					if c < x.ncols {
+						store(out, o+8*c, int64(j))
+					}
+				} else {
+					rem := j
+					for a := len(x.perAxis) - 1; a >= 0; a-- {
+						store(out, o+8*(c+a), int64(rem%x.perAxis[a]))
+						rem /= x.perAxis[a]
+					}
+				}
+				copy(out[o+8*x.ncols:o+x.outRow], src[j*x.inner:(j+1)*x.inner])
+				o += x.outRow
+			}
+			x.partRow++
+		}
+		if err := u.out.Push(Batch{Rows: n * u.k, Data: out}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 func (u *unstack) planRows(rows int64, exact bool) (int64, bool) { return rows * int64(u.k), exact }
 
