@@ -95,6 +95,8 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		}
 	}
 	rows := map[string]int64{}
+	sameRows := map[string]bool{} // every part keeps its rows from its source
+
 	exact := map[string]bool{}
 	parts := map[string][]*Part{}
 	sources := map[string]map[string]bool{} // sources reaching each node
@@ -138,6 +140,14 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		if err != nil {
 			fail(err)
 			continue
+		}
+		same := c.Kind != Transform || rowPreserving[c.Type]
+		for _, name := range c.Inputs {
+			same = same && sameRows[name]
+		}
+		sameRows[c.Name] = same
+		if ns, ok := n.(*npySink); ok && same {
+			ns.keepZeroD(inParts)
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == Sink {
 			if _, ds := n.(*datasetSink); !ds {

@@ -386,12 +386,72 @@ func (w *npyWriter) Close() error {
 	return w.w.Close()
 }
 
+// rowPreserving are the transforms that keep every row of every part, so
+// a 0-d input stays one row.
+var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true, "cast": true, "flatten": true}
+
+// npySink is the npy sink. A file made of one 0-d input (shape ()) that
+// reached it through transforms keeping every row is written 0-d too,
+// like numpy: np.save of np.load of it.
+type npySink struct {
+	*fileSink
+	zeroD     bool // whether the input chain keeps 0-d inputs 0-d
+	onePart   bool // the sink writes one file for all parts, and there is one
+	nextZeroD bool // the file being opened gets one 0-d part
+}
+
+// keepZeroD is called by the plan when every transform between the
+// sources and the sink keeps every row.
+func (s *npySink) keepZeroD(parts []*Part) {
+	s.zeroD, s.onePart = true, len(parts) == 1
+}
+
+func (s *npySink) Begin(p *Part) error {
+	s.nextZeroD = s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+	return s.fileSink.Begin(p)
+}
+
+// npy0dWriter writes a 0-d array: its one row is held until Close.
+type npy0dWriter struct {
+	f    *os.File
+	dt   *npyio.DType
+	data []byte
+	rows int
+}
+
+func (w *npy0dWriter) Write(b Batch) error {
+	w.rows += b.Rows
+	if w.rows > 1 {
+		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
+	}
+	w.data = append(w.data, b.Data...)
+	return nil
+}
+
+func (w *npy0dWriter) Close() error {
+	if w.rows != 1 {
+		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
+	}
+	nw, err := npyio.NewWriter(w.f, &npyio.Header{DType: w.dt, Shape: []int{}})
+	if err != nil {
+		return err
+	}
+	if _, err := nw.Write(w.data); err != nil {
+		return err
+	}
+	return nw.Close()
+}
+
 func buildNPYSink(c *Component, in *Schema, env *buildEnv) (node, error) {
-	s, err := newFileSink(c, in, env)
+	fs, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
 	}
-	s.open = func(f *os.File) (batchWriter, error) {
+	s := &npySink{fileSink: fs}
+	fs.open = func(f *os.File) (batchWriter, error) {
+		if s.nextZeroD && len(in.Shape) == 0 {
+			return &npy0dWriter{f: f, dt: in.DType}, nil
+		}
 		w, err := npyio.NewStreamWriter(f, in.DType, in.Shape)
 		if err != nil {
 			return nil, err

@@ -261,7 +261,7 @@ func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
 			s.capWidth[k] = w
 		}
 	}
-	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: member, Size: h.DataSize(), Rows: h.Rows(), Vars: vars}
+	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: member, Size: h.DataSize(), Rows: h.Rows(), Vars: vars, zeroD: len(h.Shape) == 0}
 	if member == "" {
 		p.Size = m.Size
 	}

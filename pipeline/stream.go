@@ -79,6 +79,7 @@ type Part struct {
 	Rows   int64             // rows, from the header
 	Vars   map[string]string // values for output path templates: captures, stem, name, member, source
 	rank   int               // global position in the run's order
+	zeroD  bool              // a 0-d array (shape ()), read as one row
 }
 
 // Batch is a run of rows in native byte order and C order. A batch's Data
