@@ -600,7 +600,8 @@ func (e *pred) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 				op = "=="
 			}
 			switch {
-			case cls == 'f' && !lt.isInt:
+			case cls == 'f' && (!lt.isInt || lt.i >= -1<<53 && lt.i <= 1<<53):
+				// A float literal, or an integer exactly a float64.
 				cmpSlice(l.f[:n], lt.num, op, m)
 			case cls == 'u' && lt.isInt && lt.i >= 0:
 				cmpSlice(l.u[:n], uint64(lt.i), op, m)
