@@ -32,9 +32,12 @@ const convertUsage = `usage: npyflow convert [flags] IN OUT
 IN and OUT are .npy, .npz, .parquet, .arrow or .feather files; the formats
 follow the extensions. An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
-member with --member. Parquet or Arrow back to .npy gives a structured array
-(one field per column), or the exact source array for files npyflow wrote;
-to .npz, one member per column.
+member with --member. An .npz to .npz copies every member (dtype, shape and
+values, whatever the shapes; --compression deflate gives the format of
+np.savez_compressed).
+Parquet or Arrow back to .npy gives a structured array (one field per
+column), or the exact source array for files npyflow wrote; to .npz, one
+member per column.
 
 flags:`
 
@@ -43,6 +46,7 @@ type convertFlags struct {
 	dict, bloom                       string
 	rowGroup, pageSize, conc          int
 	progress                          string
+	npzDeflate                        bool // .npz output: Deflate members
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -79,7 +83,7 @@ func runConvert(e *env) error {
 		fmt.Fprintln(fs.Output(), convertUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&f.compression, "compression", "zstd", "Parquet/Arrow compression: zstd, snappy, gzip, lz4, none")
+	fs.StringVar(&f.compression, "compression", "zstd", "compression: zstd, snappy, gzip, lz4, none for Parquet; zstd, lz4, none for Arrow; deflate or none for .npz (default there: none, like np.savez)")
 	fs.IntVar(&f.rowGroup, "row-group-rows", 0, "rows per Parquet row group (0: 1Mi rows, at most 128 MiB)")
 	fs.IntVar(&f.pageSize, "page-size", 0, "Parquet data page size in bytes (0: 1 MiB)")
 	fs.StringVar(&f.tsUnit, "timestamp-unit", "", "store datetimes in this unit: ms, us (for Spark) or ns")
@@ -115,6 +119,19 @@ func runConvert(e *env) error {
 	case "auto", "always", "never":
 	default:
 		return usagef("--progress %q: want auto, always or never", f.progress)
+	}
+	if outKind == "npz" {
+		set := false
+		fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "compression" })
+		switch strings.ToLower(f.compression) {
+		case "deflate", "zip":
+			f.npzDeflate = true
+		case "none", "stored", "uncompressed":
+		default:
+			if set {
+				return usagef("--compression %q is not available for .npz (deflate or none)", f.compression)
+			}
+		}
 	}
 	if abs(in) == abs(out) {
 		return usagef("%s: input and output are the same file", in)
@@ -306,12 +323,15 @@ type source struct {
 	bytes  int64
 	header *npyio.Header // for arrays
 	close  func()
+	// archive: members of an .npz copied one by one to an .npz, in any
+	// shapes (cols name them; they need not be one table).
+	archive bool
 }
 
 func (c *converter) run(inKind, outKind string) error {
 	switch inKind {
 	case "npy", "npz":
-		src, err := c.numpySource(inKind)
+		src, err := c.numpySource(inKind, outKind)
 		if err != nil {
 			return err
 		}
@@ -325,7 +345,7 @@ func (c *converter) run(inKind, outKind string) error {
 	return nil
 }
 
-func (c *converter) numpySource(kind string) (*source, error) {
+func (c *converter) numpySource(kind, outKind string) (*source, error) {
 	fh, size, closeIn, err := c.openInput()
 	if err != nil {
 		return nil, err
@@ -364,6 +384,11 @@ func (c *converter) numpySource(kind string) (*source, error) {
 	} else {
 		for _, m := range z.Members {
 			if _, err := m.ReadHeader(); errors.Is(err, npyio.ErrNotNPY) {
+				if outKind == "npz" {
+					// A copy of the archive would silently lose it.
+					closeZ()
+					return nil, fmt.Errorf("member %q is not an .npy file (np.load returns it as raw bytes); npyflow copies only arrays: pick members with --member", m.Name)
+				}
 				continue // np.load returns such members as raw bytes
 			}
 			members = append(members, m)
@@ -411,6 +436,14 @@ func (c *converter) numpySource(kind string) (*source, error) {
 		}
 		src.cols = append(src.cols, parquetio.Column{Name: members[i].Key, DType: h.DType, Shape: shape, FortranOrder: h.FortranOrder})
 		src.bytes += h.DataSize()
+	}
+	if outKind == "npz" {
+		src.archive = true // member by member: no table needed
+		src.rows = 0
+		for _, r := range rs {
+			src.rows += r.Rows()
+		}
+		return src, nil
 	}
 	if !same {
 		closeZ()
@@ -531,16 +564,22 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 			if err != nil {
 				return err
 			}
-			z := npyio.NewNPZWriter(f, false)
+			z := npyio.NewNPZWriter(f, c.f.npzDeflate)
 			if src.array {
 				if err := copyMember(z, src.name, rs[0], c.setProgress); err != nil {
 					return err
 				}
 			} else {
+				var done int64 // rows of the members copied (an archive counts them all)
 				for i, col := range src.cols {
-					if err := copyMember(z, col.Name, rs[i], nil); err != nil {
+					var progress func(int64)
+					if src.archive {
+						progress = func(rows int64) { c.setProgress(done + rows) }
+					}
+					if err := copyMember(z, col.Name, rs[i], progress); err != nil {
 						return err
 					}
+					done += rs[i].Rows()
 				}
 			}
 			return z.Close()
@@ -716,7 +755,7 @@ func (c *converter) fromParquet(outKind string) error {
 		})
 	case "npz":
 		return c.withOutput(func(f io.Writer) error {
-			z := npyio.NewNPZWriter(f, false)
+			z := npyio.NewNPZWriter(f, c.f.npzDeflate)
 			if r.IsArray() {
 				hh := *h
 				hh.FortranOrder = false
@@ -892,7 +931,7 @@ func (c *converter) fromArrow(outKind string) error {
 		// The exact array for a plain one, else one member per column.
 		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
 		return c.withOutput(func(f io.Writer) error {
-			z := npyio.NewNPZWriter(f, false)
+			z := npyio.NewNPZWriter(f, c.f.npzDeflate)
 			if info.Schema.NumFields() == 1 && enc.DType().Kind != npyio.Struct {
 				wr, err := z.Create(info.Schema.Field(0).Name, enc.Header(info.Rows))
 				if err == nil {
@@ -939,7 +978,7 @@ func (c *converter) fromArrow(outKind string) error {
 		}
 		inner := *c
 		inner.inFile = tmp
-		src, err := inner.numpySource("npy")
+		src, err := inner.numpySource("npy", outKind)
 		if err != nil {
 			return err
 		}

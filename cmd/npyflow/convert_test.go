@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"io"
@@ -276,5 +277,147 @@ func TestConvertWriterPanic(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("directory holds %d files, want only OUT", len(ents))
+	}
+}
+
+// TestConvertNPZArchive copies every npz fixture to an .npz, stored and
+// Deflate: each member keeps numpy's dtype, shape (0-d and mixed lengths
+// included) and values, and the members have the asked compression. An
+// archive with a member that is not an array is refused, not shortened.
+func TestConvertNPZArchive(t *testing.T) {
+	dir := t.TempDir()
+	copied := 0
+	for _, fx := range fixtures.NPZs(t) {
+		arrays := 0
+		for _, m := range fx.Members {
+			if m.IsNPY {
+				arrays++
+			}
+		}
+		for _, comp := range []string{"none", "deflate"} {
+			out := filepath.Join(dir, fx.Name+"-"+comp+".npz")
+			code, msg := runCLI(t, "convert", fx.Path, out, "--compression", comp)
+			if arrays < len(fx.Members) || arrays == 0 {
+				if code == 0 {
+					t.Errorf("%s: copied an archive with %d non-array members of %d", fx.Name, len(fx.Members)-arrays, len(fx.Members))
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("%s: output left behind after a refusal", fx.Name)
+				}
+				continue
+			}
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", fx.Name, code, msg)
+			}
+			copied++
+			zr, err := zip.OpenReader(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range zr.File {
+				if want := map[string]uint16{"none": zip.Store, "deflate": zip.Deflate}[comp]; f.Method != want {
+					t.Errorf("%s %s: member %s has method %d, want %d", fx.Name, comp, f.Name, f.Method, want)
+				}
+			}
+			zr.Close()
+			z, err := npyio.OpenNPZ(out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(z.Members) != arrays {
+				t.Errorf("%s: %d members, want %d", fx.Name, len(z.Members), arrays)
+			}
+			for _, m := range fx.Members {
+				zm := z.Member(m.Key)
+				if zm == nil {
+					t.Errorf("%s: member %s missing", fx.Name, m.Key)
+					continue
+				}
+				a, err := zm.ReadArray()
+				if err != nil {
+					t.Fatalf("%s/%s: %v", fx.Name, m.Key, err)
+				}
+				if got := a.Header.DType.String(); got != m.Descr || !equalInts(a.Header.Shape, m.Shape) {
+					t.Errorf("%s/%s: %s %v, want numpy's %s %v", fx.Name, m.Key, got, a.Header.Shape, m.Descr, m.Shape)
+				}
+				data, size := a.CData(), a.DType.Size
+				if len(m.Values) != len(data)/max(size, 1) && size > 0 {
+					t.Fatalf("%s/%s: %d elements, numpy has %d", fx.Name, m.Key, len(data)/size, len(m.Values))
+				}
+				for i, v := range m.Values {
+					if err := fixtures.CheckElement(a.DType, data[i*size:(i+1)*size], v); err != nil {
+						t.Errorf("%s/%s[%d]: %v", fx.Name, m.Key, i, err)
+					}
+				}
+			}
+			z.Close()
+		}
+	}
+	if copied == 0 {
+		t.Fatal("no fixture archive was copied")
+	}
+	if code, msg := runCLI(t, "convert", filepath.Join(fixtures.Root(), "npz", "table.npz"), filepath.Join(dir, "x.npz"), "--compression", "zstd"); code != 2 || !strings.Contains(msg, "deflate or none") {
+		t.Errorf("zstd for an .npz: exit %d %q", code, msg)
+	}
+}
+
+// TestConvertNPZArchiveScalars copies an archive of numpy-written 0-d
+// arrays (as np.savez(lr=0.01, name='run7', ...) makes) next to a 2-d one:
+// they stay 0-d with numpy's values.
+func TestConvertNPZArchiveScalars(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "scalars.npz")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	var want []fixtures.NPY
+	const twoD = "f8_le_2d_f" // Fortran order: copied in C order, same values
+	for _, fx := range fixtures.NPYs(t) {
+		if len(fx.Shape) != 0 && fx.Name != twoD {
+			continue
+		}
+		b, err := os.ReadFile(fx.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: fx.Name + ".npy", Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(b)
+		want = append(want, fx)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if len(want) < 5 {
+		t.Fatalf("only %d 0-d fixtures", len(want))
+	}
+	out := filepath.Join(dir, "copy.npz")
+	if code, msg := runCLI(t, "convert", src, out, "--compression", "deflate"); code != 0 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	z, err := npyio.OpenNPZ(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	for _, fx := range want {
+		a, err := z.Member(fx.Name).ReadArray()
+		if err != nil {
+			t.Fatalf("%s: %v", fx.Name, err)
+		}
+		if got := a.Header.DType.String(); got != fx.Descr || !equalInts(a.Header.Shape, fx.Shape) || len(a.Header.Shape) != len(fx.Shape) {
+			t.Errorf("%s: %s %v, want numpy's %s %v", fx.Name, got, a.Header.Shape, fx.Descr, fx.Shape)
+		}
+		data, size := a.CData(), a.DType.Size
+		for i, v := range fx.Values {
+			if err := fixtures.CheckElement(a.DType, data[i*size:(i+1)*size], v); err != nil {
+				t.Errorf("%s[%d]: %v", fx.Name, i, err)
+			}
+		}
 	}
 }
