@@ -44,6 +44,9 @@ func (m *Member) Compressed() bool { return m.f.Method != zip.Store }
 // Size is the member's uncompressed size as the archive declares it.
 func (m *Member) Size() int64 { return int64(m.f.UncompressedSize64) }
 
+// CompressedSize is the member's size in the archive as it declares it.
+func (m *Member) CompressedSize() int64 { return int64(m.f.CompressedSize64) }
+
 // NewNPZReader reads the directory of the archive r of size size.
 func NewNPZReader(r io.ReaderAt, size int64, opts *Options) (*NPZReader, error) {
 	z, err := zip.NewReader(r, size)

@@ -585,18 +585,40 @@ func (c *converter) fromNumpy(src *source, outKind string) error {
 			return z.Close()
 		})
 	case "arrow":
-		if !src.array {
-			return errors.New("an .npz table cannot be written as Arrow yet; pick one member with --member")
-		}
 		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
 				return err
 			}
-			return c.npyToArrow(f, rs[0], src.name)
+			if src.array {
+				return c.npyToArrow(f, rs[0], src.name)
+			}
+			return c.tableToArrow(f, src.cols, rs)
 		})
 	}
 	return nil
+}
+
+// tableToArrow writes the members rs of an .npz table as one Arrow table:
+// their rows are interleaved into the records of a structured array (one
+// field per member, as for Parquet) on a pipe, which is read as an .npy
+// stream.
+func (c *converter) tableToArrow(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader) error {
+	pr, pw := io.Pipe()
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				pw.CloseWithError(internalError{p})
+			}
+		}()
+		pw.CloseWithError(copyTableNPY(pw, cols, rs, c.setProgress))
+	}()
+	defer pr.CloseWithError(errors.New("the Arrow writer stopped")) // unblocks the goroutine
+	r, err := npyio.NewReader(pr, nil)
+	if err != nil {
+		return err
+	}
+	return c.npyToArrow(w, r, "")
 }
 
 func (c *converter) ipcOptions() (arrowconv.IPCOptions, error) {

@@ -31,6 +31,22 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
+// helpError is a command's help text, asked for with -h: printed on
+// stderr with exit code 0.
+type helpError struct{ text string }
+
+func (e helpError) Error() string { return e.text }
+
+// commandLine is how a command is called, from its summary when that
+// shows it ("run job.yaml [--set k=v] ..."), else "NAME [flags]".
+func commandLine(name string) string {
+	s := commands[name].summary
+	if i := strings.Index(s, ": npyflow "+name); i >= 0 {
+		return strings.TrimPrefix(s[i+2:], "npyflow ")
+	}
+	return name + " [flags]"
+}
+
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
@@ -63,6 +79,9 @@ func main() {
 }
 
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" && commands[args[1]].run != nil {
+		args = []string{args[1], "-h"} // "npyflow help convert"
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stderr)
 		if len(args) == 0 {
@@ -78,6 +97,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	err := runCommand(c, &env{ctx: ctx, args: args[1:], stdout: stdout, stderr: stderr})
 	if err == nil {
+		return exitOK
+	}
+	var he helpError
+	if errors.As(err, &he) {
+		fmt.Fprint(stderr, he.text)
 		return exitOK
 	}
 	// One line, without the library packages' prefixes, for every command.

@@ -37,7 +37,11 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				var b strings.Builder
 				fs.SetOutput(&b)
 				fs.PrintDefaults()
-				return nil, usagef("flags of %s:\n%s", fs.Name(), b.String())
+				text := "usage: npyflow " + commandLine(fs.Name()) + "\n"
+				if b.Len() > 0 {
+					text += "\nflags:\n" + b.String()
+				}
+				return nil, helpError{text}
 			}
 			return nil, usagef("%v", err)
 		}
