@@ -50,7 +50,7 @@ fixtures:
 # CLI (Linux), in memory-limited child processes. Part of `make test` too;
 # this target runs only them, without -short.
 reliability:
-	$(GO) test -count=1 -run 'TestHostileInputs|TestZipBombs|TestDiskFull|TestReadErrorMidFile|TestSignals' ./cmd/npyflow/
+	$(GO) test -count=1 -run 'TestHostileInputs|TestHostileInspect|TestZipBombs|TestDiskFull|TestReadErrorMidFile|TestSignals' ./cmd/npyflow/
 
 # Regenerates testdata/hostile.
 hostile:

@@ -120,6 +120,27 @@ func TestHostileInputs(t *testing.T) {
 	}
 }
 
+// TestHostileInspect runs inspect on the whole corpus: it reads only
+// headers and metadata, so a file whose damage is in its data may inspect
+// fine, but nothing may crash, hang or allocate by a claimed size, and a
+// refusal is one line naming the file.
+func TestHostileInspect(t *testing.T) {
+	for _, c := range loadHostile(t) {
+		t.Run(c.File, func(t *testing.T) {
+			t.Parallel()
+			r := child{args: []string{"inspect", "--json", c.Path}}.run(t)
+			if r.code == exitOK {
+				checkCrashFree(t, r, maxRSS)
+				if !strings.HasPrefix(r.stdout, "{") {
+					t.Fatalf("exit 0 without JSON: %s", shorten(r))
+				}
+				return
+			}
+			checkCleanFailure(t, r, c.Path, nil)
+		})
+	}
+}
+
 func hostileRun(t *testing.T, c hostileCase, ext string, job bool) {
 	dir := tempDir(t)
 	outDir := filepath.Join(dir, "out")
