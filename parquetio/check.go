@@ -35,6 +35,10 @@ const (
 	headerWindow = 1 << 10
 )
 
+// pageSizeLimit is the limit checkPage applies: MaxPageSize, lowered by
+// the fuzz test so that no input can make it allocate much.
+var pageSizeLimit int64 = MaxPageSize
+
 // maxRatio is the largest expansion each codec can achieve (decoded bytes
 // per encoded byte), plus a margin; 0 means unbounded (MaxPageSize only).
 var maxRatio = map[format.CompressionCodec]int64{
@@ -217,8 +221,8 @@ func checkPage(h *format.PageHeader, codec format.CompressionCodec, room int64, 
 	}
 	size := comp
 	if decompressed {
-		if unc > MaxPageSize {
-			return corrupt("page claims %d bytes uncompressed: too large (the limit is %d)", unc, MaxPageSize)
+		if unc > pageSizeLimit {
+			return corrupt("page claims %d bytes uncompressed: too large (the limit is %d)", unc, pageSizeLimit)
 		}
 		if r := maxRatio[codec]; r > 0 && unc-levels > (comp-levels)*r+4096 {
 			return corrupt("page claims %d bytes uncompressed from %d compressed, more than %s can expand to", unc, comp, codec)
