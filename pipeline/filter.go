@@ -19,14 +19,17 @@ import (
 //	or     = and { "or" and }
 //	and    = unary { "and" unary }
 //	unary  = "not" unary | "(" expr ")" | cmp
-//	cmp    = field op (literal | field) | field ["not"] "in" "[" literal {"," literal} "]"
+//	cmp    = operand op operand {op operand} | field ["not"] "in" "[" literal {"," literal} "]"
+//	operand = field | literal
 //	op     = "==" | "!=" | "<" | "<=" | ">" | ">="
 //	field  = name | `any name`
 //	literal = number | 'string' | "string" | true | false | nan | inf
 //
-// A name on the right of an operator is a field (a = b compares two
-// columns row by row); a field named like a keyword (true, false, nan,
-// inf, and, or, not, in) is written `true`.
+// Each side of an operator is a field or a literal, at least one of them
+// a field: a == b compares two columns row by row, and 3 < a is a > 3.
+// A chain compares each neighbouring pair, like Python: 0 <= x < 10 is
+// 0 <= x and x < 10. A field named like a keyword (true, false, nan, inf,
+// and, or, not, in) is written `true`.
 //
 // Types: numbers (bool, int8..int64, uint8..uint64, float32, float64)
 // compare with numbers, by exact value whatever their types: int64
@@ -144,6 +147,9 @@ func lexPredicate(s string) ([]tok, error) {
 			if c == '=' {
 				return nil, &predError{i, "use == to compare"}
 			}
+			if strings.IndexByte("*/%+-", c) >= 0 {
+				return nil, &predError{i, fmt.Sprintf("unexpected %q: a predicate has no arithmetic; write the number itself (2**53 is 9007199254740992)", c)}
+			}
 			return nil, &predError{i, fmt.Sprintf("unexpected %q", c)}
 		next:
 		}
@@ -236,60 +242,141 @@ func (p *predParser) unary() (*pred, error) {
 	return p.cmp()
 }
 
-func (p *predParser) cmp() (*pred, error) {
-	f := p.take()
-	if f.typ != 'i' || !f.quoted && (f.s == "and" || f.s == "or" || f.s == "in") {
-		what := f.s
-		if f.typ == 'e' {
-			what = "the end"
-		}
-		return nil, &predError{f.pos, fmt.Sprintf("expected a field name, not %s", quoteTok(what, f.typ))}
+// operand is one side of a comparison: a field or a literal.
+type operand struct {
+	field string // a field name, or "" for a literal
+	pos   int
+	lit   lit
+}
+
+// isCmpOp reports whether t is one of == != < <= > >=.
+func isCmpOp(t tok) bool {
+	switch t.s {
+	case "==", "!=", "<", "<=", ">", ">=":
+		return t.typ == 'o'
 	}
-	e := &pred{kind: pCmp, field: f.s, fpos: f.pos}
-	op := p.take()
+	return false
+}
+
+// mirrored is op with its sides swapped: 3 < a is a > 3.
+var mirrored = map[string]string{"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// cmp parses a comparison: a field in a list, or a chain of operands
+// joined by comparison operators (0 <= x < 10 is 0 <= x and x < 10),
+// each pair holding at least one field.
+func (p *predParser) cmp() (*pred, error) {
+	f := p.peek()
+	var first operand
 	switch {
-	case op.typ == 'o' && strings.Contains("== != < <= > >=", op.s) && op.s != "," && op.s != "(":
-		e.op = op.s
-		if t := p.peek(); t.typ == 'i' && (t.quoted || !keywords[t.s]) {
-			p.take()
-			e.rfield, e.rpos = t.s, t.pos
-			return e, nil
-		}
+	case f.typ == 'i' && (f.quoted || !keywords[f.s]):
+		p.take()
+		first = operand{field: f.s, pos: f.pos}
+	case f.typ == 'n' || f.typ == 's' || f.typ == 'i' && (f.s == "true" || f.s == "false" || f.s == "nan" || f.s == "inf"):
 		l, err := p.literal(true)
 		if err != nil {
 			return nil, err
 		}
-		e.lits = []lit{l}
-		return e, nil
-	case op.typ == 'i' && (op.s == "in" || op.s == "not" && p.isWord("in")):
-		e.op = "in"
-		if op.s == "not" {
+		first = operand{pos: f.pos, lit: l}
+	default:
+		what := f.s
+		if f.typ == 'e' {
+			what = "the end"
+		}
+		return nil, &predError{f.pos, fmt.Sprintf("expected a field name or a literal, not %s", quoteTok(what, f.typ))}
+	}
+	op := p.peek()
+	if first.field != "" && op.typ == 'i' && !op.quoted && (op.s == "in" || op.s == "not" && p.toks[p.i+1].typ == 'i' && p.toks[p.i+1].s == "in" && !p.toks[p.i+1].quoted) {
+		return p.inList(first)
+	}
+	if !isCmpOp(op) {
+		what := op.s
+		if op.typ == 'e' {
+			what = "the end"
+		}
+		if first.field == "" {
+			if op.typ == 'i' && !op.quoted && (op.s == "in" || op.s == "not") {
+				return nil, &predError{op.pos, "a list goes after a field: name in [1, 2]"}
+			}
+			return nil, &predError{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=) after %s, not %s", p.src(first), quoteTok(what, op.typ))}
+		}
+		return nil, &predError{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=, in) after %q, not %s", first.field, quoteTok(what, op.typ))}
+	}
+	var out *pred
+	left := first
+	for isCmpOp(p.peek()) {
+		op := p.take()
+		var right operand
+		if t := p.peek(); t.typ == 'i' && (t.quoted || !keywords[t.s]) {
 			p.take()
-			e.op = "not in"
-		}
-		if t := p.take(); t.s != "[" {
-			return nil, &predError{t.pos, "expected [ after in"}
-		}
-		for {
-			l, err := p.literal(false)
+			right = operand{field: t.s, pos: t.pos}
+		} else {
+			l, err := p.literal(true)
 			if err != nil {
 				return nil, err
 			}
-			e.lits = append(e.lits, l)
-			t := p.take()
-			if t.s == "]" && t.typ == 'o' {
-				return e, nil
+			right = operand{pos: l.pos, lit: l}
+		}
+		var e *pred
+		switch {
+		case left.field != "" && right.field != "":
+			e = &pred{kind: pCmp, field: left.field, fpos: left.pos, op: op.s, rfield: right.field, rpos: right.pos}
+		case left.field != "":
+			e = &pred{kind: pCmp, field: left.field, fpos: left.pos, op: op.s, lits: []lit{right.lit}}
+		case right.field != "":
+			e = &pred{kind: pCmp, field: right.field, fpos: right.pos, op: mirrored[op.s], lits: []lit{left.lit}}
+		default:
+			return nil, &predError{right.pos, fmt.Sprintf("%s %s %s compares two literals; one side must be a field", p.src(left), op.s, p.src(right))}
+		}
+		if out == nil {
+			out = e
+		} else {
+			out = &pred{kind: pAnd, l: out, r: e}
+		}
+		left = right
+	}
+	return out, nil
+}
+
+// src is how an operand was written.
+func (p *predParser) src(o operand) string {
+	for _, t := range p.toks {
+		if t.pos == o.pos {
+			switch {
+			case t.typ == 's':
+				return strconv.Quote(t.s)
+			case t.quoted:
+				return "`" + t.s + "`"
 			}
-			if t.s != "," || t.typ != 'o' {
-				return nil, &predError{t.pos, "expected , or ] in the list"}
-			}
+			return t.s
 		}
 	}
-	what := op.s
-	if op.typ == 'e' {
-		what = "the end"
+	return o.field
+}
+
+// inList parses "in [..]" or "not in [..]" after the field f.
+func (p *predParser) inList(f operand) (*pred, error) {
+	e := &pred{kind: pCmp, field: f.field, fpos: f.pos, op: "in"}
+	if p.take().s == "not" {
+		p.take()
+		e.op = "not in"
 	}
-	return nil, &predError{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=, in) after %q, not %s", f.s, quoteTok(what, op.typ))}
+	if t := p.take(); t.s != "[" {
+		return nil, &predError{t.pos, "expected [ after in"}
+	}
+	for {
+		l, err := p.literal(false)
+		if err != nil {
+			return nil, err
+		}
+		e.lits = append(e.lits, l)
+		t := p.take()
+		if t.s == "]" && t.typ == 'o' {
+			return e, nil
+		}
+		if t.s != "," || t.typ != 'o' {
+			return nil, &predError{t.pos, "expected , or ] in the list"}
+		}
+	}
 }
 
 func quoteTok(s string, typ byte) string {

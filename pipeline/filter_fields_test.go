@@ -111,6 +111,24 @@ func TestFilterFields(t *testing.T) {
 		{"f == 9007199254740993", nil}, // 2**53+1 is not a float64
 		{"f == 9007199254740992", []int{0}},
 		{"j in [-1, 0.5, 3]", []int{0, 1, 2}},
+		// The literal first, with the same exact values.
+		{"9007199254740992.0 < i", []int{0, 3}}, // numpy: [3]
+		{"9.3e18 <= i", nil},
+		{"-1 < u", []int{0, 1, 2, 3, 4, 5}},
+		{"1.5 > u", []int{4, 5}},
+		{"9223372036854775807 == u", []int{3}},
+		{"9007199254740993 == f", nil},
+		{"9007199254740992 == f", []int{0}},
+		{"9007199254740993 > f", []int{0, 1, 2, 5}}, // numpy: [1, 2, 5]
+		{"true == b", []int{0, 2, 4, 5}},
+		{"'ab' == a", []int{0}},
+		{"'ab' < c", []int{3, 4, 5}}, // "ab" < "abd", "xé", "é"
+		// Chains of fields and literals.
+		{"0 < i < f", []int{3}},                       // 2**63-1 < 2.0**63; numpy: []
+		{"f < i <= 9223372036854775807", []int{0, 5}}, // numpy: [5]
+		{"-1 <= j < g", []int{0, 1, 5}},
+		{"a <= c < 'b'", []int{0, 2, 3}},
+		{"'ab' <= s <= t", []int{0, 1, 3}}, // S2 and S4 fields with a string literal
 	}
 	for _, tc := range cases {
 		t.Run(tc.where, func(t *testing.T) {
@@ -140,6 +158,9 @@ func TestFilterFields(t *testing.T) {
 		{"i == nope", `job.yaml:8:18: transforms.t.where: no field "nope" in the input; fields: i, f, u, j, g, b, a, c, s, t, ts, ts2, tms, h`},
 		{"i != h", `job.yaml:8:18: transforms.t.where: field "h" is float16, which filter does not support; cast it first`},
 		{"f > 1 and h > i", `job.yaml:8:23: transforms.t.where: field "h" is float16, which filter does not support; cast it first`},
+		{"'x' < i", `job.yaml:8:13: transforms.t.where: field "i" holds '<i8' numbers; compare it with a number`},
+		{"0 < h", `job.yaml:8:17: transforms.t.where: field "h" is float16, which filter does not support; cast it first`},
+		{"1 < i < a", `job.yaml:8:21: transforms.t.where: fields "i" ('<i8') and "a" ('<U3') cannot be compared: numbers compare with numbers, and strings with strings of the same kind (U with U, S with S)`},
 	}
 	for _, tc := range bad {
 		_, err := apply(t, component(t, "filter", "    where: "+yamlQuote(tc.where)+"\n"), in, data)

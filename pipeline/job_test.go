@@ -138,6 +138,23 @@ sinks:
 `, nil, []string{
 			`job.yaml:5:54: transforms.f.where: invalid predicate: expected a number, string, true, false or a field name, not "and"`,
 			`job.yaml:6:48: transforms.g.where: invalid predicate: a list after in holds numbers, strings, true or false, not the field "y"`}},
+		{"filter literal first", `version: 1
+sources:
+  a: {type: npy, paths: a.npy}
+transforms:
+  f: {type: filter, input: a, where: "0 <= x < 10 and 'A' == s and 3 < 5"}
+  g: {type: filter, input: a, where: "'A' in [s]"}
+  h: {type: filter, input: a, where: "0 <= x < and"}
+  k: {type: filter, input: a, where: 3 x}
+  m: {type: filter, input: a, where: "2**53 < x"}
+sinks:
+  o: {type: npy, input: [f, g, h, k, m], path: o.npy}
+`, nil, []string{
+			`job.yaml:5:72: transforms.f.where: invalid predicate: 3 < 5 compares two literals; one side must be a field`,
+			`job.yaml:6:43: transforms.g.where: invalid predicate: a list goes after a field: name in [1, 2]`,
+			`job.yaml:7:48: transforms.h.where: invalid predicate: expected a number, string, true, false or a field name, not "and"`,
+			`job.yaml:8:40: transforms.k.where: invalid predicate: expected a comparison (==, !=, <, <=, >, >=) after 3, not "x"`,
+			`job.yaml:9:40: transforms.m.where: invalid predicate: unexpected '*': a predicate has no arithmetic; write the number itself (2**53 is 9007199254740992)`}},
 		{"unstack index", `version: 1
 sources:
   a: {type: npy, paths: a.npy}

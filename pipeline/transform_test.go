@@ -163,6 +163,20 @@ func TestFilter(t *testing.T) {
 		{"a == 1 or (b > 2 and not s == 'x')", []int32{1, 4}},
 		{"a in [2, 4] and a != 4", []int32{2}},
 		{"`a` > 1e9 or b > 1e9", []int32{5}},
+		// The literal first: the operator is mirrored.
+		{"3 <= a", []int32{3, 4, 5}},
+		{"1 > b", []int32{1, 3}},
+		{"0.5 != b", []int32{2, 3, 4, 5}},
+		{"'x' == s", []int32{1, 5}},
+		{"'y' > s", []int32{1, 4, 5}},
+		{"nan != b", []int32{1, 2, 3, 4, 5}},
+		{"1e9 < `a` or 1e9 < b", []int32{5}},
+		// Chains compare neighbours: 2 < a < 5 is 2 < a and a < 5.
+		{"2 < a < 5", []int32{3, 4}},
+		{"2 < a and a < 5", []int32{3, 4}},
+		{"-1 <= b <= 0.5", []int32{1, 3}},
+		{"not 1 < a <= 4", []int32{1, 5}},
+		{"a > 1 >= b", []int32{3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.where, func(t *testing.T) {
@@ -179,6 +193,10 @@ func TestFilter(t *testing.T) {
 		{"c > 1", `job.yaml:8:13: transforms.t.where: no field "c" in the input (did you mean "a"?); fields: a, b, s`},
 		{"a == 'x'", `job.yaml:8:18: transforms.t.where: field "a" holds '<i4' numbers; compare it with a number`},
 		{"s > 1", `job.yaml:8:17: transforms.t.where: field "s" holds strings; compare it with a quoted string`},
+		{"'x' == a", `job.yaml:8:13: transforms.t.where: field "a" holds '<i4' numbers; compare it with a number`},
+		{"1 < s", `job.yaml:8:13: transforms.t.where: field "s" holds strings; compare it with a quoted string`},
+		{"0 < a < 'z'", `job.yaml:8:21: transforms.t.where: field "a" holds '<i4' numbers; compare it with a number`},
+		{"0 < c", `job.yaml:8:17: transforms.t.where: no field "c" in the input (did you mean "a"?); fields: a, b, s`},
 	}
 	for _, tc := range bad {
 		_, err := apply(t, component(t, "filter", "    where: "+yamlQuote(tc.where)+"\n"), in, data)
