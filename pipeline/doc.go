@@ -57,7 +57,7 @@
 // sample_rows of them). pca with output: scores projects every row after
 // the fit, so it holds every row until the end: in memory with the fit on
 // every row, spilled to a temporary file ($TMPDIR) with a sampled fit.
-// A 0-d input is one row; only the npy sink writes it back 0-d (when the
-// file gets that one input through select, drop, rename, cast or
-// flatten). A Plan runs once and is not safe for concurrent use.
+// A 0-d input is one row; the npy and npz sinks write it back 0-d when
+// a file (npy) or member (npz) gets that one input through select, drop,
+// rename, cast or flatten. A Plan runs once and is not safe for concurrent use.
 package pipeline

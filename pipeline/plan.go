@@ -146,7 +146,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 			same = same && sameRows[name]
 		}
 		sameRows[c.Name] = same
-		if ns, ok := n.(*npySink); ok && same {
+		if ns, ok := n.(zeroDKeeper); ok && same {
 			ns.keepZeroD(inParts)
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == Sink {

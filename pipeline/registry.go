@@ -115,6 +115,7 @@ func init() {
 		Doc:    "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
 		Fields: sinkFields, build: buildNPYSink})
 	register(&Spec{Kind: Sink, Type: "npz", Summary: "write an .npz archive",
+		Doc: "Writes members with numpy's headers, like np.savez (or np.savez_compressed). A member made of one 0-d input (shape ()) that came through select, drop, rename, cast or flatten is written 0-d, byte-identical to numpy's.",
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "member", Type: String, Default: "arr_0", check: checkTemplate,
 				Doc: "the member key; with {stem} etc. in it, one member per input part"},

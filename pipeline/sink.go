@@ -400,8 +400,13 @@ type npySink struct {
 	nextZeroD bool // the file being opened gets one 0-d part
 }
 
-// keepZeroD is called by the plan when every transform between the
+// zeroDKeeper is a sink that writes 0-d inputs back 0-d. The plan calls
+// keepZeroD with the sink's input parts when every transform between the
 // sources and the sink keeps every row.
+type zeroDKeeper interface {
+	keepZeroD(parts []*Part)
+}
+
 func (s *npySink) keepZeroD(parts []*Part) {
 	s.zeroD, s.onePart = true, len(parts) == 1
 }
@@ -464,10 +469,15 @@ func buildNPYSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 // npzSink writes .npz archives: one archive per part or for all, and one
 // member per part or one for all. Member data is spooled to a scratch file
 // (the row count must be known before a zip member starts), then copied.
+// A member made of one 0-d part (np.savez(lr=0.01)) that reached the sink
+// through transforms keeping every row is written 0-d, like numpy.
 type npzSink struct {
 	*fileSink
 	member *template
+	zeroD  bool // whether the input chain keeps 0-d inputs 0-d
 }
+
+func (s *npzSink) keepZeroD([]*Part) { s.zeroD = true }
 
 type npzWriter struct {
 	s      *npzSink
@@ -477,6 +487,8 @@ type npzWriter struct {
 	rows   int64
 	keys   map[string]bool
 	schema *Schema
+	parts  int  // parts in the current member
+	zeroD  bool // every part of the current member is 0-d
 }
 
 func buildNPZSink(c *Component, in *Schema, env *buildEnv) (node, error) {
@@ -503,7 +515,13 @@ func (s *npzSink) Begin(p *Part) error {
 	if err != nil {
 		return s.c.errorf("member", "%v", err)
 	}
-	return s.cur.(*npzWriter).startMember(key)
+	w := s.cur.(*npzWriter)
+	if err := w.startMember(key); err != nil {
+		return err
+	}
+	w.parts++
+	w.zeroD = w.zeroD && p.zeroD
+	return nil
 }
 
 func (w *npzWriter) startMember(key string) error {
@@ -521,7 +539,7 @@ func (w *npzWriter) startMember(key string) error {
 	if err != nil {
 		return err
 	}
-	w.key, w.spool, w.rows = key, f, 0
+	w.key, w.spool, w.rows, w.parts, w.zeroD = key, f, 0, 0, true
 	return nil
 }
 
@@ -532,6 +550,9 @@ func (w *npzWriter) endMember() error {
 	f := w.spool
 	w.spool = nil
 	h := &npyio.Header{DType: w.schema.DType, Shape: append([]int{int(w.rows)}, w.schema.Shape...)}
+	if w.s.zeroD && w.parts == 1 && w.zeroD && w.rows == 1 && len(w.schema.Shape) == 0 {
+		h.Shape = []int{} // one 0-d input: a 0-d member, as numpy wrote it
+	}
 	mw, err := w.z.Create(w.key, h)
 	if err != nil {
 		return err
