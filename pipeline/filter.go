@@ -37,7 +37,8 @@ import (
 // (numpy casts such pairs to float64 first, so it can say otherwise
 // beyond 2**53). NaN compares false except with !=, like numpy. bool is
 // 0 or 1. datetime64 and timedelta64 fields compare with numbers (their
-// int64 count) or with a field of the same type and unit. Strings compare
+// int64 count) or with a field of the same type and unit; NaT compares
+// like NaN (false except with !=; t != t finds it), as in numpy. Strings compare
 // with strings of the same kind (U with U, S with S, any widths) by code
 // point or byte, ignoring trailing NULs like numpy. float16 is refused
 // (cast it first). Any other pair is a validation error.
@@ -714,6 +715,25 @@ func (e *pred) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 				orOp(e.c3, op, m)
 			}
 		}
+		if isTime(e.dt) {
+			natLike(l.i[:n], e.op, m)
+		}
+	}
+}
+
+// isTime reports whether d is datetime64 or timedelta64, whose int64
+// minimum is NaT.
+func isTime(d *npyio.DType) bool {
+	return d.Kind == npyio.Datetime || d.Kind == npyio.Timedelta
+}
+
+// natLike makes NaT compare like numpy (like NaN): false for every
+// operator but != (and in, so not in is true).
+func natLike(v []int64, op string, m []bool) {
+	for i, x := range v {
+		if x == math.MinInt64 {
+			m[i] = op == "!="
+		}
 	}
 }
 
@@ -729,6 +749,10 @@ func (e *pred) evalNumberFields(data []byte, rowSize, rows int, mask []bool) {
 			m[i] = false
 		}
 		orOp(e.c3, e.op, m)
+		if isTime(e.dt) { // and so is the right field, of the same type
+			natLike(e.lane.i[:n], e.op, m)
+			natLike(e.rlane.i[:n], e.op, m)
+		}
 	}
 }
 

@@ -177,3 +177,60 @@ func toInt32(v []int) []int32 {
 	}
 	return out
 }
+
+// TestFilterNaT: NaT compares like NaN, as in numpy 1.24 (the expected
+// rows are numpy's results for the same arrays): false except with !=,
+// never in a list.
+func TestFilterNaT(t *testing.T) {
+	sec, _ := npyio.NewDatetime("s", 1, false)
+	dsec, _ := npyio.NewDatetime("s", 1, true)
+	dt, err := npyio.NewStruct([]npyio.Field{{Name: "t", Type: sec}, {Name: "t2", Type: sec}, {Name: "d", Type: dsec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nat = math.MinInt64
+	vals := [][3]int64{{nat, 5, nat}, {5, nat, 3}, {10, 10, 3}}
+	var data []byte
+	for _, v := range vals {
+		data = append(data, npyio.AsBytes(v[:])...)
+	}
+	in := &Schema{DType: dt}
+	cases := []struct {
+		where string
+		want  []int32
+	}{
+		{"t < 7", []int32{1}},
+		{"7 > t", []int32{1}},
+		{"t != 5", []int32{0, 2}},
+		{"t in [5]", []int32{1}},
+		{"t not in [5]", []int32{0, 2}},
+		{"t == t2", []int32{2}},
+		{"t != t2", []int32{0, 1}},
+		{"t <= t2", []int32{2}},
+		{"t == t", []int32{1, 2}},
+		{"t != t", []int32{0}},
+		{"d > -5", []int32{1, 2}},
+		{"d != d", []int32{0}},
+		{"-9223372036854775808 == t", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.where, func(t *testing.T) {
+			out, err := apply(t, component(t, "filter", "    where: "+yamlQuote(tc.where)+"\n"), in, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int32
+			for r := 0; r < out.rows; r++ {
+				row := out.data[r*dt.Size : (r+1)*dt.Size]
+				for k := range vals {
+					if string(row) == string(data[k*dt.Size:(k+1)*dt.Size]) {
+						got = append(got, int32(k))
+					}
+				}
+			}
+			if !equalInts(got, tc.want) {
+				t.Errorf("kept rows %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
