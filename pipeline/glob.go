@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -205,6 +206,9 @@ type match struct {
 func (pt *pattern) glob() ([]match, error) {
 	if pt.literal {
 		st, err := os.Stat(pt.root)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no such file: %s", pt.root)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -217,6 +221,9 @@ func (pt *pattern) glob() ([]match, error) {
 	rootDepth := strings.Count(filepath.ToSlash(filepath.Clean(pt.root)), "/")
 	err := filepath.WalkDir(pt.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if p == pt.root && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipAll // no directory, no matches
+			}
 			if p == pt.root {
 				return err
 			}

@@ -165,9 +165,28 @@ var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 var topKeys = []string{"version", "sources", "transforms", "sinks"}
 
+// manifest reports whether root has apiVersion and kind but none of a
+// job's keys.
+func manifest(root *yaml.Node) bool {
+	keys := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		keys[root.Content[i].Value] = true
+	}
+	for _, k := range topKeys {
+		if keys[k] {
+			return false
+		}
+	}
+	return keys["apiVersion"] && keys["kind"]
+}
+
 func (l *loader) job(root *yaml.Node, job *Job) {
 	sections := map[string]*yaml.Node{}
 	seen := map[string]bool{}
+	if manifest(root) {
+		l.errs.add(l.pos(root), "", "not an npyflow job: this is a Kubernetes manifest (apiVersion, kind); a job has %s", quoteList(topKeys))
+		return
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], resolve(root.Content[i+1])
 		if seen[k.Value] {

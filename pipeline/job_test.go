@@ -28,6 +28,8 @@ func TestLoadErrors(t *testing.T) {
 			"job.yaml:1:1: sinks: missing: a job needs at least one sink"}},
 		{"bad version", "version: 2\nsources:\n  a: {type: npy, paths: x.npy}\nsinks:\n  o: {type: npy, input: a, path: o.npy}\n", nil, []string{
 			`job.yaml:1:10: version: unsupported version "2": this npyflow reads version 1`}},
+		{"kubernetes manifest", "# a pod running npyflow\napiVersion: batch/v1\nkind: Job\nspec: {}\n", nil, []string{
+			`job.yaml:2:1: not an npyflow job: this is a Kubernetes manifest (apiVersion, kind); a job has "version", "sources", "transforms" or "sinks"`}},
 		{"unknown top key", "version: 1\nsource:\n  a: {type: npy, paths: x.npy}\nsinks:\n  o: {type: npy, input: a, path: o.npy}\n", nil, []string{
 			`job.yaml:1:1: sources: missing: a job needs at least one source`,
 			`job.yaml:2:1: source: unknown key (did you mean "sources"?); a job has "version", "sources", "transforms" or "sinks"`,

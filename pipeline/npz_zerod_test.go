@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/npyflow/npyflow/internal/fixtures"
@@ -197,5 +198,35 @@ func TestNPZZeroDCheckpoint(t *testing.T) {
 		if got := fmt.Sprint(a.Header.Shape); got != "[]" || load[float32](a.Data, 0) != float32(lr) {
 			t.Errorf("%s rate: shape %s value %v, want [] %v", ckpt, got, load[float32](a.Data, 0), float32(lr))
 		}
+	}
+}
+
+// TestMissingInputs: a missing file or directory is named in one line at
+// the pattern's position.
+func TestMissingInputs(t *testing.T) {
+	dir := t.TempDir()
+	job := `version: 1
+sources:
+  a: {type: npy, paths: nothere.npy}
+  b: {type: npy, paths: "nodir/*.npy"}
+sinks:
+  o: {type: npy, input: [a], path: o.npy}
+  p: {type: npy, input: [b], path: p.npy}
+`
+	path := filepath.Join(dir, "job.yaml")
+	if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := LoadFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(j)
+	want := []string{
+		path + ":3:25: sources.a.paths[0]: no such file: " + filepath.Join(dir, "nothere.npy"),
+		path + `:4:25: sources.b.paths[0]: pattern "nodir/*.npy" matched no files (looked in ` + filepath.Join(dir, "nodir") + `, which does not exist; set allow_empty: true to allow)`,
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("err = %v\nwant %s", err, strings.Join(want, "\n"))
 	}
 }

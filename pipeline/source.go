@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -157,10 +158,18 @@ func expandPaths(c *Component) ([]match, []capture, error) {
 		}
 		if n == 0 && !c.Bool("allow_empty") {
 			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i),
-				err: fmt.Errorf("pattern %q matched no files (looked in %s)", raw, pt.root)}
+				err: fmt.Errorf("pattern %q matched no files (looked in %s%s; set allow_empty: true to allow)", raw, pt.root, missingDir(pt.root))}
 		}
 	}
 	return out, caps, nil
+}
+
+// missingDir says when dir does not exist.
+func missingDir(dir string) string {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return ", which does not exist"
+	}
+	return ""
 }
 
 func sameCaptures(a, b []capture) bool {
