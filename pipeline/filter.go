@@ -37,7 +37,10 @@ import (
 // (numpy casts such pairs to float64 first, so it can say otherwise
 // beyond 2**53). NaN compares false except with !=, like numpy. bool is
 // 0 or 1. datetime64 and timedelta64 fields compare with numbers (their
-// int64 count) or with a field of the same type and unit; NaT compares
+// int64 count) or with a field of the same type and unit; datetime64
+// fields also compare with ISO 8601 strings ('2024-03-01',
+// '2024-03-01T12:30:00.25', no time zone), as instants like numpy: a
+// string between two counts of the field's unit equals neither; NaT compares
 // like NaN (false except with !=; t != t finds it), as in numpy. Strings compare
 // with strings of the same kind (U with U, S with S, any widths) by code
 // point or byte, ignoring trailing NULs like numpy. float16 is refused
@@ -458,7 +461,14 @@ func (e *pred) bind(dt *npyio.DType) *predError {
 	if e.rfield != "" {
 		return e.bindRight(dt)
 	}
-	for _, l := range e.lits {
+	for li := range e.lits {
+		l := e.lits[li]
+		if f.Type.Kind == npyio.Datetime && l.kind == 's' {
+			if err := e.bindDatetime(li, f.Type); err != nil {
+				return err
+			}
+			continue
+		}
 		switch f.Type.Kind {
 		case npyio.Bytes, npyio.Unicode:
 			if l.kind != 's' {
@@ -484,6 +494,37 @@ func (e *pred) bind(dt *npyio.DType) *predError {
 		default:
 			return &predError{e.fpos, fmt.Sprintf("field %q of type %s cannot be compared", e.field, f.Type)}
 		}
+	}
+	return nil
+}
+
+// bindDatetime turns the string literal e.lits[i] into the count of the
+// datetime64 field's units it stands for. A literal between two counts
+// compares as that instant, like numpy (which casts both sides to the
+// finer unit): t < lit is then t <= the count below, t >= lit is t > it,
+// and it equals no count (a non-integer literal, which the exact numeric
+// comparison never finds equal).
+func (e *pred) bindDatetime(i int, dt *npyio.DType) *predError {
+	l := &e.lits[i]
+	if dt.Unit == "" {
+		return &predError{l.pos, fmt.Sprintf("field %q is a datetime64 without a unit; cast it to one first", e.field)}
+	}
+	count, exact, err := datetimeCount(l.str, dt.Unit, dt.UnitMult)
+	if err != nil {
+		return &predError{l.pos, err.Error()}
+	}
+	l.kind, l.isInt, l.i, l.num = 'n', true, count, float64(count)
+	if exact {
+		return nil
+	}
+	switch e.op {
+	case "<":
+		e.op = "<="
+	case ">=":
+		e.op = ">"
+	case "<=", ">":
+	default: // ==, !=, in, not in: equal to no count
+		l.isInt, l.num = false, 0.5
 	}
 	return nil
 }
