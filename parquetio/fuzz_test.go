@@ -229,7 +229,61 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	} {
 		seeds = append(seeds, foreignFile(t, 40, 15, c.codec, c.v2))
 	}
+	seeds = append(seeds, deltaFile(t, false), deltaFile(t, true))
 	return seeds
+}
+
+// deltaRow is a row of deltaFile.
+type deltaRow struct {
+	A int64    `parquet:"a"`
+	B int32    `parquet:"b"`
+	D *float64 `parquet:"d,optional"`
+	F float32  `parquet:"f"`
+	L string   `parquet:"l"`
+	S string   `parquet:"s"`
+	Y bool     `parquet:"y"`
+}
+
+// deltaFile writes rows with parquet-go in the encodings npyflow never
+// writes: DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY,
+// BYTE_STREAM_SPLIT and RLE booleans (v2 pages), with nulls.
+func deltaFile(t testing.TB, v2 bool) []byte {
+	t.Helper()
+	schema := parquet.NewSchema("delta", parquet.Group{
+		"a": parquet.Encoded(parquet.Int(64), &parquet.DeltaBinaryPacked),
+		"b": parquet.Encoded(parquet.Int(32), &parquet.DeltaBinaryPacked),
+		"d": parquet.Optional(parquet.Encoded(parquet.Leaf(parquet.DoubleType), &parquet.ByteStreamSplit)),
+		"f": parquet.Encoded(parquet.Leaf(parquet.FloatType), &parquet.ByteStreamSplit),
+		"l": parquet.Encoded(parquet.String(), &parquet.DeltaLengthByteArray),
+		"s": parquet.Encoded(parquet.String(), &parquet.DeltaByteArray),
+		"y": parquet.Encoded(parquet.Leaf(parquet.BooleanType), &parquet.RLE),
+	})
+	version := 1
+	if v2 {
+		version = 2
+	}
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[deltaRow](&b, schema, parquet.DataPageVersion(version), parquet.PageBufferSize(256), parquet.Compression(&parquet.Snappy))
+	rows := make([]deltaRow, 40)
+	for i := range rows {
+		rows[i] = deltaRow{A: int64(i * i * 1000), B: int32(100 - 3*i), F: float32(i) / 7, L: strings.Repeat("l", i%9), S: fmt.Sprintf("prefix-%03d", i/3), Y: i%3 == 0}
+		if i%4 != 1 {
+			d := float64(i) * 1.5
+			rows[i].D = &d
+		}
+	}
+	for _, half := range [][]deltaRow{rows[:25], rows[25:]} {
+		if _, err := w.Write(half); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // fuzzRows fills the rows of h with deterministic values of its dtype
@@ -321,4 +375,19 @@ func TestFuzzSeeds(t *testing.T) {
 		}
 	}
 	t.Logf("%d bytes of seeds", total)
+	// The delta files hold the encodings they are for.
+	for _, v2 := range []bool{false, true} {
+		md, _ := footerOf(t, deltaFile(t, v2))
+		used := map[format.Encoding]bool{}
+		for _, c := range md.RowGroups[0].Columns {
+			for _, e := range c.MetaData.Encoding {
+				used[e] = true
+			}
+		}
+		for _, e := range []format.Encoding{format.DeltaBinaryPacked, format.DeltaLengthByteArray, format.DeltaByteArray, format.ByteStreamSplit, format.RLE} {
+			if !used[e] {
+				t.Errorf("v2 %v: no %s column (%v)", v2, e, used)
+			}
+		}
+	}
 }

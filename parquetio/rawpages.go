@@ -11,7 +11,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/pierrec/lz4/v4"
 )
 
 // LZ4_RAW column chunks are read here rather than by parquet-go v0.32.0,
@@ -187,6 +186,9 @@ func (p *rawPages) decode(h *format.PageHeader, off int64) (parquet.Page, error)
 			return nil, err
 		}
 		p.data = data
+		if err := checkPageData(p.col, h, data); err != nil {
+			return nil, err
+		}
 		return p.col.DecodeDataPageV1(headerV1(v), data, p.dict)
 	case format.DataPageV2:
 		v := &h.DataPageHeaderV2.V
@@ -202,6 +204,9 @@ func (p *rawPages) decode(h *format.PageHeader, off int64) (parquet.Page, error)
 			return nil, err
 		}
 		p.data = data
+		if err := checkPageData(p.col, h, data); err != nil {
+			return nil, err
+		}
 		return p.col.DecodeDataPageV2(headerV2(v), data, p.dict)
 	}
 	return nil, fmt.Errorf("cannot read a page of type %s", h.Type)
@@ -220,10 +225,9 @@ func (p *rawPages) needDict(e format.Encoding) error {
 func (p *rawPages) read(h *format.PageHeader, off, levels int64, buf []byte) ([]byte, error) {
 	comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 	if levels < 0 || p.codec == format.Uncompressed {
-		levels = comp
-		if unc != comp {
-			return nil, corrupt("page of %d bytes stored uncompressed claims %d bytes uncompressed", comp, unc)
-		}
+		// Stored as is: the uncompressed size is not used (parquet-go
+		// ignores it too).
+		levels, unc = comp, comp
 	}
 	if unc < levels {
 		return nil, corrupt("page claims %d bytes uncompressed, less than its %d bytes of levels", unc, levels)
@@ -246,24 +250,8 @@ func (p *rawPages) read(h *format.PageHeader, off, levels int64, buf []byte) ([]
 	if levels == unc {
 		return out, nil // nothing compressed (or nothing beyond the levels)
 	}
-	src, dst := in[levels:], out[levels:]
-	switch p.codec {
-	case format.Lz4Raw:
-		n, err := lz4.UncompressBlock(src, dst)
-		if err != nil || n != len(dst) {
-			return nil, corrupt("LZ4_RAW page data does not decompress to its %d bytes", len(dst))
-		}
-	default:
-		got, err := parquet.LookupCompressionCodec(p.codec).Decode(dst[:0], src)
-		if err != nil {
-			return nil, corrupt("%s page data does not decompress: %v", p.codec, err)
-		}
-		if len(got) != len(dst) {
-			return nil, corrupt("%s page data decompresses to %d bytes, its header says %d", p.codec, len(got), len(dst))
-		}
-		if &got[0] != &dst[0] { // len(dst) > 0 here
-			copy(dst, got)
-		}
+	if err := decompress(p.codec, out[levels:], in[levels:]); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

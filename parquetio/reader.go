@@ -36,7 +36,7 @@ type Reader struct {
 	ra     io.ReaderAt
 	scan   chunkScanner
 	leaves []*parquet.Column // the file's leaf columns, by index
-	shadow []*parquet.Column // the same columns without a codec, for rawPages (nil if no chunk needs them)
+	shadow []*parquet.Column // the same columns without a codec, for rawPages
 	raw    rawBuffers
 	values [][]int64 // data-page values per row group and file column, -1 until scanned
 	s      *Schema
@@ -137,36 +137,25 @@ func (r *Reader) chunkValues(rg, col int) (int64, error) {
 	return n, nil
 }
 
-// planRaw opens the shadow columns rawPages decodes with if a column
-// chunk needs them (see rawPages).
+// planRaw opens the shadow columns rawPages decodes with (see rawPages:
+// every column chunk is read by it).
 func (r *Reader) planRaw() error {
 	r.leaves = fileLeaves(r.f.Root(), nil)
-	md := r.f.Metadata()
-	for _, g := range md.RowGroups {
-		for j := range g.Columns {
-			if rawChunk(&g.Columns[j].MetaData, r.leaves[j]) {
-				s, err := shadowLeaves(md)
-				if err != nil {
-					return fmt.Errorf("parquetio: reading the schema: %w", err)
-				}
-				if len(s) != len(r.leaves) {
-					return fmt.Errorf("parquetio: reading the schema: %d columns, then %d", len(r.leaves), len(s))
-				}
-				r.shadow = s
-				return nil
-			}
-		}
+	s, err := shadowLeaves(r.f.Metadata())
+	if err != nil {
+		return fmt.Errorf("parquetio: reading the schema: %w", err)
 	}
+	if len(s) != len(r.leaves) {
+		return fmt.Errorf("parquetio: reading the schema: %d columns, then %d", len(r.leaves), len(s))
+	}
+	r.shadow = s
 	return nil
 }
 
 // pages returns the pages of column chunk col of row group rg.
-func (r *Reader) pages(rg, col int, cc parquet.ColumnChunk) pageSource {
+func (r *Reader) pages(rg, col int) pageSource {
 	m := &r.f.Metadata().RowGroups[rg].Columns[col].MetaData
-	if r.shadow != nil && rawChunk(m, r.leaves[col]) {
-		return newRawPages(r.ra, &r.raw, r.shadow[col], rg, m)
-	}
-	return cc.Pages()
+	return newRawPages(r.ra, &r.raw, r.shadow[col], rg, m)
 }
 
 // fileLeaves lists the leaf columns of the file in order.
@@ -437,10 +426,9 @@ func (r *Reader) loadGroup() error {
 	for i := range r.bufs {
 		r.bufs[i] = r.bufs[i][:0]
 	}
-	chunks := g.ColumnChunks()
 	for i, l := range r.s.leaves {
 		col := r.conv[i].fileCol
-		if err := r.readLeaf(l, r.conv[i], r.pages(r.rg, col, chunks[col]), n); err != nil {
+		if err := r.readLeaf(l, r.conv[i], r.pages(r.rg, col), n); err != nil {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
 		}
 	}
@@ -843,11 +831,11 @@ func orderFor(size int) byte {
 // strings) characters.
 func (r *Reader) maxLen(c *parquet.Column, chars bool) (int, error) {
 	longest := 0
-	for gi, g := range r.f.RowGroups() {
+	for gi := range r.f.Metadata().RowGroups {
 		if _, err := r.chunkValues(gi, c.Index()); err != nil {
 			return 0, err
 		}
-		pages := r.pages(gi, c.Index(), g.ColumnChunks()[c.Index()])
+		pages := r.pages(gi, c.Index())
 		for {
 			p, err := pages.ReadPage()
 			if err == io.EOF {
