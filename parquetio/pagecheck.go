@@ -34,8 +34,8 @@ func checkPageData(col *parquet.Column, h *format.PageHeader, data []byte) error
 		v := &h.DataPageHeader.V
 		n, nonNull, enc = int64(v.NumValues), int64(v.NumValues), v.Encoding
 		for _, l := range []struct {
-			max int
-			enc format.Encoding
+			max  int
+			enc  format.Encoding
 			what string
 		}{{maxRep, v.RepetitionLevelEncoding, "repetition"}, {maxDef, v.DefinitionLevelEncoding, "definition"}} {
 			if l.max == 0 {

@@ -3,6 +3,7 @@ package parquetio
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -57,12 +58,8 @@ func headerDict(h *format.DictionaryPageHeader) parquet.DictionaryPageHeader {
 	return *(*parquet.DictionaryPageHeader)(unsafe.Pointer(&h))
 }
 
-// pageSource is what readLeaf and maxLen read pages from: parquet-go's
-// pages of a column chunk, or rawPages.
-type pageSource interface {
-	ReadPage() (parquet.Page, error)
-	Close() error
-}
+// pageSource is what readLeaf and maxLen read pages from.
+type pageSource = *rawPages
 
 // rawChunk reports whether column chunk m is read by rawPages: LZ4_RAW,
 // or a codec other than the one parquet-go decodes its column with.
@@ -125,7 +122,7 @@ func newRawPages(ra io.ReaderAt, bufs *rawBuffers, col *parquet.Column, rg int, 
 	return &rawPages{ra: ra, rawBuffers: bufs, col: col, codec: m.Codec, rg: rg, off: start, end: start + m.TotalCompressedSize}
 }
 
-// Close implements pageSource.
+// Close does nothing: rawPages holds no resources of its own.
 func (p *rawPages) Close() error { return nil }
 
 // ReadPage returns the next data page of the chunk, or io.EOF.
@@ -170,7 +167,9 @@ func (p *rawPages) decode(h *format.PageHeader, off int64) (parquet.Page, error)
 		if err != nil {
 			return nil, err
 		}
-		d, err := p.col.DecodeDictionary(headerDict(&h.DictionaryPageHeader.V), data)
+		d, err := decodeGuard(func() (parquet.Dictionary, error) {
+			return p.col.DecodeDictionary(headerDict(&h.DictionaryPageHeader.V), data)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +188,7 @@ func (p *rawPages) decode(h *format.PageHeader, off int64) (parquet.Page, error)
 		if err := checkPageData(p.col, h, data); err != nil {
 			return nil, err
 		}
-		return p.col.DecodeDataPageV1(headerV1(v), data, p.dict)
+		return decodeGuard(func() (parquet.Page, error) { return p.col.DecodeDataPageV1(headerV1(v), data, p.dict) })
 	case format.DataPageV2:
 		v := &h.DataPageHeaderV2.V
 		if err := p.needDict(v.Encoding); err != nil {
@@ -207,7 +206,7 @@ func (p *rawPages) decode(h *format.PageHeader, off int64) (parquet.Page, error)
 		if err := checkPageData(p.col, h, data); err != nil {
 			return nil, err
 		}
-		return p.col.DecodeDataPageV2(headerV2(v), data, p.dict)
+		return decodeGuard(func() (parquet.Page, error) { return p.col.DecodeDataPageV2(headerV2(v), data, p.dict) })
 	}
 	return nil, fmt.Errorf("cannot read a page of type %s", h.Type)
 }
@@ -254,4 +253,42 @@ func (p *rawPages) read(h *format.PageHeader, off, levels int64, buf []byte) ([]
 		return nil, err
 	}
 	return out, nil
+}
+
+// where names the page ReadPage returned last, for errors.
+func (p *rawPages) where() string {
+	return fmt.Sprintf("row group %d, page %d", p.rg, p.page-1)
+}
+
+// errDecodePanic marks the panics of parquet-go's decoders converted to
+// errors (see decodeGuard).
+var errDecodePanic = errors.New("values parquet-go cannot decode")
+
+// decodeGuard calls a parquet-go page decoder (f holds nothing else)
+// and turns a panic of it into a corrupt-data error. parquet-go v0.32.0
+// indexes its buffers by values of the page without bounds checks in
+// places (a dictionary index beyond the dictionary, in its amd64 lookup,
+// is one), and checking every such value before it would decode the
+// page twice. Only these calls are guarded: a panic of npyflow's own
+// code still crashes.
+func decodeGuard[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			var zero T
+			v, err = zero, corrupt("%w: %v", errDecodePanic, e)
+		}
+	}()
+	return f()
+}
+
+// readValues is vr.ReadValues(vals) under decodeGuard: parquet-go decodes
+// some values as they are read (dictionary lookups, levels).
+func readValues(vr parquet.ValueReader, vals []parquet.Value) (int, error) {
+	var n int
+	_, err := decodeGuard(func() (struct{}, error) {
+		var err error
+		n, err = vr.ReadValues(vals)
+		return struct{}{}, err
+	})
+	return n, err
 }

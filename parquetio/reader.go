@@ -489,7 +489,7 @@ func (r *Reader) readLeaf(l *leaf, rc readConv, pages pageSource, n int) error {
 		}
 		vr := p.Values()
 		for {
-			k, err := vr.ReadValues(r.vals)
+			k, err := readValues(vr, r.vals)
 			for _, v := range r.vals[:k] {
 				if v.RepetitionLevel() == 0 {
 					if row >= 0 && ei != len(l.entries) {
@@ -534,7 +534,7 @@ func (r *Reader) readLeaf(l *leaf, rc readConv, pages pageSource, n int) error {
 			}
 			if err != nil {
 				parquet.Release(p)
-				return err
+				return fmt.Errorf("%s: %w", pages.where(), err)
 			}
 		}
 		parquet.Release(p)
@@ -847,7 +847,7 @@ func (r *Reader) maxLen(c *parquet.Column, chars bool) (int, error) {
 			}
 			vr := p.Values()
 			for {
-				k, err := vr.ReadValues(r.vals)
+				k, err := readValues(vr, r.vals)
 				for _, v := range r.vals[:k] {
 					n := len(v.ByteArray())
 					if chars {
@@ -855,8 +855,13 @@ func (r *Reader) maxLen(c *parquet.Column, chars bool) (int, error) {
 					}
 					longest = max(longest, n)
 				}
-				if err != nil {
+				if err == io.EOF {
 					break
+				}
+				if err != nil {
+					parquet.Release(p)
+					pages.Close()
+					return 0, fmt.Errorf("parquetio: column %s: %s: %w", c.Name(), pages.where(), err)
 				}
 			}
 			parquet.Release(p)
