@@ -84,20 +84,38 @@
 // metadata must fit the file (rows, values per row), and a row may hold
 // at most [MaxRowValues] values.
 //
-// LZ4_RAW column chunks (and a chunk whose codec differs from its
-// column's first chunk, which parquet-go would decode with that one's
-// codec) are read by npyflow rather than by parquet-go v0.32.0, whose LZ4
-// decoder returns zeros for pages compressed less than 3:1 (its issue
-// #608) and grows its buffer forever on corrupt data: npyflow walks the
-// chunk's pages, decompresses each into a buffer of exactly its declared
-// size (a block that does not fill it is corrupt) and hands it to
+// Column chunks are read by npyflow rather than by parquet-go v0.32.0's
+// page reader, whose LZ4 decoder returns zeros for pages compressed less
+// than 3:1 (its issue #608), whose gzip and brotli decoders read to the
+// end of the data whatever the page header says, and which takes a
+// column's codec from its first chunk for every row group: npyflow walks
+// the chunk's pages, decompresses each itself into a buffer of exactly
+// its declared size (data that does not fill it exactly is corrupt; ZSTD
+// output and windows are bounded by [MaxPageSize]) and hands it to
 // parquet-go's public page decoders ((*parquet.Column).DecodeDataPageV1
 // and the like) of a codec-less copy of the column. Those take parquet-go
 // page header types with an unexported field, built from the format
 // header by a conversion that is checked against their layout at start-up
-// (if a parquet-go upgrade changes them, such chunks are refused with an
-// error saying so). Reading LZ4_RAW this way runs at the speed of the
-// other codecs.
+// (if a parquet-go upgrade changes them, files are refused with an error
+// saying so). This runs at the speed of parquet-go's own reader.
+//
+// Before a page reaches parquet-go's decoders, the encoded streams whose
+// sizes parquet-go trusts are checked against the page's value count:
+// RLE/bit-packed levels, dictionary indexes and RLE booleans (run headers
+// only: an RLE run of 2**31 values takes five bytes), DELTA_BINARY_PACKED
+// headers, and the lengths of DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY
+// values (which must lie within the page, and decode to at most
+// [MaxPageSize] bytes).
+//
+// Panics of parquet-go are converted to corrupt-data errors in two places
+// only: its page decoders (DecodeDictionary, DecodeDataPageV1/V2) and the
+// reading of a decoded page's values (ValueReader.ReadValues), which hold
+// parquet-go code alone. parquet-go v0.32.0 indexes its buffers by values
+// of the page without bounds checks (a dictionary index beyond the
+// dictionary, in its amd64 lookup, panics with an index out of range), and
+// checking every such value first would decode each page twice. The error
+// names the column, row group and page ("values parquet-go cannot
+// decode"); a panic in npyflow's own code is never recovered.
 //
 // Limits: a row holds at most [MaxRowValues] values over all its columns
 // (the layout of a row is kept in memory, 16 bytes per value); FLOAT16

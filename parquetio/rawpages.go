@@ -14,26 +14,28 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// LZ4_RAW column chunks are read here rather than by parquet-go v0.32.0,
-// whose LZ4 decoder keeps the wrong buffer when a page compressed less
-// than 3:1 (its issue #608: the values come back as zeros or garbage) and
-// doubles its buffer forever on corrupt data. The same path reads a chunk
-// whose codec is not the one parquet-go decodes its column with (it takes
-// the codec of the column's first chunk for every row group).
+// Every column chunk is read here rather than by parquet-go v0.32.0's
+// page reader: its LZ4 decoder keeps the wrong buffer when a page
+// compressed less than 3:1 (its issue #608: the values come back as
+// zeros or garbage) and doubles its buffer forever on corrupt data, its
+// gzip and brotli decoders read to the end of the data whatever the page
+// header says, and it decodes every chunk of a column with the codec of
+// the column's first chunk.
 //
 // rawPages walks the chunk's page headers itself (checked like every
 // chunk's, see scan), decompresses each page into a buffer of exactly its
-// declared size (an LZ4 block that does not fill it exactly is corrupt)
-// and hands the uncompressed page to parquet-go's public decoders
+// declared size (see decompress: data that does not fill it exactly is
+// corrupt), checks its encoded streams (see checkPageData) and hands the
+// uncompressed page to parquet-go's public decoders
 // ((*parquet.Column).DecodeDictionary, DecodeDataPageV1/V2) of a shadow
 // column: the same schema opened from a footer without row groups, so it
 // has no codec and decodes the page as it is. Values, levels and
-// encodings are parquet-go's own; only the decompression is ours.
+// encodings are parquet-go's own; the decompression and checks are ours.
 //
 // Those decoders take parquet-go's page header types, whose only field
 // (a pointer to the format header) is unexported. headerCast checks with
 // reflect that each is exactly that one pointer before they are built
-// from one; if a parquet-go version changes them, LZ4_RAW chunks are
+// from one; if a parquet-go version changes them, Parquet files are
 // refused with an error saying so (and TestRawPagesHook fails).
 
 // headerCast reports whether parquet-go's page header types are a single
@@ -128,7 +130,7 @@ func (p *rawPages) Close() error { return nil }
 // ReadPage returns the next data page of the chunk, or io.EOF.
 func (p *rawPages) ReadPage() (parquet.Page, error) {
 	if !headerCast {
-		return nil, fmt.Errorf("cannot read %s pages: this version of parquet-go changed its page header types (npyflow reads %s pages itself, parquet-go v0.32.0 reads LZ4_RAW pages compressed less than 3:1 wrong)", p.codec, p.codec)
+		return nil, errors.New("cannot read the pages: this version of parquet-go changed its page header types (npyflow reads pages itself: parquet-go v0.32.0 reads LZ4_RAW pages compressed less than 3:1 wrong and trusts the sizes pages claim)")
 	}
 	for p.off < p.end {
 		page, off := p.page, p.off
