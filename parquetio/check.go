@@ -240,3 +240,40 @@ func checkPage(h *format.PageHeader, codec format.CompressionCodec, room int64, 
 	}
 	return nil
 }
+
+// maxSchemaDepth bounds the nesting of a Parquet schema.
+const maxSchemaDepth = 256
+
+// checkSchemaTree checks that the schema elements form one tree: every
+// group's child count is non-negative and its children are there, and
+// groups nest at most maxSchemaDepth deep.
+func checkSchemaTree(s []format.SchemaElement) error {
+	if len(s) == 0 {
+		return nil // parquet-go reports it
+	}
+	// stack holds the children still expected by each open group.
+	stack := make([]int64, 0, 16)
+	for i := range s {
+		if len(stack) > 0 {
+			stack[len(stack)-1]--
+		} else if i > 0 {
+			return corrupt("schema element %d (%q) is outside the schema tree", i, s[i].Name)
+		}
+		if c := s[i].NumChildren; c.Valid && c.V != 0 {
+			if c.V < 0 || int64(c.V) > int64(len(s)-1-i) {
+				return corrupt("schema element %d (%q) claims %d children, %d elements follow it", i, s[i].Name, c.V, len(s)-1-i)
+			}
+			if len(stack) >= maxSchemaDepth {
+				return corrupt("schema nested more than %d deep", maxSchemaDepth)
+			}
+			stack = append(stack, int64(c.V))
+		}
+		for len(stack) > 0 && stack[len(stack)-1] == 0 {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) > 0 {
+		return corrupt("schema element claims %d more children than the schema holds", stack[len(stack)-1])
+	}
+	return nil
+}

@@ -40,17 +40,13 @@ func decompress(codec format.CompressionCodec, dst, src []byte) error {
 		}
 		return nil
 	case format.Zstd:
-		got, err := zstdDecoder(pageSizeLimit).DecodeAll(src, dst[:0])
-		if err != nil {
+		pool := zstdPool(pageSizeLimit)
+		zr := pool.Get().(*zstd.Decoder)
+		defer pool.Put(zr)
+		if err := zr.Reset(bytes.NewReader(src)); err != nil {
 			return corrupt("ZSTD page data does not decompress: %v", err)
 		}
-		if len(got) != len(dst) {
-			return corrupt("ZSTD page data decompresses to %d bytes, its header says %d", len(got), len(dst))
-		}
-		if &got[0] != &dst[0] { // len(dst) > 0 here
-			copy(dst, got)
-		}
-		return nil
+		return readExactly(zr, dst, codec)
 	case format.Gzip:
 		zr := gzipReaders.Get().(*gzip.Reader)
 		defer gzipReaders.Put(zr)
@@ -85,19 +81,24 @@ func readExactly(r io.Reader, dst []byte, codec format.CompressionCodec) error {
 
 var gzipReaders = sync.Pool{New: func() any { return new(gzip.Reader) }}
 
-var zstdDecoders sync.Map // output limit -> *zstd.Decoder
+var zstdPools sync.Map // window limit -> *sync.Pool of *zstd.Decoder
 
-// zstdDecoder returns a shared ZSTD decoder whose output and window are
-// bounded by limit bytes (klauspost's default is 64 GiB).
-func zstdDecoder(limit int64) *zstd.Decoder {
-	if d, ok := zstdDecoders.Load(limit); ok {
-		return d.(*zstd.Decoder)
+// zstdPool returns the pool of streaming ZSTD decoders (synchronous, so
+// they hold no goroutines) whose window is at most limit bytes: the
+// output is bounded by the page buffer they fill, never by the size a
+// frame header claims (DecodeAll sizes its output by that).
+func zstdPool(limit int64) *sync.Pool {
+	if p, ok := zstdPools.Load(limit); ok {
+		return p.(*sync.Pool)
 	}
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(uint64(limit)),
-		zstd.WithDecoderMaxWindow(uint64(max(limit, zstd.MinWindowSize))), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		panic(err) // only for bad options
-	}
-	v, _ := zstdDecoders.LoadOrStore(limit, d)
-	return v.(*zstd.Decoder)
+	w := uint64(min(max(limit, zstd.MinWindowSize), zstd.MaxWindowSize))
+	p := &sync.Pool{New: func() any {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(w), zstd.WithDecoderMaxMemory(uint64(limit)))
+		if err != nil {
+			panic(err) // only for bad options
+		}
+		return d
+	}}
+	v, _ := zstdPools.LoadOrStore(limit, p)
+	return v.(*sync.Pool)
 }

@@ -73,7 +73,8 @@
 // metadata.
 //
 // A file's declared sizes are checked before anything is allocated by
-// them (parquet-go trusts them): the footer's column chunks must lie
+// them (parquet-go trusts them): the schema's child counts must form one
+// tree (at most 256 deep), the footer's column chunks must lie
 // within the file and its row groups add up to its row count; each page
 // header of a column chunk is decoded and checked before parquet-go reads
 // the chunk (a page must fit in what is left of its chunk, a compressed
@@ -90,8 +91,9 @@
 // end of the data whatever the page header says, and which takes a
 // column's codec from its first chunk for every row group: npyflow walks
 // the chunk's pages, decompresses each itself into a buffer of exactly
-// its declared size (data that does not fill it exactly is corrupt; ZSTD
-// output and windows are bounded by [MaxPageSize]) and hands it to
+// its declared size (data that does not fill it exactly, or goes on
+// beyond it, is corrupt; ZSTD windows are bounded by [MaxPageSize]) and
+// hands it to
 // parquet-go's public page decoders ((*parquet.Column).DecodeDataPageV1
 // and the like) of a codec-less copy of the column. Those take parquet-go
 // page header types with an unexported field, built from the format

@@ -391,3 +391,35 @@ func TestFuzzSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestDecompressBounded: page data that decompresses to more than the
+// page header's size is refused without allocating what it expands to
+// (parquet-go's gzip and brotli decoders read to the end of the data).
+func TestDecompressBounded(t *testing.T) {
+	big := make([]byte, 64<<20)
+	compressed := map[format.CompressionCodec][]byte{}
+	for _, c := range []format.CompressionCodec{format.Gzip, format.Snappy, format.Zstd, format.Brotli, format.Lz4Raw} {
+		b, err := parquet.LookupCompressionCodec(c).Encode(nil, big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compressed[c] = b
+	}
+	for c, src := range compressed {
+		for _, size := range []int{1000, len(big) + 1} {
+			dst := make([]byte, size)
+			var err error
+			n := allocated(func() { err = decompress(c, dst, src) })
+			if err == nil || !strings.Contains(err.Error(), "corrupt Parquet file") {
+				t.Errorf("%s, %d bytes into %d: error %v", c, len(big), size, err)
+			}
+			if n > 16<<20 {
+				t.Errorf("%s, %d bytes into %d: allocated %d MiB", c, len(big), size, n>>20)
+			}
+		}
+		dst := make([]byte, len(big))
+		if err := decompress(c, dst, src); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+}

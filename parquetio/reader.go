@@ -13,6 +13,7 @@ import (
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -110,6 +111,18 @@ func checkFooter(r io.ReaderAt, size int64) (int64, error) {
 	n := int64(binary.LittleEndian.Uint32(tail[:4]))
 	if n > size-12 {
 		return 0, fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
+	}
+	// parquet-go trusts the schema's child counts (a negative one
+	// panics in OpenFile): check them on a decoding of our own.
+	footer := make([]byte, n)
+	if _, err := r.ReadAt(footer, size-8-n); err != nil {
+		return 0, fmt.Errorf("parquetio: reading the footer: %w", err)
+	}
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(&compact, footer, &md); err == nil {
+		if err := checkSchemaTree(md.Schema); err != nil {
+			return 0, fmt.Errorf("parquetio: %w", err)
+		}
 	}
 	return n, nil
 }
