@@ -79,11 +79,12 @@ func close64(a, b float64) bool {
 	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// TestDemo runs examples/demo.yaml and checks the Parquet table with
-// arrow's pqarrow reader and the describe output against numpy's values.
+// TestDemo runs examples/demo.yaml (with outputs synced to disk) and
+// checks the Parquet table with arrow's pqarrow reader and the describe
+// output against numpy's values.
 func TestDemo(t *testing.T) {
 	exp := loadExpect(t)
-	out, sum, err := runJob(t, "../examples/demo.yaml", nil)
+	out, sum, err := runJob(t, "../examples/demo.yaml", &RunOptions{Sync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,12 @@ type RunOptions struct {
 	// manifests, checkpoints and a commit (see ShardOptions). A plan with
 	// a dataset sink runs so even without it, as shard 0 of 1.
 	Shard *ShardOptions
+	// Sync makes each output durable (fsync) before it is renamed into
+	// place, so that it survives a power cut and not only a crash of the
+	// process. Without it, outputs are still all-or-nothing for the
+	// process (temporary file, rename), as numpy's and pyarrow's writes
+	// are not even that. Sharded runs always sync.
+	Sync bool
 }
 
 // Progress receives the run's progress. Start is called once with the
@@ -76,6 +82,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	p.env.out.sync = opts.Sync
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -22,6 +22,7 @@ type outputs struct {
 	mu    sync.Mutex
 	files []*outFile
 	dirs  []string // directories created, parents first
+	sync  bool     // fsync each file before renaming it (RunOptions.Sync)
 }
 
 type outFile struct {
@@ -95,6 +96,11 @@ func (o *outputs) commit() error {
 	var first error
 	for _, f := range o.files {
 		if f.f != nil {
+			if o.sync && f.final != "" {
+				if err := f.f.Sync(); err != nil && first == nil && !errors.Is(err, os.ErrClosed) {
+					first = err
+				}
+			}
 			if err := f.f.Close(); err != nil && first == nil && !errors.Is(err, os.ErrClosed) {
 				first = err
 			}

@@ -47,6 +47,7 @@ type convertFlags struct {
 	rowGroup, pageSize, conc          int
 	progress                          string
 	npzDeflate                        bool // .npz output: Deflate members
+	sync                              bool
 }
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -93,6 +94,7 @@ func runConvert(e *env) error {
 	fs.StringVar(&f.name, "name", "", "column name of a plain (non-structured) array (default: the input's base name)")
 	fs.IntVar(&f.conc, "concurrency", 0, "row groups encoded at once besides the one filling (0: 1; memory is this plus one row group)")
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
+	fs.BoolVar(&f.sync, "sync", false, "flush OUT to disk before renaming it into place, so it survives a power cut (waits for the disk); without it OUT is still all-or-nothing if npyflow dies")
 	args, err := parseInterleaved(fs, e.args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -464,6 +466,7 @@ func (c *converter) withOutput(write func(w io.Writer) error) error {
 	if err != nil {
 		return &outputError{bare(err)}
 	}
+	f.NoSync = !c.f.sync
 	defer f.Abort() // after Commit, nothing
 	errc := make(chan error, 1)
 	go func() {

@@ -120,6 +120,7 @@ func TestConvertErrors(t *testing.T) {
 		{"npz lengths", []string{"convert", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, "--member"},
 		{"missing member", []string{"convert", "--member", "nope", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, `no member "nope"`},
 		{"member ok", []string{"convert", "--member", "b", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "b.parquet")}, 0, ""},
+		{"synced", []string{"convert", "--sync", filepath.Join(fixtures.Root(), "npy", "i1_1d.npy"), filepath.Join(dir, "synced.arrow")}, 0, ""},
 		{"malformed", []string{"convert", filepath.Join(fixtures.Root(), "malformed", "shape_bool.npy"), filepath.Join(dir, "s.parquet")}, 1, "shape_bool.npy: malformed header"},
 	}
 	for _, c := range cases {

@@ -95,6 +95,7 @@ func runRun(e *env) error {
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	noProgress := fs.Bool("no-progress", false, "no progress bar, even on a terminal")
 	batch := fs.Int("batch-bytes", pipeline.DefaultBatchBytes, "bytes per batch")
+	sync := fs.Bool("sync", false, "flush each output to disk before renaming it into place, so it survives a power cut (sharded runs always do)")
 	var sf shardFlags
 	sf.register(fs)
 	args, err := parseFlags(fs, e.args)
@@ -112,7 +113,7 @@ func runRun(e *env) error {
 	if err != nil {
 		return planError(err)
 	}
-	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch}
+	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch, Sync: *sync}
 	if opts.Shard, err = sf.options(frozen, e, *quiet); err != nil {
 		return err
 	}

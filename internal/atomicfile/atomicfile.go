@@ -25,6 +25,11 @@ type File struct {
 	path  string
 	done  bool
 	dirty int64 // bytes written since writeback was last started
+
+	// NoSync makes Commit rename without flushing the data to disk first:
+	// the destination is still all-or-nothing if the process dies, but
+	// not across a power cut. Set it before writing.
+	NoSync bool
 }
 
 // writebackEvery is how many bytes Write lets accumulate before it starts
@@ -37,7 +42,7 @@ const writebackEvery = 16 << 20
 func (f *File) Write(p []byte) (int, error) {
 	n, err := f.File.Write(p)
 	f.dirty += int64(n)
-	if f.dirty >= writebackEvery {
+	if f.dirty >= writebackEvery && !f.NoSync {
 		f.dirty = 0
 		startWriteback(f)
 	}
@@ -76,8 +81,8 @@ func Create(path string) (*File, error) {
 func (f *File) Path() string { return f.path }
 
 // Commit makes the written file the destination: it flushes the data to
-// disk, closes the file and renames it over the destination, then flushes
-// the directory. On error the temporary file is removed and the
+// disk (unless NoSync), closes the file and renames it over the
+// destination, then flushes the directory. On error the temporary file is removed and the
 // destination is as it was. Commit after Commit or Abort does nothing.
 func (f *File) Commit() error {
 	if f.done {
@@ -85,10 +90,12 @@ func (f *File) Commit() error {
 	}
 	f.done = true
 	tmp := f.Name()
-	if err := f.Sync(); err != nil {
-		f.File.Close()
-		os.Remove(tmp)
-		return err
+	if !f.NoSync {
+		if err := f.Sync(); err != nil {
+			f.File.Close()
+			os.Remove(tmp)
+			return err
+		}
 	}
 	if err := f.File.Close(); err != nil {
 		os.Remove(tmp)
@@ -98,7 +105,9 @@ func (f *File) Commit() error {
 		os.Remove(tmp)
 		return err
 	}
-	syncDir(filepath.Dir(f.path))
+	if !f.NoSync {
+		syncDir(filepath.Dir(f.path))
+	}
 	return nil
 }
 

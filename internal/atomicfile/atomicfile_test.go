@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,15 @@ func list(t *testing.T, dir string) []string {
 	return names
 }
 
+// TestCommit commits with and without the fsync: the destination is
+// the old file until Commit, then the new one, and nothing else is left.
 func TestCommit(t *testing.T) {
+	for _, noSync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoSync=%v", noSync), func(t *testing.T) { testCommit(t, noSync) })
+	}
+}
+
+func testCommit(t *testing.T, noSync bool) {
 	old := syscall.Umask(0o027)
 	defer syscall.Umask(old)
 	dir := t.TempDir()
@@ -53,12 +62,13 @@ func TestCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	f.NoSync = noSync
 	name := filepath.Base(f.Name())
 	prefix := ".out.npy.npyflow-tmp-" + strconv.Itoa(os.Getpid()) + "-"
 	if !strings.HasPrefix(name, prefix) {
 		t.Fatalf("temporary name %q, want %s...", name, prefix)
 	}
-	if _, err := f.WriteString("new data"); err != nil {
+	if _, err := f.Write([]byte("new data")); err != nil {
 		t.Fatal(err)
 	}
 	// Until Commit the destination is the old file.
