@@ -783,6 +783,9 @@ func (r *Reader) deriveType(c *parquet.Column, depth int) (*npyio.DType, error) 
 	if lt != nil {
 		switch v := lt.Value.(type) {
 		case *format.IntType:
+			if v.BitWidth != 8 && v.BitWidth != 16 && v.BitWidth != 32 && v.BitWidth != 64 {
+				return nil, fmt.Errorf("parquetio: column %s: corrupt Parquet file: INT(%d) is not an integer type", name, v.BitWidth)
+			}
 			size := int(v.BitWidth) / 8
 			k := npyio.Uint
 			if v.IsSigned {
