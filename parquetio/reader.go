@@ -825,6 +825,9 @@ func (r *Reader) deriveType(c *parquet.Column, depth int) (*npyio.DType, error) 
 	case parquet.Double:
 		return npyio.Float64Type, nil
 	case parquet.FixedLenByteArray:
+		if t.Length() < 0 {
+			return nil, fmt.Errorf("parquetio: column %s: corrupt Parquet file: FIXED_LEN_BYTE_ARRAY(%d)", name, t.Length())
+		}
 		return npyio.NewString(npyio.Void, t.Length())
 	case parquet.ByteArray:
 		n, err := r.maxLen(c, false)
