@@ -154,8 +154,13 @@ func NewString(kind Kind, n int) (*DType, error) {
 	return nil, &DTypeError{Msg: "NewString needs Bytes, Unicode or Void, not " + kind.String()}
 }
 
+// maxStructSize bounds the item size of a struct NewStruct builds, as
+// numpy bounds itemsize by a C int.
+const maxStructSize = 1<<31 - 1
+
 // NewStruct returns a packed struct dtype with the given fields laid out in
-// order (offsets are computed; any offsets already set are ignored).
+// order (offsets are computed; any offsets already set are ignored). It
+// refuses negative sizes and dimensions and items over 2 GiB.
 func NewStruct(fields []Field) (*DType, error) {
 	out := make([]Field, len(fields))
 	off := 0
@@ -168,10 +173,28 @@ func NewStruct(fields []Field) (*DType, error) {
 			return nil, &DTypeError{Msg: fmt.Sprintf("duplicate field name %q", f.Name)}
 		}
 		seen[f.Name] = true
+		// Sizes are checked so that a bad type (from a foreign schema,
+		// say) cannot make a struct whose offsets index outside a row.
+		size := int64(f.Type.Size)
+		if size < 0 {
+			return nil, &DTypeError{Msg: fmt.Sprintf("field %q has a negative size %d", f.Name, f.Type.Size)}
+		}
+		for _, d := range f.Shape {
+			if d < 0 {
+				return nil, &DTypeError{Msg: fmt.Sprintf("field %q has a negative dimension in shape %v", f.Name, f.Shape)}
+			}
+			if d > 0 && size > maxStructSize/int64(d) {
+				return nil, &DTypeError{Msg: fmt.Sprintf("field %q of shape %v is over %d bytes", f.Name, f.Shape, maxStructSize)}
+			}
+			size *= int64(d)
+		}
+		if int64(off)+size > maxStructSize {
+			return nil, &DTypeError{Msg: fmt.Sprintf("the struct is over %d bytes at field %q", maxStructSize, f.Name)}
+		}
 		out[i] = f
 		out[i].Offset = off
 		out[i].Shape = append([]int(nil), f.Shape...)
-		off += out[i].Size()
+		off += int(size)
 	}
 	return &DType{Kind: Struct, Order: NotApplicable, Size: off, Fields: out}, nil
 }

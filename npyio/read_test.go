@@ -507,3 +507,27 @@ func TestKeepBoolBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestNewStructRefusesBadSizes: a field type of negative size, a negative
+// dimension or an item over 2 GiB is an error, not a struct whose offsets
+// point outside its rows.
+func TestNewStructRefusesBadSizes(t *testing.T) {
+	bad := &npyio.DType{Kind: npyio.Int, Order: npyio.NativeOrder, Size: -9}
+	for _, tc := range []struct {
+		f    npyio.Field
+		want string
+	}{
+		{npyio.Field{Name: "a", Type: bad}, "negative size"},
+		{npyio.Field{Name: "b", Type: npyio.Float64Type, Shape: []int{2, -1}}, "negative dimension"},
+		{npyio.Field{Name: "c", Type: npyio.Float64Type, Shape: []int{1 << 20, 1 << 20}}, "over 2147483647 bytes"},
+	} {
+		_, err := npyio.NewStruct([]npyio.Field{{Name: "x", Type: npyio.Float64Type}, tc.f})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want an error with %q", tc.f, err, tc.want)
+		}
+	}
+	dt, err := npyio.NewStruct([]npyio.Field{{Name: "x", Type: npyio.Float64Type}, {Name: "y", Type: npyio.Float64Type, Shape: []int{0, 3}}})
+	if err != nil || dt.Size != 8 {
+		t.Errorf("zero-size subarray: %v %v", dt, err)
+	}
+}
