@@ -444,6 +444,14 @@ func writePyTuple(sb *strings.Builder, s []int) {
 	sb.WriteByte(')')
 }
 
+// FormatShape returns a shape as numpy prints it (Python's tuple repr):
+// "()", "(5,)", "(2, 3)".
+func FormatShape(shape []int) string {
+	var sb strings.Builder
+	writePyTuple(&sb, shape)
+	return sb.String()
+}
+
 // pyRepr returns Python's repr of a string.
 func pyRepr(s string) string {
 	var sb strings.Builder

@@ -531,3 +531,14 @@ func TestNewStructRefusesBadSizes(t *testing.T) {
 		t.Errorf("zero-size subarray: %v %v", dt, err)
 	}
 }
+
+func TestFormatShape(t *testing.T) {
+	for _, tc := range []struct {
+		shape []int
+		want  string
+	}{{nil, "()"}, {[]int{5}, "(5,)"}, {[]int{2, 3, 0}, "(2, 3, 0)"}} {
+		if got := npyio.FormatShape(tc.shape); got != tc.want {
+			t.Errorf("FormatShape(%v) = %q, want %q", tc.shape, got, tc.want)
+		}
+	}
+}

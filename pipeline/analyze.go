@@ -90,7 +90,7 @@ func shapeIf(s []int) string {
 	if len(s) == 0 {
 		return ""
 	}
-	return " " + shapeString(s)
+	return " " + npyio.FormatShape(s)
 }
 
 // matrix returns the batch's selected columns as a rows×cols Dense backed

@@ -455,7 +455,7 @@ func (e *pred) bind(dt *npyio.DType) *predError {
 	}
 	f := dt.Fields[k]
 	if len(f.Shape) > 0 {
-		return &predError{e.fpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.field, shapeString(f.Shape))}
+		return &predError{e.fpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.field, npyio.FormatShape(f.Shape))}
 	}
 	e.off, e.dt = f.Offset, f.Type
 	if e.rfield != "" {
@@ -562,7 +562,7 @@ func (e *pred) bindRight(dt *npyio.DType) *predError {
 	}
 	g := dt.Fields[k]
 	if len(g.Shape) > 0 {
-		return &predError{e.rpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.rfield, shapeString(g.Shape))}
+		return &predError{e.rpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.rfield, npyio.FormatShape(g.Shape))}
 	}
 	e.roff, e.rdt = g.Offset, g.Type
 	for _, side := range []struct {

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -36,7 +35,7 @@ func (s *Schema) String() string {
 	if len(s.Shape) == 0 {
 		return d
 	}
-	return fmt.Sprintf("%s, row shape %s", d, shapeString(s.Shape))
+	return fmt.Sprintf("%s, row shape %s", d, npyio.FormatShape(s.Shape))
 }
 
 // Columns lists a struct schema's fields one per line ("name: dtype"), or
@@ -49,22 +48,11 @@ func (s *Schema) Columns() []string {
 	for _, f := range s.DType.Fields {
 		t := f.Type.String()
 		if len(f.Shape) > 0 {
-			t += " " + shapeString(f.Shape)
+			t += " " + npyio.FormatShape(f.Shape)
 		}
 		out = append(out, f.Name+": "+t)
 	}
 	return out
-}
-
-func shapeString(shape []int) string {
-	p := make([]string, len(shape))
-	for i, d := range shape {
-		p[i] = fmt.Sprint(d)
-	}
-	if len(p) == 1 {
-		return "(" + p[0] + ",)"
-	}
-	return "(" + strings.Join(p, ", ") + ")"
 }
 
 // Part is one unit of input: one .npy file, one .npz member or one

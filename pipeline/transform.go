@@ -197,7 +197,7 @@ func buildFlatten(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	if in.DType.Kind != npyio.Struct {
 		name = c.String("column")
 	} else if len(in.Shape) > 0 {
-		return nil, c.errorf("input", "flatten of records with a row shape %s: unstack the rows first", shapeString(in.Shape))
+		return nil, c.errorf("input", "flatten of records with a row shape %s: unstack the rows first", npyio.FormatShape(in.Shape))
 	}
 	add(name, in.DType, in.Shape, 0)
 	seen := map[string]bool{}
@@ -233,7 +233,7 @@ type unstackIndex struct {
 func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	axes := int(c.Int("axes"))
 	if axes > len(in.Shape) {
-		return nil, c.errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), shapeString(in.Shape), axes)
+		return nil, c.errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), npyio.FormatShape(in.Shape), axes)
 	}
 	u := &unstack{k: int(prod(in.Shape[:axes]))}
 	rest := append([]int(nil), in.Shape[axes:]...)

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
@@ -198,7 +196,7 @@ func (info *inspectInfo) print(w io.Writer) {
 		order = "Fortran"
 	}
 	fmt.Fprintf(w, "file:         %s\nversion:      %s\ndescr:        %s\nshape:        %s\norder:        %s\nitemsize:     %d\ndata offset:  %d\ndata size:    %d\n",
-		info.File, info.Version, info.Descr, pyShape(info.Shape), order, info.ItemSize, info.DataOffset, info.DataSize)
+		info.File, info.Version, info.Descr, npyio.FormatShape(info.Shape), order, info.ItemSize, info.DataOffset, info.DataSize)
 	if len(info.Fields) > 0 {
 		fmt.Fprintf(w, "fields:       %v\n", info.Fields)
 	}
@@ -243,7 +241,7 @@ func (info *npzInfo) print(w io.Writer) {
 		if h.FortranOrder {
 			order = " Fortran order"
 		}
-		fmt.Fprintf(w, "  %-16s %s shape %s%s; v%s, %s\n", m.Key, h.Descr, pyShape(h.Shape), order, h.Version, how)
+		fmt.Fprintf(w, "  %-16s %s shape %s%s; v%s, %s\n", m.Key, h.Descr, npyio.FormatShape(h.Shape), order, h.Version, how)
 	}
 }
 
@@ -291,21 +289,9 @@ func (info *tableInfo) print(w io.Writer) {
 		case c.Type != "":
 			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Type)
 		case len(c.Shape) > 0:
-			fmt.Fprintf(w, "  %-16s %s shape %s per row\n", c.Name, c.Descr, pyShape(c.Shape))
+			fmt.Fprintf(w, "  %-16s %s shape %s per row\n", c.Name, c.Descr, npyio.FormatShape(c.Shape))
 		default:
 			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Descr)
 		}
 	}
-}
-
-// pyShape formats a shape as numpy prints it: (), (5,), (2, 3).
-func pyShape(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, d := range shape {
-		parts[i] = strconv.Itoa(d)
-	}
-	if len(shape) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
