@@ -104,19 +104,19 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Al
 	}
 	ra := readAhead(rr)
 	var rows int64
-	for rec := range ra.recs {
+	for rec := range ra.out {
 		err := iw.Write(rec)
 		if err == nil {
 			rows += rec.NumRows()
 		}
 		rec.Release()
 		if err != nil {
-			ra.stop()
+			ra.stop(releaseRecord)
 			iw.Close()
 			return rows, fmt.Errorf("arrowconv: writing IPC record: %w", err)
 		}
 	}
-	if err := ra.stop(); err != nil {
+	if err := ra.wait(); err != nil {
 		iw.Close()
 		return rows, err
 	}
@@ -126,51 +126,23 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts IPCOptions, mem memory.Al
 	return rows, nil
 }
 
-// aheadReader calls Next on a RecordReader on its own goroutine and hands
-// the retained records over a channel, one record ahead of the consumer.
-type aheadReader struct {
-	recs <-chan arrow.RecordBatch
-	quit chan struct{}
-	done chan struct{}
-	err  error // rr's error (or a panic in it); read after done
-}
-
-func readAhead(rr array.RecordReader) *aheadReader {
-	recs := make(chan arrow.RecordBatch, 1)
-	a := &aheadReader{recs: recs, quit: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		defer close(recs)
-		defer func() {
-			if p := recover(); p != nil {
-				a.err = fmt.Errorf("arrowconv: internal error reading records: %v", p)
-			}
-		}()
+// readAhead calls Next on rr on its own goroutine and hands over the
+// retained records one ahead of the consumer.
+func readAhead(rr array.RecordReader) *ahead[arrow.RecordBatch] {
+	return startAhead(1, func(send func(arrow.RecordBatch) bool, _ <-chan struct{}) error {
 		for rr.Next() {
 			rec := rr.RecordBatch()
 			rec.Retain()
-			select {
-			case recs <- rec:
-			case <-a.quit:
+			if !send(rec) {
 				rec.Release()
-				return
+				return nil
 			}
 		}
-		a.err = rr.Err()
-	}()
-	return a
+		return rr.Err()
+	})
 }
 
-// stop ends the goroutine, releases the records it had read ahead, and
-// returns the reader's error. It must be called exactly once.
-func (a *aheadReader) stop() error {
-	close(a.quit)
-	for rec := range a.recs {
-		rec.Release()
-	}
-	<-a.done
-	return a.err
-}
+func releaseRecord(rec arrow.RecordBatch) { rec.Release() }
 
 // NewIPCReader reads an IPC file or stream from r, recognizing the file
 // format by its magic. A file is read through its footer when r is also an

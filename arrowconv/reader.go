@@ -33,10 +33,11 @@ type RecordReader struct {
 	rows      int64 // total rows
 	next      int64 // next row to read
 
-	src   *npyio.Reader  // streaming source, or
-	whole *memory.Buffer // whole-array source (not owned)
-	share bool           // some column can reference the batch buffer
-	ahead *rawAhead      // raw batches read ahead from src, when started
+	src   *npyio.Reader    // streaming source, or
+	whole *memory.Buffer   // whole-array source (not owned)
+	share bool             // some column can reference the batch buffer
+	ahead *ahead[rawBatch] // raw batches read ahead from src, when started
+	free  chan []byte      // the read-ahead's buffers to read into
 
 	recycle *recycler // the builder's allocator
 
@@ -201,21 +202,21 @@ func (r *RecordReader) Next() bool {
 		n = k
 		lay = layout{data: owned.Bytes(), parent: owned}
 	case r.ahead != nil:
-		rb, ok := <-r.ahead.full
+		rb, ok := <-r.ahead.out
 		if !ok {
-			r.err = errors.New("arrowconv: internal error: read-ahead ended early")
-			return false
-		}
-		if rb.err != nil {
-			if rb.err == io.EOF {
-				rb.err = io.ErrUnexpectedEOF
+			err := r.ahead.wait()
+			switch err {
+			case nil:
+				err = errors.New("arrowconv: internal error: read-ahead ended early")
+			case io.EOF:
+				err = io.ErrUnexpectedEOF
 			}
-			r.err = rb.err
+			r.err = err
 			return false
 		}
 		n = rb.rows
 		lay = layout{data: rb.data}
-		defer func() { r.ahead.free <- rb.data }() // the columns are built by then
+		defer func() { r.free <- rb.data }() // the columns are built by then
 	default:
 		bt, err := r.src.Next(n)
 		if err != nil {
@@ -292,19 +293,10 @@ func (r *RecordReader) Release() {
 
 var _ array.RecordReader = (*RecordReader)(nil)
 
-// rawAhead reads the raw rows of a RecordReader's source on its own
-// goroutine, so that reading batch n+1 overlaps building batch n.
-type rawAhead struct {
-	full chan rawBatch // batches read, in order; closed when the goroutine ends
-	free chan []byte   // buffers to read into
-	quit chan struct{}
-	done chan struct{}
-}
-
+// rawBatch is a batch of raw rows read ahead.
 type rawBatch struct {
 	data []byte
 	rows int
-	err  error
 }
 
 // aheadBuffers is how many batch buffers circulate: one being read, one
@@ -315,63 +307,46 @@ const aheadBuffers = 3
 // before its last row: the rows read ahead are gone.
 var errAbandoned = errors.New("arrowconv: record reader stopped mid-stream")
 
-// startReadAhead starts reading the source's rows ahead on a goroutine
-// and returns the function that stops it; until then r.src belongs to
-// that goroutine. It does nothing for whole arrays, for sources whose
+// startReadAhead starts reading the source's rows ahead on a goroutine,
+// so that reading batch n+1 overlaps building batch n, and returns the
+// function that stops it; until then r.src belongs to that goroutine. It does nothing for whole arrays, for sources whose
 // columns reference the batch buffer (their buffers cannot be recycled),
 // and for zero-size rows.
 func (r *RecordReader) startReadAhead() (stop func()) {
 	if r.src == nil || r.share || r.rowSize == 0 || r.ahead != nil || r.err != nil || r.next >= r.rows {
 		return func() {}
 	}
-	a := &rawAhead{
-		full: make(chan rawBatch, 1),
-		free: make(chan []byte, aheadBuffers),
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
-	}
+	r.free = make(chan []byte, aheadBuffers)
 	for range aheadBuffers {
-		a.free <- nil // allocated on first use
+		r.free <- nil // allocated on first use
 	}
-	remaining, batch, size, src := r.rows-r.next, int64(r.batchRows), r.rowSize, r.src
-	go func() {
-		defer close(a.done)
-		defer close(a.full)
-		send := func(b rawBatch) bool {
-			select {
-			case a.full <- b:
-				return true
-			case <-a.quit:
-				return false
-			}
-		}
-		defer func() {
-			if p := recover(); p != nil {
-				send(rawBatch{err: fmt.Errorf("arrowconv: internal error reading rows: %v", p)})
-			}
-		}()
+	remaining, batch, size, src, free := r.rows-r.next, int64(r.batchRows), r.rowSize, r.src, r.free
+	a := startAhead(1, func(send func(rawBatch) bool, stopped <-chan struct{}) error {
 		for remaining > 0 {
 			var buf []byte
 			select {
-			case buf = <-a.free:
-			case <-a.quit:
-				return
+			case buf = <-free:
+			case <-stopped:
+				return nil
 			}
 			n := int(min(batch, remaining))
 			if cap(buf) < n*size {
 				buf = make([]byte, n*size)
 			}
 			k, err := src.ReadRows(buf[:n*size])
-			if !send(rawBatch{data: buf[:k*size], rows: k, err: err}) || err != nil {
-				return
+			if err != nil {
+				return err
+			}
+			if !send(rawBatch{data: buf[:k*size], rows: k}) {
+				return nil
 			}
 			remaining -= int64(k)
 		}
-	}()
+		return nil
+	})
 	r.ahead = a
 	return func() {
-		close(a.quit)
-		<-a.done
+		a.stop(nil)
 		r.ahead = nil
 		if r.err == nil && r.next < r.rows {
 			r.err = errAbandoned
