@@ -358,8 +358,10 @@ func (r *RowReader) ReadRows(start, n int64, dst []byte) error {
 	if n == 0 || r.rawRow == 0 {
 		return nil
 	}
-	raw := dst[:uint64(n)*r.rawRow]
-	if r.vlenStr {
+	var raw []byte
+	if !r.vlenStr {
+		raw = dst[:uint64(n)*r.rawRow]
+	} else {
 		if uint64(cap(r.raw)) < uint64(n)*r.rawRow {
 			r.raw = make([]byte, uint64(n)*r.rawRow)
 		}

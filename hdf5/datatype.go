@@ -474,6 +474,9 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 	case ClassString:
 		return &npyio.DType{Kind: npyio.Bytes, Order: npyio.NotApplicable, Size: t.Size}, nil
 	case ClassCompound:
+		if dt := t.complexDType(); dt != nil {
+			return dt, nil
+		}
 		fields := make([]npyio.Field, 0, len(t.Members))
 		seen := map[string]bool{}
 		for _, m := range t.Members {
@@ -519,4 +522,28 @@ func unsupportedFeature(err error) string {
 		return u.Feature
 	}
 	return err.Error()
+}
+
+// complexDType maps h5py's complex layout (a compound of two floats of one
+// type named r and i, packed) to c8 or c16, as h5py reads it.
+func (t *Datatype) complexDType() *npyio.DType {
+	if len(t.Members) != 2 {
+		return nil
+	}
+	r, i := t.Members[0], t.Members[1]
+	if r.Name != "r" || i.Name != "i" || r.Type.Class != ClassFloat || i.Type.Class != ClassFloat {
+		return nil
+	}
+	sz := r.Type.Size
+	if (sz != 4 && sz != 8) || i.Type.Size != sz || r.Type.BigEndian != i.Type.BigEndian ||
+		r.Offset != 0 || i.Offset != sz || t.Size != 2*sz {
+		return nil
+	}
+	if _, err := r.Type.scalarDType(1); err != nil {
+		return nil
+	}
+	if _, err := i.Type.scalarDType(1); err != nil {
+		return nil
+	}
+	return &npyio.DType{Kind: npyio.Complex, Order: r.Type.order(), Size: 2 * sz}
 }

@@ -176,12 +176,13 @@ func (f *File) parseLayout(b []byte, addr uint64, rank int) (*Layout, error) {
 		}
 		switch l.Class {
 		case LayoutChunked:
-			l.elemSize = uint64(d.u32())
+			// The last dimension is the element size, as in version 3.
 			l.Index = IndexBTree1
 			if nd < 1 {
 				return nil, f.corrupt(int64(addr), "chunked layout of rank 0")
 			}
 			l.Chunk = dims[:nd-1]
+			l.elemSize = dims[nd-1]
 		case LayoutCompact:
 			n := d.u32()
 			l.compact = d.bytes(int(n))
@@ -215,7 +216,7 @@ func (f *File) parseLayout(b []byte, addr uint64, rank int) (*Layout, error) {
 					dims[i] = uint64(d.u32())
 				}
 				l.Chunk = dims[:nd-1]
-				l.elemSize = uint64(d.u32())
+				l.elemSize = dims[nd-1]
 				l.Index = IndexBTree1
 			} else {
 				l.flags = d.u8()
