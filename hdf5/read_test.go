@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -71,15 +72,19 @@ func unb64(t *testing.T, s string) []byte {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, name := range []string{"earliest", "latest", "userblock"} {
+	for _, name := range []string{"earliest", "latest", "userblock", "matlab/struct", "matlab/cell"} {
 		t.Run(name, func(t *testing.T) {
 			exp := loadExpect(t, name+".json")
-			f, err := OpenFile(filepath.Join("testdata", name+".h5"), nil)
+			file := name + ".h5"
+			if strings.HasPrefix(name, "matlab/") {
+				file = name + ".mat"
+			}
+			f, err := OpenFile(filepath.Join("testdata", file), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if name == "userblock" && f.UserBlockSize() != 512 {
+			if (name == "userblock" || strings.HasPrefix(name, "matlab/")) && f.UserBlockSize() != 512 {
 				t.Errorf("user block %d, want 512", f.UserBlockSize())
 			}
 			var walked []string
@@ -287,6 +292,100 @@ func TestChunkIndexKinds(t *testing.T) {
 			}
 		}
 		f.Close()
+	}
+}
+
+func TestSuperblockAndDenseStorage(t *testing.T) {
+	for name, sb := range map[string]int{"earliest": 0, "latest": 3, "userblock": 0} {
+		f, err := OpenFile(filepath.Join("testdata", name+".h5"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.SuperblockVersion() != sb {
+			t.Errorf("%s: superblock version %d, want %d", name, f.SuperblockVersion(), sb)
+		}
+		f.Close()
+	}
+	// In the latest file, /groups/many (20 links) and /dense_attrs (12
+	// attributes) use dense storage: a fractal heap and a v2 B-tree.
+	f, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for p, typ := range map[string]uint16{"/groups/many": msgLinkInfo, "/dense_attrs": msgAttrInfo} {
+		o, err := f.OpenPath(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := f.header(o.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.version != 2 {
+			t.Errorf("%s: object header version %d", p, h.version)
+		}
+		m := h.find(typ)
+		if m == nil {
+			t.Fatalf("%s: no message %#x", p, typ)
+		}
+		d := &dec{b: m.data, pos: 2}
+		if m.data[1]&1 != 0 {
+			if typ == msgLinkInfo {
+				d.skip(8)
+			} else {
+				d.skip(2)
+			}
+		}
+		if heap := d.u64(); heap == undefAddr {
+			t.Errorf("%s: not dense (no fractal heap)", p)
+		}
+	}
+	g, _ := f.OpenPath("/groups/many")
+	m, err := g.(*Group).Members()
+	if err != nil || len(m) != 20 || m[0] != "d00" || m[19] != "d19" {
+		t.Errorf("dense members %v, %v", m, err)
+	}
+}
+
+func TestMatlabFields(t *testing.T) {
+	f, err := OpenFile("testdata/matlab/struct.mat", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := f.OpenPath("/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Attr("MATLAB_fields")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := a.Strings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(names, []string{"a", "b", "c"}) {
+		t.Errorf("MATLAB_fields %q", names)
+	}
+	c, err := s.Attr("MATLAB_class")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.String(); err != nil || v != "struct" {
+		t.Errorf("MATLAB_class %q %v", v, err)
+	}
+	o, err := f.OpenPath("/s/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := o.(*Dataset).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 24 || raw[7] != 0x3f || raw[15] != 0x40 || raw[23] != 0x40 {
+		t.Errorf("s.c = %x, want 1, 2, 3", raw)
 	}
 }
 

@@ -188,6 +188,10 @@ def attr_json(obj, name):
         return out
     if cls == h5py.h5t.VLEN:
         arr = np.atleast_1d(np.asarray(v, dtype=object))
+        if tid.get_super().get_class() == h5py.h5t.STRING:
+            # MATLAB_fields: sequences of 1-byte strings, one per name
+            out["strings"] = [b"".join(np.asarray(x).tolist()).decode() for x in arr.ravel()]
+            return out
         out["seqs"] = [np.asarray(x).tolist() for x in arr.ravel()]
         return out
     arr = np.asarray(v)
@@ -288,6 +292,12 @@ def main():
         fh.write(b"MATLAB 7.3 MAT-file, written by gen_h5py.py".ljust(116))
     with open(os.path.join(HERE, "userblock.json"), "w") as out:
         json.dump(describe(path), out, indent=1, sort_keys=True)
+    # MATLAB-written v7.3 files (copied from MAT.jl's tests): only the
+    # expectations are written here.
+    for name in ["cell", "struct"]:
+        path = os.path.join(HERE, "matlab", name + ".mat")
+        with open(os.path.join(HERE, "matlab", name + ".json"), "w") as out:
+            json.dump(describe(path), out, indent=1, sort_keys=True)
 
 
 main()
