@@ -313,11 +313,16 @@ func (r *chunkReader) elemRecSize() int {
 	return 8
 }
 
+// decodeRec decodes one chunk record of a fixed or extensible array; a
+// truncated record gives an undefined address (d.ok() tells).
 func (r *chunkReader) decodeRec(d *dec) chunkRec {
 	c := chunkRec{addr: d.u64(), size: r.layout.chunkSize}
 	if r.filtered() {
 		c.size = d.uvar(r.chunkSizeLen())
 		c.mask = d.u32()
+	}
+	if !d.ok() {
+		c.addr = undefAddr
 	}
 	return c
 }

@@ -477,6 +477,9 @@ func (ds *Dataset) ReadAll() ([]byte, error) {
 	if !ok || total > uint64(ds.f.opts.MaxReadBytes) {
 		return nil, fmt.Errorf("hdf5: %s: %s: %d rows of %d bytes exceed the read limit of %d bytes: %w", ds.f.name, ds.path, r.nrows, r.outRow, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
+	if err := ds.checkStored(r.nrows * r.rawRow); err != nil {
+		return nil, err
+	}
 	out := make([]byte, r.nrows*r.outRow)
 	if err := r.ReadRows(0, int64(r.nrows), out); err != nil {
 		return nil, err
@@ -500,6 +503,9 @@ func (ds *Dataset) readRawAll() ([]byte, error) {
 			return nil, err
 		}
 	}
+	if err := ds.checkStored(total); err != nil {
+		return nil, err
+	}
 	out := make([]byte, total)
 	if total == 0 {
 		return out, nil
@@ -508,6 +514,24 @@ func (ds *Dataset) readRawAll() ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkStored checks, before allocating, that compact and contiguous
+// storage holds the total bytes wanted.
+func (ds *Dataset) checkStored(total uint64) error {
+	f := ds.f
+	l := ds.info.layout
+	switch l.Class {
+	case LayoutCompact:
+		if uint64(len(l.compact)) < total {
+			return f.corrupt(int64(ds.addr), "%s: compact data of %d bytes for %d expected", ds.path, len(l.compact), total)
+		}
+	case LayoutContiguous:
+		if l.addr != undefAddr && (l.size < total || !f.checkRange(l.addr, total)) {
+			return f.corrupt(int64(l.addr), "%s: contiguous data of %d bytes (stored %d) outside the file", ds.path, total, l.size)
+		}
+	}
+	return nil
 }
 
 // ReadStrings reads a string dataset (fixed-length, padding removed, or

@@ -379,7 +379,30 @@ func (f *File) parseDatatype(d *dec, depth int, addr uint64) (*Datatype, error) 
 	if !d.ok() {
 		return nil, f.corrupt(int64(addr), "truncated %s datatype message", t.Class)
 	}
+	if err := f.checkTypeSize(t, addr); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkTypeSize checks the size of a datatype against its class, so that
+// decoders can index values by it.
+func (f *File) checkTypeSize(t *Datatype, addr uint64) error {
+	ok := t.Size > 0
+	switch t.Class {
+	case ClassVarLen:
+		ok = t.Size == 16
+	case ClassReference:
+		ok = (t.RefKind == RefObject && t.Size == 8) || (t.RefKind != RefObject && t.Size == 12)
+	case ClassEnum:
+		ok = t.Base != nil && t.Size == t.Base.Size
+	case ClassFixedPoint, ClassBitfield:
+		ok = t.Size > 0 && t.Size <= 16
+	}
+	if !ok {
+		return f.corrupt(int64(addr), "%s datatype of %d bytes", t.Class, t.Size)
+	}
+	return nil
 }
 
 func arrayOf(f *File, base *Datatype, dims []uint64, addr uint64) (*Datatype, error) {

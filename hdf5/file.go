@@ -50,6 +50,7 @@ type File struct {
 	mu      sync.Mutex
 	headers map[uint64]*objectHeader
 	gheaps  map[uint64][]byte
+	paths   map[uint64]string // object address -> path, for Deref
 }
 
 // OpenFile opens the named HDF5 file. Close it when done.

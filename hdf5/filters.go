@@ -70,11 +70,18 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, er
 	if err != nil {
 		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
 	}
-	out := make([]byte, limit)
+	// Start small and grow with the output actually produced, so that a
+	// tiny stream claiming a huge chunk costs no memory up front.
+	out := make([]byte, min(limit, uint64(len(src))*16+4096))
 	n := 0
 	for {
 		if n == len(out) {
-			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk inflates to over %d bytes", r.path, limit)
+			if uint64(n) >= limit {
+				return nil, r.f.corrupt(int64(addr), "%s: deflate chunk inflates to over %d bytes", r.path, limit)
+			}
+			grown := make([]byte, min(limit, uint64(n)*2))
+			copy(grown, out)
+			out = grown
 		}
 		k, err := r.zr.Read(out[n:])
 		n += k

@@ -228,21 +228,26 @@ func (f *File) Deref(ref Reference) (Object, error) {
 	return f.objectAt(addr, path, name)
 }
 
-// pathOf finds a path to the object at addr ("" if none), breadth first.
+// pathOf finds the path Walk reaches the object at addr by ("" if none).
+// The map of paths is built on first use.
 func (f *File) pathOf(addr uint64) string {
 	if addr == f.rootAddr {
 		return "/"
 	}
-	found := ""
-	stop := fmt.Errorf("found")
-	_ = f.Walk(func(p string, o Object) error {
-		if o.Addr() == addr {
-			found = p
-			return stop
-		}
-		return nil
-	})
-	return found
+	f.mu.Lock()
+	paths := f.paths
+	f.mu.Unlock()
+	if paths == nil {
+		paths = map[uint64]string{}
+		_ = f.Walk(func(p string, o Object) error {
+			paths[o.Addr()] = p
+			return nil
+		})
+		f.mu.Lock()
+		f.paths = paths
+		f.mu.Unlock()
+	}
+	return paths[addr]
 }
 
 // links reads every link of the group whose header is at addr.

@@ -72,7 +72,7 @@ func unb64(t *testing.T, s string) []byte {
 }
 
 func TestFixtures(t *testing.T) {
-	for _, name := range []string{"earliest", "latest", "userblock", "matlab/struct", "matlab/cell"} {
+	for _, name := range []string{"earliest", "latest", "userblock", "small_earliest", "small_latest", "matlab/struct", "matlab/cell"} {
 		t.Run(name, func(t *testing.T) {
 			exp := loadExpect(t, name+".json")
 			file := name + ".h5"

@@ -292,6 +292,22 @@ def main():
         fh.write(b"MATLAB 7.3 MAT-file, written by gen_h5py.py".ljust(116))
     with open(os.path.join(HERE, "userblock.json"), "w") as out:
         json.dump(describe(path), out, indent=1, sort_keys=True)
+    # Small files for the fuzz targets' seeds.
+    for name, libver in [("small_earliest", "earliest"), ("small_latest", "latest")]:
+        path = os.path.join(HERE, name + ".h5")
+        with h5py.File(path, "w", libver=libver) as f:
+            f.create_dataset("d", data=np.arange(30, dtype="<f8").reshape(10, 3), chunks=(4, 2),
+                             compression="gzip", shuffle=True, fletcher32=True)
+            f.create_dataset("e", data=np.arange(7, dtype=">i2"), maxshape=(None,), chunks=(3,))
+            f.create_dataset("s", data=["a", "bc"], dtype=h5py.string_dtype())
+            g = f.create_group("g")
+            for i in range(10):
+                g.attrs["a%d" % i] = i
+            g.attrs["v"] = "text"
+            g.create_group("h")
+            g["r"] = f["d"].ref
+        with open(os.path.join(HERE, name + ".json"), "w") as out:
+            json.dump(describe(path), out, indent=1, sort_keys=True)
     # MATLAB-written v7.3 files (copied from MAT.jl's tests): only the
     # expectations are written here.
     for name in ["cell", "struct"]:
