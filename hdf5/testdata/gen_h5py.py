@@ -292,6 +292,10 @@ def main():
         fh.write(b"MATLAB 7.3 MAT-file, written by gen_h5py.py".ljust(116))
     with open(os.path.join(HERE, "userblock.json"), "w") as out:
         json.dump(describe(path), out, indent=1, sort_keys=True)
+    # A filter the reader does not have (LZF, built into h5py).
+    path = os.path.join(HERE, "lzf.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("lzf", data=np.repeat(np.arange(10, dtype="i4"), 100), chunks=(500,), compression="lzf")
     # Small files for the fuzz targets' seeds.
     for name, libver in [("small_earliest", "earliest"), ("small_latest", "latest")]:
         path = os.path.join(HERE, name + ".h5")
