@@ -11,7 +11,7 @@ import (
 // unfilter undoes a dataset's filter pipeline on one stored chunk. want is
 // the size of the decoded chunk. mask has bit i set when filter i was
 // skipped for this chunk. The returned slice may alias raw.
-func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64) ([]byte, error) {
+func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64, zr *io.ReadCloser) ([]byte, error) {
 	f := r.f
 	fl := r.filters
 	data := raw
@@ -21,7 +21,7 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 		}
 		switch fl[i].ID {
 		case FilterDeflate:
-			out, err := r.inflate(data, want+64, addr)
+			out, err := r.inflate(data, want+64, addr, zr)
 			if err != nil {
 				return nil, err
 			}
@@ -59,13 +59,13 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 	return data, nil
 }
 
-func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, error) {
+func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, zrp *io.ReadCloser) ([]byte, error) {
 	br := bytes.NewReader(src)
 	var err error
-	if r.zr == nil {
-		r.zr, err = zlib.NewReader(br)
+	if *zrp == nil {
+		*zrp, err = zlib.NewReader(br)
 	} else {
-		err = r.zr.(zlib.Resetter).Reset(br, nil)
+		err = (*zrp).(zlib.Resetter).Reset(br, nil)
 	}
 	if err != nil {
 		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
@@ -83,7 +83,7 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, er
 			copy(grown, out)
 			out = grown
 		}
-		k, err := r.zr.Read(out[n:])
+		k, err := (*zrp).Read(out[n:])
 		n += k
 		if err == io.EOF {
 			return out[:n], nil
