@@ -509,3 +509,36 @@ func checkAttrs(t *testing.T, f *File, o Object, exp map[string]expAttr) {
 		}
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.OpenPath("/chunk/gzip_shuffle_fletcher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := o.(*Dataset).Describe(), "f64 LE (50, 37) chunked [8 10] btree-v1 shuffle,deflate(4),fletcher32"; got != want {
+		t.Errorf("Describe %q, want %q", got, want)
+	}
+	a, err := f.Root().Attr("nope")
+	if !errors.Is(err, ErrNotFound) || a != nil {
+		t.Errorf("missing attribute: %v", err)
+	}
+	g, _ := f.OpenPath("/attrs")
+	for name, want := range map[string]string{
+		"str":  `string[5] nullpad ascii () = "fixed"`,
+		"ints": "i16 BE (2, 3) = [0 1 2 3 4 5]",
+		"f":    "f64 LE () = [3.5]",
+	} {
+		a, err := g.Attr(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Describe(); got != want {
+			t.Errorf("%s: Describe %q, want %q", name, got, want)
+		}
+	}
+}
