@@ -51,6 +51,13 @@ func wReadJSON(t *testing.T, data []byte) *wExpect {
 		lay := ds.Layout()
 		o := map[string]any{"kind": "dataset", "shape": wShapeJSON(ds.Shape()), "attrs": attrs,
 			"layout": lay.ClassName(), "chunks": nil, "compression": nil, "compression_opts": nil, "shuffle": false}
+		ms := wShapeJSON(ds.MaxShape())
+		for i, d := range ds.MaxShape() {
+			if d == wUndef {
+				ms[i] = nil
+			}
+		}
+		o["maxshape"] = ms
 		if lay.Class == LayoutChunked {
 			o["chunks"] = wShapeJSON(lay.Chunk)
 			if lay.Index != IndexBTree1 {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -317,6 +316,11 @@ func (e *wExpect) dataset(path string, dtype any, shape []uint64, values []any, 
 	if chunks != nil {
 		o["chunks"] = wShapeJSON(chunks)
 	}
+	ms := wShapeJSON(shape)
+	if opts != nil && opts.Unlimited {
+		ms[0] = nil
+	}
+	o["maxshape"] = ms
 	if opts != nil && opts.Deflate > 0 {
 		o["compression"] = "gzip"
 		o["compression_opts"] = opts.Deflate
@@ -338,5 +342,3 @@ func (e *wExpect) marshal() []byte {
 	}
 	return b
 }
-
-var _ = strings.TrimSpace

@@ -113,6 +113,7 @@ def file_json(path):
                 "kind": "dataset",
                 "dtype": dtype_json(obj.dtype),
                 "shape": list(obj.shape),
+                "maxshape": list(obj.maxshape) if obj.maxshape is not None else None,
                 "values": array_json(f, obj[()], obj.dtype),
                 "layout": layout,
                 "chunks": list(obj.chunks) if obj.chunks else None,
