@@ -44,6 +44,12 @@ const (
 
 // DatasetWriter writes one dataset's data: whole rows in C order with
 // Write, or whole chunks with WriteChunk; then Close.
+//
+// Memory: a chunked Write keeps one block of Chunk[0] rows (Chunk[0] times
+// the row size) until it is full, unless the caller passes whole blocks,
+// which are cut into chunks straight from its buffer; at most two chunks
+// per worker wait for compression. Contiguous rows go straight to the
+// file; compact data (at most 64 KiB) is kept until Writer.Close.
 type DatasetWriter struct {
 	w        *Writer
 	h        *wHeader

@@ -152,6 +152,10 @@ func (w *Writer) writeOldest() error {
 		}
 		return w.err
 	}
+	if uint64(len(j.out)) >= 1<<32 {
+		w.err = fmt.Errorf("hdf5: %s: a filtered chunk of %d bytes (HDF5 chunks are under 4 GiB)", j.d.path, len(j.out))
+		return w.err
+	}
 	addr := w.alloc(uint64(len(j.out)))
 	err := w.writeAt(addr, j.out)
 	wBufPool.put(j.out)
