@@ -505,6 +505,7 @@ func TestWriteErrors(t *testing.T) {
 	check("vlen ragged", d.SetAttr("v", VlenAttr(npyio.Int32Type, [][]byte{{1, 2}})))
 	check("array attr size", d.SetAttr("v", ArrayAttr(u, []uint64{3}, make([]byte, 8))))
 	check("incomplete dataset", d.Close())
+	check("refs for another shape", root.CreateRefDataset("r", []ObjRef{1, 2}, []uint64{3}))
 	c := wOK(root.CreateDataset("ch", u, []uint64{8}, &DatasetOptions{Chunk: []uint64{4}}))
 	check("chunk outside", c.WriteChunk([]uint64{2}, make([]byte, 32)))
 	check("chunk size", c.WriteChunk([]uint64{0}, make([]byte, 8)))
@@ -516,6 +517,39 @@ func TestWriteErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a chunk twice", c.Close())
+	check("Close after a chunk twice", w.Close())
+}
+
+// TestWriteIncompleteThenComplete: Close of a dataset missing rows fails
+// and so does the Writer's; writing the rest makes both succeed.
+func TestWriteIncompleteThenComplete(t *testing.T) {
+	m := &wMem{}
+	w := wOK(NewWriter(m, nil))
+	d := wOK(w.Root().CreateDataset("d", npyio.Int32Type, []uint64{3}, &DatasetOptions{Contiguous: true}))
+	if err := d.Write(npyio.AsBytes([]int32{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	if d.Close() == nil {
+		t.Fatal("Close of an incomplete dataset succeeded")
+	}
+	if err := d.Write(npyio.AsBytes([]int32{3})); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := wOK(Open(bytes.NewReader(m.b), int64(len(m.b)), nil))
+	got := wOK(wOK(f.OpenPath("/d")).(*Dataset).ReadAll())
+	if !bytes.Equal(got, npyio.AsBytes([]int32{1, 2, 3})) {
+		t.Fatalf("read %v", got)
+	}
+
+	m = &wMem{}
+	w = wOK(NewWriter(m, nil))
+	wOK(w.Root().CreateDataset("d", npyio.Int32Type, []uint64{3}, nil))
+	if w.Close() == nil {
+		t.Fatal("Writer.Close with an incomplete dataset succeeded")
+	}
 }
 
 func TestWriteIOError(t *testing.T) {
