@@ -1,0 +1,184 @@
+package hdf5
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// Round trips: every writer case read back by this package's reader into
+// the JSON form check_written.py makes from h5py, compared with what the
+// test wrote (which TestWriteFixtures ties to h5py's reading).
+
+func wReadJSON(t *testing.T, data []byte) *wExpect {
+	t.Helper()
+	f, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.SuperblockVersion() != 0 {
+		t.Errorf("superblock version %d", f.SuperblockVersion())
+	}
+	e := &wExpect{Objects: map[string]map[string]any{}}
+	refPath := func(r Reference) any {
+		o, err := f.Deref(r)
+		if err != nil {
+			t.Fatalf("deref %d: %v", r, err)
+		}
+		return o.Path()
+	}
+	err = f.Walk(func(path string, obj Object) error {
+		attrs := map[string]any{}
+		as, err := obj.Attrs()
+		if err != nil {
+			return err
+		}
+		for _, a := range as {
+			v, err := wAttrJSON(a, refPath)
+			if err != nil {
+				return fmt.Errorf("%s: attribute %s: %w", path, a.Name, err)
+			}
+			attrs[a.Name] = v
+		}
+		ds, ok := obj.(*Dataset)
+		if !ok {
+			e.Objects[path] = map[string]any{"kind": "group", "attrs": attrs}
+			return nil
+		}
+		lay := ds.Layout()
+		o := map[string]any{"kind": "dataset", "shape": wShapeJSON(ds.Shape()), "attrs": attrs,
+			"layout": lay.ClassName(), "chunks": nil, "compression": nil, "compression_opts": nil, "shuffle": false}
+		ms := wShapeJSON(ds.MaxShape())
+		for i, d := range ds.MaxShape() {
+			if d == wUndef {
+				ms[i] = nil
+			}
+		}
+		o["maxshape"] = ms
+		if lay.Class == LayoutChunked {
+			o["chunks"] = wShapeJSON(lay.Chunk)
+			if lay.Index != IndexBTree1 {
+				t.Errorf("%s: chunk index %d, want the v1 B-tree", path, lay.Index)
+			}
+		}
+		for _, fl := range lay.Filters {
+			switch fl.ID {
+			case 1:
+				o["compression"] = "gzip"
+				o["compression_opts"] = fl.Params[0]
+			case 2:
+				o["shuffle"] = true
+			}
+		}
+		if ds.Type().Class == ClassReference {
+			refs, err := ds.ReadReferences()
+			if err != nil {
+				return err
+			}
+			vals := make([]any, len(refs))
+			for i, r := range refs {
+				vals[i] = refPath(r)
+			}
+			o["dtype"], o["values"] = "ref", vals
+		} else {
+			dt, err := ds.DType()
+			if err != nil {
+				return err
+			}
+			data, err := ds.ReadAll()
+			if err != nil {
+				return err
+			}
+			o["dtype"], o["values"] = wDTypeJSON(dt), wValues(dt, data)
+		}
+		e.Objects[path] = o
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func wAttrJSON(a *Attribute, refPath func(Reference) any) (any, error) {
+	shape := wShapeJSON(a.Shape)
+	switch a.Type.Class {
+	case ClassReference:
+		refs, err := a.References()
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]any, len(refs))
+		for i, r := range refs {
+			vals[i] = refPath(r)
+		}
+		return map[string]any{"dtype": "ref", "shape": shape, "values": vals}, nil
+	case ClassVarLen:
+		base, _, err := a.Type.Base.NumpyDType()
+		if err != nil {
+			return nil, err
+		}
+		seqs, err := a.VarLen()
+		if err != nil {
+			return nil, err
+		}
+		vals := make([]any, len(seqs))
+		for i, s := range seqs {
+			vals[i] = wValues(base, s)
+		}
+		return map[string]any{"dtype": []any{"vlen", wDTypeJSON(base)}, "shape": shape, "values": vals}, nil
+	}
+	dt, _, err := a.Type.NumpyDType()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"dtype": wDTypeJSON(dt), "shape": shape, "values": wValues(dt, a.Bytes())}, nil
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	for _, c := range wCases {
+		if c.slow {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			m := &wMem{}
+			want := wRun(t, c, m)
+			got := wReadJSON(t, m.b)
+			if ok, why := wJSONEqual(want.marshal(), got.marshal()); !ok {
+				t.Errorf("the reader read something else than the writer wrote: %s", why)
+			}
+		})
+	}
+}
+
+// TestWriteReadStreaming writes an unlimited chunked dataset in uneven
+// batches and reads it back in row batches.
+func TestWriteReadStreaming(t *testing.T) {
+	m := &wMem{}
+	w := wOK(NewWriter(m, &WriterOptions{Workers: 3}))
+	d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{0, 5}, &DatasetOptions{Unlimited: true, Chunk: []uint64{100, 2}, Deflate: 1, Shuffle: true}))
+	const rows = 12345
+	data := wTestData(npyio.Float64Type, rows*5)
+	for off, step := 0, 1; off < rows; off, step = off+step, step*3%997+1 {
+		n := min(step, rows-off)
+		if err := d.Write(data[off*40 : (off+n)*40]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f := wOK(Open(bytes.NewReader(m.b), int64(len(m.b)), nil))
+	o := wOK(f.OpenPath("/x"))
+	ds := o.(*Dataset)
+	if s := ds.Shape(); s[0] != rows || s[1] != 5 {
+		t.Fatalf("shape %v", s)
+	}
+	got := wOK(ds.ReadAll())
+	if !bytes.Equal(got, data) {
+		t.Fatal("data differs")
+	}
+}
