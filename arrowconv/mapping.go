@@ -96,18 +96,18 @@ func topName(path string) string {
 type mkind uint8
 
 const (
-	mFixed   mkind = iota // same bytes: ints, floats, intervals, fixed binary
-	mBool                 // bit-packed -> one byte
-	mTime64               // int64 time values (timestamp, date64, duration, time64): NaT check
-	mTime32               // int32 time values (date32, time32), widened
-	mDecF8                // decimal -> float64
-	mDecI64               // decimal -> scaled int64
-	mString               // utf8 -> U<n>
-	mBinary               // binary -> S<n>
-	mStruct               // struct -> structured
-	mList                 // fixed or one-length list -> subarray
-	mDict                 // dictionary -> decoded values
-	mNumpy                // numpy.descr metadata: RowEncoder's put
+	mFixed  mkind = iota // same bytes: ints, floats, intervals, fixed binary
+	mBool                // bit-packed -> one byte
+	mTime64              // int64 time values (timestamp, date64, duration, time64): NaT check
+	mTime32              // int32 time values (date32, time32), widened
+	mDecF8               // decimal -> float64
+	mDecI64              // decimal -> scaled int64
+	mString              // utf8 -> U<n>
+	mBinary              // binary -> S<n>
+	mStruct              // struct -> structured
+	mList                // fixed or one-length list -> subarray
+	mDict                // dictionary -> decoded values
+	mNumpy               // numpy.descr metadata: RowEncoder's put
 )
 
 // mnode is the plan of one Arrow array (a column or a child).

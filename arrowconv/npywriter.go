@@ -276,7 +276,7 @@ type NPYWriter struct {
 	w     *npyio.Writer
 	enc   *RowEncoder
 	m     *Mapping // instead of enc, from NewMappedNPYWriter
-	zeroD bool // a 0-d array: exactly one row
+	zeroD bool     // a 0-d array: exactly one row
 	rows  int64
 	buf   []byte
 	err   error
