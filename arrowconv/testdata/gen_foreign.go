@@ -248,7 +248,7 @@ func writeDict() {
 	}, nil)
 	batches := []struct{ dict, idx, fdict, fidx string }{
 		{`["red", "green"]`, `[0, 1, 1, 0]`, `[0.5, 1.5]`, `[1, 0, null, 1]`},
-		{`["red", "green", "blue"]`, `[2, 0, 2]`, `[0.5, 1.5, 2.5]`, `[2, 2, 0]`},           // delta
+		{`["red", "green", "blue"]`, `[2, 0, 2]`, `[0.5, 1.5, 2.5]`, `[2, 2, 0]`},        // delta
 		{`["cyan", "magenta-long"]`, `[1, 0, 1, 1, 0]`, `[-1, null]`, `[1, 0, 0, 1, 1]`}, // replacement
 	}
 	for _, name := range []string{"dict_delta.arrows"} {
