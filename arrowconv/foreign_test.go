@@ -447,3 +447,34 @@ func TestForeignZeroBatches(t *testing.T) {
 }
 
 var _ = arrow.Null
+
+// TestForeignArrowJS converts the files Arrow JS wrote
+// (testdata/gen_arrowjs.mjs): every type it writes, file and stream,
+// whole records and slices with offsets, and a stream with no batches.
+func TestForeignArrowJS(t *testing.T) {
+	for _, name := range []string{"arrowjs_every_type.arrow", "arrowjs_every_type.arrows"} {
+		for _, slice := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/slice=%v", name, slice), func(t *testing.T) {
+				m := checkForeign(t, filepath.Join("testdata", "foreign", name), nil, slice)
+				dt, _ := m.DType()
+				want := map[string]string{
+					"i64": "<i8", "f16": "<f2", "s": "<U7", "bin": "|S3", "fsb": "|V3", "dec": "<f8", "dec38": "<f8",
+					"date_day": "<M8[D]", "date_ms": "<M8[ms]", "ts_us_tz": "<M8[us]", "t_s": "<m8[s]", "t_ns": "<m8[ns]",
+					"dur_ms": "<m8[ms]", "dict": "<U8",
+				}
+				for _, f := range dt.Fields {
+					if w, ok := want[f.Name]; ok && f.Type.TypeStr() != w {
+						t.Errorf("field %s is %s, want %s", f.Name, f.Type.TypeStr(), w)
+					}
+				}
+			})
+		}
+	}
+	m, out, rows, err := readForeign(t, "testdata/foreign/arrowjs_zero_batches.arrows", nil, false)
+	if err != nil || rows != 0 || len(out) != 0 {
+		t.Fatalf("zero batches: %d rows, %d bytes, %v", rows, len(out), err)
+	}
+	if dt, err := m.DType(); err != nil || len(dt.Fields) != 37 {
+		t.Errorf("zero batches: dtype %v, %v", dt, err)
+	}
+}
