@@ -542,3 +542,63 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// Every row range read with ReadRows equals the same slice of ReadAll
+// (chunk edges, partial chunks, several chunks per batch, 1-D to 3-D).
+func TestReadRowsRanges(t *testing.T) {
+	for _, file := range []string{"earliest.h5", "latest.h5"} {
+		f, err := OpenFile(filepath.Join("testdata", file), &Options{ChunkCacheBytes: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/chunk/edge3d", "/chunk/plain", "/chunk/sparse", "/chunk/unlimited2", "/chunk/gzip_shuffle_fletcher", "/num/m3d", "/str/chunked_vlen"} {
+			o, err := f.OpenPath(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := o.(*Dataset)
+			all, err := ds.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ds.NewRowReader(4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, rb := r.Rows(), int64(r.RowBytes())
+			for start := int64(0); start <= rows; start++ {
+				for n := int64(0); start+n <= rows; n++ {
+					dst := make([]byte, n*rb)
+					if err := r.ReadRows(start, n, dst); err != nil {
+						t.Fatalf("%s %s [%d,+%d): %v", file, p, start, n, err)
+					}
+					if !bytes.Equal(dst, all[start*rb:(start+n)*rb]) {
+						t.Fatalf("%s %s [%d,+%d): differ", file, p, start, n)
+					}
+				}
+			}
+			if err := r.ReadRows(rows, 1, make([]byte, rb)); err == nil {
+				t.Errorf("%s %s: reading past the end: no error", file, p)
+			}
+		}
+		f.Close()
+	}
+}
+
+func TestDerefNull(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Deref(0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("null reference: %v", err)
+	}
+	if _, err := f.Deref(1 << 50); !errors.Is(err, ErrFormat) {
+		t.Errorf("reference outside the file: %v", err)
+	}
+	root, err := f.Deref(Reference(f.Root().Addr()))
+	if err != nil || root.Path() != "/" {
+		t.Errorf("root: %v %v", root, err)
+	}
+}
