@@ -148,6 +148,8 @@ def common(f, latest):
     dense = f.create_group("dense_attrs")
     for i in range(12):
         dense.attrs["attr%02d" % i] = np.arange(i + 1, dtype="i4")
+    # Over 4 KiB: a huge object of the dense attribute heap (latest).
+    dense.attrs["big"] = np.arange(600, dtype="<f8") / 4
 
 
 def plain(dt):
