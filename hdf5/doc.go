@@ -63,9 +63,9 @@
 // features an *UnsupportedError (ErrUnsupported). Not supported: offsets
 // or lengths other than 8 bytes, virtual datasets, external storage,
 // filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
-// filters, shared object header messages, region references, paged
-// extensible array data blocks are implemented but untested (they need
-// over 131,000 chunks).
+// filters, shared object header messages, region references. Paged data
+// blocks of extensible array chunk indexes (over 131,000 chunks) are read
+// but not covered by a fixture.
 //
 // A File may be used from several goroutines; a RowReader may not.
 //
