@@ -137,6 +137,10 @@ func (f *File) Close() error {
 	return nil
 }
 
+// Name is the name used in error messages (the file name for OpenFile,
+// Options.Name otherwise).
+func (f *File) Name() string { return f.name }
+
 // UserBlockSize is the size of the user block before the superblock (0 if
 // none; 512 for MATLAB files).
 func (f *File) UserBlockSize() int64 { return f.userBlock }

@@ -602,3 +602,67 @@ func TestDerefNull(t *testing.T) {
 		t.Errorf("root: %v %v", root, err)
 	}
 }
+
+// Several goroutines share one File (run with -race).
+func TestConcurrentRead(t *testing.T) {
+	f, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string][]byte{}
+	err = f.Walk(func(p string, o Object) error {
+		if ds, ok := o.(*Dataset); ok {
+			if b, err := ds.ReadAll(); err == nil {
+				want[p] = b
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			errs <- f2.Walk(func(p string, o Object) error {
+				if _, err := o.Attrs(); err != nil {
+					return err
+				}
+				ds, ok := o.(*Dataset)
+				if !ok || want[p] == nil {
+					return nil
+				}
+				b, err := ds.ReadAll()
+				if err != nil {
+					return err
+				}
+				if !bytes.Equal(b, want[p]) {
+					return errors.New(p + ": data differ")
+				}
+				if ds.Type().Class == ClassReference {
+					refs, err := ds.ReadReferences()
+					if err != nil {
+						return err
+					}
+					for _, r := range refs {
+						if _, err := f2.Deref(r); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
