@@ -666,3 +666,35 @@ func TestConcurrentRead(t *testing.T) {
 		}
 	}
 }
+
+func TestLinks(t *testing.T) {
+	for _, name := range []string{"earliest.h5", "latest.h5"} {
+		f, err := OpenFile(filepath.Join("testdata", name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.OpenPath("/groups/ext"); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "external link to other.h5:/x") {
+			t.Errorf("%s: external link: %v", name, err)
+		}
+		if _, err := f.OpenPath("/groups/dangling"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: dangling soft link: %v", name, err)
+		}
+		o, err := f.OpenPath("/groups/soft/c/leaf")
+		if err != nil || o.Path() != "/groups/a/b/c/leaf" {
+			t.Errorf("%s: through a soft link: %v %v", name, o, err)
+		}
+		g, _ := f.OpenPath("/groups")
+		links, err := g.(*Group).Links()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]LinkKind{}
+		for _, l := range links {
+			kinds[l.Name] = l.Kind
+		}
+		if kinds["ext"] != ExternalLink || kinds["soft"] != SoftLink || kinds["a"] != HardLink {
+			t.Errorf("%s: link kinds %v", name, kinds)
+		}
+		f.Close()
+	}
+}

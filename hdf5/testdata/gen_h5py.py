@@ -121,6 +121,8 @@ def common(f, latest):
     grp["soft"] = h5py.SoftLink("/groups/a/b")
     grp["hard"] = deep["leaf"]
     grp.create_group("emptygroup")
+    grp["ext"] = h5py.ExternalLink("other.h5", "/x")
+    grp["dangling"] = h5py.SoftLink("/no/such/object")
 
     r = f.create_group("refs")
     r.create_dataset("objrefs", data=[f["num/i4"].ref, f["groups/a"].ref, f["str/fixed"].ref], dtype=h5py.ref_dtype)
