@@ -437,6 +437,7 @@ type extArray struct {
 	ndblkAddrs uint64
 	sblk       []eaSuper
 	blocks     map[uint64][]byte
+	blockBytes int64
 }
 
 type eaSuper struct {
@@ -611,10 +612,11 @@ func (ea *extArray) block(addr, size uint64, sig string) ([]byte, error) {
 	if err := f.verifyChecksum(b, addr, "extensible array block"); err != nil {
 		return nil, err
 	}
-	if len(ea.blocks) > 1024 {
-		ea.blocks = map[uint64][]byte{}
+	if len(ea.blocks) > 1024 || ea.blockBytes+int64(len(b)) > maxCacheBytes {
+		ea.blocks, ea.blockBytes = map[uint64][]byte{}, 0
 	}
 	ea.blocks[addr] = b
+	ea.blockBytes += int64(len(b))
 	return b, nil
 }
 
