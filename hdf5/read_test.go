@@ -468,6 +468,13 @@ func checkAttrs(t *testing.T, f *File, o Object, exp map[string]expAttr) {
 				}
 			}
 		case e.Raw != "":
+			if dt, err := a.DType(); err != nil {
+				t.Errorf("attr %s: DType: %v", a.Name, err)
+			} else if dt.String() != e.DType {
+				t.Errorf("attr %s: dtype %s, want %s", a.Name, dt, e.DType)
+			} else if !bytes.Equal(a.Bytes(), unb64(t, e.Raw)) {
+				t.Errorf("attr %s: bytes %x, want %x", a.Name, a.Bytes(), unb64(t, e.Raw))
+			}
 			if a.Type.Class == ClassFixedPoint || a.Type.Class == ClassFloat || a.Type.Class == ClassEnum {
 				if !bytes.Equal(a.Bytes(), unb64(t, e.Raw)) && !(a.Type.isBoolEnum()) {
 					t.Errorf("attr %s: bytes %x, want %x", a.Name, a.Bytes(), unb64(t, e.Raw))
