@@ -57,6 +57,7 @@ def common(f, latest):
     g.create_dataset("zero", data=np.zeros((0, 3), dtype="i4"))
     g.create_dataset("m3d", data=np.arange(24, dtype="i2").reshape(2, 3, 4))
     compact(g, "compact", np.arange(12, dtype="<f4").reshape(3, 4))
+    g.create_dataset("unwritten", shape=(2, 3), dtype="<f4", fillvalue=3.5)  # no storage: fill value
 
     s = f.create_group("str")
     s.create_dataset("fixed", data=np.array([b"abc", b"", b"hello worl"], dtype="S10"))
