@@ -221,13 +221,13 @@ func wMul(a, b uint64) (uint64, bool) {
 }
 
 // wGuessChunk picks a chunk shape of at most about 1 MiB: the dataset's
-// shape (1024 rows for an unlimited or empty first dimension), the largest
-// dimension halved until it fits.
+// shape (1024 rows for an unlimited first dimension, 1 for an empty one),
+// the largest dimension halved until it fits.
 func wGuessChunk(shape []uint64, esz uint64, unlimited bool) []uint64 {
 	c := make([]uint64, len(shape))
 	for i, s := range shape {
 		c[i] = max(s, 1)
-		if i == 0 && (unlimited || s == 0) {
+		if i == 0 && unlimited {
 			c[i] = 1024
 		}
 	}
