@@ -3,7 +3,10 @@ package hdf5
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -16,7 +19,12 @@ import (
 
 func wReadJSON(t *testing.T, data []byte) *wExpect {
 	t.Helper()
-	f, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	return wReadJSONAt(t, bytes.NewReader(data), int64(len(data)))
+}
+
+func wReadJSONAt(t *testing.T, r io.ReaderAt, size int64) *wExpect {
+	t.Helper()
+	f, err := Open(r, size, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,6 +307,51 @@ func wWriteChunks(t *testing.T, rng *rand.Rand, d *DatasetWriter, data []byte, s
 		}
 		if err := d.WriteChunk(coords, buf); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestWriteOver4GiB writes the over4gib case (objects after a 4.5 GiB hole,
+// a sparse file) and reads it back: 8-byte addresses everywhere.
+func TestWriteOver4GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 4.5 GiB sparse file")
+	}
+	var c wCase
+	for _, x := range wCases {
+		if x.name == "over4gib" {
+			c = x
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.h5")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := wRun(t, c, f)
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 4<<30 {
+		t.Fatalf("file of %d bytes", st.Size())
+	}
+	got := wReadJSONAt(t, f, st.Size())
+	if ok, why := wJSONEqual(want.marshal(), got.marshal()); !ok {
+		t.Errorf("the reader read something else than the writer wrote: %s", why)
+	}
+	for _, o := range []string{"/after_chunked", "/g/x"} {
+		r, err := Open(f, st.Size(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := r.OpenPath(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Addr() < 4<<30 {
+			t.Errorf("%s at %d, not above 4 GiB", o, obj.Addr())
 		}
 	}
 }
