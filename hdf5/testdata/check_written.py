@@ -171,6 +171,35 @@ def check_dump(path, got):
     return None
 
 
+def check_matlab(path):
+    """The MATLAB-style case read by hdf5storage (MATLAB conventions)."""
+    try:
+        import hdf5storage
+    except ImportError:
+        return None
+    tmp = path[:-3] + ".mat"
+    shutil.copy(path, tmp)
+    try:
+        d = hdf5storage.loadmat(tmp)
+        with h5py.File(path, "r") as f:
+            if not {"x", "c", "s", "z", "l"} <= set(d):
+                return "hdf5storage: variables %s" % sorted(d)
+            if not np.array_equal(d["x"], f["x"][()].T, equal_nan=True):
+                return "hdf5storage: x differs"
+            if d["l"].dtype != np.bool_ or d["l"].shape != (5, 1):
+                return "hdf5storage: logical l is %s %s" % (d["l"].dtype, d["l"].shape)
+            if d["z"].dtype != np.complex128 or d["z"].shape != (3, 1):
+                return "hdf5storage: complex z is %s %s" % (d["z"].dtype, d["z"].shape)
+            if d["s"].dtype.names != ("f", "name"):
+                return "hdf5storage: struct s fields %s" % (d["s"].dtype.names,)
+            cells = d["c"].ravel()
+            if len(cells) != 2 or cells[1].shape != (64, 64) or not np.array_equal(cells[1], f["#refs#/b"][()].T, equal_nan=True):
+                return "hdf5storage: cell c is %s of %s" % (d["c"].shape, [x.shape for x in cells])
+    finally:
+        os.remove(tmp)
+    return None
+
+
 def main():
     args = sys.argv[1:]
     update = None
@@ -197,6 +226,8 @@ def main():
             bad += 1
             continue
         why = same(expect, got) or check_dump(path, got)
+        if not why and name == "matlab":
+            why = check_matlab(path)
         if why:
             print("FAIL %s: %s" % (name, why))
             bad += 1
