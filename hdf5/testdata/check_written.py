@@ -10,7 +10,9 @@ meant to write), this reads the file with h5py into the same JSON form
 (every object, dtype, shape, value, layout, chunk shape, filters and
 attribute) and compares; runs `h5dump` (no error, nothing on stderr) and
 `h5dump -H -p -B` (superblock version 0, version-1 object headers, and the
-expected layouts and filters). With --update, each file that passed is
+expected layouts and filters), and lets the HDF5 library edit a copy (insert
+into and delete from every group, extend unlimited datasets, add attributes)
+and reads it back. With --update, each file that passed is
 copied to the given directory with the JSON h5py's reading gave
 (NAME.json), for the committed fixtures the Go test compares against; only
 files under 1 MB are copied.
@@ -171,6 +173,47 @@ def check_dump(path, got):
     return None
 
 
+def check_modify(path):
+    """The HDF5 library edits a copy: members inserted into every group
+    (splitting its B-tree nodes), one deleted, unlimited datasets extended
+    (new chunks in the chunk B-tree), attributes added; then h5dump."""
+    tmp = path[:-3] + ".modified.h5"
+    shutil.copy(path, tmp)
+    try:
+        groups, grow = [], []
+        with h5py.File(tmp, "a") as f:
+            def visit(name, obj):
+                if isinstance(obj, h5py.Group):
+                    groups.append(obj.name)
+                elif obj.maxshape and obj.maxshape[0] is None:
+                    grow.append(obj.name)
+            visit("", f)
+            f.visititems(visit)
+            for g in groups:
+                for i in range(40):
+                    f[g].create_dataset("added_%02d" % i, data=np.arange(i))
+                f[g].attrs["added"] = 1
+                del f[g]["added_00"]
+            for d in grow:
+                ds = f[d]
+                n = ds.shape[0]
+                ds.resize(n + 300, axis=0)
+                ds[n:] = 7
+        with h5py.File(tmp, "r") as f:
+            for g in groups:
+                if "added_00" in f[g] or list(f[g]["added_39"][()]) != list(range(39)) or f[g].attrs["added"] != 1:
+                    return "after the library's edits: group %s is wrong" % g
+            for d in grow:
+                if not (f[d][-300:] == 7).all():
+                    return "after the library's edits: %s did not grow" % d
+        r = subprocess.run(["h5dump", tmp], capture_output=True, text=True)
+        if r.returncode != 0 or r.stderr.strip():
+            return "h5dump after the library's edits: %s" % r.stderr.strip()[:500]
+    finally:
+        os.remove(tmp)
+    return None
+
+
 def check_matlab(path):
     """The MATLAB-style case read by hdf5storage (MATLAB conventions)."""
     try:
@@ -226,6 +269,8 @@ def main():
             bad += 1
             continue
         why = same(expect, got) or check_dump(path, got)
+        if not why:
+            why = check_modify(path)
         if not why and name == "matlab":
             why = check_matlab(path)
         if why:
