@@ -269,7 +269,7 @@ def main():
             bad += 1
             continue
         why = same(expect, got) or check_dump(path, got)
-        if not why:
+        if not why and os.path.getsize(path) < 1 << 30:  # not the sparse 4.5 GiB one
             why = check_modify(path)
         if not why and name == "matlab":
             why = check_matlab(path)
