@@ -121,6 +121,8 @@ def common(f, latest):
     grp["soft"] = h5py.SoftLink("/groups/a/b")
     grp["hard"] = deep["leaf"]
     grp.create_group("emptygroup")
+    grp["ext"] = h5py.ExternalLink("other.h5", "/x")
+    grp["dangling"] = h5py.SoftLink("/no/such/object")
 
     r = f.create_group("refs")
     r.create_dataset("objrefs", data=[f["num/i4"].ref, f["groups/a"].ref, f["str/fixed"].ref], dtype=h5py.ref_dtype)
@@ -148,6 +150,8 @@ def common(f, latest):
     dense = f.create_group("dense_attrs")
     for i in range(12):
         dense.attrs["attr%02d" % i] = np.arange(i + 1, dtype="i4")
+    # Over 4 KiB: a huge object of the dense attribute heap (latest).
+    dense.attrs["big"] = np.arange(600, dtype="<f8") / 4
 
 
 def plain(dt):
@@ -292,6 +296,10 @@ def main():
         fh.write(b"MATLAB 7.3 MAT-file, written by gen_h5py.py".ljust(116))
     with open(os.path.join(HERE, "userblock.json"), "w") as out:
         json.dump(describe(path), out, indent=1, sort_keys=True)
+    # A filter the reader does not have (LZF, built into h5py).
+    path = os.path.join(HERE, "lzf.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("lzf", data=np.repeat(np.arange(10, dtype="i4"), 100), chunks=(500,), compression="lzf")
     # Small files for the fuzz targets' seeds.
     for name, libver in [("small_earliest", "earliest"), ("small_latest", "latest")]:
         path = os.path.join(HERE, name + ".h5")
