@@ -165,6 +165,12 @@ var wCases = []wCase{
 			npyio.Field{Name: "z", Type: npyio.Uint8Type, Shape: []int{2, 3}},
 			npyio.Field{Name: "s", Type: s5})
 		mc := wStruct(t, npyio.Field{Name: "real", Type: npyio.Float32Type}, npyio.Field{Name: "imag", Type: npyio.Float32Type})
+		nested := wStruct(t,
+			npyio.Field{Name: "flag", Type: npyio.BoolType},
+			npyio.Field{Name: "inner", Type: st},
+			npyio.Field{Name: "c", Type: npyio.Complex64},
+			npyio.Field{Name: "be", Type: npyio.Int64Type.WithOrder(npyio.BigEndian)},
+			npyio.Field{Name: "h", Type: npyio.Float16Type, Shape: []int{3}})
 		types := []struct {
 			name string
 			dt   *npyio.DType
@@ -175,7 +181,7 @@ var wCases = []wCase{
 			{"b1", npyio.BoolType}, {"c8", npyio.Complex64}, {"c16", npyio.Complex128}, {"S5", s5},
 			{"be_f8", npyio.Float64Type.WithOrder(npyio.BigEndian)}, {"be_i4", npyio.Int32Type.WithOrder(npyio.BigEndian)},
 			{"be_c16", npyio.Complex128.WithOrder(npyio.BigEndian)},
-			{"struct", st}, {"matlab_complex", mc},
+			{"struct", st}, {"matlab_complex", mc}, {"nested_struct", nested},
 		}
 		for _, ty := range types {
 			b.ds(root, ty.name, ty.dt, []uint64{3, 4}, nil, 2)
