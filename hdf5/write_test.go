@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -589,4 +591,28 @@ func (f *wFailing) Write(p []byte) (int, error) {
 		return 0, errWFull
 	}
 	return f.wMem.Write(p)
+}
+
+// TestWriteStopsWorkers: Close stops the compression goroutines, also
+// after a failure.
+func TestWriteStopsWorkers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, fail := range []bool{false, true} {
+		var f io.WriteSeeker = &wMem{}
+		if fail {
+			f = &wFailing{limit: 5000}
+		}
+		w := wOK(NewWriter(f, &WriterOptions{Workers: 4}))
+		d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{4000}, &DatasetOptions{Chunk: []uint64{100}, Deflate: 1}))
+		d.Write(wTestData(npyio.Float64Type, 4000))
+		if err := w.Close(); (err != nil) != fail {
+			t.Fatalf("fail=%v: Close: %v", fail, err)
+		}
+	}
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
+	}
 }
