@@ -377,8 +377,14 @@ func (d *DatasetWriter) cutSlab(slab []byte, first, n uint64) error {
 // given shape, padding with zeros outside the array.
 func wCopyChunk(dst, slab []byte, n uint64, shape, chunk, offs []uint64, esz uint64) {
 	rank := len(shape)
-	if rank == 1 {
-		k := copy(dst, slab[:n*esz])
+	whole := true // the chunk spans whole rows: one contiguous run
+	row := esz
+	for i := 1; i < rank; i++ {
+		whole = whole && chunk[i] == shape[i]
+		row *= shape[i]
+	}
+	if whole {
+		k := copy(dst, slab[:n*row])
 		clear(dst[k:])
 		return
 	}
