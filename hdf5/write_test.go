@@ -211,6 +211,8 @@ var wCases = []wCase{
 			[]any{[]any{"a"}, []any{"b", "c"}, wLatin1Chars("long_field_name")})
 		vi := VlenAttr(npyio.Int32Type, [][]byte{npyio.AsBytes([]int32{1, 2, 3}), {}, npyio.AsBytes([]int32{-4})})
 		b.attr(root, "vlen_i4", vi, []any{"vlen", "<i4"}, []uint64{3}, []any{[]any{1, 2, 3}, []any{}, []any{-4}})
+		b.attr(root, "vlen_strings", VlenStringsAttr([]string{"", "plain", "naïve ✓"}), "vlen-str:utf-8", []uint64{3},
+			[]any{"", "plain", "naïve ✓"})
 		cdata := wTestData(npyio.Complex128, 4)
 		b.attr(root, "complex", ArrayAttr(npyio.Complex128, []uint64{2, 2}, cdata), "<c16", []uint64{2, 2}, wValues(npyio.Complex128, cdata))
 		sdata := wTestData(st, 2)
@@ -511,6 +513,7 @@ func TestWriteErrors(t *testing.T) {
 	check("attr without value", d.SetAttr("b", AttrValue{}))
 	check("attr too large", d.SetAttr("c", NumsAttr(make([]float64, 10000))))
 	check("vlen ragged", d.SetAttr("v", VlenAttr(npyio.Int32Type, [][]byte{{1, 2}})))
+	check("vlen string with NUL", d.SetAttr("v", VlenStringsAttr([]string{"a\x00b"})))
 	check("array attr size", d.SetAttr("v", ArrayAttr(u, []uint64{3}, make([]byte, 8))))
 	check("incomplete dataset", d.Close())
 	check("refs for another shape", root.CreateRefDataset("r", []ObjRef{1, 2}, []uint64{3}))
