@@ -46,8 +46,6 @@ type chunkReader struct {
 	fillChunk []byte
 }
 
-func (r *chunkReader) scratch(n int) []byte { return make([]byte, n) }
-
 func newChunkReader(ds *Dataset) (*chunkReader, error) {
 	info := ds.info
 	l := info.layout
@@ -439,6 +437,7 @@ type extArray struct {
 	ndblkAddrs uint64
 	sblk       []eaSuper
 	blocks     map[uint64][]byte
+	blockBytes int64
 }
 
 type eaSuper struct {
@@ -613,10 +612,11 @@ func (ea *extArray) block(addr, size uint64, sig string) ([]byte, error) {
 	if err := f.verifyChecksum(b, addr, "extensible array block"); err != nil {
 		return nil, err
 	}
-	if len(ea.blocks) > 1024 {
-		ea.blocks = map[uint64][]byte{}
+	if len(ea.blocks) > 1024 || ea.blockBytes+int64(len(b)) > maxCacheBytes {
+		ea.blocks, ea.blockBytes = map[uint64][]byte{}, 0
 	}
 	ea.blocks[addr] = b
+	ea.blockBytes += int64(len(b))
 	return b, nil
 }
 
@@ -647,9 +647,16 @@ func (r *chunkReader) locate(scaled []uint64) (chunkRec, bool, error) {
 	return c, true, nil
 }
 
-// decode reads and decodes one stored chunk. It is safe to call from
-// several goroutines, each with its own zlib reader.
-func (r *chunkReader) decode(c chunkRec, zr *io.ReadCloser) ([]byte, error) {
+// decode reads and decodes one stored chunk, into out when it is not nil
+// (chunkSize bytes). It is safe to call from several goroutines, each with
+// its own zlib reader.
+func (r *chunkReader) decode(c chunkRec, zr *io.ReadCloser, out []byte) ([]byte, error) {
+	if !r.filtered() && out != nil {
+		if err := r.f.readInto(out, c.addr, "chunk"); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	raw, err := r.f.readAt(c.addr, c.size, "chunk")
 	if err != nil {
 		return nil, err
@@ -657,7 +664,7 @@ func (r *chunkReader) decode(c chunkRec, zr *io.ReadCloser) ([]byte, error) {
 	if !r.filtered() {
 		return raw, nil
 	}
-	return r.unfilter(raw, c.mask, r.layout.chunkSize, c.addr, zr)
+	return r.unfilter(raw, c.mask, r.layout.chunkSize, c.addr, zr, out)
 }
 
 func (r *chunkReader) remember(key uint64, data []byte) {
@@ -688,7 +695,7 @@ func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
 	if !ok {
 		return r.fillData(), nil
 	}
-	data, err := r.decode(c, &r.zr)
+	data, err := r.decode(c, &r.zr, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -697,12 +704,15 @@ func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
 }
 
 // prefetch decodes the given chunks that are not cached, in parallel when
-// they are filtered, and returns them by key. The caller copies from them
-// before the next prefetch.
-func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64) (map[uint64][]byte, error) {
+// they are filtered, and returns them by key. A chunk whose target in dst
+// is one contiguous run (direct returns it, or nil) is decoded straight
+// into dst and marked done. The caller copies the others before the next
+// prefetch.
+func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]uint64) []byte, done map[uint64]bool) (map[uint64][]byte, error) {
 	type job struct {
 		key uint64
 		rec chunkRec
+		out []byte
 	}
 	var jobs []job
 	got := make(map[uint64][]byte, len(keys))
@@ -719,12 +729,16 @@ func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64) (map[uint64][]b
 			got[k] = r.fillData()
 			continue
 		}
-		jobs = append(jobs, job{k, c})
+		out := direct(coords[i])
+		if out != nil {
+			done[k] = true
+		}
+		jobs = append(jobs, job{k, c, out})
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if !r.filtered() || workers <= 1 {
 		for _, j := range jobs {
-			b, err := r.decode(j.rec, &r.zr)
+			b, err := r.decode(j.rec, &r.zr, j.out)
 			if err != nil {
 				return nil, err
 			}
@@ -746,7 +760,7 @@ func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64) (map[uint64][]b
 				if i >= len(jobs) {
 					return
 				}
-				out[i], errs[i] = r.decode(jobs[i].rec, &zr)
+				out[i], errs[i] = r.decode(jobs[i].rec, &zr, jobs[i].out)
 			}
 		}()
 	}
@@ -804,18 +818,36 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 	var keys []uint64
 	var coords [][]uint64
 	scaled := append([]uint64(nil), cfirst...)
+	// A chunk spanning whole rows (all dimensions but the first complete)
+	// that lies inside [start, start+n) is one run of dst.
+	wholeRows := true
+	for i := 1; i < rank; i++ {
+		wholeRows = wholeRows && ch[i] == r.dims[i]
+	}
+	direct := func(sc []uint64) []byte {
+		first := sc[0] * ch[0]
+		if !wholeRows || first < start || first+ch[0] > start+n {
+			return nil
+		}
+		off := (first - start) * rstride[0]
+		return dst[off : off+r.layout.chunkSize]
+	}
+	done := map[uint64]bool{}
 	flush := func() error {
-		got, err := r.prefetch(keys, coords)
+		got, err := r.prefetch(keys, coords, direct, done)
 		if err != nil {
 			return err
 		}
 		for i, k := range keys {
-			r.copyChunk(got[k], coords[i], lo, hi, rstride, cstride, dst)
+			if !done[k] {
+				r.copyChunk(got[k], coords[i], lo, hi, rstride, cstride, dst)
+			}
 		}
 		for i, k := range keys {
-			if c := got[k]; len(c) > 0 && (r.fillChunk == nil || &c[0] != &r.fillChunk[0]) {
+			if c := got[k]; !done[k] && len(c) > 0 && (r.fillChunk == nil || &c[0] != &r.fillChunk[0]) {
 				r.remember(k, c)
 			}
+			delete(done, k)
 			coords[i] = nil
 		}
 		keys, coords = keys[:0], coords[:0]

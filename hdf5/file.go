@@ -28,6 +28,7 @@ const (
 	defaultChunkCache = 64 << 20
 	maxMetaBlock      = 64 << 20 // largest metadata structure read at once
 	maxDepth          = 64       // nesting depth of B-trees, heaps, types, paths
+	maxCacheBytes     = 64 << 20 // bound of each metadata cache (headers, global heaps)
 )
 
 var signature = []byte("\x89HDF\r\n\x1a\n")
@@ -50,7 +51,9 @@ type File struct {
 	mu      sync.Mutex
 	headers map[uint64]*objectHeader
 	gheaps  map[uint64][]byte
-	paths   map[uint64]string // object address -> path, for Deref
+
+	headerBytes, gheapBytes int64
+	paths                   map[uint64]string // object address -> path, for Deref
 
 	linkCache  map[uint64][]Link
 	linkCacheN int
@@ -136,6 +139,10 @@ func (f *File) Close() error {
 	}
 	return nil
 }
+
+// Name is the name used in error messages (the file name for OpenFile,
+// Options.Name otherwise).
+func (f *File) Name() string { return f.name }
 
 // UserBlockSize is the size of the user block before the superblock (0 if
 // none; 512 for MATLAB files).

@@ -12,7 +12,8 @@ import (
 type Object interface {
 	// Name is the last component of Path ("/" for the root).
 	Name() string
-	// Path is the absolute path the object was opened by.
+	// Path is the absolute path of the object, soft links resolved (for
+	// objects from Deref, the first path Walk reaches them by).
 	Path() string
 	// Addr is the address of the object header (what references hold).
 	Addr() uint64

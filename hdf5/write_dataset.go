@@ -221,13 +221,13 @@ func wMul(a, b uint64) (uint64, bool) {
 }
 
 // wGuessChunk picks a chunk shape of at most about 1 MiB: the dataset's
-// shape (1024 rows for an unlimited or empty first dimension), the largest
-// dimension halved until it fits.
+// shape (1024 rows for an unlimited first dimension, 1 for an empty one),
+// the largest dimension halved until it fits.
 func wGuessChunk(shape []uint64, esz uint64, unlimited bool) []uint64 {
 	c := make([]uint64, len(shape))
 	for i, s := range shape {
 		c[i] = max(s, 1)
-		if i == 0 && (unlimited || s == 0) {
+		if i == 0 && unlimited {
 			c[i] = 1024
 		}
 	}
@@ -377,8 +377,14 @@ func (d *DatasetWriter) cutSlab(slab []byte, first, n uint64) error {
 // given shape, padding with zeros outside the array.
 func wCopyChunk(dst, slab []byte, n uint64, shape, chunk, offs []uint64, esz uint64) {
 	rank := len(shape)
-	if rank == 1 {
-		k := copy(dst, slab[:n*esz])
+	whole := true // the chunk spans whole rows: one contiguous run
+	row := esz
+	for i := 1; i < rank; i++ {
+		whole = whole && chunk[i] == shape[i]
+		row *= shape[i]
+	}
+	if whole {
+		k := copy(dst, slab[:n*row])
 		clear(dst[k:])
 		return
 	}

@@ -3,6 +3,11 @@ package hdf5
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
@@ -14,7 +19,12 @@ import (
 
 func wReadJSON(t *testing.T, data []byte) *wExpect {
 	t.Helper()
-	f, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	return wReadJSONAt(t, bytes.NewReader(data), int64(len(data)))
+}
+
+func wReadJSONAt(t *testing.T, r io.ReaderAt, size int64) *wExpect {
+	t.Helper()
+	f, err := Open(r, size, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +127,17 @@ func wAttrJSON(a *Attribute, refPath func(Reference) any) (any, error) {
 		}
 		return map[string]any{"dtype": "ref", "shape": shape, "values": vals}, nil
 	case ClassVarLen:
+		if a.Type.VarLenString {
+			ss, err := a.Strings()
+			if err != nil {
+				return nil, err
+			}
+			vals := make([]any, len(ss))
+			for i, s := range ss {
+				vals[i] = s
+			}
+			return map[string]any{"dtype": "vlen-str:utf-8", "shape": shape, "values": vals}, nil
+		}
 		base, _, err := a.Type.Base.NumpyDType()
 		if err != nil {
 			return nil, err
@@ -180,5 +201,168 @@ func TestWriteReadStreaming(t *testing.T) {
 	got := wOK(ds.ReadAll())
 	if !bytes.Equal(got, data) {
 		t.Fatal("data differs")
+	}
+}
+
+// TestWriteChunkedRandom writes random shapes, chunk shapes, filters and
+// batch sizes by Write and by WriteChunk (chunks in random order) and reads
+// each back with the reader.
+func TestWriteChunkedRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 150 {
+		rank := 1 + rng.IntN(4)
+		shape := make([]uint64, rank)
+		chunk := make([]uint64, rank)
+		for i := range shape {
+			shape[i] = uint64(rng.IntN(9))
+			if i > 0 && shape[i] == 0 && rng.IntN(2) == 0 {
+				shape[i] = 1
+			}
+			chunk[i] = 1 + uint64(rng.IntN(int(max(shape[i], 1))))
+		}
+		dt := []*npyio.DType{npyio.Uint8Type, npyio.Int16Type, npyio.Float64Type, npyio.Complex64}[rng.IntN(4)]
+		n, _ := wCount(shape)
+		data := wTestData(dt, int(n))
+		opts := &DatasetOptions{Chunk: chunk, Deflate: rng.IntN(3), Shuffle: rng.IntN(2) == 0}
+		byChunk := rng.IntN(3) == 0
+		if !byChunk && rng.IntN(2) == 0 {
+			opts.Unlimited = true
+		}
+		name := fmt.Sprintf("iter %d: %s shape %v chunk %v %+v byChunk=%v", iter, dt, shape, chunk, *opts, byChunk)
+		m := &wMem{}
+		w := wOK(NewWriter(m, &WriterOptions{Workers: 1 + rng.IntN(3)}))
+		d, err := w.Root().CreateDataset("x", dt, shape, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if byChunk {
+			wWriteChunks(t, rng, d, data, shape, chunk, uint64(dt.Size))
+		} else {
+			rowSize := uint64(len(data)) / max(shape[0], 1)
+			for off := uint64(0); off < uint64(len(data)); {
+				k := (1 + uint64(rng.IntN(2*int(chunk[0])+1))) * rowSize
+				k = min(k, uint64(len(data))-off)
+				if err := d.Write(data[off : off+k]); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				off += k
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f, err := Open(bytes.NewReader(m.b), int64(len(m.b)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		o, err := f.OpenPath("/x")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ds := o.(*Dataset)
+		got, err := ds.ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if s := ds.Shape(); !slices.Equal(s, shape) && !(opts.Unlimited && n == 0 && s[0] == 0) {
+			t.Fatalf("%s: read shape %v", name, s)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("%s: data differs", name)
+		}
+	}
+}
+
+// wWriteChunks cuts a C-order array into chunks (edges padded with 0xAB)
+// and writes them in random order.
+func wWriteChunks(t *testing.T, rng *rand.Rand, d *DatasetWriter, data []byte, shape, chunk []uint64, esz uint64) {
+	rank := len(shape)
+	grid := make([]uint64, rank)
+	total := uint64(1)
+	for i := range shape {
+		grid[i] = (shape[i] + chunk[i] - 1) / chunk[i]
+		total *= grid[i]
+	}
+	csize := esz
+	for _, c := range chunk {
+		csize *= c
+	}
+	for _, lin := range rng.Perm(int(total)) {
+		coords := make([]uint64, rank)
+		rest := uint64(lin)
+		for i := rank - 1; i >= 0; i-- {
+			coords[i] = rest % grid[i]
+			rest /= grid[i]
+		}
+		buf := bytes.Repeat([]byte{0xAB}, int(csize))
+		// every element of the chunk
+		idx := make([]uint64, rank)
+		for e := uint64(0); e < csize/esz; e++ {
+			r := e
+			for i := rank - 1; i >= 0; i-- {
+				idx[i] = r % chunk[i]
+				r /= chunk[i]
+			}
+			src, inside := uint64(0), true
+			for i := 0; i < rank; i++ {
+				g := coords[i]*chunk[i] + idx[i]
+				if g >= shape[i] {
+					inside = false
+					break
+				}
+				src = src*shape[i] + g
+			}
+			if inside {
+				copy(buf[e*esz:(e+1)*esz], data[src*esz:])
+			}
+		}
+		if err := d.WriteChunk(coords, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWriteOver4GiB writes the over4gib case (objects after a 4.5 GiB hole,
+// a sparse file) and reads it back: 8-byte addresses everywhere.
+func TestWriteOver4GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 4.5 GiB sparse file")
+	}
+	var c wCase
+	for _, x := range wCases {
+		if x.name == "over4gib" {
+			c = x
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.h5")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := wRun(t, c, f)
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 4<<30 {
+		t.Fatalf("file of %d bytes", st.Size())
+	}
+	got := wReadJSONAt(t, f, st.Size())
+	if ok, why := wJSONEqual(want.marshal(), got.marshal()); !ok {
+		t.Errorf("the reader read something else than the writer wrote: %s", why)
+	}
+	for _, o := range []string{"/after_chunked", "/g/x"} {
+		r, err := Open(f, st.Size(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := r.OpenPath(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Addr() < 4<<30 {
+			t.Errorf("%s at %d, not above 4 GiB", o, obj.Addr())
+		}
 	}
 }

@@ -57,6 +57,7 @@ def common(f, latest):
     g.create_dataset("zero", data=np.zeros((0, 3), dtype="i4"))
     g.create_dataset("m3d", data=np.arange(24, dtype="i2").reshape(2, 3, 4))
     compact(g, "compact", np.arange(12, dtype="<f4").reshape(3, 4))
+    g.create_dataset("unwritten", shape=(2, 3), dtype="<f4", fillvalue=3.5)  # no storage: fill value
 
     s = f.create_group("str")
     s.create_dataset("fixed", data=np.array([b"abc", b"", b"hello worl"], dtype="S10"))
@@ -121,6 +122,8 @@ def common(f, latest):
     grp["soft"] = h5py.SoftLink("/groups/a/b")
     grp["hard"] = deep["leaf"]
     grp.create_group("emptygroup")
+    grp["ext"] = h5py.ExternalLink("other.h5", "/x")
+    grp["dangling"] = h5py.SoftLink("/no/such/object")
 
     r = f.create_group("refs")
     r.create_dataset("objrefs", data=[f["num/i4"].ref, f["groups/a"].ref, f["str/fixed"].ref], dtype=h5py.ref_dtype)
@@ -148,6 +151,8 @@ def common(f, latest):
     dense = f.create_group("dense_attrs")
     for i in range(12):
         dense.attrs["attr%02d" % i] = np.arange(i + 1, dtype="i4")
+    # Over 4 KiB: a huge object of the dense attribute heap (latest).
+    dense.attrs["big"] = np.arange(600, dtype="<f8") / 4
 
 
 def plain(dt):
