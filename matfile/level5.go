@@ -712,6 +712,15 @@ func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) 
 		}
 		return p.emitArray(path, class, cdt, h.dims, out, false)
 	}
+	if h.logical && len(h.dims) == 2 && checkCount(re.typ, re.data, n) != nil {
+		// Octave (7 at least) writes a logical sparse matrix as a uint8
+		// logical array holding the sparse ir, jc and pr subelements.
+		hs := *h
+		hs.class = ClassSparse
+		if err := p.sparse(b, h.pos, path, &hs); err == nil {
+			return nil
+		}
+	}
 	if n > int64(len(re.data)) {
 		return p.errf(path, "%d elements in %d bytes of data", n, len(re.data))
 	}

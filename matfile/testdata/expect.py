@@ -57,3 +57,25 @@ def write(path, entries, notes=None):
     with open(path, "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def h5s_normalize(v):
+    """Turns what hdf5storage.loadmat returns into scipy.io.loadmat's
+    shapes: char arrays (hdf5storage: an (m, 1) array of row strings) as
+    (m,) arrays, recursively through cells and structs."""
+    import numpy as np
+    if isinstance(v, np.ndarray) and v.dtype.kind == "U" and v.ndim == 2 and v.shape[1] == 1:
+        return v.reshape(v.shape[0])
+    if isinstance(v, np.ndarray) and v.dtype == object:
+        out = np.empty(v.shape, dtype=object)
+        for i, x in np.ndenumerate(v):
+            out[i] = h5s_normalize(x)
+        return out
+    if isinstance(v, np.ndarray) and v.dtype.names is not None:
+        out = np.empty(v.shape, dtype=[(f, object) for f in v.dtype.names])
+        for i in np.ndindex(v.shape):
+            out[i] = tuple(h5s_normalize(np.asarray(v[i][f])) for f in v.dtype.names)
+        if out.ndim == 1:
+            out = out.reshape((1, out.shape[0]))
+        return out
+    return v
