@@ -173,7 +173,7 @@ func checkAgainst(t *testing.T, file string, exp map[string]expected, vars map[s
 }
 
 func TestScipyFixtures(t *testing.T) {
-	for _, name := range []string{"scipy_v6", "scipy_v7"} {
+	for _, name := range []string{"scipy_v6", "scipy_v7", "scipy_be_v6", "scipy_be_v7"} {
 		t.Run(name, func(t *testing.T) {
 			exp := loadExpected(t, name+".json")
 			vars, arrs, f := readAll(t, name+".mat", nil)
@@ -181,7 +181,7 @@ func TestScipyFixtures(t *testing.T) {
 			if f.Version() != "5" {
 				t.Errorf("version %q", f.Version())
 			}
-			wantFmt := map[string]string{"scipy_v6": "-v6", "scipy_v7": "-v7"}[name]
+			wantFmt := map[string]string{"scipy_v6": "-v6", "scipy_v7": "-v7", "scipy_be_v6": "-v6", "scipy_be_v7": "-v7"}[name]
 			if f.SaveFormat() != wantFmt {
 				t.Errorf("save format %q, want %q", f.SaveFormat(), wantFmt)
 			}
