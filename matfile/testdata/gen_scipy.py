@@ -61,7 +61,26 @@ def variables():
     return v
 
 
+def objects():
+    """An old-style MATLAB object (mxOBJECT_CLASS), alone and in a cell."""
+    from scipy.io.matlab import MatlabObject
+    s = np.zeros((1, 1), dtype=[("a", object)])
+    s[0, 0] = (np.array([[1.0]]),)
+    o = MatlabObject(s, "myclass")
+    c = np.empty((1, 2), dtype=object)
+    c[0, 0] = o
+    c[0, 1] = np.array([[2.0]])
+    sio.savemat("scipy_object_v7.mat", {"obj": o, "x": 1.0, "c": c}, do_compression=True)
+    got = sio.loadmat("scipy_object_v7.mat")
+    assert got["obj"].classname == "myclass"
+    expect.write("scipy_object_v7.json", {
+        "x": expect.array_entry(got["x"]),
+        "c{2}": expect.array_entry(got["c"][0, 1]),
+    }, notes="obj and c{1} are myclass objects (skipped with a warning)")
+
+
 def main():
+    objects()
     v = variables()
     for name, comp in [("scipy_v6.mat", False), ("scipy_v7.mat", True)]:
         sio.savemat(name, v, do_compression=comp, format="5", oned_as="row")
