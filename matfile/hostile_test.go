@@ -75,8 +75,12 @@ func TestBadTagsAndSizes(t *testing.T) {
 		"negative dimension":           {matFile(matrix(ClassDouble, 0, []int32{-1, 2}, "x", el(MiDOUBLE, f64s(1)))), "negative dimension"},
 		"data of the wrong count":      {x(el(MiDOUBLE, f64s(1, 2, 3))), "are not the 2 elements"},
 		"subelement overruns":          {x(func() []byte { e := el(MiDOUBLE, f64s(1, 2)); binary.LittleEndian.PutUint32(e[4:], 1000); return e }()), "overruns"},
-		"small element over 4 bytes":   {x(func() []byte { e := small(MiUINT8, []byte{1, 2}); binary.LittleEndian.PutUint32(e, 9<<16|uint32(MiUINT8)); return e }()), "small data element of 9 bytes"},
-		"inexact int8 from double":     {matFile(matrix(ClassInt8, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(1.5)))), "not exactly representable"},
+		"small element over 4 bytes": {x(func() []byte {
+			e := small(MiUINT8, []byte{1, 2})
+			binary.LittleEndian.PutUint32(e, 9<<16|uint32(MiUINT8))
+			return e
+		}()), "small data element of 9 bytes"},
+		"inexact int8 from double": {matFile(matrix(ClassInt8, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(1.5)))), "not exactly representable"},
 		"inexact double from int64": {matFile(matrix(ClassDouble, 0, []int32{1, 1}, "x", el(MiINT64, func() []byte {
 			b := make([]byte, 8)
 			binary.LittleEndian.PutUint64(b, 1<<53+1)
@@ -91,9 +95,13 @@ func TestBadTagsAndSizes(t *testing.T) {
 		"not a MAT-file":             {[]byte(strings.Repeat("x", 200)), "not a MAT-file"},
 		"sparse row out of range":    {matFile(matrix(ClassSparse, 0, []int32{2, 1}, "s", el(MiINT32, i32s(5)), el(MiINT32, i32s(0, 1)), el(MiDOUBLE, f64s(1)))), "row index 5 out of range"},
 		"sparse bad column pointers": {matFile(matrix(ClassSparse, 0, []int32{2, 2}, "s", el(MiINT32, i32s(0)), el(MiINT32, i32s(0, 1, 0)), el(MiDOUBLE, f64s(1)))), "decrease"},
-		"bad zlib":                   {matFile(func() []byte { c := compressed(matrix(ClassDouble, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(1)))); c[8] ^= 0xff; return c }()), "compressed variable"},
-		"bad UTF-8":                  {matFile(matrix(ClassChar, 0, []int32{1, 2}, "s", small(MiUTF8, []byte{0xff, 0xfe}))), "invalid UTF-8"},
-		"top-level without name":     {matFile(matrix(ClassDouble, 0, []int32{1, 1}, "", el(MiDOUBLE, f64s(1)))), "without a name"},
+		"bad zlib": {matFile(func() []byte {
+			c := compressed(matrix(ClassDouble, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(1))))
+			c[8] ^= 0xff
+			return c
+		}()), "compressed variable"},
+		"bad UTF-8":              {matFile(matrix(ClassChar, 0, []int32{1, 2}, "s", small(MiUTF8, []byte{0xff, 0xfe}))), "invalid UTF-8"},
+		"top-level without name": {matFile(matrix(ClassDouble, 0, []int32{1, 1}, "", el(MiDOUBLE, f64s(1)))), "without a name"},
 	}
 	for name, c := range cases {
 		err := walkAll(c.file, nil)
