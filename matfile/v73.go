@@ -222,6 +222,9 @@ func (v *v73File) variables() ([]VarInfo, error) {
 						if d, err := o.Open("data"); err == nil {
 							if ds, ok := d.(*hdf5.Dataset); ok {
 								if dt, err := ds.DType(); err == nil {
+									if c, ok := complexView(dt); ok {
+										dt = c
+									}
 									vi.Bytes = int64(ds.Len()) * int64(dt.Size)
 									vi.Complex = dt.Kind == npyio.Complex
 								}
@@ -249,6 +252,9 @@ func (v *v73File) variables() ([]VarInfo, error) {
 				}
 				vi.Dims = dims
 				if dt, err := o.DType(); err == nil && o.Type().Class != hdf5.ClassReference {
+					if c, ok := complexView(dt); ok {
+						dt = c
+					}
 					vi.Bytes = int64(o.Len()) * int64(dt.Size)
 					vi.Complex = dt.Kind == npyio.Complex
 				}
