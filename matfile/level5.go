@@ -1,7 +1,7 @@
 package matfile
 
 import (
-		"encoding/binary"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
