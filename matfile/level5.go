@@ -281,6 +281,13 @@ func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error 
 			}
 			if int64(len(pb)) == e.n && e.typ == MiMATRIX {
 				b = pb
+			} else if e.typ == MiMATRIX {
+				if v := l.direct(e, pb, h); v != nil {
+					if err := fn(v.Path, v); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 		}
 		if b == nil {
@@ -736,4 +743,63 @@ func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) 
 		return p.errf(path, "%v", err)
 	}
 	return p.emitArray(path, class, dt, h.dims, out, false)
+}
+
+// direct returns a Var reading a large uncompressed numeric variable
+// straight from the file (no copy in memory) when its data is stored as
+// its class, or nil.
+func (l *level5) direct(e l5elem, pb []byte, h *mheader) *Var {
+	if !h.class.IsNumeric() || h.complex || h.logical || h.pos+8 > len(pb) || h.name == "" {
+		return nil
+	}
+	dt := classDType(h.class, false)
+	w := l.bo.Uint32(pb[h.pos:])
+	nb := int64(l.bo.Uint32(pb[h.pos+4:]))
+	n, ok := numel(h.dims)
+	if !ok || w>>16 != 0 || DataType(w) != naturalType(dt) || nb != n*int64(dt.Size) || int64(h.pos)+8+nb > e.n {
+		return nil
+	}
+	off := e.off + 8 + int64(h.pos) + 8
+	r := l.f.r
+	swap := 0
+	if (l.bo == binary.BigEndian) == nativeLE && dt.Size > 1 {
+		swap = dt.Size
+	}
+	return &Var{Path: h.name, Class: h.class.String(),
+		Header: &npyio.Header{DType: dt, FortranOrder: true, Shape: h.dims},
+		open: func() (io.ReadCloser, error) {
+			sr := io.NewSectionReader(r, off, nb)
+			if swap == 0 {
+				return io.NopCloser(sr), nil
+			}
+			return io.NopCloser(&swapReader{r: sr, size: swap}), nil
+		}}
+}
+
+// swapReader reverses the bytes of each size-byte element read.
+type swapReader struct {
+	r    io.Reader
+	size int
+	buf  []byte
+	left []byte
+}
+
+func (s *swapReader) Read(p []byte) (int, error) {
+	if len(s.left) == 0 {
+		if s.buf == nil {
+			s.buf = make([]byte, 1<<20)
+		}
+		n, err := io.ReadFull(s.r, s.buf)
+		if n%s.size != 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		if n == 0 {
+			return 0, err
+		}
+		swapBytes(s.buf[:n], s.size)
+		s.left = s.buf[:n]
+	}
+	k := copy(p, s.left)
+	s.left = s.left[k:]
+	return k, nil
 }
