@@ -152,6 +152,13 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		if err != nil {
 			return nil, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
 		}
+		if !prefix {
+			// Reading on to the end of the stream verifies its checksum.
+			var one [1]byte
+			if _, err := zr.Read(one[:]); errors.Is(err, zlib.ErrChecksum) {
+				return nil, f.errf(e.off, "compressed variable: %v", err)
+			}
+		}
 		return buf, nil
 	}
 	return nil, f.errf(e.off, "element of type %s is not a variable", e.typ)
