@@ -134,3 +134,15 @@ func TestVariablesV73(t *testing.T) {
 		t.Errorf("%d of %d listed", seen, len(want))
 	}
 }
+
+// TestNoUserBlock: an HDF5 file without MATLAB's user block (superblock
+// v2/v3 from h5py's libver="latest") is read as v7.3; a dataset without
+// MATLAB_class takes its class from its type.
+func TestNoUserBlock(t *testing.T) {
+	exp := loadExpected(t, "h5py_nouserblock.json")
+	vars, arrs, f := readAll(t, "h5py_nouserblock.mat", nil)
+	checkAgainst(t, "h5py_nouserblock", exp, vars, arrs)
+	if f.Version() != "7.3" || vars["y"].Class != NameDouble || vars["x"].Class != NameInt16 {
+		t.Errorf("version %s, classes %s %s", f.Version(), vars["x"].Class, vars["y"].Class)
+	}
+}
