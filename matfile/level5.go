@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/npyflow/npyflow/npyio"
@@ -745,6 +746,11 @@ func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) 
 	if n > int64(len(re.data)) {
 		return p.errf(path, "%d elements in %d bytes of data", n, len(re.data))
 	}
+	if !h.logical && re.typ == naturalType(dt) && (p.bo == binary.LittleEndian) == nativeLE &&
+		int64(len(re.data)) == n*int64(dt.Size) && aligned(re.data, dt.Size) {
+		// Stored as the class in native order: use the bytes in place.
+		return p.emitArray(path, class, dt, h.dims, re.data, false)
+	}
 	out := allocFor(n, dt.Size)
 	if err := decodeInto(out, dt, 1, 0, re.typ, re.data, p.bo, n); err != nil {
 		return p.errf(path, "%v", err)
@@ -809,4 +815,10 @@ func (s *swapReader) Read(p []byte) (int, error) {
 	k := copy(p, s.left)
 	s.left = s.left[k:]
 	return k, nil
+}
+
+// aligned reports whether b starts at a multiple of size (for typed views
+// of the data).
+func aligned(b []byte, size int) bool {
+	return len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(size) == 0
 }

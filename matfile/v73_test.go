@@ -146,3 +146,22 @@ func TestNoUserBlock(t *testing.T) {
 		t.Errorf("version %s, classes %s %s", f.Version(), vars["x"].Class, vars["y"].Class)
 	}
 }
+
+// TestV73RowLimit: the hdf5 row reader reads whole HDF5 rows, so a
+// MATLAB vector (one HDF5 row) over MaxVariableBytes is refused, not
+// allocated.
+func TestV73RowLimit(t *testing.T) {
+	f, err := OpenFile(filepath.Join("testdata", "h5py_nouserblock.mat"), &Options{MaxVariableBytes: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = f.WalkVariables([]string{"y"}, func(path string, v *Var) error {
+		_, err := v.Array()
+		return err
+	})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Hint != "MaxVariableBytes" || le.Size != 16 {
+		t.Errorf("got %v", err)
+	}
+}
