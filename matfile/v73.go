@@ -703,6 +703,12 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 	}
 	if c, ok := complexView(dt); ok {
 		dt = c
+	} else if dt.Kind == npyio.Struct {
+		name := class
+		if len(dt.Fields) == 2 && dt.Fields[0].Name == "real" {
+			name = "complex " + class
+		}
+		return f.warn(path, name, "compound data of type "+dt.String()+" has no numpy form of the class")
 	}
 	out, cls, ok := classOf(class, dt)
 	if !ok {
