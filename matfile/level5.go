@@ -1,6 +1,7 @@
 package matfile
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -124,7 +125,13 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		}
 		return buf, nil
 	case MiCOMPRESSED:
-		zr, err := zlib.NewReader(io.NewSectionReader(f.r, e.off+8, e.n))
+		src := io.Reader(io.NewSectionReader(f.r, e.off+8, e.n))
+		if !prefix && e.n > 64<<10 {
+			// Fewer, larger reads of the file (the inflater reads bytes
+			// through a bufio.Reader).
+			src = bufio.NewReaderSize(src, 1<<20)
+		}
+		zr, err := zlib.NewReader(src)
 		if err != nil {
 			return nil, f.errf(e.off, "compressed variable: %v", err)
 		}
