@@ -1,0 +1,732 @@
+package matfile
+
+import (
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// level5 is an open Level 5 file: the top-level elements, found by
+// walking their tags at open time.
+type level5 struct {
+	f     *File
+	bo    binary.ByteOrder
+	elems []l5elem
+}
+
+// l5elem is one top-level data element.
+type l5elem struct {
+	off       int64 // offset of the tag
+	typ       DataType
+	n         int64 // byte count of the data
+	subsystem bool  // the element the header's subsystem offset points to
+}
+
+// infoPrefix is how much of a variable is read (or inflated) to describe
+// it without its data.
+const infoPrefix = 64 << 10
+
+func openLevel5(f *File, hdr []byte) (*level5, error) {
+	l := &level5{f: f, bo: binary.LittleEndian}
+	if string(hdr[126:128]) == "MI" {
+		l.bo = binary.BigEndian
+	}
+	// The subsystem offset: 0 or all spaces when there is none.
+	sub := hdr[116:124]
+	var subOff int64 = -1
+	if string(sub) != "        " {
+		if v := l.bo.Uint64(sub); v != 0 {
+			subOff = int64(v)
+		}
+	}
+	var tag [8]byte
+	for off := int64(HeaderSize); off < f.size; {
+		if f.size-off < 8 {
+			// Trailing padding shorter than a tag is tolerated only if zero.
+			rest := make([]byte, f.size-off)
+			if _, err := f.r.ReadAt(rest, off); err != nil {
+				return nil, f.errf(off, "reading: %v", err)
+			}
+			for _, b := range rest {
+				if b != 0 {
+					return nil, f.errf(off, "truncated data element tag (%d bytes left)", len(rest))
+				}
+			}
+			break
+		}
+		if _, err := f.r.ReadAt(tag[:], off); err != nil {
+			return nil, f.errf(off, "reading a tag: %v", err)
+		}
+		typ := DataType(l.bo.Uint32(tag[:4]))
+		n := int64(l.bo.Uint32(tag[4:]))
+		if typ>>16 != 0 {
+			return nil, f.errf(off, "a small data element (%s) at the top level", DataType(typ&0xffff))
+		}
+		if typ == 0 && n == 0 {
+			// Zero padding at the end of some files.
+			allZero := true
+			rest := f.size - off
+			if rest > 4096 {
+				rest = 4096
+			}
+			buf := make([]byte, rest)
+			if _, err := f.r.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+				return nil, f.errf(off, "reading: %v", err)
+			}
+			for _, b := range buf {
+				if b != 0 {
+					allZero = false
+					break
+				}
+			}
+			if allZero && off+rest == f.size {
+				break
+			}
+		}
+		if n > f.size-off-8 {
+			return nil, f.errf(off, "truncated file: the %s element holds %d bytes, %d are left", typ, n, f.size-off-8)
+		}
+		l.elems = append(l.elems, l5elem{off: off, typ: typ, n: n, subsystem: off == subOff})
+		next := off + 8 + n
+		if typ != MiCOMPRESSED && next%8 != 0 {
+			if p := next + 8 - next%8; p <= f.size {
+				next = p
+			}
+		}
+		off = next
+	}
+	return l, nil
+}
+
+// load returns the contents of a top-level miMATRIX element (after its
+// tag), inflating a compressed one; limit bounds the bytes returned (for a
+// prefix read), 0 meaning Options.MaxVariableBytes with an error above.
+func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
+	f := l.f
+	max := f.opts.MaxVariableBytes
+	switch e.typ {
+	case MiMATRIX:
+		n := e.n
+		if prefix && n > infoPrefix {
+			n = infoPrefix
+		} else if n > max {
+			return nil, &LimitError{Path: l.nameAt(e), What: "variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
+		}
+		buf := make([]byte, n)
+		if _, err := f.r.ReadAt(buf, e.off+8); err != nil {
+			return nil, f.errf(e.off, "reading: %v", err)
+		}
+		return buf, nil
+	case MiCOMPRESSED:
+		zr, err := zlib.NewReader(io.NewSectionReader(f.r, e.off+8, e.n))
+		if err != nil {
+			return nil, f.errf(e.off, "compressed variable: %v", err)
+		}
+		defer zr.Close()
+		var tag [8]byte
+		if _, err := io.ReadFull(zr, tag[:]); err != nil {
+			return nil, f.errf(e.off, "compressed variable: inflating its tag: %v", zerr(err))
+		}
+		typ := DataType(l.bo.Uint32(tag[:4]))
+		n := int64(l.bo.Uint32(tag[4:]))
+		if typ != MiMATRIX {
+			return nil, f.errf(e.off, "compressed element holds %s, not miMATRIX", typ)
+		}
+		if prefix && n > infoPrefix {
+			n = infoPrefix
+		} else if n > max {
+			return nil, &LimitError{Path: "(compressed at byte " + strconv.FormatInt(e.off, 10) + ")", What: "inflated variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
+		}
+		buf, err := readGrow(zr, n)
+		if err != nil {
+			return nil, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
+		}
+		return buf, nil
+	}
+	return nil, f.errf(e.off, "element of type %s is not a variable", e.typ)
+}
+
+func zerr(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readGrow reads exactly n bytes, growing the buffer as data arrives so
+// that a size that lies cannot force a large allocation.
+func readGrow(r io.Reader, n int64) ([]byte, error) {
+	const step = 1 << 20
+	if n <= step {
+		buf := make([]byte, n)
+		_, err := io.ReadFull(r, buf)
+		return buf, err
+	}
+	buf := make([]byte, 0, step)
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			c := int64(cap(buf)) * 2
+			if c > n {
+				c = n
+			}
+			nb := make([]byte, len(buf), c)
+			copy(nb, buf)
+			buf = nb
+		}
+		k, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			if err == io.EOF && int64(len(buf)) == n {
+				break
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+func (l *level5) nameAt(e l5elem) string {
+	b, err := l.load(e, true)
+	if err == nil {
+		p := l.parser(e, "")
+		if h, err := p.header(b); err == nil && h.name != "" {
+			return h.name
+		}
+	}
+	return "(at byte " + strconv.FormatInt(e.off, 10) + ")"
+}
+
+func (l *level5) parser(e l5elem, name string) *l5parser {
+	return &l5parser{f: l.f, bo: l.bo, off: e.off, elemsLeft: l.f.opts.MaxElements}
+}
+
+func (l *level5) variables() ([]VarInfo, error) {
+	var out []VarInfo
+	for _, e := range l.elems {
+		if e.subsystem || (e.typ != MiMATRIX && e.typ != MiCOMPRESSED) {
+			continue
+		}
+		b, err := l.load(e, true)
+		if err != nil {
+			return nil, err
+		}
+		p := l.parser(e, "")
+		h, err := p.header(b)
+		if err != nil {
+			return nil, err
+		}
+		vi := VarInfo{Name: h.name, Class: h.className(), Dims: h.dims, Complex: h.complex, Global: h.global,
+			Sparse: h.class == ClassSparse, Bytes: -1, StoredBytes: e.n + 8}
+		if e.typ == MiCOMPRESSED {
+			vi.Compression = "zlib"
+		}
+		if es := classElemSize(h.class, h.logical); es > 0 {
+			if h.class == ClassSparse {
+				vi.Bytes = int64(h.nzmax) * int64(es)
+			} else if n, ok := numel(h.dims); ok {
+				vi.Bytes = n * int64(es)
+			}
+			if h.complex && vi.Bytes > 0 {
+				vi.Bytes *= 2
+			}
+		}
+		out = append(out, vi)
+	}
+	return out, nil
+}
+
+func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error {
+	for _, e := range l.elems {
+		if e.typ != MiMATRIX && e.typ != MiCOMPRESSED {
+			if err := l.f.warn("(at byte "+strconv.FormatInt(e.off, 10)+")", e.typ.String(), "a top-level element that is not a variable"); err != nil {
+				return err
+			}
+			continue
+		}
+		if e.subsystem {
+			if err := l.f.warn(SubsystemName, SubsystemName, "MATLAB's object storage has no numpy form"); err != nil {
+				return err
+			}
+			continue
+		}
+		var b []byte
+		var err error
+		if e.typ == MiCOMPRESSED || e.n > infoPrefix {
+			// Look at the name before inflating or reading everything.
+			pb, err := l.load(e, true)
+			if err != nil {
+				return err
+			}
+			h, err := l.parser(e, "").header(pb)
+			if err != nil {
+				return err
+			}
+			if !sel(h.name) {
+				continue
+			}
+			if int64(len(pb)) == e.n && e.typ == MiMATRIX {
+				b = pb
+			}
+		}
+		if b == nil {
+			if b, err = l.load(e, false); err != nil {
+				return err
+			}
+		}
+		p := l.parser(e, "")
+		p.emit = fn
+		if err := p.matrix(b, "", 0, true, sel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// l5parser parses one variable's miMATRIX contents held in memory.
+type l5parser struct {
+	f         *File
+	bo        binary.ByteOrder
+	off       int64 // the top-level element, for errors
+	elemsLeft int
+	emit      func(string, *Var) error
+}
+
+func (p *l5parser) errf(path, format string, args ...any) error {
+	return &FormatError{File: p.f.name, Path: path, Off: p.off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// sub is one subelement: its type and data.
+type sub struct {
+	typ  DataType
+	data []byte
+}
+
+// next reads the subelement at b[pos:], returning it and the position of
+// the one after it.
+func (p *l5parser) next(path string, b []byte, pos int, what string) (sub, int, error) {
+	if len(b)-pos < 8 {
+		if len(b)-pos >= 4 {
+			w := p.bo.Uint32(b[pos:])
+			if n := int(w >> 16); n != 0 && n <= len(b)-pos-4 && n <= 4 {
+				return sub{DataType(w & 0xffff), b[pos+4 : pos+4+n]}, len(b), nil
+			}
+		}
+		return sub{}, 0, p.errf(path, "truncated: the %s is missing", what)
+	}
+	w := p.bo.Uint32(b[pos:])
+	if n := int(w >> 16); n != 0 {
+		if n > 4 {
+			return sub{}, 0, p.errf(path, "%s: a small data element of %d bytes (at most 4)", what, n)
+		}
+		return sub{DataType(w & 0xffff), b[pos+4 : pos+4+n]}, pos + 8, nil
+	}
+	n := int64(p.bo.Uint32(b[pos+4:]))
+	if n > int64(len(b)-pos-8) {
+		return sub{}, 0, p.errf(path, "%s: %s of %d bytes overruns its variable (%d bytes left)", what, DataType(w), n, len(b)-pos-8)
+	}
+	end := pos + 8 + int(n)
+	next := end
+	if next%8 != 0 {
+		next += 8 - next%8
+		if next > len(b) {
+			next = len(b)
+		}
+	}
+	return sub{DataType(w), b[pos+8 : end]}, next, nil
+}
+
+// mheader is the part of an miMATRIX before its data.
+type mheader struct {
+	class     Class
+	complex   bool
+	global    bool
+	logical   bool
+	nzmax     uint32
+	dims      []int
+	name      string
+	objClass  string // object and opaque classes
+	pos       int    // where the data subelements start
+	dimsFound bool
+}
+
+func (h *mheader) className() string {
+	switch {
+	case h.class == ClassObject || h.class == ClassOpaque:
+		if h.objClass != "" {
+			return h.objClass
+		}
+		return h.class.String()
+	case h.class == ClassSparse && h.logical:
+		return "sparse logical"
+	case h.class == ClassSparse:
+		return "sparse double"
+	case h.logical:
+		return NameLogical
+	}
+	return h.class.String()
+}
+
+func (p *l5parser) header(b []byte) (*mheader, error) {
+	h := &mheader{}
+	flags, pos, err := p.next("", b, 0, "array flags")
+	if err != nil {
+		return nil, err
+	}
+	if flags.typ != MiUINT32 || len(flags.data) != 8 {
+		return nil, p.errf("", "array flags are %s of %d bytes, not miUINT32 of 8", flags.typ, len(flags.data))
+	}
+	w := p.bo.Uint32(flags.data)
+	h.nzmax = p.bo.Uint32(flags.data[4:])
+	h.class = Class(w & flagClass)
+	h.complex = w&FlagComplex != 0
+	h.global = w&FlagGlobal != 0
+	h.logical = w&FlagLogical != 0
+	if h.class == ClassOpaque {
+		// Opaque: name, type system ("MCOS"), class name, then data.
+		var names []string
+		for i := 0; i < 3; i++ {
+			s, np, err := p.next("", b, pos, "opaque object's names")
+			if err != nil {
+				return nil, err
+			}
+			if s.typ != MiINT8 && s.typ != MiUINT8 && s.typ != MiUTF8 {
+				break
+			}
+			names = append(names, string(s.data))
+			pos = np
+		}
+		if len(names) > 0 {
+			h.name = names[0]
+		}
+		if len(names) == 3 {
+			h.objClass = names[2]
+		}
+		h.dims = []int{1, 1}
+		h.pos = pos
+		return h, nil
+	}
+	dims, pos, err := p.next("", b, pos, "dimensions")
+	if err != nil {
+		return nil, err
+	}
+	if dims.typ != MiINT32 || len(dims.data)%4 != 0 || len(dims.data) == 0 {
+		return nil, p.errf("", "dimensions are %s of %d bytes, not miINT32", dims.typ, len(dims.data))
+	}
+	for i := 0; i < len(dims.data); i += 4 {
+		d := int32(p.bo.Uint32(dims.data[i:]))
+		if d < 0 {
+			return nil, p.errf("", "negative dimension %d", d)
+		}
+		h.dims = append(h.dims, int(d))
+	}
+	for len(h.dims) < 2 {
+		h.dims = append(h.dims, 1)
+	}
+	name, pos, err := p.next("", b, pos, "name")
+	if err != nil {
+		return nil, err
+	}
+	if name.typ != MiINT8 && name.typ != MiUINT8 && name.typ != MiUTF8 {
+		return nil, p.errf("", "the name is %s, not miINT8", name.typ)
+	}
+	h.name = string(name.data)
+	if h.class == ClassObject {
+		cn, np, err := p.next(h.name, b, pos, "object class name")
+		if err != nil {
+			return nil, err
+		}
+		h.objClass = string(cn.data)
+		pos = np
+	}
+	h.pos = pos
+	return h, nil
+}
+
+func numel(dims []int) (int64, bool) {
+	n := int64(1)
+	for _, d := range dims {
+		if d == 0 {
+			return 0, true
+		}
+		if n > (1<<62)/int64(d) {
+			return 0, false
+		}
+		n *= int64(d)
+	}
+	return n, true
+}
+
+func child(path, name string) string { return path + name }
+
+// matrix parses the contents b of an miMATRIX element at path and emits
+// its arrays. top is set for a top-level variable (whose name is its
+// path; sel filters it).
+func (p *l5parser) matrix(b []byte, path string, depth int, top bool, sel func(string) bool) error {
+	if depth > p.f.opts.MaxDepth {
+		return &LimitError{Path: path, What: "nesting depth", Size: int64(depth), Limit: int64(p.f.opts.MaxDepth), Hint: "MaxDepth"}
+	}
+	if len(b) == 0 {
+		// An empty miMATRIX: MATLAB's [] (0x0 double).
+		return p.emitArray(path, NameDouble, npyio.Float64Type, []int{0, 0}, nil, false)
+	}
+	h, err := p.header(b)
+	if err != nil {
+		if fe, ok := err.(*FormatError); ok && fe.Path == "" {
+			fe.Path = path
+		}
+		return err
+	}
+	if top {
+		path = h.name
+		if path == "" {
+			return p.errf("", "a top-level variable without a name")
+		}
+		if sel != nil && !sel(path) {
+			return nil
+		}
+	}
+	n, ok := numel(h.dims)
+	if !ok {
+		return p.errf(path, "dimensions %v overflow", h.dims)
+	}
+	pos := h.pos
+	switch {
+	case h.class.IsNumeric():
+		return p.numeric(b, pos, path, h, n)
+	case h.class == ClassChar:
+		return p.char(b, pos, path, h, n)
+	case h.class == ClassSparse:
+		return p.sparse(b, pos, path, h)
+	case h.class == ClassCell:
+		if n == 0 {
+			return p.marker(path, NameCell, h.dims, 0)
+		}
+		if err := p.count(path, n, len(b)-pos); err != nil {
+			return err
+		}
+		for k := int64(0); k < n; k++ {
+			s, np, err := p.next(path, b, pos, "cell element "+strconv.FormatInt(k+1, 10))
+			if err != nil {
+				return err
+			}
+			if s.typ != MiMATRIX {
+				return p.errf(path, "cell element %d is %s, not miMATRIX", k+1, s.typ)
+			}
+			if err := p.matrix(s.data, path+"{"+strconv.FormatInt(k+1, 10)+"}", depth+1, false, nil); err != nil {
+				return err
+			}
+			pos = np
+		}
+		return nil
+	case h.class == ClassStruct:
+		return p.structure(b, pos, path, h, n, depth)
+	case h.class == ClassObject:
+		return p.f.warn(path, h.className(), "a MATLAB object has no numpy form")
+	case h.class == ClassFunction:
+		return p.f.warn(path, NameFunction, "a function handle has no numpy form")
+	case h.class == ClassOpaque:
+		return p.f.warn(path, h.className(), "a MATLAB object has no numpy form")
+	}
+	return p.f.warn(path, h.class.String(), "unknown MATLAB class code "+strconv.Itoa(int(h.class)))
+}
+
+// count checks n more container elements against the remaining bytes
+// (each takes at least 8) and Options.MaxElements.
+func (p *l5parser) count(path string, n int64, left int) error {
+	if n > int64(left)/8 {
+		return p.errf(path, "%d elements cannot fit in the %d bytes left", n, left)
+	}
+	if n > int64(p.elemsLeft) {
+		return &LimitError{Path: path, What: "number of cell and struct elements", Size: int64(p.f.opts.MaxElements-p.elemsLeft) + n, Limit: int64(p.f.opts.MaxElements), Hint: "MaxElements"}
+	}
+	p.elemsLeft -= int(n)
+	return nil
+}
+
+func (p *l5parser) structure(b []byte, pos int, path string, h *mheader, n int64, depth int) error {
+	fl, pos, err := p.next(path, b, pos, "field name length")
+	if err != nil {
+		return err
+	}
+	if fl.typ != MiINT32 || len(fl.data) != 4 {
+		return p.errf(path, "field name length is %s of %d bytes, not one miINT32", fl.typ, len(fl.data))
+	}
+	flen := int(int32(p.bo.Uint32(fl.data)))
+	names, pos, err := p.next(path, b, pos, "field names")
+	if err != nil {
+		return err
+	}
+	if names.typ != MiINT8 && names.typ != MiUINT8 {
+		return p.errf(path, "field names are %s, not miINT8", names.typ)
+	}
+	var fields []string
+	if len(names.data) > 0 {
+		if flen <= 0 || len(names.data)%flen != 0 {
+			return p.errf(path, "%d bytes of field names are not a multiple of the name length %d", len(names.data), flen)
+		}
+		for i := 0; i < len(names.data); i += flen {
+			nm := names.data[i : i+flen]
+			for j, c := range nm {
+				if c == 0 {
+					nm = nm[:j]
+					break
+				}
+			}
+			fields = append(fields, string(nm))
+		}
+	}
+	if n == 0 || len(fields) == 0 {
+		return p.marker(path, NameStruct, h.dims, n)
+	}
+	total := n * int64(len(fields))
+	if err := p.count(path, total, len(b)-pos); err != nil {
+		return err
+	}
+	for k := int64(0); k < n; k++ {
+		prefix := path
+		if n != 1 {
+			prefix = path + "(" + strconv.FormatInt(k+1, 10) + ")"
+		}
+		for _, fn := range fields {
+			s, np, err := p.next(path, b, pos, "field "+fn)
+			if err != nil {
+				return err
+			}
+			if s.typ != MiMATRIX {
+				return p.errf(path, "field %s is %s, not miMATRIX", fn, s.typ)
+			}
+			if err := p.matrix(s.data, prefix+"."+fn, depth+1, false, nil); err != nil {
+				return err
+			}
+			pos = np
+		}
+	}
+	return nil
+}
+
+// marker emits the stand-in of an empty cell or struct: an empty float64
+// array of its shape (with a trailing 0 when it has elements, i.e. a
+// struct without fields).
+func (p *l5parser) marker(path, class string, dims []int, n int64) error {
+	shape := append([]int(nil), dims...)
+	if n > 0 {
+		shape = append(shape, 0)
+	}
+	v := &Var{Path: path, Class: class, Marker: true,
+		Header: &npyio.Header{DType: npyio.Float64Type, FortranOrder: true, Shape: shape}}
+	return p.emit(path, v)
+}
+
+func (p *l5parser) emitArray(path, class string, dt *npyio.DType, shape []int, data []byte, sparse bool) error {
+	v := &Var{Path: path, Class: class, Sparse: sparse, data: data,
+		Header: &npyio.Header{DType: dt, FortranOrder: true, Shape: shape}}
+	return p.emit(path, v)
+}
+
+// classDType is the numpy dtype of a numeric class (bool for logical).
+func classDType(c Class, logical bool) *npyio.DType {
+	if logical {
+		return npyio.BoolType
+	}
+	switch c {
+	case ClassDouble, ClassSparse:
+		return npyio.Float64Type
+	case ClassSingle:
+		return npyio.Float32Type
+	case ClassInt8:
+		return npyio.Int8Type
+	case ClassUint8:
+		return npyio.Uint8Type
+	case ClassInt16:
+		return npyio.Int16Type
+	case ClassUint16:
+		return npyio.Uint16Type
+	case ClassInt32:
+		return npyio.Int32Type
+	case ClassUint32:
+		return npyio.Uint32Type
+	case ClassInt64:
+		return npyio.Int64Type
+	case ClassUint64:
+		return npyio.Uint64Type
+	}
+	return nil
+}
+
+func classElemSize(c Class, logical bool) int {
+	if c == ClassChar {
+		return 2
+	}
+	if dt := classDType(c, logical); dt != nil {
+		return dt.Size
+	}
+	return 0
+}
+
+func complexDType(c Class) *npyio.DType {
+	switch c {
+	case ClassDouble, ClassSparse:
+		return npyio.Complex128
+	case ClassSingle:
+		return npyio.Complex64
+	}
+	return nil
+}
+
+func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) error {
+	class := h.class.String()
+	dt := classDType(h.class, h.logical)
+	if h.logical {
+		class = NameLogical
+	}
+	re, pos, err := p.next(path, b, pos, "real part")
+	if err != nil {
+		return err
+	}
+	if h.complex {
+		cdt := complexDType(h.class)
+		if cdt == nil || h.logical {
+			return p.f.warn(path, "complex "+class, "numpy has no complex integer type")
+		}
+		im, _, err := p.next(path, b, pos, "imaginary part")
+		if err != nil {
+			return err
+		}
+		if n > int64(len(re.data)) || n > int64(len(im.data)) {
+			return p.errf(path, "%d elements in %d bytes of data", n, len(re.data))
+		}
+		out := allocFor(n, cdt.Size)
+		if err := decodeInto(out, dt, 2, 0, re.typ, re.data, p.bo, n); err != nil {
+			return p.errf(path, "real part: %v", err)
+		}
+		if err := decodeInto(out, dt, 2, 1, im.typ, im.data, p.bo, n); err != nil {
+			return p.errf(path, "imaginary part: %v", err)
+		}
+		return p.emitArray(path, class, cdt, h.dims, out, false)
+	}
+	if h.logical && len(h.dims) == 2 && checkCount(re.typ, re.data, n) != nil {
+		// Octave (7 at least) writes a logical sparse matrix as a uint8
+		// logical array holding the sparse ir, jc and pr subelements.
+		hs := *h
+		hs.class = ClassSparse
+		if err := p.sparse(b, h.pos, path, &hs); err == nil {
+			return nil
+		}
+	}
+	if n > int64(len(re.data)) {
+		return p.errf(path, "%d elements in %d bytes of data", n, len(re.data))
+	}
+	out := allocFor(n, dt.Size)
+	if err := decodeInto(out, dt, 1, 0, re.typ, re.data, p.bo, n); err != nil {
+		return p.errf(path, "%v", err)
+	}
+	return p.emitArray(path, class, dt, h.dims, out, false)
+}

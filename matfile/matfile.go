@@ -1,0 +1,426 @@
+package matfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// Default limits (see Options).
+const (
+	DefaultMaxVariableBytes = 2 << 30
+	DefaultMaxSparseBytes   = 1 << 30
+	DefaultMaxDepth         = 64
+	DefaultMaxElements      = 1 << 20
+)
+
+// Options configures reading. The zero value (or nil) means the defaults.
+type Options struct {
+	// Strict makes a variable of a class numpy cannot hold (function
+	// handles, objects, complex integers) an error instead of a warning.
+	Strict bool
+
+	// MaxVariableBytes bounds the bytes one variable may take in memory:
+	// a Level 5 variable as stored (inflated) in the file, and any array
+	// read whole (default DefaultMaxVariableBytes, 2 GiB, the Level 5
+	// format's own limit). A zlib stream inflating to more is refused.
+	MaxVariableBytes int64
+
+	// MaxSparseBytes bounds the dense size of a sparse matrix (default
+	// DefaultMaxSparseBytes, 1 GiB); raise it to densify larger ones.
+	MaxSparseBytes int64
+
+	// MaxDepth bounds the nesting of cells and structs (default 64).
+	MaxDepth int
+
+	// MaxElements bounds the number of cell and struct elements in one
+	// variable, counted over all nesting levels (default 1<<20).
+	MaxElements int
+
+	// Warn, when set, receives each warning as it happens (they are also
+	// collected, see File.Warnings).
+	Warn func(Warning)
+}
+
+func (o *Options) get() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxVariableBytes <= 0 {
+		r.MaxVariableBytes = DefaultMaxVariableBytes
+	}
+	if r.MaxSparseBytes <= 0 {
+		r.MaxSparseBytes = DefaultMaxSparseBytes
+	}
+	if r.MaxDepth <= 0 {
+		r.MaxDepth = DefaultMaxDepth
+	}
+	if r.MaxElements <= 0 {
+		r.MaxElements = DefaultMaxElements
+	}
+	return r
+}
+
+// Warning reports a variable (or part of one) that was skipped.
+type Warning struct {
+	Path  string // MATLAB-style path of the skipped value ("s.f", "c{2}")
+	Class string // its MATLAB class ("function_handle", "string", "table" ...)
+	Msg   string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s: skipped %s (%s)", w.Path, w.Class, w.Msg)
+}
+
+// UnsupportedError is returned in Strict mode for a value of a class numpy
+// cannot hold.
+type UnsupportedError struct {
+	Warning
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("matfile: %s is of class %s: %s", e.Path, e.Class, e.Msg)
+}
+
+// FormatError reports a malformed file.
+type FormatError struct {
+	File string // file name, "" when unknown
+	Path string // variable path, "" at file level
+	Off  int64  // offset of the problem in the file (-1 unknown); inside a
+	// compressed variable, the offset of its miCOMPRESSED element
+	Msg string
+}
+
+func (e *FormatError) Error() string {
+	var sb strings.Builder
+	sb.WriteString("matfile: ")
+	if e.File != "" {
+		sb.WriteString(e.File)
+		sb.WriteString(": ")
+	}
+	if e.Path != "" {
+		sb.WriteString("variable ")
+		sb.WriteString(e.Path)
+		sb.WriteString(": ")
+	}
+	sb.WriteString(e.Msg)
+	if e.Off >= 0 {
+		fmt.Fprintf(&sb, " (at byte %d)", e.Off)
+	}
+	return sb.String()
+}
+
+// LimitError reports a value larger than a limit of Options.
+type LimitError struct {
+	Path  string
+	What  string // "variable", "sparse matrix", "nesting depth" ...
+	Size  int64
+	Limit int64
+	Hint  string // the Options field to raise
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("matfile: variable %s: %s of %d is over the limit of %d (raise Options.%s)", e.Path, e.What, e.Size, e.Limit, e.Hint)
+}
+
+// VarInfo describes a top-level variable without reading its data.
+type VarInfo struct {
+	Name  string
+	Class string // MATLAB class: "double", "logical", "char", "cell", "struct", "sparse double", an object's class ...
+	// Dims is MATLAB's size (at least two dimensions).
+	Dims    []int
+	Complex bool
+	Sparse  bool
+	Global  bool
+	// Bytes is the size of the data as MATLAB holds it (elements times
+	// element size; for a sparse matrix its nonzeros), -1 when it is not
+	// known without reading (cells, structs, objects).
+	Bytes int64
+	// StoredBytes is the size the variable takes in the file (compressed
+	// size for a compressed one), -1 when unknown.
+	StoredBytes int64
+	// Compression is "zlib" (Level 5 miCOMPRESSED), "deflate" (v7.3 chunk
+	// filter) or "" for none.
+	Compression string
+}
+
+// Var is one array of the flattened variables (see File.Walk).
+type Var struct {
+	// Path is the MATLAB-style name: "x", "s.a", "s(2).a", "c{3}", "s.c{2}.x".
+	Path string
+	// Class is the MATLAB class of the data ("double", "logical", "char";
+	// "cell" or "struct" for the marker of an empty cell or struct).
+	Class string
+	// Header gives the numpy dtype (native byte order), shape and order
+	// (FortranOrder: the data is in MATLAB's column-major order, so
+	// a[i, j] is MATLAB's a(i+1, j+1)).
+	Header *npyio.Header
+	// Sparse is set when the array is a densified sparse matrix.
+	Sparse bool
+	// Marker is set for an empty cell or struct (or a struct without
+	// fields): an empty float64 array of the container's shape (a 0-element
+	// shape {0, 0} for a struct with no fields but elements) stands for it.
+	Marker bool
+
+	data []byte
+	open func() (io.ReadCloser, error)
+}
+
+// Open returns a reader of the data: Header.DataSize() bytes in the
+// Header's layout (native byte order, column-major). Close it when done.
+func (v *Var) Open() (io.ReadCloser, error) {
+	if v.open != nil {
+		return v.open()
+	}
+	return io.NopCloser(bytes.NewReader(v.data)), nil
+}
+
+// Array reads the whole data into memory.
+func (v *Var) Array() (*npyio.Array, error) {
+	if v.open == nil {
+		return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: v.data}, nil
+	}
+	rc, err := v.open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	n := v.Header.DataSize()
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(rc, buf); err != nil {
+		return nil, fmt.Errorf("matfile: reading %s: %w", v.Path, err)
+	}
+	return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: buf}, nil
+}
+
+// File is an open MAT-file.
+type File struct {
+	name    string
+	r       io.ReaderAt
+	size    int64
+	closer  io.Closer
+	opts    Options
+	version string
+	text    string
+
+	l5  *level5
+	v73 *v73File
+
+	warnings []Warning
+}
+
+// ErrNotMAT is returned (wrapped) for a file that is not a MAT-file.
+var ErrNotMAT = errors.New("not a MAT-file")
+
+// Open opens a MAT-file (Level 5 or v7.3) of size bytes read through r.
+func Open(r io.ReaderAt, size int64, opts *Options) (*File, error) {
+	return open(r, size, "", opts)
+}
+
+// OpenFile opens the named MAT-file. Close the File when done.
+func OpenFile(name string, opts *Options) (*File, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f, err := open(fh, st.Size(), name, opts)
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.closer = fh
+	return f, nil
+}
+
+func open(r io.ReaderAt, size int64, name string, opts *Options) (*File, error) {
+	f := &File{name: name, r: r, size: size, opts: opts.get()}
+	if size < HeaderSize {
+		return nil, f.errf(0, "%v: %d bytes, shorter than the 128-byte header", ErrNotMAT, size)
+	}
+	hdr := make([]byte, HeaderSize)
+	if _, err := r.ReadAt(hdr, 0); err != nil {
+		return nil, f.errf(0, "reading the header: %v", err)
+	}
+	f.text = strings.TrimRight(string(hdr[:HeaderTextSize]), " \x00")
+	var ver uint16
+	switch string(hdr[126:128]) {
+	case "IM":
+		ver = uint16(hdr[124]) | uint16(hdr[125])<<8
+	case "MI":
+		ver = uint16(hdr[125]) | uint16(hdr[124])<<8
+	default:
+		if bytes.HasPrefix(hdr, []byte("MATLAB")) {
+			return nil, f.errf(126, "bad endian indicator %q (want \"IM\" or \"MI\")", hdr[126:128])
+		}
+		return nil, f.errf(0, "%v: no MATLAB header", ErrNotMAT)
+	}
+	switch ver {
+	case Level5Version:
+		f.version = "5"
+		l, err := openLevel5(f, hdr)
+		if err != nil {
+			return nil, err
+		}
+		f.l5 = l
+	case V73Version:
+		f.version = "7.3"
+		v, err := openV73(f)
+		if err != nil {
+			return nil, err
+		}
+		f.v73 = v
+	default:
+		return nil, f.errf(124, "unknown MAT-file version 0x%04x", ver)
+	}
+	return f, nil
+}
+
+func (f *File) errf(off int64, format string, args ...any) error {
+	return &FormatError{File: f.name, Off: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Close closes the file opened by OpenFile (a no-op after Open).
+func (f *File) Close() error {
+	if f.closer != nil {
+		err := f.closer.Close()
+		f.closer = nil
+		return err
+	}
+	return nil
+}
+
+// Version is "5" for a Level 5 file (MATLAB's -v6 and -v7, whether or
+// not variables are compressed) or "7.3" for an HDF5-based file.
+func (f *File) Version() string { return f.version }
+
+// SaveFormat names the format as MATLAB's save option does: "-v6" (Level
+// 5, no compressed variable), "-v7" (Level 5 with compressed variables) or
+// "-v7.3".
+func (f *File) SaveFormat() string {
+	if f.v73 != nil {
+		return "-v7.3"
+	}
+	for _, e := range f.l5.elems {
+		if e.typ == MiCOMPRESSED {
+			return "-v7"
+		}
+	}
+	return "-v6"
+}
+
+// Description is the header text ("MATLAB 5.0 MAT-file, Platform: ...").
+func (f *File) Description() string { return f.text }
+
+// Warnings returns the warnings of the reads so far.
+func (f *File) Warnings() []Warning { return f.warnings }
+
+// warn records a skipped value, or returns the Strict error.
+func (f *File) warn(path, class, msg string) error {
+	w := Warning{Path: path, Class: class, Msg: msg}
+	if f.opts.Strict {
+		return &UnsupportedError{w}
+	}
+	f.warnings = append(f.warnings, w)
+	if f.opts.Warn != nil {
+		f.opts.Warn(w)
+	}
+	return nil
+}
+
+// Variables lists the top-level variables without reading their data.
+func (f *File) Variables() ([]VarInfo, error) {
+	if f.v73 != nil {
+		return f.v73.variables()
+	}
+	return f.l5.variables()
+}
+
+// Walk calls fn for every array of every variable, in file order, with
+// structs and cells flattened into MATLAB-style paths (see Var.Path).
+// Values numpy cannot hold are skipped with a warning (an error in Strict
+// mode). An error from fn stops the walk and is returned.
+//
+// A Level 5 variable is read whole (bounded by Options.MaxVariableBytes);
+// a v7.3 dataset is read when its Var is opened, in bounded batches.
+func (f *File) Walk(fn func(path string, v *Var) error) error {
+	return f.WalkVariables(nil, fn)
+}
+
+// WalkVariables is Walk restricted to the named top-level variables (all
+// when names is empty). A name that is not in the file is an error.
+func (f *File) WalkVariables(names []string, fn func(path string, v *Var) error) error {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = false
+	}
+	sel := func(name string) bool {
+		if len(names) == 0 {
+			return true
+		}
+		if _, ok := want[name]; ok {
+			want[name] = true
+			return true
+		}
+		return false
+	}
+	var err error
+	if f.v73 != nil {
+		err = f.v73.walk(sel, fn)
+	} else {
+		err = f.l5.walk(sel, fn)
+	}
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, n := range names {
+		if !want[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("matfile: %s: no variable %s", f.displayName(), strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func (f *File) displayName() string {
+	if f.name == "" {
+		return "MAT-file"
+	}
+	return f.name
+}
+
+// ReadArrays reads every array of the named MAT-file into memory, named by
+// their MATLAB-style paths, with the warnings of skipped values.
+func ReadArrays(name string, opts *Options) ([]npyio.NamedArray, []Warning, error) {
+	f, err := OpenFile(name, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var out []npyio.NamedArray
+	err = f.Walk(func(path string, v *Var) error {
+		a, err := v.Array()
+		if err != nil {
+			return err
+		}
+		out = append(out, npyio.NamedArray{Key: path, Array: a})
+		return nil
+	})
+	if err != nil {
+		return nil, f.Warnings(), err
+	}
+	return out, f.Warnings(), nil
+}
