@@ -330,11 +330,12 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 	h := *a.Header
 	h.DType = a.DType
 	h.FortranOrder = false
-	vw, err := wr.createVariable(name, &h, a)
+	data := a.CData()
+	vw, err := wr.createVariable(name, &h, data)
 	if err != nil {
 		return err
 	}
-	if err := vw.Write(a.CData()); err != nil {
+	if err := vw.Write(data); err != nil {
 		return err
 	}
 	return vw.Close()
@@ -352,7 +353,7 @@ func (wr *Writer) CreateVariable(name string, h *npyio.Header) (VarWriter, error
 	return wr.createVariable(name, h, nil)
 }
 
-func (wr *Writer) createVariable(name string, h *npyio.Header, whole *npyio.Array) (VarWriter, error) {
+func (wr *Writer) createVariable(name string, h *npyio.Header, whole []byte) (VarWriter, error) {
 	if err := wr.usable(); err != nil {
 		return nil, err
 	}
@@ -508,11 +509,12 @@ type wPlan struct {
 	name    string
 	root    *wNode
 	leaves  []*wLeaf
-	rows    int64 // rows along axis 0 (1 for a 0-d array)
-	rowSize int64 // bytes per row of source data
-	recSize int   // bytes per record (dtype size)
-	recs    int   // records per row (product of S[1:])
-	shape   []int // numpy shape
+	rows    int64  // rows along axis 0 (1 for a 0-d array)
+	rowSize int64  // bytes per row of source data
+	recSize int    // bytes per record (dtype size)
+	recs    int    // records per row (product of S[1:])
+	shape   []int  // numpy shape
+	whole   []byte // the whole data in C order, when known up front
 }
 
 // UnsupportedTypeError is a variable (or field) whose type MATLAB cannot
@@ -528,8 +530,8 @@ func (e *UnsupportedTypeError) Error() string {
 }
 
 // plan maps a header to the variable's leaves. whole, when not nil, is
-// the complete array (used to size char arrays exactly).
-func (wr *Writer) plan(name string, h *npyio.Header, whole *npyio.Array) (*wPlan, error) {
+// the complete array's data in C order (v7.3 looks at its characters).
+func (wr *Writer) plan(name string, h *npyio.Header, whole []byte) (*wPlan, error) {
 	dt := h.DType.Native()
 	for _, d := range h.Shape {
 		if d < 0 {
@@ -537,6 +539,9 @@ func (wr *Writer) plan(name string, h *npyio.Header, whole *npyio.Array) (*wPlan
 		}
 	}
 	p := &wPlan{name: name, shape: append([]int(nil), h.Shape...), recSize: dt.Size, recs: 1, rows: 1}
+	if whole != nil && int64(len(whole)) == h.DataSize() {
+		p.whole = whole
+	}
 	var rest []int
 	if len(h.Shape) > 0 {
 		p.rows = int64(h.Shape[0])

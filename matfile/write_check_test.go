@@ -85,10 +85,23 @@ func TestWriteForChecker(t *testing.T) {
 	src := filepath.Join(dir, "src.npz")
 	for _, v := range wCheckVersions {
 		wWriteNPZ(t, src, filepath.Join(dir, "out_v"+v.name+".mat"), v.version, false, 0)
+	}
+	// The streamed files use tiny chunks, so that v7.3 cuts even these
+	// small arrays into bands and chunks with edges.
+	defer wTinyChunks()()
+	for _, v := range wCheckVersions {
 		wWriteNPZ(t, src, filepath.Join(dir, "stream_v"+v.name+".mat"), v.version, true, 2)
 	}
 }
 
 var wCheckVersions = []struct{ name, version string }{
-	{"6", "6"}, {"7", "7"},
+	{"6", "6"}, {"7", "7"}, {"73", "7.3"},
+}
+
+// wTinyChunks makes v7.3 chunk everything over 16 bytes in chunks of at
+// most 48 bytes; it returns the function restoring the defaults.
+func wTinyChunks() func() {
+	c, k := wCompactMax, wChunkTarget
+	wCompactMax, wChunkTarget = 16, 48
+	return func() { wCompactMax, wChunkTarget = c, k }
 }
