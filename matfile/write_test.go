@@ -347,3 +347,34 @@ func TestWriteV73Verified(t *testing.T) {
 	defer wTinyChunks()()
 	check("stream_v73.mat", true)
 }
+
+func TestWriteV73StreamNonBMP(t *testing.T) {
+	dt, _ := npyio.NewString(npyio.Unicode, 2)
+	data := make([]byte, 8)
+	wNE.PutUint32(data, 'a')
+	wNE.PutUint32(data[4:], 0x1F600)
+	w, _ := NewWriter(&wMem{}, &WriteOptions{Created: wFixedTime})
+	vw, err := w.CreateVariable("s", &npyio.Header{DType: dt, Shape: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = vw.Write(data)
+	if err == nil {
+		err = vw.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "outside the BMP") || !strings.Contains(err.Error(), `"s"`) {
+		t.Fatalf("err = %v", err)
+	}
+	// Whole, it is written as UTF-32 (MATLAB_int_decode 4).
+	m := &wMem{}
+	w, _ = NewWriter(m, &WriteOptions{Created: wFixedTime})
+	if err := w.WriteArray("s", wArr(t, dt, []int{1}, data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(m.b, []byte{0, 0xF6, 1, 0}) {
+		t.Error("no UTF-32 code point U+1F600 in the file")
+	}
+}
