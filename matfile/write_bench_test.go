@@ -1,10 +1,15 @@
 package matfile
 
 import (
+	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -88,4 +93,65 @@ func BenchmarkWriteV73(b *testing.B) { wBench(b, "7.3") }
 func BenchmarkWriteLevel5(b *testing.B) {
 	b.Run("v7", func(b *testing.B) { wBench(b, "7") })
 	b.Run("v6", func(b *testing.B) { wBench(b, "6") })
+}
+
+// TestWriteBenchFile is the npyflow side of benchmarks/mat_write_bench.py:
+// with MATFILE_BENCH_IN (an .npy), MATFILE_BENCH_OUT and
+// MATFILE_BENCH_VERSION ("7.3", "7.3-none", "7", "6") set it streams the
+// array into the MAT-file in 1 MiB batches and prints the time taken.
+func TestWriteBenchFile(t *testing.T) {
+	in, out, ver := os.Getenv("MATFILE_BENCH_IN"), os.Getenv("MATFILE_BENCH_OUT"), os.Getenv("MATFILE_BENCH_VERSION")
+	if in == "" || out == "" {
+		t.Skip("MATFILE_BENCH_IN/OUT not set (benchmarks/mat_write_bench.py sets them)")
+	}
+	start := time.Now()
+	src, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := npyio.NewReaderAt(src, st.Size(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &WriteOptions{Version: strings.TrimSuffix(ver, "-none"), NoCompression: strings.HasSuffix(ver, "-none")}
+	w, err := NewWriter(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vw, err := w.CreateVariable("x", rd.Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := max(1, int((1<<20)/max(rd.RowSize(), 1)))
+	for {
+		b, err := rd.Next(rows)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := vw.Write(b.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := vw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("RESULT op_secs=%.4f\n", time.Since(start).Seconds())
 }

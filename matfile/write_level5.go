@@ -21,7 +21,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/flate"
 )
 
 // Level 5 data types (mi*) and array classes (mx*).
@@ -202,10 +202,7 @@ func (v *wL5Var) Close() error {
 	if e.err != nil {
 		return e.err
 	}
-	zw, err := zlib.NewWriterLevel(out, zlib.DefaultCompression)
-	if err != nil {
-		return err
-	}
+	zw := wNewParZlib(out, flate.DefaultCompression)
 	e.w = zw
 	e.tag(wMiMatrix, int(size))
 	e.node(p.root, true)

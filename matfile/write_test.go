@@ -378,3 +378,36 @@ func TestWriteV73StreamNonBMP(t *testing.T) {
 		t.Error("no UTF-32 code point U+1F600 in the file")
 	}
 }
+
+func TestParZlib(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, wZBlock - 1, wZBlock, wZBlock + 1, 5*wZBlock + 12345} {
+		in := make([]byte, n)
+		for i := range in {
+			in[i] = byte(i * i >> 7)
+		}
+		var buf bytes.Buffer
+		z := wNewParZlib(&buf, 6)
+		// odd-sized writes
+		for p := 0; p < n; {
+			k := min(n-p, 77777)
+			if _, err := z.Write(in[p : p+k]); err != nil {
+				t.Fatal(err)
+			}
+			p += k
+		}
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zlib.NewReader(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := io.ReadAll(zr) // checks the Adler-32 too
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if !bytes.Equal(out, in) {
+			t.Fatalf("%d bytes: round trip differs", n)
+		}
+	}
+}
