@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -409,5 +410,58 @@ func TestParZlib(t *testing.T) {
 		if !bytes.Equal(out, in) {
 			t.Fatalf("%d bytes: round trip differs", n)
 		}
+	}
+}
+
+// TestWriteV73BandMemory checks the memory a streamed v7.3 variable holds:
+// one band of chunks per field, all bands of a wide table within 64 MiB.
+func TestWriteV73BandMemory(t *testing.T) {
+	for _, nf := range []int{1, 4, 1000} {
+		fields := make([]npyio.Field, nf)
+		for i := range fields {
+			fields[i] = npyio.Field{Name: "f" + strconv.Itoa(i), Type: npyio.Float64Type}
+		}
+		rec, err := npyio.NewStruct(fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := NewWriter(&wMem{}, nil)
+		vw, err := w.CreateVariable("t", &npyio.Header{DType: rec, Shape: []int{10 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := vw.(*wVarHandle).vw.(*wV73Var)
+		var total int
+		for _, lv := range v.leaves {
+			total += len(lv.band)
+			if lv.bandR < 1024 {
+				t.Errorf("%d fields: bands of %d rows are too thin", nf, lv.bandR)
+			}
+		}
+		if total > wBandBudget || nf == 1 && total != 1<<20 {
+			t.Errorf("%d fields: bands hold %d bytes", nf, total)
+		}
+	}
+	// A 1-D vector, a matrix, a 3-D array: one band of 1 to 4 MiB; a row
+	// of 8 MB: one row per band.
+	for _, shape := range [][]int{{100 << 20}, {1 << 20, 1000}, {1 << 16, 300, 40}} {
+		w, _ := NewWriter(&wMem{}, nil)
+		vw, err := w.CreateVariable("x", &npyio.Header{DType: npyio.Float64Type, Shape: shape})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lv := vw.(*wVarHandle).vw.(*wV73Var).leaves[0]
+		if len(lv.band) > 4<<20 || len(lv.band) < 1<<20 {
+			t.Errorf("shape %v: band of %d bytes (%d rows)", shape, len(lv.band), lv.bandR)
+		}
+	}
+	w, _ := NewWriter(&wMem{}, nil)
+	vw, err := w.CreateVariable("x", &npyio.Header{DType: npyio.Float64Type, Shape: []int{100, 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lv := vw.(*wVarHandle).vw.(*wV73Var).leaves[0]
+	if lv.bandR != 1 || len(lv.band) != 8<<20 || wProd(lv.chunk)*8 > 1<<20 {
+		t.Errorf("wide rows: band of %d rows, %d bytes, chunk %v", lv.bandR, len(lv.band), lv.chunk)
 	}
 }

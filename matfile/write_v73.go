@@ -22,7 +22,8 @@ package matfile
 //     MATLAB_fields, one dataset or group per field.
 //   - Layout: datasets of up to 4 KiB are compact (in the object header,
 //     as MATLAB does for small variables); larger ones are chunked, chunks
-//     of at most 1 MiB, deflate level 3 (MATLAB's default) unless
+//     of at most 1 MiB (less for structs of over 64 fields, so that their
+//     bands stay within 64 MiB), deflate level 3 (MATLAB's default) unless
 //     NoCompression. Chunks are compressed on all cores by package hdf5.
 //
 // Streaming: rows along numpy's axis 0 are the last HDF5 dimension, so a
@@ -208,10 +209,10 @@ func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf, wide bool) error {
 			dopt.Contiguous = true
 		}
 		if dopt.Deflate > 0 {
-			dopt.Chunk = wChunkShape(lv.hshape, uint64(esz), -1)
+			dopt.Chunk = wChunkShape(lv.hshape, uint64(esz), vv.target())
 		}
 	} else {
-		lv.chunk = wChunkShape(lv.hshape, uint64(esz), lv.axis)
+		lv.chunk = wBandChunk(lv.hshape, uint64(esz), lv.axis, vv.target())
 		lv.bandR = int64(lv.chunk[lv.axis])
 		dopt.Chunk = lv.chunk
 		if !opts.NoCompression {
@@ -279,11 +280,65 @@ func (vv *wV73Var) dtype(l *wLeaf, wide bool) (*npyio.DType, int) {
 	return npyio.Uint64Type, 8
 }
 
-// wChunkShape picks a chunk shape of at most wChunkTarget bytes: the whole
-// shape, the largest dimension halved until it fits. axis >= 0 is the
-// streaming dimension, halved first while other dimensions are small, so
-// a band stays near one chunk's size when rows are narrow.
-func wChunkShape(shape []uint64, esz uint64, axis int) []uint64 {
+// target is the chunk size for this variable's datasets: wChunkTarget,
+// less for a struct of many fields (each streamed field holds one band of
+// chunks), so that all bands together stay within wBandBudget, but never
+// under wChunkMin.
+func (vv *wV73Var) target() uint64 {
+	t := uint64(wChunkTarget)
+	if n := uint64(len(vv.p.leaves)); n > 0 && 4*t*n > wBandBudget {
+		t = max(wBandBudget/n/4, min(wChunkMin, t))
+	}
+	return t
+}
+
+// wBandBudget bounds the bands of one variable; wChunkMin is the
+// smallest chunk size used to respect it.
+const (
+	wBandBudget = 64 << 20
+	wChunkMin   = 16 << 10
+)
+
+// wBandChunk picks the chunk shape of a streamed dataset: along the
+// streaming axis as many rows as fill about 4 chunks' worth of band (at
+// least one), the other dimensions halved (largest first) until a chunk
+// is at most target bytes; rows are halved only when a single row of
+// chunks is still too big.
+func wBandChunk(shape []uint64, esz uint64, axis int, target uint64) []uint64 {
+	c := make([]uint64, len(shape))
+	row := esz
+	for i, s := range shape {
+		c[i] = max(s, 1)
+		if i != axis {
+			row *= c[i]
+		}
+	}
+	c[axis] = min(c[axis], max(1, 4*target/row))
+	for {
+		bytes := esz
+		big := -1
+		for i, v := range c {
+			bytes *= v
+			if i != axis && v > 1 && (big < 0 || v > c[big]) {
+				big = i
+			}
+		}
+		switch {
+		case bytes <= target:
+			return c
+		case big >= 0:
+			c[big] = (c[big] + 1) / 2
+		case c[axis] > 1:
+			c[axis] = (c[axis] + 1) / 2
+		default:
+			return c
+		}
+	}
+}
+
+// wChunkShape picks a chunk shape of at most target bytes: the whole
+// shape, the largest dimension halved until it fits (as h5py guesses).
+func wChunkShape(shape []uint64, esz uint64, target uint64) []uint64 {
 	c := make([]uint64, len(shape))
 	for i, s := range shape {
 		c[i] = max(s, 1)
@@ -297,7 +352,7 @@ func wChunkShape(shape []uint64, esz uint64, axis int) []uint64 {
 				big = i
 			}
 		}
-		if bytes <= uint64(wChunkTarget) || c[big] == 1 {
+		if bytes <= target || c[big] == 1 {
 			return c
 		}
 		c[big] = (c[big] + 1) / 2
