@@ -117,6 +117,13 @@ func (p *l5parser) char(b []byte, pos int, path string, h *mheader, n int64) err
 	if err != nil {
 		return p.errf(path, "%v", err)
 	}
+	if n == 0 {
+		// No characters, but maybe many empty strings (a 1e9x0 char).
+		rows, _ := numel(h.dims[:len(h.dims)-1])
+		if max := p.f.opts.MaxVariableBytes; rows > max/4 {
+			return &LimitError{Path: path, What: "size of the empty strings", Size: rows * 4, Limit: max, Hint: "MaxVariableBytes"}
+		}
+	}
 	dt, shape, data := charStrings(units, h.dims)
 	return p.emitArray(path, NameChar, dt, shape, data, false)
 }

@@ -2,6 +2,7 @@ package matfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -21,6 +22,7 @@ type expected struct {
 	DType   string   `json:"dtype"`
 	Shape   []int    `json:"shape"`
 	Hex     string   `json:"hex"`
+	SHA256  string   `json:"sha256"`
 	Strings []string `json:"strings"`
 	Marker  string   `json:"marker"`
 	Sparse  bool     `json:"sparse"`
@@ -162,6 +164,12 @@ func checkAgainst(t *testing.T, file string, exp map[string]expected, vars map[s
 			}
 			continue
 		}
+		if e.SHA256 != "" {
+			if sum := sha256.Sum256(a.Data); hex.EncodeToString(sum[:]) != e.SHA256 {
+				t.Errorf("%s: %s: sha256 of the data differs", file, path)
+			}
+			continue
+		}
 		want, err := hex.DecodeString(e.Hex)
 		if err != nil {
 			t.Fatal(err)
@@ -228,6 +236,31 @@ func TestOctaveQuirks(t *testing.T) {
 				"spb": {DType: "|b1", Shape: []int{2, 3}, Hex: "010000010000", Sparse: true, Class: NameLogical},
 			}
 			checkAgainst(t, name, exp, vars, arrs)
+		})
+	}
+}
+
+func TestHDF5StorageFixtures(t *testing.T) {
+	exp := loadExpected(t, "h5s_v73.json")
+	vars, arrs, f := readAll(t, "h5s_v73.mat", nil)
+	checkAgainst(t, "h5s_v73", exp, vars, arrs)
+	if f.Version() != "7.3" || f.SaveFormat() != "-v7.3" {
+		t.Errorf("version %q %q", f.Version(), f.SaveFormat())
+	}
+	if len(f.Warnings()) != 0 {
+		t.Errorf("warnings: %v", f.Warnings())
+	}
+}
+
+func TestMATLABV73(t *testing.T) {
+	for _, name := range []string{"matlab/v7.3/struct", "matlab/v7.3/cell"} {
+		t.Run(name, func(t *testing.T) {
+			exp := loadExpected(t, name+".json")
+			vars, arrs, f := readAll(t, name+".mat", nil)
+			checkAgainst(t, name, exp, vars, arrs)
+			if f.Version() != "7.3" || !strings.Contains(f.Description(), "GLNXA64") {
+				t.Errorf("version %s, description %q", f.Version(), f.Description())
+			}
 		})
 	}
 }

@@ -1,13 +1,13 @@
 package matfile
 
 import (
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/klauspost/compress/zlib"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -142,7 +142,13 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		} else if n > max {
 			return nil, &LimitError{Path: "(compressed at byte " + strconv.FormatInt(e.off, 10) + ")", What: "inflated variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
 		}
-		buf, err := readGrow(zr, n)
+		// Deflate expands at most 1032:1, so a declared size beyond that
+		// of the compressed bytes cannot be real: allocate no more up front.
+		guess := n
+		if b := e.n*1032 + 64<<10; guess > b {
+			guess = b
+		}
+		buf, err := readGrow(zr, n, guess)
 		if err != nil {
 			return nil, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
 		}
@@ -158,16 +164,17 @@ func zerr(err error) error {
 	return err
 }
 
-// readGrow reads exactly n bytes, growing the buffer as data arrives so
-// that a size that lies cannot force a large allocation.
-func readGrow(r io.Reader, n int64) ([]byte, error) {
+// readGrow reads exactly n bytes into a buffer of initial capacity
+// guess, growing it as data arrives so that a size that lies cannot force
+// a large allocation.
+func readGrow(r io.Reader, n, guess int64) ([]byte, error) {
 	const step = 1 << 20
-	if n <= step {
+	if n <= step || guess >= n {
 		buf := make([]byte, n)
 		_, err := io.ReadFull(r, buf)
 		return buf, err
 	}
-	buf := make([]byte, 0, step)
+	buf := make([]byte, 0, max(step, guess))
 	for int64(len(buf)) < n {
 		if len(buf) == cap(buf) {
 			c := int64(cap(buf)) * 2

@@ -42,6 +42,10 @@ type Options struct {
 	// variable, counted over all nesting levels (default 1<<20).
 	MaxElements int
 
+	// EmptyShape says how to read the shape v7.3 files store for an empty
+	// array (default EmptyShapeAuto, see EmptyShapeOrder).
+	EmptyShape EmptyShapeOrder
+
 	// Warn, when set, receives each warning as it happens (they are also
 	// collected, see File.Warnings).
 	Warn func(Warning)

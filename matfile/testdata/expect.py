@@ -4,7 +4,8 @@ matfile uses, and writes the expectations as JSON.
 
 Each member: class (MATLAB class as the producer's reader reports it),
 dtype (numpy typestr, little-endian), shape, and the values in MATLAB's
-column-major order: "hex" (the little-endian bytes) for numbers and bools,
+column-major order: "hex" (the little-endian bytes) for numbers and bools
+("sha256" of those bytes when over 4 KiB),
 "strings" for char arrays (one per row, as chars_as_strings gives them).
 """
 import json
@@ -47,6 +48,9 @@ def array_entry(a):
                 "strings": [str(s) for s in flat]}
     dt = a.dtype.newbyteorder("<") if a.dtype.byteorder not in "|" else a.dtype
     b = np.asfortranarray(a.astype(dt)).tobytes(order="F")
+    if len(b) > 4096:
+        import hashlib
+        return {"dtype": dt.str, "shape": list(a.shape), "sha256": hashlib.sha256(b).hexdigest()}
     return {"dtype": dt.str, "shape": list(a.shape), "hex": b.hex()}
 
 
@@ -62,10 +66,15 @@ def write(path, entries, notes=None):
 def h5s_normalize(v):
     """Turns what hdf5storage.loadmat returns into scipy.io.loadmat's
     shapes: char arrays (hdf5storage: an (m, 1) array of row strings) as
-    (m,) arrays, recursively through cells and structs."""
+    (m,) arrays, an m x 0 char as m empty strings, recursively through
+    cells and structs."""
     import numpy as np
     if isinstance(v, np.ndarray) and v.dtype.kind == "U" and v.ndim == 2 and v.shape[1] == 1:
         return v.reshape(v.shape[0])
+    if isinstance(v, np.ndarray) and v.dtype.kind == "U" and v.ndim == 2 and v.shape[1] == 0:
+        # An m x 0 char: hdf5storage returns the empty (m, 0) array, scipy
+        # m empty strings.
+        return np.array([""] * v.shape[0], dtype="U1")
     if isinstance(v, np.ndarray) and v.dtype == object:
         out = np.empty(v.shape, dtype=object)
         for i, x in np.ndenumerate(v):

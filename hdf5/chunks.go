@@ -1,0 +1,761 @@
+package hdf5
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+)
+
+// chunkRec locates one stored chunk.
+type chunkRec struct {
+	addr uint64
+	size uint64 // stored (possibly filtered) size
+	mask uint32 // filters skipped
+}
+
+// chunkReader reads and decodes the chunks of one dataset.
+type chunkReader struct {
+	f        *File
+	path     string
+	layout   *Layout
+	dims     []uint64 // dataset dims
+	maxDims  []uint64
+	filters  []Filter
+	elemSize int
+	nchunks  []uint64 // chunks per dim over the current dims
+	fill     []byte   // one element of fill value, nil for zeros
+
+	zr io.ReadCloser
+
+	// index state
+	loaded  bool
+	table   map[uint64]chunkRec // B-tree indexes: key = linear index over nchunks
+	farray  []chunkRec          // fixed array
+	ea      *extArray
+	maxDown []uint64 // down products over the max chunk grid (implicit, fixed array, extensible)
+	unlim   int      // extensible array: the unlimited dimension
+
+	// cache of decoded chunks
+	cache     map[uint64][]byte
+	order     []uint64
+	cacheSize int64
+	cacheMax  int64
+	fillChunk []byte
+}
+
+func (r *chunkReader) scratch(n int) []byte { return make([]byte, n) }
+
+func newChunkReader(ds *Dataset) (*chunkReader, error) {
+	info := ds.info
+	l := info.layout
+	r := &chunkReader{f: ds.f, path: ds.path, layout: l, dims: info.space.dims, filters: l.Filters,
+		elemSize: info.dtype.Size, fill: info.fill, cache: map[uint64][]byte{}, cacheMax: ds.f.opts.ChunkCacheBytes}
+	r.maxDims = info.space.maxDims
+	if r.maxDims == nil {
+		r.maxDims = r.dims
+	}
+	if l.elemSize != uint64(info.dtype.Size) {
+		return nil, ds.f.corrupt(int64(ds.addr), "%s: chunk element size %d for a %d-byte datatype", ds.path, l.elemSize, info.dtype.Size)
+	}
+	if l.chunkSize > uint64(ds.f.opts.MaxReadBytes) {
+		return nil, ds.f.unsupported(ds.path, "chunks of %d bytes (over the MaxReadBytes limit)", l.chunkSize)
+	}
+	total := uint64(1)
+	r.nchunks = make([]uint64, len(r.dims))
+	for i, d := range r.dims {
+		r.nchunks[i] = (d + l.Chunk[i] - 1) / l.Chunk[i]
+		var ok bool
+		if total, ok = mulOK(total, r.nchunks[i], 1<<62); !ok {
+			return nil, ds.f.corrupt(int64(ds.addr), "%s: chunk grid too large", ds.path)
+		}
+	}
+	// max chunk grid, for the newer indexes
+	r.unlim = -1
+	maxc := make([]uint64, len(r.dims))
+	for i, m := range r.maxDims {
+		if m == undefAddr {
+			if r.unlim < 0 {
+				r.unlim = i
+			}
+			maxc[i] = 0
+			continue
+		}
+		if m < r.dims[i] {
+			m = r.dims[i]
+		}
+		maxc[i] = (m + l.Chunk[i] - 1) / l.Chunk[i]
+	}
+	order := make([]int, 0, len(r.dims))
+	if l.Index == IndexExtensible && r.unlim >= 0 {
+		order = append(order, r.unlim)
+	}
+	for i := range r.dims {
+		if !(l.Index == IndexExtensible && i == r.unlim) {
+			order = append(order, i)
+		}
+	}
+	r.maxDown = make([]uint64, len(r.dims))
+	down := uint64(1)
+	for k := len(order) - 1; k >= 0; k-- {
+		i := order[k]
+		r.maxDown[i] = down
+		if maxc[i] != 0 {
+			var ok bool
+			if down, ok = mulOK(down, maxc[i], 1<<62); !ok {
+				return nil, ds.f.corrupt(int64(ds.addr), "%s: maximum chunk grid too large", ds.path)
+			}
+		}
+	}
+	return r, nil
+}
+
+func (r *chunkReader) linear(scaled []uint64) uint64 {
+	var k uint64
+	for i, s := range scaled {
+		k = k*r.nchunks[i] + s
+	}
+	return k
+}
+
+func (r *chunkReader) maxLinear(scaled []uint64) uint64 {
+	var k uint64
+	for i, s := range scaled {
+		k += s * r.maxDown[i]
+	}
+	return k
+}
+
+// lookup finds the chunk with the given scaled coordinates.
+func (r *chunkReader) lookup(scaled []uint64) (chunkRec, bool, error) {
+	l := r.layout
+	f := r.f
+	if l.addr == undefAddr {
+		return chunkRec{}, false, nil
+	}
+	if !r.loaded {
+		if err := r.load(); err != nil {
+			return chunkRec{}, false, err
+		}
+		r.loaded = true
+	}
+	switch l.Index {
+	case IndexBTree1, IndexBTree2:
+		c, ok := r.table[r.linear(scaled)]
+		return c, ok, nil
+	case IndexSingle:
+		c := chunkRec{addr: l.addr, size: l.chunkSize}
+		if l.flags&2 != 0 {
+			c.size, c.mask = l.single.size, l.single.mask
+		}
+		return c, true, nil
+	case IndexImplicit:
+		idx := r.maxLinear(scaled)
+		off, ok := mulOK(idx, l.chunkSize, 1<<62)
+		if !ok {
+			return chunkRec{}, false, f.corrupt(int64(l.addr), "%s: implicit chunk index overflows", r.path)
+		}
+		return chunkRec{addr: l.addr + off, size: l.chunkSize}, true, nil
+	case IndexFixedArray:
+		idx := r.maxLinear(scaled)
+		if idx >= uint64(len(r.farray)) {
+			return chunkRec{}, false, f.corrupt(int64(l.addr), "%s: chunk %v beyond the fixed array", r.path, scaled)
+		}
+		c := r.farray[idx]
+		return c, c.addr != undefAddr, nil
+	case IndexExtensible:
+		c, err := r.ea.get(r.maxLinear(scaled))
+		if err != nil {
+			return chunkRec{}, false, err
+		}
+		return c, c.addr != undefAddr, nil
+	}
+	return chunkRec{}, false, f.unsupported(r.path, "chunk index type %d", l.Index)
+}
+
+func (r *chunkReader) filtered() bool { return len(r.filters) > 0 }
+
+func (r *chunkReader) chunkSizeLen() int {
+	n := 1 + (log2floor(r.layout.chunkSize)+8)/8
+	if n > 8 {
+		n = 8
+	}
+	return n
+}
+
+func (r *chunkReader) load() error {
+	l := r.layout
+	f := r.f
+	switch l.Index {
+	case IndexBTree1:
+		r.table = map[uint64]chunkRec{}
+		return r.loadBTree1(l.addr, 0, map[uint64]bool{})
+	case IndexBTree2:
+		r.table = map[uint64]chunkRec{}
+		typ := uint8(10)
+		if r.filtered() {
+			typ = 11
+		}
+		t, err := f.openBT2(l.addr, typ)
+		if err != nil {
+			return err
+		}
+		rank := len(r.dims)
+		csl := t.recSize - 8 - 8*rank
+		if r.filtered() {
+			csl -= 4
+		}
+		if csl < 0 || (csl > 8) || (r.filtered() && csl == 0) || (!r.filtered() && csl != 0) {
+			return f.corrupt(int64(l.addr), "%s: chunk B-tree record of %d bytes for rank %d", r.path, t.recSize, rank)
+		}
+		scaled := make([]uint64, rank)
+		return t.each(func(rec []byte) error {
+			d := &dec{b: rec}
+			c := chunkRec{addr: d.u64(), size: l.chunkSize}
+			if r.filtered() {
+				c.size = d.uvar(csl)
+				c.mask = d.u32()
+			}
+			for i := range scaled {
+				scaled[i] = d.u64()
+			}
+			if !d.ok() {
+				return f.corrupt(int64(l.addr), "%s: truncated chunk record", r.path)
+			}
+			if r.inGrid(scaled) {
+				r.table[r.linear(scaled)] = c
+			}
+			return nil
+		})
+	case IndexFixedArray:
+		return r.loadFixedArray()
+	case IndexExtensible:
+		ea, err := r.openExtArray()
+		if err != nil {
+			return err
+		}
+		r.ea = ea
+	}
+	return nil
+}
+
+func (r *chunkReader) inGrid(scaled []uint64) bool {
+	for i, s := range scaled {
+		if s >= r.nchunks[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *chunkReader) loadBTree1(addr uint64, depth int, seen map[uint64]bool) error {
+	f := r.f
+	if depth > maxDepth {
+		return f.corrupt(int64(addr), "%s: chunk B-tree deeper than %d", r.path, maxDepth)
+	}
+	if seen[addr] {
+		return f.corrupt(int64(addr), "%s: chunk B-tree node visited twice (cycle)", r.path)
+	}
+	seen[addr] = true
+	hdr, err := f.readAt(addr, 24, "chunk B-tree node")
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(hdr[:4], []byte("TREE")) || hdr[4] != 1 {
+		return f.corrupt(int64(addr), "%s: chunk B-tree node without TREE signature or of type %d", r.path, hdr[4])
+	}
+	level := int(hdr[5])
+	n := int(binary.LittleEndian.Uint16(hdr[6:]))
+	rank := len(r.dims)
+	keySize := 8 + 8*(rank+1)
+	b, err := f.readAt(addr+24, uint64(n*(keySize+8)+keySize), "chunk B-tree node")
+	if err != nil {
+		return err
+	}
+	d := &dec{b: b}
+	scaled := make([]uint64, rank)
+	for i := 0; i < n; i++ {
+		size := d.u32()
+		mask := d.u32()
+		ok := true
+		for j := 0; j <= rank; j++ {
+			off := d.u64()
+			if j < rank {
+				if off%r.layout.Chunk[j] != 0 {
+					return f.corrupt(int64(addr), "%s: chunk offset %d not a multiple of the chunk size %d", r.path, off, r.layout.Chunk[j])
+				}
+				scaled[j] = off / r.layout.Chunk[j]
+				if scaled[j] >= r.nchunks[j] {
+					ok = false
+				}
+			}
+		}
+		child := d.u64()
+		if !d.ok() {
+			return f.corrupt(int64(addr), "%s: truncated chunk B-tree node", r.path)
+		}
+		if level > 0 {
+			if err := r.loadBTree1(child, depth+1, seen); err != nil {
+				return err
+			}
+			continue
+		}
+		if ok {
+			r.table[r.linear(scaled)] = chunkRec{addr: child, size: uint64(size), mask: mask}
+		}
+	}
+	return nil
+}
+
+func (r *chunkReader) elemRecSize() int {
+	if r.filtered() {
+		return 8 + r.chunkSizeLen() + 4
+	}
+	return 8
+}
+
+// decodeRec decodes one chunk record of a fixed or extensible array; a
+// truncated record gives an undefined address (d.ok() tells).
+func (r *chunkReader) decodeRec(d *dec) chunkRec {
+	c := chunkRec{addr: d.u64(), size: r.layout.chunkSize}
+	if r.filtered() {
+		c.size = d.uvar(r.chunkSizeLen())
+		c.mask = d.u32()
+	}
+	if !d.ok() {
+		c.addr = undefAddr
+	}
+	return c
+}
+
+func (r *chunkReader) loadFixedArray() error {
+	f := r.f
+	l := r.layout
+	b, err := f.readAt(l.addr, 4+1+1+1+1+8+8+4, "fixed array header")
+	if err != nil {
+		return err
+	}
+	if string(b[:4]) != "FAHD" {
+		return f.corrupt(int64(l.addr), "%s: fixed array header without FAHD signature", r.path)
+	}
+	if err := f.verifyChecksum(b, l.addr, "fixed array header"); err != nil {
+		return err
+	}
+	d := &dec{b: b, pos: 5}
+	d.skip(1) // client
+	esz := int(d.u8())
+	pageBits := d.u8()
+	n := d.u64()
+	dblk := d.u64()
+	if esz != r.elemRecSize() || pageBits > 32 {
+		return f.corrupt(int64(l.addr), "%s: fixed array of %d-byte elements (want %d)", r.path, esz, r.elemRecSize())
+	}
+	if n > uint64(f.size)/uint64(esz) {
+		return f.corrupt(int64(l.addr), "%s: fixed array of %d elements larger than the file", r.path, n)
+	}
+	r.farray = make([]chunkRec, 0, n)
+	if dblk == undefAddr {
+		for i := uint64(0); i < n; i++ {
+			r.farray = append(r.farray, chunkRec{addr: undefAddr})
+		}
+		return nil
+	}
+	pageElems := uint64(1) << pageBits
+	prefix := uint64(4 + 1 + 1 + 8)
+	if n <= pageElems {
+		b, err := f.readAt(dblk, prefix+n*uint64(esz)+4, "fixed array data block")
+		if err != nil {
+			return err
+		}
+		if string(b[:4]) != "FADB" {
+			return f.corrupt(int64(dblk), "%s: fixed array data block without FADB signature", r.path)
+		}
+		if err := f.verifyChecksum(b, dblk, "fixed array data block"); err != nil {
+			return err
+		}
+		d := &dec{b: b, pos: int(prefix)}
+		for i := uint64(0); i < n; i++ {
+			r.farray = append(r.farray, r.decodeRec(d))
+		}
+		return nil
+	}
+	npages := (n + pageElems - 1) / pageElems
+	bitmapLen := (npages + 7) / 8
+	hb, err := f.readAt(dblk, prefix+bitmapLen+4, "fixed array data block")
+	if err != nil {
+		return err
+	}
+	if string(hb[:4]) != "FADB" {
+		return f.corrupt(int64(dblk), "%s: fixed array data block without FADB signature", r.path)
+	}
+	if err := f.verifyChecksum(hb, dblk, "fixed array data block"); err != nil {
+		return err
+	}
+	bitmap := hb[prefix : prefix+bitmapLen]
+	pos := dblk + uint64(len(hb))
+	for p := uint64(0); p < npages; p++ {
+		cnt := pageElems
+		if p == npages-1 {
+			cnt = n - p*pageElems
+		}
+		size := cnt*uint64(esz) + 4
+		if bitmap[p/8]&(0x80>>(p%8)) == 0 {
+			for i := uint64(0); i < cnt; i++ {
+				r.farray = append(r.farray, chunkRec{addr: undefAddr})
+			}
+			pos += pageElems*uint64(esz) + 4
+			continue
+		}
+		pb, err := f.readAt(pos, size, "fixed array page")
+		if err != nil {
+			return err
+		}
+		if err := f.verifyChecksum(pb, pos, "fixed array page"); err != nil {
+			return err
+		}
+		d := &dec{b: pb}
+		for i := uint64(0); i < cnt; i++ {
+			r.farray = append(r.farray, r.decodeRec(d))
+		}
+		pos += pageElems*uint64(esz) + 4
+	}
+	return nil
+}
+
+// extArray reads an extensible array chunk index.
+type extArray struct {
+	r          *chunkReader
+	addr       uint64
+	esz        int
+	maxBits    uint8
+	idxElems   uint64
+	minElems   uint64
+	minPtrs    uint64
+	pageBits   uint8
+	iblock     []byte
+	nsblkIdx   int // super blocks whose data blocks the index block holds
+	ndblkAddrs uint64
+	sblk       []eaSuper
+	blocks     map[uint64][]byte
+}
+
+type eaSuper struct {
+	ndblks, dblkElems, startIdx, startDblk uint64
+}
+
+func (r *chunkReader) openExtArray() (*extArray, error) {
+	f := r.f
+	l := r.layout
+	b, err := f.readAt(l.addr, 4+1+1+1+1+1+1+1+1+6*8+8+4, "extensible array header")
+	if err != nil {
+		return nil, err
+	}
+	if string(b[:4]) != "EAHD" {
+		return nil, f.corrupt(int64(l.addr), "%s: extensible array header without EAHD signature", r.path)
+	}
+	if err := f.verifyChecksum(b, l.addr, "extensible array header"); err != nil {
+		return nil, err
+	}
+	d := &dec{b: b, pos: 6}
+	ea := &extArray{r: r, addr: l.addr, blocks: map[uint64][]byte{}}
+	ea.esz = int(d.u8())
+	ea.maxBits = d.u8()
+	ea.idxElems = uint64(d.u8())
+	ea.minElems = uint64(d.u8())
+	ea.minPtrs = uint64(d.u8())
+	ea.pageBits = d.u8()
+	d.skip(6 * 8)
+	iaddr := d.u64()
+	pow2 := func(v uint64) bool { return v != 0 && v&(v-1) == 0 }
+	if ea.esz != r.elemRecSize() || ea.maxBits == 0 || ea.maxBits > 64 || !pow2(ea.minElems) || !pow2(ea.minPtrs) || ea.pageBits > 32 {
+		return nil, f.corrupt(int64(l.addr), "%s: extensible array parameters (element size %d, bits %d, min elements %d, min pointers %d)", r.path, ea.esz, ea.maxBits, ea.minElems, ea.minPtrs)
+	}
+	nsblks := 1 + int(ea.maxBits) - log2floor(ea.minElems)
+	if nsblks < 1 || nsblks > 128 {
+		return nil, f.corrupt(int64(l.addr), "%s: extensible array with %d super blocks", r.path, nsblks)
+	}
+	var start, startD uint64
+	for u := 0; u < nsblks; u++ {
+		s := eaSuper{ndblks: 1 << uint(u/2), startIdx: start, startDblk: startD}
+		s.dblkElems = (uint64(1) << uint((u+1)/2)) * ea.minElems
+		ea.sblk = append(ea.sblk, s)
+		if u < 62 {
+			start += s.ndblks * s.dblkElems
+			startD += s.ndblks
+		}
+	}
+	ea.nsblkIdx = 2 * log2floor(ea.minPtrs)
+	ea.ndblkAddrs = 2 * (ea.minPtrs - 1)
+	nsblkAddrs := uint64(0)
+	if nsblks > ea.nsblkIdx {
+		nsblkAddrs = uint64(nsblks - ea.nsblkIdx)
+	}
+	if iaddr == undefAddr {
+		return ea, nil
+	}
+	size := uint64(4+1+1+8) + ea.idxElems*uint64(ea.esz) + ea.ndblkAddrs*8 + nsblkAddrs*8 + 4
+	ib, err := f.readAt(iaddr, size, "extensible array index block")
+	if err != nil {
+		return nil, err
+	}
+	if string(ib[:4]) != "EAIB" {
+		return nil, f.corrupt(int64(iaddr), "%s: extensible array index block without EAIB signature", r.path)
+	}
+	if err := f.verifyChecksum(ib, iaddr, "extensible array index block"); err != nil {
+		return nil, err
+	}
+	ea.iblock = ib
+	return ea, nil
+}
+
+func (ea *extArray) get(idx uint64) (chunkRec, error) {
+	r := ea.r
+	f := r.f
+	none := chunkRec{addr: undefAddr}
+	if ea.iblock == nil {
+		return none, nil
+	}
+	base := 4 + 1 + 1 + 8
+	if idx < ea.idxElems {
+		d := &dec{b: ea.iblock, pos: base + int(idx)*ea.esz}
+		return r.decodeRec(d), nil
+	}
+	idx -= ea.idxElems
+	si := log2floor(idx/ea.minElems + 1)
+	if si >= len(ea.sblk) {
+		return none, f.corrupt(int64(ea.addr), "%s: extensible array index %d beyond its maximum", r.path, idx)
+	}
+	s := ea.sblk[si]
+	rel := idx - s.startIdx
+	dblkInSuper := rel / s.dblkElems
+	elem := rel % s.dblkElems
+	var dblkAddr uint64
+	if si < ea.nsblkIdx {
+		k := s.startDblk + dblkInSuper
+		if k >= ea.ndblkAddrs {
+			return none, f.corrupt(int64(ea.addr), "%s: extensible array data block %d beyond the index block", r.path, k)
+		}
+		d := &dec{b: ea.iblock, pos: base + int(ea.idxElems)*ea.esz + int(k)*8}
+		dblkAddr = d.u64()
+	} else {
+		d := &dec{b: ea.iblock, pos: base + int(ea.idxElems)*ea.esz + int(ea.ndblkAddrs)*8 + (si-ea.nsblkIdx)*8}
+		saddr := d.u64()
+		if !d.ok() {
+			return none, f.corrupt(int64(ea.addr), "%s: truncated extensible array index block", r.path)
+		}
+		if saddr == undefAddr {
+			return none, nil
+		}
+		sb, err := ea.superBlock(saddr, s)
+		if err != nil {
+			return none, err
+		}
+		pageInit := 0
+		if s.dblkElems > uint64(1)<<ea.pageBits {
+			npages := s.dblkElems >> ea.pageBits
+			pageInit = int((npages + 7) / 8 * s.ndblks)
+		}
+		d = &dec{b: sb, pos: base + ea.offSize() + pageInit + int(dblkInSuper)*8}
+		dblkAddr = d.u64()
+		if !d.ok() {
+			return none, f.corrupt(int64(saddr), "%s: truncated extensible array super block", r.path)
+		}
+	}
+	if dblkAddr == undefAddr {
+		return none, nil
+	}
+	pageElems := uint64(1) << ea.pageBits
+	prefix := uint64(base + ea.offSize())
+	if s.dblkElems <= pageElems {
+		b, err := ea.block(dblkAddr, prefix+s.dblkElems*uint64(ea.esz)+4, "EADB")
+		if err != nil {
+			return none, err
+		}
+		d := &dec{b: b, pos: int(prefix) + int(elem)*ea.esz}
+		return r.decodeRec(d), nil
+	}
+	page := elem / pageElems
+	inPage := elem % pageElems
+	paddr := dblkAddr + prefix + 4 + page*(pageElems*uint64(ea.esz)+4)
+	b, err := ea.block(paddr, pageElems*uint64(ea.esz)+4, "")
+	if err != nil {
+		return none, err
+	}
+	d := &dec{b: b, pos: int(inPage) * ea.esz}
+	return r.decodeRec(d), nil
+}
+
+func (ea *extArray) offSize() int { return (int(ea.maxBits) + 7) / 8 }
+
+func (ea *extArray) superBlock(addr uint64, s eaSuper) ([]byte, error) {
+	pageInit := uint64(0)
+	if s.dblkElems > uint64(1)<<ea.pageBits {
+		npages := s.dblkElems >> ea.pageBits
+		pageInit = (npages + 7) / 8 * s.ndblks
+	}
+	return ea.block(addr, uint64(4+1+1+8+ea.offSize())+pageInit+s.ndblks*8+4, "EASB")
+}
+
+func (ea *extArray) block(addr, size uint64, sig string) ([]byte, error) {
+	if b, ok := ea.blocks[addr]; ok {
+		return b, nil
+	}
+	f := ea.r.f
+	b, err := f.readAt(addr, size, "extensible array block")
+	if err != nil {
+		return nil, err
+	}
+	if sig != "" && string(b[:4]) != sig {
+		return nil, f.corrupt(int64(addr), "%s: extensible array block without %s signature", ea.r.path, sig)
+	}
+	if err := f.verifyChecksum(b, addr, "extensible array block"); err != nil {
+		return nil, err
+	}
+	if len(ea.blocks) > 1024 {
+		ea.blocks = map[uint64][]byte{}
+	}
+	ea.blocks[addr] = b
+	return b, nil
+}
+
+// chunk returns the decoded chunk with the given scaled coordinates.
+func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
+	key := r.linear(scaled)
+	if b, ok := r.cache[key]; ok {
+		return b, nil
+	}
+	c, ok, err := r.lookup(scaled)
+	if err != nil {
+		return nil, err
+	}
+	want := r.layout.chunkSize
+	var data []byte
+	if !ok || c.addr == undefAddr {
+		if r.fillChunk == nil {
+			r.fillChunk = make([]byte, want)
+			if len(r.fill) == r.elemSize && !allZero(r.fill) {
+				for i := 0; i < len(r.fillChunk); i += r.elemSize {
+					copy(r.fillChunk[i:], r.fill)
+				}
+			}
+		}
+		return r.fillChunk, nil
+	}
+	if c.size > uint64(r.f.size) || (!r.filtered() && c.size != want) {
+		return nil, r.f.corrupt(int64(c.addr), "%s: chunk of %d bytes (expected %d)", r.path, c.size, want)
+	}
+	if c.size > want+want/2+1<<20 && c.size > uint64(r.f.opts.MaxReadBytes) {
+		return nil, r.f.corrupt(int64(c.addr), "%s: stored chunk of %d bytes for a %d-byte chunk", r.path, c.size, want)
+	}
+	raw, err := r.f.readAt(c.addr, c.size, "chunk")
+	if err != nil {
+		return nil, err
+	}
+	data = raw
+	if r.filtered() {
+		if data, err = r.unfilter(raw, c.mask, want, c.addr); err != nil {
+			return nil, err
+		}
+	}
+	for r.cacheSize+int64(len(data)) > r.cacheMax && len(r.order) > 0 {
+		old := r.order[0]
+		r.order = r.order[1:]
+		r.cacheSize -= int64(len(r.cache[old]))
+		delete(r.cache, old)
+	}
+	r.cache[key] = data
+	r.order = append(r.order, key)
+	r.cacheSize += int64(len(data))
+	return data, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// readRows copies rows [start, start+n) of the dataset (dim 0) into dst,
+// which holds n*rowBytes bytes, chunk by chunk.
+func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
+	rank := len(r.dims)
+	ch := r.layout.Chunk
+	es := uint64(r.elemSize)
+	// region: dim 0 [start, start+n), others full
+	lo := make([]uint64, rank)
+	hi := make([]uint64, rank)
+	copy(hi, r.dims)
+	lo[0], hi[0] = start, start+n
+	regionDims := make([]uint64, rank)
+	for i := range regionDims {
+		regionDims[i] = hi[i] - lo[i]
+	}
+	// strides (bytes) in the region and in a chunk
+	rstride := make([]uint64, rank)
+	cstride := make([]uint64, rank)
+	rs, cs := es, es
+	for i := rank - 1; i >= 0; i-- {
+		rstride[i], cstride[i] = rs, cs
+		rs *= regionDims[i]
+		cs *= ch[i]
+	}
+	cfirst := make([]uint64, rank)
+	clast := make([]uint64, rank)
+	for i := range cfirst {
+		cfirst[i] = lo[i] / ch[i]
+		clast[i] = (hi[i] - 1) / ch[i]
+	}
+	scaled := append([]uint64(nil), cfirst...)
+	ilo := make([]uint64, rank)
+	ihi := make([]uint64, rank)
+	idx := make([]uint64, rank)
+	for {
+		data, err := r.chunk(scaled)
+		if err != nil {
+			return err
+		}
+		for i := range scaled {
+			o := scaled[i] * ch[i]
+			ilo[i] = max(o, lo[i])
+			ihi[i] = min(o+ch[i], hi[i])
+		}
+		// copy runs along the last dimension
+		last := rank - 1
+		runBytes := (ihi[last] - ilo[last]) * es
+		copy(idx, ilo)
+		for {
+			var so, do uint64
+			for i := 0; i < rank; i++ {
+				so += (idx[i] - scaled[i]*ch[i]) * cstride[i]
+				do += (idx[i] - lo[i]) * rstride[i]
+			}
+			copy(dst[do:do+runBytes], data[so:so+runBytes])
+			// next index over dims 0..last-1
+			k := last - 1
+			for ; k >= 0; k-- {
+				idx[k]++
+				if idx[k] < ihi[k] {
+					break
+				}
+				idx[k] = ilo[k]
+			}
+			if k < 0 {
+				break
+			}
+		}
+		// next chunk
+		k := rank - 1
+		for ; k >= 0; k-- {
+			scaled[k]++
+			if scaled[k] <= clast[k] {
+				break
+			}
+			scaled[k] = cfirst[k]
+		}
+		if k < 0 {
+			return nil
+		}
+	}
+}

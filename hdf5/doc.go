@@ -1,0 +1,72 @@
+// Package hdf5 reads HDF5 files (and MATLAB v7.3 MAT-files, which are HDF5
+// files with a 512-byte user block) in pure Go, without cgo.
+//
+// It follows the HDF5 File Format Specification version 3.0 and reads what
+// h5py, hdf5storage and MATLAB write:
+//
+//   - superblock versions 0 to 3 after an optional user block; 8-byte
+//     offsets and lengths only (other sizes are refused with
+//     ErrUnsupported);
+//   - object headers version 1 and 2 with continuation blocks;
+//   - groups: old-style symbol tables (v1 B-tree, local heap, symbol table
+//     nodes) and new-style compact links and dense links (fractal heap and
+//     v2 B-tree); hard and soft links (external links are listed, not
+//     followed);
+//   - attributes in object headers and in dense storage;
+//   - datatypes: fixed-point, floating point (f2, f4, f8), fixed and
+//     variable-length strings, compound, enum, array, variable-length
+//     sequences, bitfield, opaque and object references (region references
+//     are refused);
+//   - layouts compact, contiguous and chunked (layout messages 1 to 4);
+//     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
+//     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
+//     filters (any other filter is an error naming it);
+//   - the global heap (variable-length data) and Jenkins lookup3
+//     checksums, verified on every version 2 structure read.
+//
+// # API
+//
+// [Open] (an io.ReaderAt and its size) and [OpenFile] return a [File];
+// [File.Root], [File.OpenPath] ("/g/d") and [File.Deref] (an object
+// [Reference]) give [Object]s: *[Group], *[Dataset] or *[NamedDatatype].
+// [Group.Members] lists member names sorted by name; [File.Walk] visits
+// every object. Every object has [Attribute]s, decoded by
+// [Attribute.String], [Attribute.Strings] (also variable-length sequences
+// of characters, such as MATLAB_fields), [Attribute.Int64s],
+// [Attribute.Uint64s], [Attribute.Float64s], [Attribute.References],
+// [Attribute.VarLen] and [Attribute.Bytes].
+//
+// A Dataset tells its [Dataset.Shape], stored [Dataset.Type] (a
+// [Datatype]), [Dataset.Layout] (class, chunk shape, index kind, filters)
+// and [Dataset.Describe] without reading data. [Dataset.DType] maps the
+// type to numpy's as h5py does: compound to a structured dtype with HDF5's
+// offsets, enum to its base integer (h5py's FALSE/TRUE enum to bool),
+// bitfield to an unsigned integer, fixed-length strings to S<n>,
+// variable-length strings to S<n> (ASCII) or U<n> (UTF-8) with n found by
+// reading every value once. Object references, opaque, time,
+// variable-length sequences and region references have no faithful numpy
+// type and are refused with an error naming the dataset; read references
+// with [Dataset.ReadReferences] and strings with [Dataset.ReadStrings].
+//
+// Data come back as bytes in C order in the layout of the DType, in the
+// file's byte order (a big-endian dataset has a '>' DType). [Dataset.ReadAll]
+// reads everything up to Options.MaxReadBytes; [Dataset.NewRowReader]
+// streams batches of rows (slices along the first dimension), decoding
+// chunks one at a time and keeping at most Options.ChunkCacheBytes of them.
+//
+// # Limits and safety
+//
+// Every address, size, count and nesting depth read from the file is
+// checked against the file size and fixed limits before use; loops in
+// B-trees, heaps, continuation blocks and groups are detected. Malformed
+// input gives a *FormatError (errors.Is ErrFormat), valid but unsupported
+// features an *UnsupportedError (ErrUnsupported). Not supported: offsets
+// or lengths other than 8 bytes, virtual datasets, external storage,
+// filters other than deflate/shuffle/fletcher32, huge fractal heap
+// objects, shared object header messages, region references.
+//
+// A File may be used from several goroutines; a RowReader may not.
+//
+// The writer (files MATLAB and hdf5storage read back) lives in the
+// write*.go files of this package.
+package hdf5

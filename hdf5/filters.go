@@ -1,0 +1,111 @@
+package hdf5
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// unfilter undoes a dataset's filter pipeline on one stored chunk. want is
+// the size of the decoded chunk. mask has bit i set when filter i was
+// skipped for this chunk. The returned slice may alias raw.
+func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64) ([]byte, error) {
+	f := r.f
+	fl := r.filters
+	data := raw
+	for i := len(fl) - 1; i >= 0; i-- {
+		if i < 32 && mask&(1<<uint(i)) != 0 {
+			continue
+		}
+		switch fl[i].ID {
+		case FilterDeflate:
+			out, err := r.inflate(data, want+64, addr)
+			if err != nil {
+				return nil, err
+			}
+			data = out
+		case FilterShuffle:
+			es := r.elemSize
+			if len(fl[i].Params) > 0 {
+				es = int(fl[i].Params[0])
+			}
+			data = unshuffle(data, es, r.scratch(len(data)))
+		case FilterFletcher32:
+			if len(data) < 4 {
+				return nil, f.corrupt(int64(addr), "%s: chunk too short for its Fletcher-32 checksum", r.path)
+			}
+			n := len(data) - 4
+			stored := binary.LittleEndian.Uint32(data[n:])
+			sum := fletcher32(data[:n])
+			// Old library versions stored the checksum byte-swapped.
+			swapped := (sum&0xff)<<24 | (sum&0xff00)<<8 | (sum>>8)&0xff00 | sum>>24
+			if stored != sum && stored != swapped {
+				return nil, f.corrupt(int64(addr), "%s: chunk Fletcher-32 checksum mismatch (stored %#08x, computed %#08x)", r.path, stored, sum)
+			}
+			data = data[:n]
+		default:
+			name := fl[i].Name
+			if name == "" {
+				name = "unnamed"
+			}
+			return nil, f.unsupported(r.path, "filter %d (%s) is not available; only deflate, shuffle and fletcher32 are", fl[i].ID, name)
+		}
+	}
+	if uint64(len(data)) != want {
+		return nil, f.corrupt(int64(addr), "%s: chunk decodes to %d bytes, want %d", r.path, len(data), want)
+	}
+	return data, nil
+}
+
+func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, error) {
+	br := bytes.NewReader(src)
+	var err error
+	if r.zr == nil {
+		r.zr, err = zlib.NewReader(br)
+	} else {
+		err = r.zr.(zlib.Resetter).Reset(br, nil)
+	}
+	if err != nil {
+		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
+	}
+	// Start small and grow with the output actually produced, so that a
+	// tiny stream claiming a huge chunk costs no memory up front.
+	out := make([]byte, min(limit, uint64(len(src))*16+4096))
+	n := 0
+	for {
+		if n == len(out) {
+			if uint64(n) >= limit {
+				return nil, r.f.corrupt(int64(addr), "%s: deflate chunk inflates to over %d bytes", r.path, limit)
+			}
+			grown := make([]byte, min(limit, uint64(n)*2))
+			copy(grown, out)
+			out = grown
+		}
+		k, err := r.zr.Read(out[n:])
+		n += k
+		if err == io.EOF {
+			return out[:n], nil
+		}
+		if err != nil {
+			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
+		}
+	}
+}
+
+func unshuffle(src []byte, es int, dst []byte) []byte {
+	if es <= 1 || len(src) < es {
+		return src
+	}
+	n := len(src) / es
+	dst = dst[:len(src)]
+	for j := 0; j < es; j++ {
+		plane := src[j*n : (j+1)*n]
+		for i, c := range plane {
+			dst[i*es+j] = c
+		}
+	}
+	copy(dst[n*es:], src[n*es:])
+	return dst
+}

@@ -1,0 +1,122 @@
+package hdf5
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func addSeeds(f *testing.F, names ...string) {
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+var fuzzOpts = &Options{MaxReadBytes: 1 << 20, ChunkCacheBytes: 1 << 20, Name: "fuzz"}
+
+// exercise reads everything in the file, checking only that errors are
+// errors (no panic, no hang, no huge allocation).
+func exercise(t *testing.T, f *File) {
+	n := 0
+	_ = f.Walk(func(p string, o Object) error {
+		n++
+		if n > 200 {
+			return io.EOF
+		}
+		attrs, _ := o.Attrs()
+		for _, a := range attrs {
+			a.Strings()
+			a.Int64s()
+			a.Uint64s()
+			a.Float64s()
+			a.VarLen()
+			if refs, err := a.References(); err == nil {
+				for _, r := range refs {
+					f.Deref(r)
+				}
+			}
+		}
+		switch o := o.(type) {
+		case *Group:
+			o.Members()
+		case *Dataset:
+			readDataset(t, o)
+		}
+		return nil
+	})
+}
+
+func readDataset(t *testing.T, ds *Dataset) {
+	ds.Describe()
+	ds.ReadStrings()
+	ds.ReadReferences()
+	dt, err := ds.DType()
+	if err != nil {
+		return
+	}
+	all, errAll := ds.ReadAll()
+	r, err := ds.NewRowReader(3)
+	if err != nil {
+		return
+	}
+	var got []byte
+	for i := 0; ; i++ {
+		if i > 1000 {
+			// A huge sparse dataset streams for long; stop comparing.
+			return
+		}
+		b, err := r.Read()
+		if err != nil {
+			if err != io.EOF {
+				got = nil
+			}
+			break
+		}
+		got = append(got, b...)
+	}
+	if errAll == nil && got != nil && !bytes.Equal(got, all) {
+		t.Errorf("%s (%s): row reader and ReadAll differ", ds.Path(), dt)
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	addSeeds(f, "small_earliest.h5", "small_latest.h5", "userblock.h5")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog(data).Stop()
+		h, err := Open(bytes.NewReader(data), int64(len(data)), fuzzOpts)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("Open: error neither ErrFormat nor ErrUnsupported: %v", err)
+			}
+			return
+		}
+		exercise(t, h)
+	})
+}
+
+func FuzzReadDataset(f *testing.F) {
+	addSeeds(f, "small_earliest.h5", "small_latest.h5")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog(data).Stop()
+		h, err := Open(bytes.NewReader(data), int64(len(data)), fuzzOpts)
+		if err != nil {
+			return
+		}
+		for _, p := range []string{"/d", "/e", "/s"} {
+			o, err := h.OpenPath(p)
+			if err != nil {
+				continue
+			}
+			if ds, ok := o.(*Dataset); ok {
+				readDataset(t, ds)
+			}
+		}
+	})
+}
