@@ -533,9 +533,18 @@ func (e *UnsupportedTypeError) Error() string {
 // the complete array's data in C order (v7.3 looks at its characters).
 func (wr *Writer) plan(name string, h *npyio.Header, whole []byte) (*wPlan, error) {
 	dt := h.DType.Native()
+	// Sizes are checked so no product below can overflow: the whole
+	// array (with strings widened to 4-byte units) within 2^62 bytes.
+	total := int64(max(dt.Size, 1)) * 4
 	for _, d := range h.Shape {
 		if d < 0 {
 			return nil, fmt.Errorf("matfile: variable %q: negative dimension in shape %v", name, h.Shape)
+		}
+		if d > 0 && total > (1<<62)/int64(d) {
+			return nil, fmt.Errorf("matfile: variable %q: shape %v is too large", name, h.Shape)
+		}
+		if d > 0 {
+			total *= int64(d)
 		}
 	}
 	p := &wPlan{name: name, shape: append([]int(nil), h.Shape...), recSize: dt.Size, recs: 1, rows: 1}

@@ -2,14 +2,22 @@ package matfile
 
 // Level 5 MAT-files (MATLAB's save -v6 and -v7): a 128-byte header, then
 // one miMATRIX element per variable; v7 wraps each in an miCOMPRESSED
-// element (a zlib stream). Numeric data is stored in its own class's type
-// (no narrowing), logical as miUINT8 with the logical flag, complex as the
-// real part then the imaginary part, char as miUTF16 when every character
-// is in the BMP (MATLAB and Octave refuse multi-byte miUTF8, and scipy
-// decodes miUINT16 above ASCII with the wrong codec unless told, while all
-// three decode miUTF16), otherwise as miUTF32, one unit
-// per code point (hdf5storage's choice for such strings: the size counts
-// characters, not UTF-16 units). Structured arrays are 1x1 structs.
+// element (a zlib stream, compressed in parallel blocks). Numeric data is
+// stored in its own class's type (no narrowing), logical as miUINT8 with
+// the logical flag, complex as the real part then the imaginary part.
+// Structured arrays are 1x1 structs.
+//
+// char data is stored as
+//   - miUTF8 when all of it is ASCII (one byte per character, as Octave
+//     and scipy write it; Octave 7 turns N-by-1 char arrays stored in
+//     16-bit units into 1-by-N);
+//   - miUTF16 when a character is beyond ASCII but all are in the BMP
+//     (MATLAB and Octave refuse multi-byte miUTF8, and scipy decodes
+//     miUINT16 beyond ASCII with the wrong codec unless told; all three
+//     decode miUTF16. Octave's N-by-1 bug remains for such arrays);
+//   - miUTF32 otherwise, one unit per code point, so the size counts
+//     characters (hdf5storage's choice for such strings; scipy reads them,
+//     Octave 7 replaces them with '?').
 //
 // A variable's element starts with its byte count and its data is
 // column-major, so a variable is assembled in memory before it is written:
@@ -38,6 +46,7 @@ const (
 	wMiUint64     = 13
 	wMiMatrix     = 14
 	wMiCompressed = 15
+	wMiUTF8       = 16
 	wMiUTF16      = 17
 	wMiUTF32      = 18
 
@@ -273,6 +282,9 @@ func (e *wL5Enc) dataBytes(lf *wLeaf) int64 {
 		if e.charWide(lf) {
 			return 4 * lf.count
 		}
+		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+			return lf.count
+		}
 		return 2 * lf.count
 	case wLogical:
 		return lf.count
@@ -372,8 +384,13 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 		e.tag(wMiUTF32, int(d))
 		e.write(buf)
 	case lf.class == wChar:
-		e.tag(wMiUTF16, int(d))
-		e.narrow16(buf)
+		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+			e.tag(wMiUTF8, int(d))
+			e.narrow8(buf)
+		} else {
+			e.tag(wMiUTF16, int(d))
+			e.narrow16(buf)
+		}
 	case lf.complex:
 		ss := lf.usize / 2
 		e.tag(mi, int(d))
@@ -419,6 +436,22 @@ func (e *wL5Enc) narrow16(src []byte) {
 		b := e.buf[:2*n]
 		for i := 0; i < n; i++ {
 			wNE.PutUint16(b[2*i:], uint16(wNE.Uint32(src[4*i:])))
+		}
+		e.write(b)
+		src = src[4*n:]
+	}
+}
+
+// narrow8 writes uint32 code points (all ASCII) as bytes.
+func (e *wL5Enc) narrow8(src []byte) {
+	if cap(e.buf) < wChunk {
+		e.buf = make([]byte, wChunk)
+	}
+	for len(src) > 0 && e.err == nil {
+		n := min(len(src)/4, wChunk)
+		b := e.buf[:n]
+		for i := 0; i < n; i++ {
+			b[i] = byte(wNE.Uint32(src[4*i:]))
 		}
 		e.write(b)
 		src = src[4*n:]

@@ -284,6 +284,12 @@ func TestWriteLevel5Limits(t *testing.T) {
 	if err := vw.Write(make([]byte, 8)); err == nil {
 		t.Error("extra rows accepted")
 	}
+	for _, ver := range []string{"6", "7.3"} {
+		w, _ = NewWriter(&wMem{}, &WriteOptions{Version: ver})
+		if _, err := w.CreateVariable("huge", &npyio.Header{DType: npyio.Float64Type, Shape: []int{1 << 40, 1 << 40}}); err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("v%s: huge shape: %v", ver, err)
+		}
+	}
 	if _, err := NewWriter(&wMem{}, &WriteOptions{Version: "5"}); err == nil {
 		t.Error("version 5 accepted")
 	}

@@ -52,6 +52,8 @@ def cases():
     c["scalar_i"] = np.int16(-7)
     c["empty2"] = np.zeros((0, 3))
     c["empty1"] = np.zeros((0,), dtype="<i4")
+    c["empty50"] = np.zeros((5, 0), dtype="<u2")
+    c["emptystr"] = np.array(["", ""])
     c["cube"] = np.arange(24, dtype="<i4").reshape(2, 3, 4)
     c["tall"] = np.arange(120, dtype="<i2").reshape(40, 3) * 3 - 100
     c["tall3"] = np.arange(11 * 2 * 3, dtype="<f4").reshape(11, 2, 3) / 4
