@@ -49,8 +49,10 @@ type WriteOptions struct {
 	// "7.3" (HDF5, the default when empty), "7" (Level 5, each variable
 	// zlib-compressed) or "6" (Level 5, uncompressed).
 	Version string
-	// NoCompression turns compression off for v7.3 (v7 is always
-	// compressed, v6 never). The command line's --compression none.
+	// NoCompression turns compression off (the command line's
+	// --compression none): v7.3 datasets are chunked without filters, and
+	// a v7 file is then the same as v6 (Level 5 does not record which).
+	// The zero value compresses v7.3 and v7; v6 is never compressed.
 	NoCompression bool
 	// RenameInvalid renames variables and struct fields whose names are
 	// not valid MATLAB identifiers instead of refusing them (see
@@ -243,7 +245,7 @@ func NewWriter(w io.WriteSeeker, opts *WriteOptions) (*Writer, error) {
 		wr.v73 = v
 	case "7", "6":
 		wr.version = o.Version
-		l, err := wNewLevel5(w, &wr.opts, o.Version == "7")
+		l, err := wNewLevel5(w, &wr.opts, o.Version == "7" && !o.NoCompression)
 		if err != nil {
 			return nil, err
 		}

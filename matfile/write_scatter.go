@@ -34,6 +34,10 @@ func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (
 	if stride == 0 || n == 0 {
 		return 0, nil
 	}
+	if l.conv == wCopy && l.cnt == 1 && l.units == 1 && len(inner) == 1 && p.recSize == l.srcSize && (l.usize == 8 || l.usize == 4) {
+		l.tiled(dst, R, g, batch, n, p)
+		return 0, nil
+	}
 	var f int64
 	var maxCP uint32
 	rowSize := int(p.rowSize)
@@ -176,3 +180,35 @@ func (l *wLeaf) seconds(v int64) float64 {
 	}
 	return float64(time.Date(int(1970+y), time.Month(1+mo), 1, 0, 0, 0, 0, time.UTC).Unix())
 }
+
+// tiled is scatter for a plain 2-D array of 4- or 8-byte values: a
+// blocked transpose, so that both the rows read and the columns written
+// stay in cache.
+func (l *wLeaf) tiled(dst []byte, R, g int64, src []byte, n int, p *wPlan) {
+	cols := p.recs
+	es := l.usize
+	rs := cols * es
+	for r0 := 0; r0 < n; r0 += wTileSize {
+		r1 := min(n, r0+wTileSize)
+		for c0 := 0; c0 < cols; c0 += wTileSize {
+			c1 := min(cols, c0+wTileSize)
+			for c := c0; c < c1; c++ {
+				d := dst[(int64(c)*R+g+int64(r0))*int64(es) : (int64(c)*R+g+int64(r1))*int64(es)]
+				sp := r0*rs + c*es
+				if es == 8 {
+					for r := 0; r+8 <= len(d); r += 8 {
+						wNE.PutUint64(d[r:], wNE.Uint64(src[sp:]))
+						sp += rs
+					}
+				} else {
+					for r := 0; r+4 <= len(d); r += 4 {
+						wNE.PutUint32(d[r:], wNE.Uint32(src[sp:]))
+						sp += rs
+					}
+				}
+			}
+		}
+	}
+}
+
+const wTileSize = 32
