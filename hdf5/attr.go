@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/npyflow/npyflow/npyio"
 )
 
 // Reference is an HDF5 object reference: the address of an object header.
@@ -477,4 +479,53 @@ func (a *Attribute) References() ([]Reference, error) {
 		out[i] = Reference(binary.LittleEndian.Uint64(a.data[i*8:]))
 	}
 	return out, nil
+}
+
+// Describe summarizes the attribute's type, shape and, for short values,
+// the value: `string[6] nullterm ascii () = "double"`.
+func (a *Attribute) Describe() string {
+	var sb strings.Builder
+	sb.WriteString(a.Type.String())
+	sb.WriteByte(' ')
+	if a.Null {
+		sb.WriteString("null")
+		return sb.String()
+	}
+	dims := make([]int, len(a.Shape))
+	for i, d := range a.Shape {
+		dims[i] = int(d)
+	}
+	sb.WriteString(npyio.FormatShape(dims))
+	if a.Len() > 8 {
+		return sb.String()
+	}
+	var v any
+	var err error
+	switch a.Type.Class {
+	case ClassString, ClassVarLen:
+		v, err = a.Strings()
+	case ClassFixedPoint, ClassEnum, ClassBitfield:
+		if a.Type.Signed || (a.Type.Base != nil && a.Type.Base.Signed) {
+			v, err = a.Int64s()
+		} else {
+			v, err = a.Uint64s()
+		}
+	case ClassFloat:
+		v, err = a.Float64s()
+	case ClassReference:
+		v, err = a.References()
+	default:
+		return sb.String()
+	}
+	if err != nil {
+		return sb.String()
+	}
+	if s, ok := v.([]string); ok && len(s) == 1 && a.Shape == nil {
+		fmt.Fprintf(&sb, " = %q", s[0])
+	} else if s, ok := v.([]string); ok {
+		fmt.Fprintf(&sb, " = %q", s)
+	} else {
+		fmt.Fprintf(&sb, " = %v", v)
+	}
+	return sb.String()
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // chunkRec locates one stored chunk.
@@ -42,8 +45,6 @@ type chunkReader struct {
 	cacheMax  int64
 	fillChunk []byte
 }
-
-func (r *chunkReader) scratch(n int) []byte { return make([]byte, n) }
 
 func newChunkReader(ds *Dataset) (*chunkReader, error) {
 	info := ds.info
@@ -617,44 +618,56 @@ func (ea *extArray) block(addr, size uint64, sig string) ([]byte, error) {
 	return b, nil
 }
 
-// chunk returns the decoded chunk with the given scaled coordinates.
-func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
-	key := r.linear(scaled)
-	if b, ok := r.cache[key]; ok {
-		return b, nil
-	}
-	c, ok, err := r.lookup(scaled)
-	if err != nil {
-		return nil, err
-	}
-	want := r.layout.chunkSize
-	var data []byte
-	if !ok || c.addr == undefAddr {
-		if r.fillChunk == nil {
-			r.fillChunk = make([]byte, want)
-			if len(r.fill) == r.elemSize && !allZero(r.fill) {
-				for i := 0; i < len(r.fillChunk); i += r.elemSize {
-					copy(r.fillChunk[i:], r.fill)
-				}
+// fillData returns a chunk of fill values (shared, read-only).
+func (r *chunkReader) fillData() []byte {
+	if r.fillChunk == nil {
+		r.fillChunk = make([]byte, r.layout.chunkSize)
+		if len(r.fill) == r.elemSize && !allZero(r.fill) {
+			for i := 0; i < len(r.fillChunk); i += r.elemSize {
+				copy(r.fillChunk[i:], r.fill)
 			}
 		}
-		return r.fillChunk, nil
 	}
+	return r.fillChunk
+}
+
+// locate finds a chunk's record, checking its stored size (ok=false for
+// a chunk that was never written).
+func (r *chunkReader) locate(scaled []uint64) (chunkRec, bool, error) {
+	c, ok, err := r.lookup(scaled)
+	if err != nil || !ok || c.addr == undefAddr {
+		return c, false, err
+	}
+	want := r.layout.chunkSize
 	if c.size > uint64(r.f.size) || (!r.filtered() && c.size != want) {
-		return nil, r.f.corrupt(int64(c.addr), "%s: chunk of %d bytes (expected %d)", r.path, c.size, want)
+		return c, false, r.f.corrupt(int64(c.addr), "%s: chunk of %d bytes (expected %d)", r.path, c.size, want)
 	}
-	if c.size > want+want/2+1<<20 && c.size > uint64(r.f.opts.MaxReadBytes) {
-		return nil, r.f.corrupt(int64(c.addr), "%s: stored chunk of %d bytes for a %d-byte chunk", r.path, c.size, want)
+	return c, true, nil
+}
+
+// decode reads and decodes one stored chunk, into out when it is not nil
+// (chunkSize bytes). It is safe to call from several goroutines, each with
+// its own zlib reader.
+func (r *chunkReader) decode(c chunkRec, zr *io.ReadCloser, out []byte) ([]byte, error) {
+	if !r.filtered() && out != nil {
+		if err := r.f.readInto(out, c.addr, "chunk"); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
 	raw, err := r.f.readAt(c.addr, c.size, "chunk")
 	if err != nil {
 		return nil, err
 	}
-	data = raw
-	if r.filtered() {
-		if data, err = r.unfilter(raw, c.mask, want, c.addr); err != nil {
-			return nil, err
-		}
+	if !r.filtered() {
+		return raw, nil
+	}
+	return r.unfilter(raw, c.mask, r.layout.chunkSize, c.addr, zr, out)
+}
+
+func (r *chunkReader) remember(key uint64, data []byte) {
+	if _, ok := r.cache[key]; ok {
+		return
 	}
 	for r.cacheSize+int64(len(data)) > r.cacheMax && len(r.order) > 0 {
 		old := r.order[0]
@@ -665,7 +678,98 @@ func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
 	r.cache[key] = data
 	r.order = append(r.order, key)
 	r.cacheSize += int64(len(data))
+}
+
+// chunk returns the decoded chunk with the given scaled coordinates.
+func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
+	key := r.linear(scaled)
+	if b, ok := r.cache[key]; ok {
+		return b, nil
+	}
+	c, ok, err := r.locate(scaled)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return r.fillData(), nil
+	}
+	data, err := r.decode(c, &r.zr, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.remember(key, data)
 	return data, nil
+}
+
+// prefetch decodes the given chunks that are not cached, in parallel when
+// they are filtered, and returns them by key. A chunk whose target in dst
+// is one contiguous run (direct returns it, or nil) is decoded straight
+// into dst and marked done. The caller copies the others before the next
+// prefetch.
+func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]uint64) []byte, done map[uint64]bool) (map[uint64][]byte, error) {
+	type job struct {
+		key uint64
+		rec chunkRec
+		out []byte
+	}
+	var jobs []job
+	got := make(map[uint64][]byte, len(keys))
+	for i, k := range keys {
+		if b, ok := r.cache[k]; ok {
+			got[k] = b
+			continue
+		}
+		c, ok, err := r.locate(coords[i])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			got[k] = r.fillData()
+			continue
+		}
+		out := direct(coords[i])
+		if out != nil {
+			done[k] = true
+		}
+		jobs = append(jobs, job{k, c, out})
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if !r.filtered() || workers <= 1 {
+		for _, j := range jobs {
+			b, err := r.decode(j.rec, &r.zr, j.out)
+			if err != nil {
+				return nil, err
+			}
+			got[j.key] = b
+		}
+		return got, nil
+	}
+	out := make([][]byte, len(jobs))
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var zr io.ReadCloser
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				out[i], errs[i] = r.decode(jobs[i].rec, &zr, jobs[i].out)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		got[j.key] = out[i]
+	}
+	return got, nil
 }
 
 func allZero(b []byte) bool {
@@ -678,27 +782,22 @@ func allZero(b []byte) bool {
 }
 
 // readRows copies rows [start, start+n) of the dataset (dim 0) into dst,
-// which holds n*rowBytes bytes, chunk by chunk.
+// which holds n*rowBytes bytes. The chunks the rows touch are decoded in
+// groups of at most the cache size, each group in parallel.
 func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 	rank := len(r.dims)
 	ch := r.layout.Chunk
 	es := uint64(r.elemSize)
-	// region: dim 0 [start, start+n), others full
 	lo := make([]uint64, rank)
 	hi := make([]uint64, rank)
 	copy(hi, r.dims)
 	lo[0], hi[0] = start, start+n
-	regionDims := make([]uint64, rank)
-	for i := range regionDims {
-		regionDims[i] = hi[i] - lo[i]
-	}
-	// strides (bytes) in the region and in a chunk
 	rstride := make([]uint64, rank)
 	cstride := make([]uint64, rank)
 	rs, cs := es, es
 	for i := rank - 1; i >= 0; i-- {
 		rstride[i], cstride[i] = rs, cs
-		rs *= regionDims[i]
+		rs *= hi[i] - lo[i]
 		cs *= ch[i]
 	}
 	cfirst := make([]uint64, rank)
@@ -707,45 +806,59 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 		cfirst[i] = lo[i] / ch[i]
 		clast[i] = (hi[i] - 1) / ch[i]
 	}
+	if !r.loaded && r.layout.addr != undefAddr {
+		if err := r.load(); err != nil {
+			return err
+		}
+		r.loaded = true
+	}
+	groupMax := max(r.cacheMax/int64(max(r.layout.chunkSize, 1)), 1)
+	var keys []uint64
+	var coords [][]uint64
 	scaled := append([]uint64(nil), cfirst...)
-	ilo := make([]uint64, rank)
-	ihi := make([]uint64, rank)
-	idx := make([]uint64, rank)
-	for {
-		data, err := r.chunk(scaled)
+	// A chunk spanning whole rows (all dimensions but the first complete)
+	// that lies inside [start, start+n) is one run of dst.
+	wholeRows := true
+	for i := 1; i < rank; i++ {
+		wholeRows = wholeRows && ch[i] == r.dims[i]
+	}
+	direct := func(sc []uint64) []byte {
+		first := sc[0] * ch[0]
+		if !wholeRows || first < start || first+ch[0] > start+n {
+			return nil
+		}
+		off := (first - start) * rstride[0]
+		return dst[off : off+r.layout.chunkSize]
+	}
+	done := map[uint64]bool{}
+	flush := func() error {
+		got, err := r.prefetch(keys, coords, direct, done)
 		if err != nil {
 			return err
 		}
-		for i := range scaled {
-			o := scaled[i] * ch[i]
-			ilo[i] = max(o, lo[i])
-			ihi[i] = min(o+ch[i], hi[i])
-		}
-		// copy runs along the last dimension
-		last := rank - 1
-		runBytes := (ihi[last] - ilo[last]) * es
-		copy(idx, ilo)
-		for {
-			var so, do uint64
-			for i := 0; i < rank; i++ {
-				so += (idx[i] - scaled[i]*ch[i]) * cstride[i]
-				do += (idx[i] - lo[i]) * rstride[i]
-			}
-			copy(dst[do:do+runBytes], data[so:so+runBytes])
-			// next index over dims 0..last-1
-			k := last - 1
-			for ; k >= 0; k-- {
-				idx[k]++
-				if idx[k] < ihi[k] {
-					break
-				}
-				idx[k] = ilo[k]
-			}
-			if k < 0 {
-				break
+		for i, k := range keys {
+			if !done[k] {
+				r.copyChunk(got[k], coords[i], lo, hi, rstride, cstride, dst)
 			}
 		}
-		// next chunk
+		for i, k := range keys {
+			if c := got[k]; !done[k] && len(c) > 0 && (r.fillChunk == nil || &c[0] != &r.fillChunk[0]) {
+				r.remember(k, c)
+			}
+			delete(done, k)
+			coords[i] = nil
+		}
+		keys, coords = keys[:0], coords[:0]
+		return nil
+	}
+	for {
+		keys = append(keys, r.linear(scaled))
+		coords = append(coords, append([]uint64(nil), scaled...))
+		if int64(len(keys)) >= groupMax {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		k := rank - 1
 		for ; k >= 0; k-- {
 			scaled[k]++
@@ -755,7 +868,48 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 			scaled[k] = cfirst[k]
 		}
 		if k < 0 {
-			return nil
+			break
+		}
+	}
+	if len(keys) > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// copyChunk copies the part of one decoded chunk inside the region [lo, hi)
+// to dst, in runs along the last dimension.
+func (r *chunkReader) copyChunk(data []byte, scaled, lo, hi, rstride, cstride []uint64, dst []byte) {
+	rank := len(scaled)
+	ch := r.layout.Chunk
+	es := uint64(r.elemSize)
+	ilo := make([]uint64, rank)
+	ihi := make([]uint64, rank)
+	for i := range scaled {
+		o := scaled[i] * ch[i]
+		ilo[i] = max(o, lo[i])
+		ihi[i] = min(o+ch[i], hi[i])
+	}
+	last := rank - 1
+	runBytes := (ihi[last] - ilo[last]) * es
+	idx := append([]uint64(nil), ilo...)
+	for {
+		var so, do uint64
+		for i := 0; i < rank; i++ {
+			so += (idx[i] - scaled[i]*ch[i]) * cstride[i]
+			do += (idx[i] - lo[i]) * rstride[i]
+		}
+		copy(dst[do:do+runBytes], data[so:so+runBytes])
+		k := last - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < ihi[k] {
+				break
+			}
+			idx[k] = ilo[k]
+		}
+		if k < 0 {
+			return
 		}
 	}
 }

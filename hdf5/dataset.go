@@ -570,29 +570,62 @@ func (ds *Dataset) ReadStrings() ([]string, error) {
 	return out, nil
 }
 
+// stringWidth finds the widest variable-length string (bytes for ASCII,
+// characters for UTF-8) in one streaming pass over the dataset.
 func (ds *Dataset) stringWidth() (int, error) {
 	ds.strOnce.Do(func() {
-		ss, err := ds.ReadStrings()
-		if err != nil {
-			ds.strErr = err
-			return
-		}
-		utf := ds.info.dtype.Charset == CharsetUTF8
-		w := 0
-		for _, s := range ss {
-			n := len(s)
-			if utf {
-				if !utf8.ValidString(s) {
-					ds.strErr = fmt.Errorf("hdf5: %s: %s: a UTF-8 string holds invalid UTF-8 (%q)", ds.f.name, ds.path, truncate(s))
-					return
-				}
-				n = utf8.RuneCountInString(s)
-			}
-			w = max(w, n)
-		}
-		ds.strWidth = w
+		ds.strWidth, ds.strErr = ds.scanStrings()
 	})
 	return ds.strWidth, ds.strErr
+}
+
+func (ds *Dataset) scanStrings() (int, error) {
+	t := ds.info.dtype
+	utf := t.Charset == CharsetUTF8
+	r := &RowReader{ds: ds}
+	var err error
+	if r.nrows, r.rawRow, err = ds.rows(); err != nil {
+		return 0, err
+	}
+	if ds.info.layout.Class == LayoutChunked {
+		if r.cr, err = newChunkReader(ds); err != nil {
+			return 0, err
+		}
+	}
+	if r.nrows > 0 && r.rawRow > 0 {
+		if err := ds.checkStored(r.nrows * r.rawRow); err != nil {
+			return 0, err
+		}
+	}
+	batch := max(uint64(1), (4<<20)/max(r.rawRow, 1))
+	w := 0
+	var buf []byte
+	for start := uint64(0); start < r.nrows && r.rawRow > 0; start += batch {
+		n := min(batch, r.nrows-start)
+		if uint64(cap(buf)) < n*r.rawRow {
+			buf = make([]byte, n*r.rawRow)
+		}
+		raw := buf[:n*r.rawRow]
+		if err := r.readRaw(start, n, raw); err != nil {
+			return 0, err
+		}
+		for i := 0; i+16 <= len(raw); i += 16 {
+			v, err := ds.f.vlenItem(raw[i:i+16], 1)
+			if err != nil {
+				return 0, withObject(err, ds.path)
+			}
+			s := trimString(v, t.Pad)
+			k := len(s)
+			if utf {
+				if !utf8.ValidString(s) {
+					return 0, fmt.Errorf("hdf5: %s: %s: a UTF-8 string holds invalid UTF-8 (%q)", ds.f.name, ds.path, truncate(s))
+				}
+				k = utf8.RuneCountInString(s)
+			}
+			w = max(w, k)
+		}
+	}
+	return w, nil
 }
 
 func truncate(s string) string {

@@ -62,8 +62,10 @@
 // input gives a *FormatError (errors.Is ErrFormat), valid but unsupported
 // features an *UnsupportedError (ErrUnsupported). Not supported: offsets
 // or lengths other than 8 bytes, virtual datasets, external storage,
-// filters other than deflate/shuffle/fletcher32, huge fractal heap
-// objects, shared object header messages, region references.
+// filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
+// filters, shared object header messages, region references. Paged data
+// blocks of extensible array chunk indexes (over 131,000 chunks) are read
+// but not covered by a fixture.
 //
 // A File may be used from several goroutines; a RowReader may not.
 //

@@ -1,6 +1,10 @@
 package hdf5
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
 
 // fheap is a fractal heap (dense link and attribute storage).
 type fheap struct {
@@ -18,6 +22,7 @@ type fheap struct {
 	lenSize      int
 	maxDirRows   int
 	blockOffSize int
+	hugeBT       uint64 // v2 B-tree of huge objects
 }
 
 func (f *File) openHeap(addr uint64) (*fheap, error) {
@@ -38,7 +43,9 @@ func (f *File) openHeap(addr uint64) (*fheap, error) {
 	flags := d.u8()
 	h.checksummed = flags&2 != 0
 	maxManaged := d.u32()
-	d.skip(8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8)
+	d.skip(8) // next huge object ID
+	h.hugeBT = d.u64()
+	d.skip(8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8)
 	h.width = uint64(d.u16())
 	h.startBlock = d.u64()
 	h.maxDirect = d.u64()
@@ -111,7 +118,7 @@ func (h *fheap) get(id []byte) ([]byte, error) {
 		}
 		return id[2 : 2+n], nil
 	case 1:
-		return nil, f.unsupported("", "huge fractal heap objects")
+		return h.huge(id)
 	}
 	return nil, f.corrupt(int64(h.addr), "fractal heap ID of type %d", id[0]>>4&3)
 }
@@ -216,3 +223,48 @@ func (h *fheap) fromDirect(addr, blockSize, blockBase, off, n uint64) ([]byte, e
 	}
 	return b[rel : rel+n], nil
 }
+
+// huge returns a huge object: stored outside the heap's blocks, found
+// directly from the ID (address and length) when it is long enough, else
+// through the heap's v2 B-tree of huge objects.
+func (h *fheap) huge(id []byte) ([]byte, error) {
+	f := h.f
+	var addr, n uint64
+	if len(id)-1 >= 16 {
+		d := &dec{b: id, pos: 1}
+		addr, n = d.u64(), d.u64()
+	} else {
+		kl := min(len(id)-1, 8)
+		d := &dec{b: id, pos: 1}
+		key := d.uvar(kl)
+		if !d.ok() || h.hugeBT == undefAddr {
+			return nil, f.corrupt(int64(h.addr), "huge fractal heap object without its B-tree")
+		}
+		t, err := f.openBT2(h.hugeBT, 1)
+		if err != nil {
+			return nil, err
+		}
+		found := false
+		err = t.each(func(rec []byte) error {
+			rd := &dec{b: rec}
+			a, l, k := rd.u64(), rd.u64(), rd.u64()
+			if rd.ok() && k == key {
+				addr, n, found = a, l, true
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && err != errStop {
+			return nil, err
+		}
+		if !found {
+			return nil, f.corrupt(int64(h.hugeBT), "huge fractal heap object %d not found", key)
+		}
+	}
+	if n > uint64(f.opts.MaxReadBytes) {
+		return nil, fmt.Errorf("hdf5: %s: huge heap object of %d bytes over the read limit: %w", f.name, n, ErrTooLarge)
+	}
+	return f.readAt(addr, n, "huge fractal heap object")
+}
+
+var errStop = errors.New("stop")

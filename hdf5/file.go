@@ -51,6 +51,9 @@ type File struct {
 	headers map[uint64]*objectHeader
 	gheaps  map[uint64][]byte
 	paths   map[uint64]string // object address -> path, for Deref
+
+	linkCache  map[uint64][]Link
+	linkCacheN int
 }
 
 // OpenFile opens the named HDF5 file. Close it when done.
@@ -84,7 +87,7 @@ func OpenFile(name string, opts *Options) (*File, error) {
 // The superblock may follow a user block of 512, 1024, 2048, ... bytes
 // (MATLAB's v7.3 MAT-files have a 512-byte one).
 func Open(r io.ReaderAt, size int64, opts *Options) (*File, error) {
-	f := &File{ra: r, size: size, headers: map[uint64]*objectHeader{}, gheaps: map[uint64][]byte{}}
+	f := &File{ra: r, size: size, headers: map[uint64]*objectHeader{}, gheaps: map[uint64][]byte{}, linkCache: map[uint64][]Link{}}
 	if opts != nil {
 		f.opts = *opts
 	}
@@ -133,6 +136,10 @@ func (f *File) Close() error {
 	}
 	return nil
 }
+
+// Name is the name used in error messages (the file name for OpenFile,
+// Options.Name otherwise).
+func (f *File) Name() string { return f.name }
 
 // UserBlockSize is the size of the user block before the superblock (0 if
 // none; 512 for MATLAB files).

@@ -10,28 +10,48 @@ import (
 
 // unfilter undoes a dataset's filter pipeline on one stored chunk. want is
 // the size of the decoded chunk. mask has bit i set when filter i was
-// skipped for this chunk. The returned slice may alias raw.
-func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64) ([]byte, error) {
+// skipped for this chunk. With out non-nil (want bytes), the result is
+// written there, the last filter decoding straight into it; otherwise the
+// returned slice may alias raw.
+func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64, zr *io.ReadCloser, out []byte) ([]byte, error) {
 	f := r.f
 	fl := r.filters
 	data := raw
+	last := -1 // the filter undone last
+	for i := range fl {
+		if i >= 32 || mask&(1<<uint(i)) == 0 {
+			last = i
+			break
+		}
+	}
 	for i := len(fl) - 1; i >= 0; i-- {
 		if i < 32 && mask&(1<<uint(i)) != 0 {
 			continue
 		}
+		final := i == last && out != nil
 		switch fl[i].ID {
 		case FilterDeflate:
-			out, err := r.inflate(data, want+64, addr)
+			var dec []byte
+			var err error
+			if final {
+				dec, err = r.inflateInto(data, out, addr, zr)
+			} else {
+				dec, err = r.inflate(data, want+64, addr, zr)
+			}
 			if err != nil {
 				return nil, err
 			}
-			data = out
+			data = dec
 		case FilterShuffle:
 			es := r.elemSize
 			if len(fl[i].Params) > 0 {
 				es = int(fl[i].Params[0])
 			}
-			data = unshuffle(data, es, r.scratch(len(data)))
+			target := out
+			if !final || len(out) != len(data) {
+				target = make([]byte, len(data))
+			}
+			data = unshuffle(data, es, target)
 		case FilterFletcher32:
 			if len(data) < 4 {
 				return nil, f.corrupt(int64(addr), "%s: chunk too short for its Fletcher-32 checksum", r.path)
@@ -56,16 +76,61 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 	if uint64(len(data)) != want {
 		return nil, f.corrupt(int64(addr), "%s: chunk decodes to %d bytes, want %d", r.path, len(data), want)
 	}
+	if out != nil && (len(data) == 0 || &data[0] != &out[0]) {
+		copy(out, data)
+		return out, nil
+	}
 	return data, nil
 }
 
-func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, error) {
+// inflateInto inflates src into out, which must be filled exactly.
+func (r *chunkReader) inflateInto(src, out []byte, addr uint64, zrp *io.ReadCloser) ([]byte, error) {
 	br := bytes.NewReader(src)
 	var err error
-	if r.zr == nil {
-		r.zr, err = zlib.NewReader(br)
+	if *zrp == nil {
+		*zrp, err = zlib.NewReader(br)
 	} else {
-		err = r.zr.(zlib.Resetter).Reset(br, nil)
+		err = (*zrp).(zlib.Resetter).Reset(br, nil)
+	}
+	if err != nil {
+		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
+	}
+	n := 0
+	for n < len(out) {
+		k, err := (*zrp).Read(out[n:])
+		n += k
+		if err == io.EOF {
+			if n < len(out) {
+				return nil, r.f.corrupt(int64(addr), "%s: chunk decodes to %d bytes, want %d", r.path, n, len(out))
+			}
+			return out, nil
+		}
+		if err != nil {
+			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
+		}
+	}
+	var one [1]byte
+	for {
+		k, err := (*zrp).Read(one[:])
+		if k > 0 {
+			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk inflates to over %d bytes", r.path, len(out))
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
+		}
+	}
+}
+
+func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, zrp *io.ReadCloser) ([]byte, error) {
+	br := bytes.NewReader(src)
+	var err error
+	if *zrp == nil {
+		*zrp, err = zlib.NewReader(br)
+	} else {
+		err = (*zrp).(zlib.Resetter).Reset(br, nil)
 	}
 	if err != nil {
 		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
@@ -83,7 +148,7 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64) ([]byte, er
 			copy(grown, out)
 			out = grown
 		}
-		k, err := r.zr.Read(out[n:])
+		k, err := (*zrp).Read(out[n:])
 		n += k
 		if err == io.EOF {
 			return out[:n], nil

@@ -12,7 +12,8 @@ import (
 type Object interface {
 	// Name is the last component of Path ("/" for the root).
 	Name() string
-	// Path is the absolute path the object was opened by.
+	// Path is the absolute path of the object, soft links resolved (for
+	// objects from Deref, the first path Walk reaches them by).
 	Path() string
 	// Addr is the address of the object header (what references hold).
 	Addr() uint64
@@ -87,11 +88,37 @@ const maxLinks = 1 << 24
 
 // Links returns the group's links sorted by name.
 func (g *Group) Links() ([]Link, error) {
-	links, err := g.f.links(g.addr, g.path)
+	links, err := g.f.sortedLinks(g.addr, g.path)
+	if err != nil {
+		return nil, err
+	}
+	return append([]Link(nil), links...), nil
+}
+
+// maxCachedLinks bounds the links the file keeps parsed.
+const maxCachedLinks = 1 << 20
+
+// sortedLinks returns the links of a group sorted by name, cached (the
+// result must not be modified).
+func (f *File) sortedLinks(addr uint64, path string) ([]Link, error) {
+	f.mu.Lock()
+	links, ok := f.linkCache[addr]
+	f.mu.Unlock()
+	if ok {
+		return links, nil
+	}
+	links, err := f.links(addr, path)
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(links, func(i, j int) bool { return links[i].Name < links[j].Name })
+	f.mu.Lock()
+	if f.linkCacheN+len(links) > maxCachedLinks {
+		f.linkCache, f.linkCacheN = map[uint64][]Link{}, 0
+	}
+	f.linkCache[addr] = links
+	f.linkCacheN += len(links)
+	f.mu.Unlock()
 	return links, nil
 }
 
@@ -145,16 +172,13 @@ func (f *File) openFrom(g *Group, path string, softDepth int) (Object, error) {
 		if !ok {
 			return nil, fmt.Errorf("hdf5: %s: %s: %s is not a group: %w", f.name, path, cur.Path(), ErrNotFound)
 		}
-		links, err := f.links(grp.addr, grp.path)
+		links, err := f.sortedLinks(grp.addr, grp.path)
 		if err != nil {
 			return nil, err
 		}
 		var found *Link
-		for i := range links {
-			if links[i].Name == p {
-				found = &links[i]
-				break
-			}
+		if i := sort.Search(len(links), func(i int) bool { return links[i].Name >= p }); i < len(links) && links[i].Name == p {
+			found = &links[i]
 		}
 		if found == nil {
 			return nil, fmt.Errorf("hdf5: %s: %s: no member %q in %s: %w", f.name, path, p, grp.path, ErrNotFound)

@@ -509,3 +509,192 @@ func checkAttrs(t *testing.T, f *File, o Object, exp map[string]expAttr) {
 		}
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.OpenPath("/chunk/gzip_shuffle_fletcher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := o.(*Dataset).Describe(), "f64 LE (50, 37) chunked [8 10] btree-v1 shuffle,deflate(4),fletcher32"; got != want {
+		t.Errorf("Describe %q, want %q", got, want)
+	}
+	a, err := f.Root().Attr("nope")
+	if !errors.Is(err, ErrNotFound) || a != nil {
+		t.Errorf("missing attribute: %v", err)
+	}
+	g, _ := f.OpenPath("/attrs")
+	for name, want := range map[string]string{
+		"str":  `string[5] nullpad ascii () = "fixed"`,
+		"ints": "i16 BE (2, 3) = [0 1 2 3 4 5]",
+		"f":    "f64 LE () = [3.5]",
+	} {
+		a, err := g.Attr(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Describe(); got != want {
+			t.Errorf("%s: Describe %q, want %q", name, got, want)
+		}
+	}
+}
+
+// Every row range read with ReadRows equals the same slice of ReadAll
+// (chunk edges, partial chunks, several chunks per batch, 1-D to 3-D).
+func TestReadRowsRanges(t *testing.T) {
+	for _, file := range []string{"earliest.h5", "latest.h5"} {
+		f, err := OpenFile(filepath.Join("testdata", file), &Options{ChunkCacheBytes: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"/chunk/edge3d", "/chunk/plain", "/chunk/sparse", "/chunk/unlimited2", "/chunk/gzip_shuffle_fletcher", "/num/m3d", "/str/chunked_vlen"} {
+			o, err := f.OpenPath(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := o.(*Dataset)
+			all, err := ds.ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ds.NewRowReader(4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, rb := r.Rows(), int64(r.RowBytes())
+			for start := int64(0); start <= rows; start++ {
+				for n := int64(0); start+n <= rows; n++ {
+					dst := make([]byte, n*rb)
+					if err := r.ReadRows(start, n, dst); err != nil {
+						t.Fatalf("%s %s [%d,+%d): %v", file, p, start, n, err)
+					}
+					if !bytes.Equal(dst, all[start*rb:(start+n)*rb]) {
+						t.Fatalf("%s %s [%d,+%d): differ", file, p, start, n)
+					}
+				}
+			}
+			if err := r.ReadRows(rows, 1, make([]byte, rb)); err == nil {
+				t.Errorf("%s %s: reading past the end: no error", file, p)
+			}
+		}
+		f.Close()
+	}
+}
+
+func TestDerefNull(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Deref(0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("null reference: %v", err)
+	}
+	if _, err := f.Deref(1 << 50); !errors.Is(err, ErrFormat) {
+		t.Errorf("reference outside the file: %v", err)
+	}
+	root, err := f.Deref(Reference(f.Root().Addr()))
+	if err != nil || root.Path() != "/" {
+		t.Errorf("root: %v %v", root, err)
+	}
+}
+
+// Several goroutines share one File (run with -race).
+func TestConcurrentRead(t *testing.T) {
+	f, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string][]byte{}
+	err = f.Walk(func(p string, o Object) error {
+		if ds, ok := o.(*Dataset); ok {
+			if b, err := ds.ReadAll(); err == nil {
+				want[p] = b
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			errs <- f2.Walk(func(p string, o Object) error {
+				if _, err := o.Attrs(); err != nil {
+					return err
+				}
+				ds, ok := o.(*Dataset)
+				if !ok || want[p] == nil {
+					return nil
+				}
+				b, err := ds.ReadAll()
+				if err != nil {
+					return err
+				}
+				if !bytes.Equal(b, want[p]) {
+					return errors.New(p + ": data differ")
+				}
+				if ds.Type().Class == ClassReference {
+					refs, err := ds.ReadReferences()
+					if err != nil {
+						return err
+					}
+					for _, r := range refs {
+						if _, err := f2.Deref(r); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			})
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestLinks(t *testing.T) {
+	for _, name := range []string{"earliest.h5", "latest.h5"} {
+		f, err := OpenFile(filepath.Join("testdata", name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.OpenPath("/groups/ext"); !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "external link to other.h5:/x") {
+			t.Errorf("%s: external link: %v", name, err)
+		}
+		if _, err := f.OpenPath("/groups/dangling"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: dangling soft link: %v", name, err)
+		}
+		o, err := f.OpenPath("/groups/soft/c/leaf")
+		if err != nil || o.Path() != "/groups/a/b/c/leaf" {
+			t.Errorf("%s: through a soft link: %v %v", name, o, err)
+		}
+		g, _ := f.OpenPath("/groups")
+		links, err := g.(*Group).Links()
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]LinkKind{}
+		for _, l := range links {
+			kinds[l.Name] = l.Kind
+		}
+		if kinds["ext"] != ExternalLink || kinds["soft"] != SoftLink || kinds["a"] != HardLink {
+			t.Errorf("%s: link kinds %v", name, kinds)
+		}
+		f.Close()
+	}
+}

@@ -1,42 +1,52 @@
 package hdf5
 
-// Package notes on writing (for doc.go):
+// Package notes on writing (for the coordinator to merge into doc.go as a
+// "# Writing" section):
 //
-// Writer produces HDF5 files in the layout MATLAB v7.3 writes, which every
-// HDF5 reader (the HDF5 library since 1.4, h5py, MATLAB, Octave) opens:
-// an optional user block (MATLAB uses 512 bytes), superblock version 0 with
+// [NewWriter] writes HDF5 files in the layout MATLAB v7.3 writes, which
+// every HDF5 reader opens (the HDF5 library, h5py, hdf5storage, MATLAB):
+// an optional user block (MATLAB's is 512 bytes), superblock version 0 with
 // 8-byte offsets and lengths (files over 4 GiB work), version 1 object
-// headers (with a continuation block when the attributes outgrow the space
-// reserved at creation), old-style groups (a symbol table: a v1 B-tree of
-// group nodes plus a local heap for the names, any number of members), and
-// datasets in the compact layout (tiny data, in the object header),
+// headers (a continuation block when attributes outgrow the space reserved
+// at creation), old-style groups (v1 B-tree of symbol table nodes plus a
+// local heap, any number of members), and datasets in the compact layout
+// (data in the object header: automatic up to [CompactAuto] bytes),
 // contiguous, or chunked with a v1 B-tree chunk index and the shuffle and
-// deflate filters. Variable-length attribute data goes to global heap
-// collections. Output is in the byte order of the given dtypes (native
-// little-endian for npyio's common types); no byte is reinterpreted.
+// deflate filters. Variable-length attribute data go to global heap
+// collections. Data are written in the byte order of the given dtype
+// (little-endian for npyio's common types); no byte is reinterpreted.
 //
-// Datatypes: numpy bool is written as h5py writes it (an enum of int8 with
-// FALSE=0 and TRUE=1, so h5py reads it back as bool; MATLAB's logical is
-// uint8, so a MATLAB writer passes uint8 instead); ints and uints of 1, 2, 4
-// and 8 bytes; floats of 2, 4 and 8 bytes; complex as h5py's compound
-// {r, i} (pass a struct dtype with fields real and imag for MATLAB's form);
-// fixed-length byte strings S<n> (NULLPAD, ASCII, as h5py); structured
-// dtypes as compounds (subarray fields as HDF5 array members); object
-// references (CreateRefDataset, RefsAttr). Unicode U<n>, datetimes, void
-// and object dtypes are refused with an error naming the dataset, as h5py
-// refuses them.
+// Datatypes: numpy bool as h5py writes it (an int8 enum FALSE=0, TRUE=1,
+// read back as bool; MATLAB's logical is uint8, so a MATLAB writer passes
+// uint8); integers of 1, 2, 4, 8 bytes; floats f2, f4, f8; complex as h5py's
+// compound {r, i} (pass a struct dtype with fields real and imag for
+// MATLAB's form); S<n> as fixed-length NULLPAD ASCII strings, as h5py;
+// structured dtypes as compounds (subarray fields as array members);
+// object references ([GroupWriter.CreateRefDataset], [RefsAttr]; an
+// [ObjRef] holds the same address as the reader's [Reference]). Unicode,
+// datetime, void and object dtypes are refused with an error naming the
+// dataset, as h5py refuses them. Attributes: [StringAttr] (MATLAB_class),
+// [NumAttr], [NumsAttr], [ArrayAttr] (any dtype above, any shape),
+// [VlenAttr] and [FieldNamesAttr] (MATLAB_fields), [RefsAttr]; each must
+// fit in an object header (64 KiB).
 //
-// Streaming: DatasetWriter.Write appends whole rows; chunked datasets are
-// cut into chunks as each block of chunk rows fills, the chunks are
-// filtered (shuffle, deflate) by a pool of worker goroutines and written in
-// a deterministic order, so memory stays bounded by one block of chunk rows
-// plus a few chunks per worker. The number of rows may be left open
-// (DatasetOptions.Unlimited). Nothing in the file is valid until
-// Writer.Close returns nil: object headers, group tables, the chunk indexes
-// and the superblock are written last.
+// Streaming: [DatasetWriter.Write] appends whole rows; a chunked dataset is
+// cut into chunks as each block of Chunk[0] rows fills, the chunks are
+// filtered by GOMAXPROCS worker goroutines (WriterOptions.Workers) and
+// written in a deterministic order (the same bytes whatever the number of
+// workers), so memory stays bounded by one block of chunk rows plus two
+// chunks per worker. The number of rows may stay open until the end
+// (DatasetOptions.Unlimited). [DatasetWriter.WriteChunk] writes whole chunks
+// at chunk-grid coordinates in any order (for writers that reorder data,
+// such as MATLAB's column-major transposition). Object headers, group
+// tables, chunk indexes, the global heap and the superblock are written by
+// [Writer.Close]: nothing in the file is valid before Close returns nil,
+// and Close fails while a fixed-shape dataset misses rows.
 //
 // A Writer and everything it creates must be used from one goroutine at a
-// time; the compression workers are internal.
+// time; call Close even after an error (it stops the workers). Deflate is
+// klauspost/compress's at the given level: faster than zlib's, files a
+// little larger.
 
 import (
 	"encoding/binary"

@@ -44,6 +44,12 @@ const (
 
 // DatasetWriter writes one dataset's data: whole rows in C order with
 // Write, or whole chunks with WriteChunk; then Close.
+//
+// Memory: a chunked Write keeps one block of Chunk[0] rows (Chunk[0] times
+// the row size) until it is full, unless the caller passes whole blocks,
+// which are cut into chunks straight from its buffer; at most two chunks
+// per worker wait for compression. Contiguous rows go straight to the
+// file; compact data (at most 64 KiB) is kept until Writer.Close.
 type DatasetWriter struct {
 	w        *Writer
 	h        *wHeader
@@ -88,6 +94,9 @@ func (g *GroupWriter) CreateDataset(name string, dt *npyio.DType, shape []uint64
 // CreateRefDataset adds a dataset of object references (H5T_STD_REF_OBJ,
 // what MATLAB cells are) of the given shape holding refs in C order.
 func (g *GroupWriter) CreateRefDataset(name string, refs []ObjRef, shape []uint64) error {
+	if n, ok := wCount(shape); !ok || n != uint64(len(refs)) {
+		return fmt.Errorf("hdf5: %s: %d references for shape %v", wJoin(g.path, name), len(refs), shape)
+	}
 	d, err := g.createDataset(name, wRefType(), 8, shape, nil)
 	if err != nil {
 		return err
@@ -212,13 +221,13 @@ func wMul(a, b uint64) (uint64, bool) {
 }
 
 // wGuessChunk picks a chunk shape of at most about 1 MiB: the dataset's
-// shape (1024 rows for an unlimited or empty first dimension), the largest
-// dimension halved until it fits.
+// shape (1024 rows for an unlimited first dimension, 1 for an empty one),
+// the largest dimension halved until it fits.
 func wGuessChunk(shape []uint64, esz uint64, unlimited bool) []uint64 {
 	c := make([]uint64, len(shape))
 	for i, s := range shape {
 		c[i] = max(s, 1)
-		if i == 0 && (unlimited || s == 0) {
+		if i == 0 && unlimited {
 			c[i] = 1024
 		}
 	}
@@ -454,7 +463,7 @@ func (d *DatasetWriter) WriteChunk(coords []uint64, data []byte) error {
 		csize *= c
 	}
 	if uint64(len(data)) != csize {
-		return fmt.Errorf("hdf5: %s: a chunk has %d bytes, not %d", d.path, csize, len(data))
+		return fmt.Errorf("hdf5: %s: a chunk has %d bytes, not %d", d.path, len(data), csize)
 	}
 	d.byChunk = true
 	buf := d.w.getBuf(int(csize))
@@ -472,10 +481,12 @@ func (d *DatasetWriter) Close() error {
 	if err := d.w.check(); err != nil {
 		return err
 	}
-	d.closed = true
 	if !d.byChunk && !d.unlim && d.rows != d.wantRows() && d.rowSize > 0 {
+		// The dataset stays open: write the rest and Close again (the
+		// Writer's Close fails while it is incomplete).
 		return fmt.Errorf("hdf5: %s: %d of %d rows written", d.path, d.rows, d.wantRows())
 	}
+	d.closed = true
 	if d.unlim {
 		d.shape[0] = d.rows
 	}
@@ -495,7 +506,8 @@ func (d *DatasetWriter) Close() error {
 	slices.SortFunc(d.chunks, func(a, b wChunkRec) int { return slices.Compare(a.offs, b.offs) })
 	for i := 1; i < len(d.chunks); i++ {
 		if slices.Equal(d.chunks[i].offs, d.chunks[i-1].offs) {
-			return fmt.Errorf("hdf5: %s: chunk at %v written twice", d.path, d.chunks[i].offs)
+			d.w.err = fmt.Errorf("hdf5: %s: chunk at %v written twice", d.path, d.chunks[i].offs)
+			return d.w.err
 		}
 	}
 	if len(d.chunks) == 0 {

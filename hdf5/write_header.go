@@ -26,6 +26,7 @@ const (
 	wHeaderPrefix = 16     // a v1 object header prefix, padded to 8
 	wMaxMsg       = 0xfff8 // the largest message body (2-byte size, 8-aligned)
 	wAttrSlack    = 256    // header space reserved for attributes
+	wMaxAttrs     = 60000  // a v1 header counts its messages in 16 bits
 )
 
 type wMsg struct {
@@ -297,6 +298,9 @@ func ArrayAttr(dt *npyio.DType, shape []uint64, data []byte) AttrValue {
 	if err != nil {
 		return AttrValue{err: err}
 	}
+	if len(shape) > 32 {
+		return AttrValue{err: fmt.Errorf("rank %d is over HDF5's 32", len(shape))}
+	}
 	n, ok := wCount(shape)
 	if !ok || n*uint64(dt.Size) != uint64(len(data)) {
 		return AttrValue{err: fmt.Errorf("%d bytes of data for shape %v of %s", len(data), shape, dt)}
@@ -360,7 +364,7 @@ func wCount(shape []uint64) (uint64, bool) {
 func (a *wAttr) message() (wMsg, error) {
 	v := a.val
 	data := v.data
-	if v.vlen != nil {
+	if v.vlen != nil && a.gref != nil {
 		data = make([]byte, 0, 16*len(v.vlen))
 		for _, r := range a.gref {
 			data = append(data, r[:]...)
@@ -397,6 +401,9 @@ func (w *Writer) setAttr(h *wHeader, name string, v AttrValue) error {
 	}
 	if name == "" || strings.IndexByte(name, 0) >= 0 || len(name) > 0xfff0 {
 		return fmt.Errorf("hdf5: %s: bad attribute name %q", h.path, name)
+	}
+	if len(h.attrs) >= wMaxAttrs {
+		return fmt.Errorf("hdf5: %s: more than %d attributes", h.path, wMaxAttrs)
 	}
 	for _, a := range h.attrs {
 		if a.name == name {

@@ -17,6 +17,7 @@ type wChunkJob struct {
 	out     []byte // what goes to the file
 	shuffle bool
 	level   int
+	outPool *wBuffers // where out goes back
 	err     error
 	done    chan struct{}
 }
@@ -47,7 +48,8 @@ func newWPool(n int) *wPool {
 					src = scratch
 				}
 				if j.level > 0 {
-					out := bytes.NewBuffer(wBufPool.get(len(src)/2 + 64)[:0])
+					out := bytes.NewBuffer(wOutPool.get(len(src)/2 + 64)[:0])
+					j.outPool = &wOutPool
 					if zw == nil || zl != j.level {
 						zw, j.err = zlib.NewWriterLevel(out, j.level)
 						zl = j.level
@@ -98,7 +100,9 @@ func wShuffle(dst, src []byte, esz int) {
 // wBuffers recycles chunk buffers.
 type wBuffers struct{ p sync.Pool }
 
-var wBufPool wBuffers
+// wBufPool holds whole-chunk buffers, wOutPool compressed ones (so that a
+// small compressed buffer does not stand in for a whole chunk).
+var wBufPool, wOutPool wBuffers
 
 func (b *wBuffers) get(n int) []byte {
 	if v, ok := b.p.Get().(*[]byte); ok && cap(*v) >= n {
@@ -152,9 +156,17 @@ func (w *Writer) writeOldest() error {
 		}
 		return w.err
 	}
+	if uint64(len(j.out)) >= 1<<32 {
+		w.err = fmt.Errorf("hdf5: %s: a filtered chunk of %d bytes (HDF5 chunks are under 4 GiB)", j.d.path, len(j.out))
+		return w.err
+	}
 	addr := w.alloc(uint64(len(j.out)))
 	err := w.writeAt(addr, j.out)
-	wBufPool.put(j.out)
+	if j.outPool != nil {
+		j.outPool.put(j.out)
+	} else {
+		wBufPool.put(j.out)
+	}
 	if err != nil {
 		return err
 	}

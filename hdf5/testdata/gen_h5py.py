@@ -121,6 +121,8 @@ def common(f, latest):
     grp["soft"] = h5py.SoftLink("/groups/a/b")
     grp["hard"] = deep["leaf"]
     grp.create_group("emptygroup")
+    grp["ext"] = h5py.ExternalLink("other.h5", "/x")
+    grp["dangling"] = h5py.SoftLink("/no/such/object")
 
     r = f.create_group("refs")
     r.create_dataset("objrefs", data=[f["num/i4"].ref, f["groups/a"].ref, f["str/fixed"].ref], dtype=h5py.ref_dtype)
@@ -148,6 +150,8 @@ def common(f, latest):
     dense = f.create_group("dense_attrs")
     for i in range(12):
         dense.attrs["attr%02d" % i] = np.arange(i + 1, dtype="i4")
+    # Over 4 KiB: a huge object of the dense attribute heap (latest).
+    dense.attrs["big"] = np.arange(600, dtype="<f8") / 4
 
 
 def plain(dt):
