@@ -106,6 +106,11 @@ func TestBadTagsAndSizes(t *testing.T) {
 			c[8] ^= 0xff
 			return c
 		}()), "compressed variable"},
+		"bad zlib checksum": {matFile(func() []byte {
+			c := compressed(matrix(ClassDouble, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(1))))
+			c[len(c)-1] ^= 0xff
+			return c
+		}()), "checksum"},
 		"bad UTF-8":              {matFile(matrix(ClassChar, 0, []int32{1, 2}, "s", small(MiUTF8, []byte{0xff, 0xfe}))), "invalid UTF-8"},
 		"top-level without name": {matFile(matrix(ClassDouble, 0, []int32{1, 1}, "", el(MiDOUBLE, f64s(1)))), "without a name"},
 	}

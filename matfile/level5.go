@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/npyflow/npyflow/npyio"
@@ -152,6 +153,13 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		if err != nil {
 			return nil, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
 		}
+		if !prefix {
+			// Reading on to the end of the stream verifies its checksum.
+			var one [1]byte
+			if _, err := zr.Read(one[:]); errors.Is(err, zlib.ErrChecksum) {
+				return nil, f.errf(e.off, "compressed variable: %v", err)
+			}
+		}
 		return buf, nil
 	}
 	return nil, f.errf(e.off, "element of type %s is not a variable", e.typ)
@@ -281,6 +289,13 @@ func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error 
 			}
 			if int64(len(pb)) == e.n && e.typ == MiMATRIX {
 				b = pb
+			} else if e.typ == MiMATRIX {
+				if v := l.direct(e, pb, h); v != nil {
+					if err := fn(v.Path, v); err != nil {
+						return err
+					}
+					continue
+				}
 			}
 		}
 		if b == nil {
@@ -731,9 +746,79 @@ func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) 
 	if n > int64(len(re.data)) {
 		return p.errf(path, "%d elements in %d bytes of data", n, len(re.data))
 	}
+	if !h.logical && re.typ == naturalType(dt) && (p.bo == binary.LittleEndian) == nativeLE &&
+		int64(len(re.data)) == n*int64(dt.Size) && aligned(re.data, dt.Size) {
+		// Stored as the class in native order: use the bytes in place.
+		return p.emitArray(path, class, dt, h.dims, re.data, false)
+	}
 	out := allocFor(n, dt.Size)
 	if err := decodeInto(out, dt, 1, 0, re.typ, re.data, p.bo, n); err != nil {
 		return p.errf(path, "%v", err)
 	}
 	return p.emitArray(path, class, dt, h.dims, out, false)
+}
+
+// direct returns a Var reading a large uncompressed numeric variable
+// straight from the file (no copy in memory) when its data is stored as
+// its class, or nil.
+func (l *level5) direct(e l5elem, pb []byte, h *mheader) *Var {
+	if !h.class.IsNumeric() || h.complex || h.logical || h.pos+8 > len(pb) || h.name == "" {
+		return nil
+	}
+	dt := classDType(h.class, false)
+	w := l.bo.Uint32(pb[h.pos:])
+	nb := int64(l.bo.Uint32(pb[h.pos+4:]))
+	n, ok := numel(h.dims)
+	if !ok || w>>16 != 0 || DataType(w) != naturalType(dt) || nb != n*int64(dt.Size) || int64(h.pos)+8+nb > e.n {
+		return nil
+	}
+	off := e.off + 8 + int64(h.pos) + 8
+	r := l.f.r
+	swap := 0
+	if (l.bo == binary.BigEndian) == nativeLE && dt.Size > 1 {
+		swap = dt.Size
+	}
+	return &Var{Path: h.name, Class: h.class.String(),
+		Header: &npyio.Header{DType: dt, FortranOrder: true, Shape: h.dims},
+		open: func() (io.ReadCloser, error) {
+			sr := io.NewSectionReader(r, off, nb)
+			if swap == 0 {
+				return io.NopCloser(sr), nil
+			}
+			return io.NopCloser(&swapReader{r: sr, size: swap}), nil
+		}}
+}
+
+// swapReader reverses the bytes of each size-byte element read.
+type swapReader struct {
+	r    io.Reader
+	size int
+	buf  []byte
+	left []byte
+}
+
+func (s *swapReader) Read(p []byte) (int, error) {
+	if len(s.left) == 0 {
+		if s.buf == nil {
+			s.buf = make([]byte, 1<<20)
+		}
+		n, err := io.ReadFull(s.r, s.buf)
+		if n%s.size != 0 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		if n == 0 {
+			return 0, err
+		}
+		swapBytes(s.buf[:n], s.size)
+		s.left = s.buf[:n]
+	}
+	k := copy(p, s.left)
+	s.left = s.left[k:]
+	return k, nil
+}
+
+// aligned reports whether b starts at a multiple of size (for typed views
+// of the data).
+func aligned(b []byte, size int) bool {
+	return len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(size) == 0
 }

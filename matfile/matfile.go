@@ -219,6 +219,8 @@ type File struct {
 	warnings []Warning
 }
 
+const hdf5Magic = "\x89HDF\r\n\x1a\n"
+
 // ErrNotMAT is returned (wrapped) for a file that is not a MAT-file.
 var ErrNotMAT = errors.New("not a MAT-file")
 
@@ -255,6 +257,17 @@ func open(r io.ReaderAt, size int64, name string, opts *Options) (*File, error) 
 	hdr := make([]byte, HeaderSize)
 	if _, err := r.ReadAt(hdr, 0); err != nil {
 		return nil, f.errf(0, "reading the header: %v", err)
+	}
+	if string(hdr[:8]) == hdf5Magic {
+		// An HDF5 file without MATLAB's user block (hdf5storage without
+		// matlab_compatible, h5py): read with the v7.3 conventions.
+		f.version = "7.3"
+		v, err := openV73(f)
+		if err != nil {
+			return nil, err
+		}
+		f.v73 = v
+		return f, nil
 	}
 	f.text = strings.TrimRight(string(hdr[:HeaderTextSize]), " \x00")
 	var ver uint16

@@ -762,6 +762,11 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 	for i := 1; i < len(sh); i++ {
 		rowBytes *= int64(sh[i])
 	}
+	if rowBytes > v.f.opts.MaxVariableBytes {
+		// The hdf5 row reader reads whole rows: a MATLAB vector (HDF5
+		// shape (1, n)) is one row.
+		return nil, &LimitError{Path: path, What: "HDF5 row (read at once)", Size: rowBytes, Limit: v.f.opts.MaxVariableBytes, Hint: "MaxVariableBytes"}
+	}
 	batch := 1
 	if rowBytes > 0 && rowBytes < streamBatchBytes {
 		batch = int(streamBatchBytes / rowBytes)

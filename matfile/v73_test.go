@@ -134,3 +134,34 @@ func TestVariablesV73(t *testing.T) {
 		t.Errorf("%d of %d listed", seen, len(want))
 	}
 }
+
+// TestNoUserBlock: an HDF5 file without MATLAB's user block (superblock
+// v2/v3 from h5py's libver="latest") is read as v7.3; a dataset without
+// MATLAB_class takes its class from its type.
+func TestNoUserBlock(t *testing.T) {
+	exp := loadExpected(t, "h5py_nouserblock.json")
+	vars, arrs, f := readAll(t, "h5py_nouserblock.mat", nil)
+	checkAgainst(t, "h5py_nouserblock", exp, vars, arrs)
+	if f.Version() != "7.3" || vars["y"].Class != NameDouble || vars["x"].Class != NameInt16 {
+		t.Errorf("version %s, classes %s %s", f.Version(), vars["x"].Class, vars["y"].Class)
+	}
+}
+
+// TestV73RowLimit: the hdf5 row reader reads whole HDF5 rows, so a
+// MATLAB vector (one HDF5 row) over MaxVariableBytes is refused, not
+// allocated.
+func TestV73RowLimit(t *testing.T) {
+	f, err := OpenFile(filepath.Join("testdata", "h5py_nouserblock.mat"), &Options{MaxVariableBytes: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = f.WalkVariables([]string{"y"}, func(path string, v *Var) error {
+		_, err := v.Array()
+		return err
+	})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Hint != "MaxVariableBytes" || le.Size != 16 {
+		t.Errorf("got %v", err)
+	}
+}

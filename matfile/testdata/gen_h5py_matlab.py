@@ -99,6 +99,16 @@ def main():
                  notes="written with h5py %s in MATLAB's layout; str (string object), fh "
                  "(function_handle) and #subsystem# are skipped with warnings" % h5py.__version__)
 
+    # An HDF5 file without MATLAB's user block and header.
+    with h5py.File("h5py_nouserblock.mat", "w", libver="latest") as f:
+        x = f.create_dataset("x", data=np.array([[1, 2, 3]], dtype=np.int16).T)
+        cls(x, "int16")
+        y = f.create_dataset("y", data=np.array([[0.5, 1.5]]))
+    expect.write("h5py_nouserblock.json", {
+        "x": expect.array_entry(np.array([[1, 2, 3]], dtype=np.int16)),
+        "y": expect.array_entry(np.array([[0.5], [1.5]])),
+    }, notes="no user block (superblock at 0), libver latest; y has no MATLAB_class")
+
     path = "h5py_cycle_v73.mat"
     with h5py.File(path, "w", userblock_size=512, libver="earliest") as f:
         refs = f.create_group("#refs#")
