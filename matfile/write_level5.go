@@ -1,0 +1,483 @@
+package matfile
+
+// Level 5 MAT-files (MATLAB's save -v6 and -v7): a 128-byte header, then
+// one miMATRIX element per variable; v7 wraps each in an miCOMPRESSED
+// element (a zlib stream, compressed in parallel blocks). Numeric data is
+// stored in its own class's type (no narrowing), logical as miUINT8 with
+// the logical flag, complex as the real part then the imaginary part.
+// Structured arrays are 1x1 structs.
+//
+// char data is stored as
+//   - miUTF8 when all of it is ASCII (one byte per character, as Octave
+//     and scipy write it; Octave 7 turns N-by-1 char arrays stored in
+//     16-bit units into 1-by-N);
+//   - miUTF16 when a character is beyond ASCII but all are in the BMP
+//     (MATLAB and Octave refuse multi-byte miUTF8, and scipy decodes
+//     miUINT16 beyond ASCII with the wrong codec unless told; all three
+//     decode miUTF16. Octave's N-by-1 bug remains for such arrays);
+//   - miUTF32 otherwise, one unit per code point, so the size counts
+//     characters (hdf5storage's choice for such strings; scipy reads them,
+//     Octave 7 replaces them with '?').
+//
+// A variable's element starts with its byte count and its data is
+// column-major, so a variable is assembled in memory before it is written:
+// the Writer holds one variable at a time, at most 2 GiB (MATLAB's own
+// limit for -v6/-v7 variables; larger ones need v7.3).
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// Level 5 data types (mi*) and array classes (mx*).
+const (
+	wMiInt8       = 1
+	wMiUint8      = 2
+	wMiInt16      = 3
+	wMiUint16     = 4
+	wMiInt32      = 5
+	wMiUint32     = 6
+	wMiSingle     = 7
+	wMiDouble     = 9
+	wMiInt64      = 12
+	wMiUint64     = 13
+	wMiMatrix     = 14
+	wMiCompressed = 15
+	wMiUTF8       = 16
+	wMiUTF16      = 17
+	wMiUTF32      = 18
+
+	wMxStruct = 2
+	wMxChar   = 4
+	wMxDouble = 6
+	wMxSingle = 7
+
+	wFlagComplex = 0x0800
+	wFlagLogical = 0x0200
+)
+
+// wLevel5MaxVar is the largest variable (data bytes) Level 5 takes.
+const wLevel5MaxVar = 1<<31 - 1
+
+// wClassMx and wClassMi give the Level 5 array class and storage type of
+// each class (logical is uint8 with the logical flag; char is decided per
+// variable).
+var (
+	wClassMx = [...]uint32{wDouble: wMxDouble, wSingle: wMxSingle, wInt8: 8, wUint8: 9, wInt16: 10, wUint16: 11, wInt32: 12, wUint32: 13, wInt64: 14, wUint64: 15, wLogical: 9, wChar: wMxChar, wStruct: wMxStruct}
+	wClassMi = [...]uint32{wDouble: wMiDouble, wSingle: wMiSingle, wInt8: wMiInt8, wUint8: wMiUint8, wInt16: wMiInt16, wUint16: wMiUint16, wInt32: wMiInt32, wUint32: wMiUint32, wInt64: wMiInt64, wUint64: wMiUint64, wLogical: wMiUint8, wChar: wMiUint16}
+)
+
+// wOut is the file being written, buffered, with its position.
+type wOut struct {
+	ws  io.WriteSeeker
+	bw  *bufio.Writer
+	pos int64
+}
+
+func (o *wOut) Write(b []byte) (int, error) {
+	n, err := o.bw.Write(b)
+	o.pos += int64(n)
+	return n, err
+}
+
+// patch overwrites 4 bytes at off (before the current position).
+func (o *wOut) patch(off int64, b []byte) error {
+	if err := o.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := o.ws.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := o.ws.Write(b); err != nil {
+		return err
+	}
+	_, err := o.ws.Seek(o.pos, io.SeekStart)
+	return err
+}
+
+type wLevel5 struct {
+	out      *wOut
+	compress bool
+}
+
+func wNewLevel5(w io.WriteSeeker, opts *WriteOptions, compress bool) (*wLevel5, error) {
+	l := &wLevel5{out: &wOut{ws: w, bw: bufio.NewWriterSize(w, 1<<20)}, compress: compress}
+	hdr := make([]byte, 128)
+	copy(hdr, wHeaderText("5.0", opts.Created, false))
+	// bytes 116..123: subsystem data offset, zero (none)
+	wNE.PutUint16(hdr[124:], 0x0100)
+	copy(hdr[126:], wEndianIM())
+	if _, err := l.out.Write(hdr); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// wEndianIM is the endian indicator: the characters 'M','I' as a native
+// uint16, which is "IM" in a little-endian file.
+func wEndianIM() []byte {
+	b := make([]byte, 2)
+	wNE.PutUint16(b, uint16('M')<<8|uint16('I'))
+	return b
+}
+
+func (l *wLevel5) close() error { return l.out.bw.Flush() }
+
+// wL5Var is a Level 5 variable being assembled.
+type wL5Var struct {
+	l     *wLevel5
+	p     *wPlan
+	bufs  []([]byte) // per leaf, column-major destination units
+	maxCP []uint32   // per leaf: largest code point (char)
+	next  int64      // next row
+}
+
+func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
+	var total int64
+	for _, lf := range p.leaves {
+		for _, d := range lf.dims {
+			if int64(d) > 1<<31-1 {
+				return nil, fmt.Errorf("matfile: variable %q: dimension %d is too large for a Level 5 MAT-file; use v7.3", lf.path, d)
+			}
+		}
+		if lf.count > 0 && int64(lf.usize) > wLevel5MaxVar/lf.count {
+			total = wLevel5MaxVar + 1
+			break
+		}
+		total += lf.count * int64(lf.usize)
+		if total > wLevel5MaxVar {
+			break
+		}
+	}
+	if total > wLevel5MaxVar {
+		return nil, fmt.Errorf("matfile: variable %q is over 2 GiB, the limit of a v%s MAT-file; write it as v7.3", p.name, map[bool]string{true: "7", false: "6"}[l.compress])
+	}
+	v := &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}
+	for i, lf := range p.leaves {
+		v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+	}
+	return v, nil
+}
+
+func (v *wL5Var) Write(rows []byte) error {
+	p := v.p
+	if p.rowSize == 0 {
+		if len(rows) != 0 {
+			return fmt.Errorf("matfile: variable %q: rows are empty but %d bytes were written", p.name, len(rows))
+		}
+		return nil
+	}
+	if int64(len(rows))%p.rowSize != 0 {
+		return fmt.Errorf("matfile: variable %q: %d bytes is not a whole number of %d-byte rows", p.name, len(rows), p.rowSize)
+	}
+	n := int64(len(rows)) / p.rowSize
+	if v.next+n > p.rows {
+		return fmt.Errorf("matfile: variable %q: more than its %d rows written", p.name, p.rows)
+	}
+	for i, lf := range p.leaves {
+		m, err := lf.scatter(v.bufs[i], p.rows, v.next, rows, int(n), p)
+		if err != nil {
+			return err
+		}
+		v.maxCP[i] = max(v.maxCP[i], m)
+	}
+	v.next += n
+	return nil
+}
+
+func (v *wL5Var) Close() error {
+	p := v.p
+	if p.rowSize != 0 && v.next != p.rows {
+		return fmt.Errorf("matfile: variable %q: %d of %d rows written", p.name, v.next, p.rows)
+	}
+	e := &wL5Enc{v: v}
+	size := e.nodeSize(p.root, true)
+	if size > 1<<32-1-8 {
+		return fmt.Errorf("matfile: variable %q is too large for a Level 5 MAT-file; write it as v7.3", p.name)
+	}
+	out := v.l.out
+	if !v.l.compress {
+		e.w = out
+		e.tag(wMiMatrix, int(size))
+		e.node(p.root, true)
+		return e.err
+	}
+	start := out.pos
+	e.w = out
+	e.tag(wMiCompressed, 0)
+	if e.err != nil {
+		return e.err
+	}
+	zw := wNewParZlib(out, flate.DefaultCompression)
+	e.w = zw
+	e.tag(wMiMatrix, int(size))
+	e.node(p.root, true)
+	if e.err != nil {
+		return e.err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	clen := out.pos - start - 8
+	if clen > 1<<32-1 {
+		return fmt.Errorf("matfile: variable %q: compressed data over 4 GiB; write it as v7.3", p.name)
+	}
+	b := make([]byte, 4)
+	wNE.PutUint32(b, uint32(clen))
+	return out.patch(start+4, b)
+}
+
+// wL5Enc writes the elements of one variable.
+type wL5Enc struct {
+	v   *wL5Var
+	w   io.Writer
+	err error
+	pad [8]byte
+	buf []byte
+}
+
+func wPad8(n int64) int64 { return (n + 7) &^ 7 }
+
+func (e *wL5Enc) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *wL5Enc) tag(typ uint32, n int) {
+	var t [8]byte
+	wNE.PutUint32(t[:], typ)
+	wNE.PutUint32(t[4:], uint32(n))
+	e.write(t[:])
+}
+
+func (e *wL5Enc) padTo(n int64) {
+	if p := wPad8(n) - n; p > 0 {
+		e.write(e.pad[:p])
+	}
+}
+
+// leafIndex finds the buffer of a leaf.
+func (e *wL5Enc) leafIndex(lf *wLeaf) int {
+	for i, x := range e.v.p.leaves {
+		if x == lf {
+			return i
+		}
+	}
+	return -1
+}
+
+// charWide reports whether a char leaf needs UTF-32.
+func (e *wL5Enc) charWide(lf *wLeaf) bool {
+	return lf.class == wChar && e.v.maxCP[e.leafIndex(lf)] > 0xFFFF
+}
+
+// dataBytes is the byte count of a leaf's real (or imaginary) part.
+func (e *wL5Enc) dataBytes(lf *wLeaf) int64 {
+	switch lf.class {
+	case wChar:
+		if e.charWide(lf) {
+			return 4 * lf.count
+		}
+		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+			return lf.count
+		}
+		return 2 * lf.count
+	case wLogical:
+		return lf.count
+	}
+	if lf.complex {
+		return lf.count * int64(lf.usize/2)
+	}
+	return lf.count * int64(lf.usize)
+}
+
+func nameSize(name string, top bool) int64 {
+	if !top {
+		return 8
+	}
+	return 8 + wPad8(int64(len(name)))
+}
+
+// nodeSize is the byte count of a node's miMATRIX element (without its
+// own 8-byte tag).
+func (e *wL5Enc) nodeSize(n *wNode, top bool) int64 {
+	s := int64(16) + nameSize(n.name, top)
+	if n.leaf == nil {
+		s += 16                                               // dims 1x1
+		s += 8                                                // field name length (small element)
+		s += 8 + wPad8(int64(len(n.fields)*wFieldNameLen(n))) // field names
+		for _, c := range n.fields {
+			s += 8 + e.nodeSize(c, false)
+		}
+		return s
+	}
+	lf := n.leaf
+	s += 8 + wPad8(int64(4*len(lf.dims)))
+	d := e.dataBytes(lf)
+	s += 8 + wPad8(d)
+	if lf.complex {
+		s += 8 + wPad8(d)
+	}
+	return s
+}
+
+// wFieldNameLen is the field-name slot length: the longest name plus its
+// NUL, at least 32 as MATLAB writes it.
+func wFieldNameLen(n *wNode) int {
+	m := 32
+	for _, c := range n.fields {
+		m = max(m, len(c.name)+1)
+	}
+	return m
+}
+
+func (e *wL5Enc) node(n *wNode, top bool) {
+	var hdr [16]byte
+	wNE.PutUint32(hdr[0:], wMiUint32)
+	wNE.PutUint32(hdr[4:], 8)
+	if n.leaf == nil {
+		wNE.PutUint32(hdr[8:], wMxStruct)
+		e.write(hdr[:])
+		e.dims([]int{1, 1})
+		e.name(n.name, top)
+		fl := wFieldNameLen(n)
+		// The field name length as a small data element, as MATLAB
+		// writes it (Octave accepts no other form).
+		var t [8]byte
+		wNE.PutUint32(t[0:], 4<<16|wMiInt32)
+		wNE.PutUint32(t[4:], uint32(fl))
+		e.write(t[:])
+		names := make([]byte, fl*len(n.fields))
+		for i, c := range n.fields {
+			copy(names[i*fl:], c.name)
+		}
+		e.tag(wMiInt8, len(names))
+		e.write(names)
+		e.padTo(int64(len(names)))
+		for _, c := range n.fields {
+			e.tag(wMiMatrix, int(e.nodeSize(c, false)))
+			e.node(c, false)
+		}
+		return
+	}
+	lf := n.leaf
+	flags := wClassMx[lf.class]
+	if lf.complex {
+		flags |= wFlagComplex
+	}
+	if lf.class == wLogical {
+		flags |= wFlagLogical
+	}
+	wNE.PutUint32(hdr[8:], flags)
+	e.write(hdr[:])
+	e.dims(lf.dims)
+	e.name(n.name, top)
+	buf := e.v.bufs[e.leafIndex(lf)]
+	d := e.dataBytes(lf)
+	mi := wClassMi[lf.class]
+	switch {
+	case lf.class == wChar && e.charWide(lf):
+		e.tag(wMiUTF32, int(d))
+		e.write(buf)
+	case lf.class == wChar:
+		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+			e.tag(wMiUTF8, int(d))
+			e.narrow8(buf)
+		} else {
+			e.tag(wMiUTF16, int(d))
+			e.narrow16(buf)
+		}
+	case lf.complex:
+		ss := lf.usize / 2
+		e.tag(mi, int(d))
+		e.half(buf, ss, 0)
+		e.padTo(d)
+		e.tag(mi, int(d))
+		e.half(buf, ss, 1)
+	default:
+		e.tag(mi, int(d))
+		e.write(buf)
+	}
+	e.padTo(d)
+}
+
+func (e *wL5Enc) dims(dims []int) {
+	b := make([]byte, 8+wPad8(int64(4*len(dims))))
+	wNE.PutUint32(b[0:], wMiInt32)
+	wNE.PutUint32(b[4:], uint32(4*len(dims)))
+	for i, d := range dims {
+		wNE.PutUint32(b[8+4*i:], uint32(d))
+	}
+	e.write(b)
+}
+
+func (e *wL5Enc) name(name string, top bool) {
+	if !top {
+		name = ""
+	}
+	e.tag(wMiInt8, len(name))
+	e.write([]byte(name))
+	e.padTo(int64(len(name)))
+}
+
+const wChunk = 1 << 16
+
+// narrow16 writes uint32 code points (all in the BMP) as UTF-16 units.
+func (e *wL5Enc) narrow16(src []byte) {
+	if cap(e.buf) < wChunk {
+		e.buf = make([]byte, wChunk)
+	}
+	for len(src) > 0 && e.err == nil {
+		n := min(len(src)/4, wChunk/2)
+		b := e.buf[:2*n]
+		for i := 0; i < n; i++ {
+			wNE.PutUint16(b[2*i:], uint16(wNE.Uint32(src[4*i:])))
+		}
+		e.write(b)
+		src = src[4*n:]
+	}
+}
+
+// narrow8 writes uint32 code points (all ASCII) as bytes.
+func (e *wL5Enc) narrow8(src []byte) {
+	if cap(e.buf) < wChunk {
+		e.buf = make([]byte, wChunk)
+	}
+	for len(src) > 0 && e.err == nil {
+		n := min(len(src)/4, wChunk)
+		b := e.buf[:n]
+		for i := 0; i < n; i++ {
+			b[i] = byte(wNE.Uint32(src[4*i:]))
+		}
+		e.write(b)
+		src = src[4*n:]
+	}
+}
+
+// half writes the real (part 0) or imaginary (part 1) halves of
+// interleaved complex values of 2*ps bytes.
+func (e *wL5Enc) half(src []byte, ps, part int) {
+	if cap(e.buf) < wChunk {
+		e.buf = make([]byte, wChunk)
+	}
+	es := 2 * ps
+	for len(src) > 0 && e.err == nil {
+		n := min(len(src)/es, wChunk/ps)
+		b := e.buf[:n*ps]
+		if ps == 8 {
+			for i := 0; i < n; i++ {
+				wNE.PutUint64(b[8*i:], wNE.Uint64(src[es*i+8*part:]))
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				wNE.PutUint32(b[4*i:], wNE.Uint32(src[es*i+4*part:]))
+			}
+		}
+		e.write(b)
+		src = src[n*es:]
+	}
+}

@@ -1,0 +1,214 @@
+package matfile
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// The column-major scatter shared by both encoders. A leaf's data is the
+// C-order array of shape [R]+inner (R rows along numpy's axis 0). MATLAB
+// wants it column-major, which is also the C order of the reversed shape
+// HDF5 stores. Element (r, j1..jk) goes to r + R*f(j) where f is the
+// column-major index of j within inner. Rows arrive in batches, so each
+// batch fills a contiguous run of every column.
+
+var wNE = binary.NativeEndian
+
+// wScatter converts n rows of batch (C order, rowSize bytes each, the
+// first being row g of a destination of R rows) into dst, which holds
+// R*prod(inner) destination units of l.usize bytes in column-major order.
+// It returns the largest code point seen for char leaves.
+func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (uint32, error) {
+	inner := l.inner
+	fs := make([]int64, len(inner))
+	idx := make([]int, len(inner))
+	stride := int64(1)
+	for k := range inner {
+		fs[k] = stride
+		stride *= int64(inner[k])
+	}
+	if stride == 0 || n == 0 {
+		return 0, nil
+	}
+	if l.conv == wCopy && l.cnt == 1 && l.units == 1 && len(inner) == 1 && p.recSize == l.srcSize && (l.usize == 8 || l.usize == 4) {
+		l.tiled(dst, R, g, batch, n, p)
+		return 0, nil
+	}
+	var f int64
+	var maxCP uint32
+	rowSize := int(p.rowSize)
+	for e := 0; e < p.recs; e++ {
+		for s := 0; s < l.cnt; s++ {
+			srcPos := e*p.recSize + l.off + s*l.srcSize
+			for u := 0; u < l.units; u++ {
+				base := (f*R + g) * int64(l.usize)
+				m, err := l.column(dst[base:base+int64(n)*int64(l.usize)], batch, srcPos, u, rowSize, n)
+				if err != nil {
+					return 0, err
+				}
+				maxCP = max(maxCP, m)
+				for k := len(inner) - 1; k >= 0; k-- {
+					idx[k]++
+					f += fs[k]
+					if idx[k] < inner[k] {
+						break
+					}
+					f -= fs[k] * int64(inner[k])
+					idx[k] = 0
+				}
+			}
+		}
+	}
+	return maxCP, nil
+}
+
+// column converts one column run: n source values at srcPos, srcPos+rs,
+// ... (unit u of each for strings) into consecutive units of dst.
+func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
+	sp := srcPos
+	switch l.conv {
+	case wCopy:
+		switch l.usize {
+		case 1:
+			for r := 0; r < n; r++ {
+				dst[r] = src[sp]
+				sp += rs
+			}
+		case 2:
+			for r := 0; r < n; r++ {
+				wNE.PutUint16(dst[2*r:], wNE.Uint16(src[sp:]))
+				sp += rs
+			}
+		case 4:
+			for r := 0; r < n; r++ {
+				wNE.PutUint32(dst[4*r:], wNE.Uint32(src[sp:]))
+				sp += rs
+			}
+		case 8:
+			for r := 0; r < n; r++ {
+				wNE.PutUint64(dst[8*r:], wNE.Uint64(src[sp:]))
+				sp += rs
+			}
+		default:
+			us := l.usize
+			if rs == us {
+				copy(dst[:n*us], src[sp:sp+n*us])
+				return 0, nil
+			}
+			for r := 0; r < n; r++ {
+				copy(dst[us*r:us*r+us], src[sp:sp+us])
+				sp += rs
+			}
+		}
+	case wBool:
+		for r := 0; r < n; r++ {
+			if src[sp] != 0 {
+				dst[r] = 1
+			} else {
+				dst[r] = 0
+			}
+			sp += rs
+		}
+	case wHalf:
+		for r := 0; r < n; r++ {
+			wNE.PutUint32(dst[4*r:], math.Float32bits(npyio.HalfToFloat32(wNE.Uint16(src[sp:]))))
+			sp += rs
+		}
+	case wTime:
+		for r := 0; r < n; r++ {
+			wNE.PutUint64(dst[8*r:], math.Float64bits(l.seconds(int64(wNE.Uint64(src[sp:])))))
+			sp += rs
+		}
+	case wUnicode:
+		sp += 4 * u
+		var m uint32
+		for r := 0; r < n; r++ {
+			c := wNE.Uint32(src[sp:])
+			if c == 0 {
+				c = ' '
+			}
+			if c > 0x10FFFF || c >= 0xD800 && c < 0xE000 {
+				return 0, fmt.Errorf("matfile: variable %q: U+%04X is not a Unicode scalar value; it has no UTF-16 form", l.path, c)
+			}
+			m = max(m, c)
+			wNE.PutUint32(dst[4*r:], c)
+			sp += rs
+		}
+		return m, nil
+	case wBytesStr:
+		sp += u
+		for r := 0; r < n; r++ {
+			c := uint32(src[sp])
+			if c == 0 {
+				c = ' '
+			}
+			if c >= 0x80 {
+				return 0, fmt.Errorf("matfile: variable %q: byte string with a non-ASCII byte 0x%02X; MATLAB char needs text (decode it to a unicode string first)", l.path, c)
+			}
+			wNE.PutUint32(dst[4*r:], c)
+			sp += rs
+		}
+	}
+	return 0, nil
+}
+
+// seconds converts a datetime64/timedelta64 count to float64 seconds
+// (NaT to NaN). Month and year datetimes are converted by the calendar.
+func (l *wLeaf) seconds(v int64) float64 {
+	if v == math.MinInt64 {
+		return math.NaN()
+	}
+	if l.scale != 0 {
+		return float64(v) * l.scale
+	}
+	months := v * l.src.UnitMult
+	if l.src.Unit == "Y" {
+		months *= 12
+	}
+	y := months / 12
+	mo := months % 12
+	if mo < 0 {
+		mo += 12
+		y--
+	}
+	if y > 1<<40 || y < -(1<<40) {
+		return float64(y) * 365.2425 * 86400
+	}
+	return float64(time.Date(int(1970+y), time.Month(1+mo), 1, 0, 0, 0, 0, time.UTC).Unix())
+}
+
+// tiled is scatter for a plain 2-D array of 4- or 8-byte values: a
+// blocked transpose, so that both the rows read and the columns written
+// stay in cache.
+func (l *wLeaf) tiled(dst []byte, R, g int64, src []byte, n int, p *wPlan) {
+	cols := p.recs
+	es := l.usize
+	rs := cols * es
+	for r0 := 0; r0 < n; r0 += wTileSize {
+		r1 := min(n, r0+wTileSize)
+		for c0 := 0; c0 < cols; c0 += wTileSize {
+			c1 := min(cols, c0+wTileSize)
+			for c := c0; c < c1; c++ {
+				d := dst[(int64(c)*R+g+int64(r0))*int64(es) : (int64(c)*R+g+int64(r1))*int64(es)]
+				sp := r0*rs + c*es
+				if es == 8 {
+					for r := 0; r+8 <= len(d); r += 8 {
+						wNE.PutUint64(d[r:], wNE.Uint64(src[sp:]))
+						sp += rs
+					}
+				} else {
+					for r := 0; r+4 <= len(d); r += 4 {
+						wNE.PutUint32(d[r:], wNE.Uint32(src[sp:]))
+						sp += rs
+					}
+				}
+			}
+		}
+	}
+}
+
+const wTileSize = 32
