@@ -17,7 +17,7 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "value"
+	name := c.String("column")
 	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
 	schema, err := arrowconv.Schema(h, name)
 	if err != nil {

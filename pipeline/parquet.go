@@ -24,14 +24,7 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if in.RowSize() == 0 {
 		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
-	opts := &parquetio.Options{
-		Compression:   c.String("compression"),
-		RowGroupRows:  int(c.Int("row_group_rows")),
-		PageSize:      int(c.Int("page_size")),
-		TimestampUnit: c.String("timestamp_unit"),
-		Dictionary:    c.Strings("dictionary"),
-		BloomFilters:  c.Strings("bloom_filters"),
-	}
+	opts := parquetOptions(c)
 	s.open = func(f *os.File) (batchWriter, error) {
 		sc, err := parquetio.NewArraySchema(h, c.String("column"))
 		if err != nil {
@@ -44,6 +37,19 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		return &parquetWriter{w: w}, nil
 	}
 	return s, nil
+}
+
+// parquetOptions are the writer options of a parquet sink (parquetFields).
+func parquetOptions(c *Component) *parquetio.Options {
+	return &parquetio.Options{
+		Compression:   c.String("compression"),
+		RowGroupRows:  int(c.Int("row_group_rows")),
+		PageSize:      int(c.Int("page_size")),
+		TimestampUnit: c.String("timestamp_unit"),
+		Dictionary:    c.Strings("dictionary"),
+		BloomFilters:  c.Strings("bloom_filters"),
+		Concurrency:   int(c.Int("concurrency")),
+	}
 }
 
 type parquetWriter struct{ w *parquetio.Writer }
