@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
-	"github.com/npyflow/npyflow/internal/atomicfile"
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
 )
@@ -52,7 +52,7 @@ func bare(err error) error {
 }
 
 // inputFile reads IN with errors that do not repeat its name.
-type inputFile struct{ f *os.File }
+type inputFile struct{ f storage.File }
 
 func (i inputFile) Read(p []byte) (int, error) {
 	n, err := i.f.Read(p)
@@ -92,30 +92,31 @@ func (o outputFile) Seek(off int64, whence int) (int64, error) {
 // openInput opens IN (or takes c.inFile) and returns it with its size and
 // a function closing it.
 func (c *converter) openInput() (inputFile, int64, func(), error) {
-	fh := c.inFile
-	if fh == nil {
-		var err error
-		if fh, err = os.Open(c.in); err != nil {
+	if c.inFile != nil {
+		st, err := c.inFile.Stat()
+		if err != nil {
 			return inputFile{}, 0, nil, bare(err)
 		}
+		// The caller closes c.inFile; the reopened handle shares it.
+		fh := storage.OpenFile(c.inFile, st.Size())
+		return inputFile{fh}, st.Size(), func() {}, nil
 	}
-	st, err := fh.Stat()
+	fh, err := storage.Open(c.ctx, c.in)
 	if err != nil {
-		fh.Close()
 		return inputFile{}, 0, nil, bare(err)
 	}
-	if st.IsDir() {
-		fh.Close()
-		return inputFile{}, 0, nil, errors.New("is a directory")
-	}
-	return inputFile{fh}, st.Size(), func() { fh.Close() }, nil
+	return inputFile{fh}, fh.Size(), func() { fh.Close() }, nil
 }
 
 // scratch creates a temporary file next to OUT for intermediate data. It
 // has no name: it is removed as soon as it is created (Unix), so nothing is
 // left behind whatever happens to the process.
 func (c *converter) scratch() (*os.File, error) {
-	f, err := os.CreateTemp(filepath.Dir(c.out), "."+filepath.Base(c.out)+".npyflow-scratch-*")
+	dir := filepath.Dir(c.out)
+	if storage.Scheme(c.out) != "" {
+		dir = os.TempDir() // OUT is not a local path
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(c.out)+".npyflow-scratch-*")
 	if err != nil {
 		return nil, &OutputError{bare(err)}
 	}
@@ -299,14 +300,10 @@ func (c *converter) numpySource(kind, outKind string) (*convSource, error) {
 // write nothing is left at OUT or beside it. A panic in write (a bug) is
 // returned as an internalError, as main reports a panic in a command.
 func (c *converter) withOutput(write func(w io.Writer) error) error {
-	if st, err := os.Stat(c.out); err == nil && st.IsDir() {
-		return &OutputError{errors.New("is a directory")}
-	}
-	f, err := atomicfile.Create(c.out)
+	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync})
 	if err != nil {
 		return &OutputError{bare(err)}
 	}
-	f.NoSync = !c.opts.Sync
 	defer f.Abort() // after Commit, nothing
 	errc := make(chan error, 1)
 	go func() {
@@ -701,29 +698,47 @@ func pumpColumn(wr *npyio.Writer, r *parquetio.Reader, i int) error {
 }
 
 func (c *converter) fromArrow(outKind string) error {
+	if storage.Scheme(c.in) == "" {
+		if err := c.copyPipe(); err != nil {
+			return err
+		}
+		if c.inFile != nil {
+			defer c.inFile.Close()
+		}
+	}
+	return c.fromArrowFile(outKind)
+}
+
+// copyPipe copies a local IN that is a pipe or device to a scratch file
+// next to OUT (c.inFile): the Arrow conversion reads its input more than
+// once (metadata, then rows, then columns).
+func (c *converter) copyPipe() error {
+	st, err := os.Stat(c.in)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil // storage.Open reports the problem
+	}
 	in, err := os.Open(c.in)
 	if err != nil {
 		return bare(err)
 	}
 	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return bare(err)
-	}
-	c.inFile = in
-	if !st.Mode().IsRegular() && !st.IsDir() {
+	{ // closed by fromArrow
 		// A pipe or device: the conversion reads the input more than once
 		// (metadata, then rows, then columns), so copy it next to OUT.
 		tmp, err := c.scratch()
 		if err != nil {
 			return err
 		}
-		defer tmp.Close()
-		if _, err := io.Copy(outputFile{tmp}, inputFile{in}); err != nil {
+		if _, err := io.Copy(outputFile{tmp}, inputFile{storage.OpenFile(in, 0)}); err != nil {
+			tmp.Close()
 			return err
 		}
 		c.inFile = tmp
 	}
+	return nil
+}
+
+func (c *converter) fromArrowFile(outKind string) error {
 	fh, size, closeIn, err := c.openInput()
 	if err != nil {
 		return err
