@@ -112,13 +112,13 @@ type NPZInfo struct {
 
 // NPZMemberInfo is one member of an .npz archive.
 type NPZMemberInfo struct {
-	Key            string       `json:"key"`
-	Name           string       `json:"name"`
-	Compressed     bool         `json:"compressed"`
-	Size           int64        `json:"size"`
-	CompressedSize int64        `json:"compressed_size"`
+	Key            string      `json:"key"`
+	Name           string      `json:"name"`
+	Compressed     bool        `json:"compressed"`
+	Size           int64       `json:"size"`
+	CompressedSize int64       `json:"compressed_size"`
 	Header         *HeaderInfo `json:"header,omitempty"`
-	Error          string       `json:"error,omitempty"` // not an .npy, or a bad header
+	Error          string      `json:"error,omitempty"` // not an .npy, or a bad header
 }
 
 // TableInfo is what [Inspect] reads of a Parquet or Arrow IPC file.

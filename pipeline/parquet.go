@@ -62,16 +62,12 @@ func (w *parquetWriter) Write(b Batch) error {
 func (w *parquetWriter) Close() error { return w.w.Close() }
 
 func readParquetHeader(path string) (*npyio.Header, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := parquetio.NewReader(f, st.Size())
+	r, err := parquetio.NewReader(f, f.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -79,16 +75,11 @@ func readParquetHeader(path string) (*npyio.Header, error) {
 }
 
 func (s *fileSource) openParquet(p *Part) (partReader, error) {
-	f, err := os.Open(p.Path)
+	f, err := openFile(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r, err := parquetio.NewReader(f, st.Size())
+	r, err := parquetio.NewReader(f, f.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
