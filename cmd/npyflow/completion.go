@@ -61,7 +61,7 @@ type completionCommand struct {
 }
 
 type completionFlag struct {
-	name, doc string
+	name, doc  string
 	takesValue bool
 }
 
