@@ -17,7 +17,7 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := "value"
+	name := c.String("column")
 	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
 	schema, err := arrowconv.Schema(h, name)
 	if err != nil {
@@ -34,14 +34,52 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		opts.Compression = arrowconv.LZ4
 	}
 	maxRows := int(c.Int("batch_rows"))
+	as := &arrowSink{fileSink: s}
 	s.open = func(f *os.File) (batchWriter, error) {
+		schema := schema
+		if as.known {
+			// The schema's metadata records the array's shape, as
+			// Convert writes it: the rows are known from the plan.
+			h := &npyio.Header{DType: in.DType, Shape: append([]int{int(as.next)}, in.Shape...)}
+			if schema, err = arrowconv.Schema(h, name); err != nil {
+				return nil, err
+			}
+		}
 		w, err := arrowconv.NewIPCWriter(f, schema, opts, memory.DefaultAllocator)
 		if err != nil {
 			return nil, err
 		}
 		return &arrowWriter{w: w, in: in, name: name, maxRows: maxRows}, nil
 	}
-	return s, nil
+	return as, nil
+}
+
+// arrowSink is the Arrow file sink; it records each output's row count
+// in the schema's metadata when the plan knows it exactly.
+type arrowSink struct {
+	*fileSink
+	known bool
+	total int64 // rows of every part
+	next  int64 // rows of the output being started
+}
+
+// knowRows is told the parts when every row reaches the sink unchanged.
+func (s *arrowSink) knowRows(parts []*Part) {
+	for _, p := range parts {
+		if p.zeroD {
+			return // a 0-d input's shape is (), not its one row
+		}
+		s.total += p.Rows
+	}
+	s.known = true
+}
+
+func (s *arrowSink) Begin(p *Part) error {
+	s.next = s.total
+	if s.path.perPart() {
+		s.next = p.Rows
+	}
+	return s.fileSink.Begin(p)
 }
 
 type arrowWriter struct {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,16 +23,12 @@ func arrowWriteOptions(c *Component) *arrowconv.WriteOptions {
 // readArrowHeader returns the .npy header the rows of an IPC file or
 // stream would have, from its metadata.
 func readArrowHeader(path string, opts *arrowconv.WriteOptions) (*npyio.Header, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	info, err := arrowconv.ReadIPCInfo(f, st.Size())
+	info, err := arrowconv.ReadIPCInfo(f, f.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -57,7 +52,7 @@ func stringHint(err error) string {
 }
 
 func (s *fileSource) openArrow(p *Part) (partReader, error) {
-	f, err := os.Open(p.Path)
+	f, err := openFile(p.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Predicates

@@ -24,14 +24,7 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if in.RowSize() == 0 {
 		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
-	opts := &parquetio.Options{
-		Compression:   c.String("compression"),
-		RowGroupRows:  int(c.Int("row_group_rows")),
-		PageSize:      int(c.Int("page_size")),
-		TimestampUnit: c.String("timestamp_unit"),
-		Dictionary:    c.Strings("dictionary"),
-		BloomFilters:  c.Strings("bloom_filters"),
-	}
+	opts := parquetOptions(c)
 	s.open = func(f *os.File) (batchWriter, error) {
 		sc, err := parquetio.NewArraySchema(h, c.String("column"))
 		if err != nil {
@@ -46,6 +39,19 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
+// parquetOptions are the writer options of a parquet sink (parquetFields).
+func parquetOptions(c *Component) *parquetio.Options {
+	return &parquetio.Options{
+		Compression:   c.String("compression"),
+		RowGroupRows:  int(c.Int("row_group_rows")),
+		PageSize:      int(c.Int("page_size")),
+		TimestampUnit: c.String("timestamp_unit"),
+		Dictionary:    c.Strings("dictionary"),
+		BloomFilters:  c.Strings("bloom_filters"),
+		Concurrency:   int(c.Int("concurrency")),
+	}
+}
+
 type parquetWriter struct{ w *parquetio.Writer }
 
 func (w *parquetWriter) Write(b Batch) error {
@@ -56,16 +62,12 @@ func (w *parquetWriter) Write(b Batch) error {
 func (w *parquetWriter) Close() error { return w.w.Close() }
 
 func readParquetHeader(path string) (*npyio.Header, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := parquetio.NewReader(f, st.Size())
+	r, err := parquetio.NewReader(f, f.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -73,16 +75,11 @@ func readParquetHeader(path string) (*npyio.Header, error) {
 }
 
 func (s *fileSource) openParquet(p *Part) (partReader, error) {
-	f, err := os.Open(p.Path)
+	f, err := openFile(p.Path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r, err := parquetio.NewReader(f, st.Size())
+	r, err := parquetio.NewReader(f, f.Size())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)

@@ -264,14 +264,7 @@ func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if in.RowSize() == 0 {
 		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
-	s.opts = parquetio.Options{
-		Compression:   c.String("compression"),
-		RowGroupRows:  int(c.Int("row_group_rows")),
-		PageSize:      int(c.Int("page_size")),
-		TimestampUnit: c.String("timestamp_unit"),
-		Dictionary:    c.Strings("dictionary"),
-		BloomFilters:  c.Strings("bloom_filters"),
-	}
+	s.opts = *parquetOptions(c)
 	rowBytes := int64(fileDT.Size) * max(1, prod(shape))
 	if s.opts.RowGroupRows == 0 && len(s.keys) > 0 {
 		// Many files may be open at once: keep each one's buffers small.

@@ -149,6 +149,9 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		if ns, ok := n.(zeroDKeeper); ok && same {
 			ns.keepZeroD(inParts)
 		}
+		if rk, ok := n.(rowsKeeper); ok && same && inExact {
+			rk.knowRows(inParts)
+		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == Sink {
 			if _, ds := n.(*datasetSink); !ds {
 				n = newTrackedSink(c, sn)

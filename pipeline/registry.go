@@ -4,6 +4,8 @@ package pipeline
 // schema (`npyflow schema`) and `npyflow list` are all generated from
 // these specs.
 
+var flagString = String
+
 func init() {
 	srcFields := []Field{
 		{Name: "paths", Type: StringList, Required: true, check: checkPattern,
@@ -21,7 +23,8 @@ func init() {
 	register(&Spec{Kind: Source, Type: "npz", Summary: "read arrays from .npz archives",
 		Doc: "Reads members of .npz archives (np.savez, np.savez_compressed). Each selected member of each archive is one input part.",
 		Fields: append(append([]Field(nil), srcFields...),
-			Field{Name: "members", Type: StringList, Doc: "the member keys to read (default: every member)"}),
+			Field{Name: "members", Type: StringList, Doc: "the member keys to read (default: every member)",
+				Flag: "member", FlagType: &flagString, FlagDoc: "use only this member of the archive"}),
 		build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "parquet", Summary: "read Parquet files",
 		Doc:    "Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value).",
@@ -119,7 +122,8 @@ func init() {
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "member", Type: String, Default: "arr_0", check: checkTemplate,
 				Doc: "the member key; with {stem} etc. in it, one member per input part"},
-			Field{Name: "compressed", Type: Bool, Default: false, Doc: "Deflate members like np.savez_compressed"}),
+			Field{Name: "compressed", Type: Bool, Default: false, Doc: "Deflate members like np.savez_compressed",
+				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (np.savez_compressed) or none (np.savez, the default)"}),
 		build: buildNPZSink})
 	parquetSinkFields := append([]Field{sinkFields[0],
 		{Name: "mode", Type: String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "append", "skip_existing"},
@@ -140,7 +144,9 @@ func init() {
 	register(&Spec{Kind: Sink, Type: "arrow", Summary: "write Arrow IPC files or streams",
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
-			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression"},
+			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression", Flag: "compression",
+				FlagDoc: "buffer compression: zstd (the default of convert), lz4 or none"},
+			Field{Name: "column", Type: String, Default: "value", Doc: "the column name of a plain (non-record) array", Flag: "name"},
 			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
 		Doc:   "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
 		build: buildArrowSink})

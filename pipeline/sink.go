@@ -413,6 +413,13 @@ type zeroDKeeper interface {
 	keepZeroD(parts []*Part)
 }
 
+// rowsKeeper is a sink that records row counts in its outputs' metadata.
+// The plan calls knowRows when the rows of its input parts reach it
+// unchanged (no filter, slice or sample between).
+type rowsKeeper interface {
+	knowRows(parts []*Part)
+}
+
 func (s *npySink) keepZeroD(parts []*Part) {
 	s.zeroD, s.onePart = true, len(parts) == 1
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -195,8 +197,37 @@ func capList(c []capture) string {
 	return strings.Join(s, ", ")
 }
 
+// openFile opens a job input through the storage seam.
+func openFile(path string) (storage.File, error) {
+	return storage.Open(context.Background(), path)
+}
+
+// npzFile is an .npz archive opened through the storage seam, closing
+// the file with the reader.
+type npzFile struct {
+	*npyio.NPZReader
+	f storage.File
+}
+
+func (z *npzFile) Close() error { return z.f.Close() }
+
+// openNPZ is npyio.OpenNPZ through the storage seam: errors reading the
+// archive name the file.
+func openNPZ(path string) (*npzFile, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	z, err := npyio.NewNPZReader(f, f.Size(), nil)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &npzFile{NPZReader: z, f: f}, nil
+}
+
 func readNPYHeader(path string) (*npyio.Header, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +244,7 @@ func readNPYHeader(path string) (*npyio.Header, error) {
 }
 
 func (s *fileSource) addNPZ(m match, members []string, env *buildEnv) error {
-	z, err := npyio.OpenNPZ(m.Path, nil)
+	z, err := openNPZ(m.Path)
 	if err != nil {
 		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
 	}
@@ -369,7 +400,7 @@ func (s *fileSource) open(p *Part) (partReader, error) {
 		return s.openArrow(p)
 	}
 	if p.Member != "" {
-		z, err := npyio.OpenNPZ(p.Path, nil)
+		z, err := openNPZ(p.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -385,16 +416,11 @@ func (s *fileSource) open(p *Part) (partReader, error) {
 		}
 		closer = z
 	} else {
-		f, err := os.Open(p.Path)
+		f, err := openFile(p.Path)
 		if err != nil {
 			return nil, err
 		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		rd, err = npyio.NewReaderAt(f, st.Size(), s.opts)
+		rd, err = npyio.NewReaderAt(f, f.Size(), s.opts)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", p.Path, err)

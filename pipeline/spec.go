@@ -57,6 +57,15 @@ type Field struct {
 	Min      *float64 // inclusive lower bound of an Int or Float option
 	Max      *float64 // inclusive upper bound of an Int or Float option
 	Doc      string
+	// Flag is the option's name on the command line (npyflow convert),
+	// if it has one; options of several formats may share a flag.
+	Flag string
+	// FlagDoc, FlagType and FlagDefault describe the flag where they
+	// differ from the option (a bool option behind a string flag); with
+	// FlagDoc or FlagType set, the flag's default is FlagDefault.
+	FlagDoc     string
+	FlagType    *FieldType
+	FlagDefault any
 	// check validates a present value further (a dtype name, a predicate,
 	// a path pattern); it returns a message and the column offset of the
 	// problem within the scalar (0 if unknown).

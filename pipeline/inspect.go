@@ -1,0 +1,282 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/parquetio"
+)
+
+// Inspection is what [Inspect] read of a file: one of its fields is set.
+type Inspection struct {
+	NPY   *HeaderInfo
+	NPZ   *NPZInfo
+	Table *TableInfo // Parquet or Arrow IPC
+}
+
+// Value is the set field, for JSON encoding.
+func (i *Inspection) Value() any {
+	switch {
+	case i.NPZ != nil:
+		return i.NPZ
+	case i.Table != nil:
+		return i.Table
+	}
+	return i.NPY
+}
+
+// WriteText prints the inspection as `npyflow inspect` does.
+func (i *Inspection) WriteText(w io.Writer) {
+	switch {
+	case i.NPZ != nil:
+		i.NPZ.WriteText(w)
+	case i.Table != nil:
+		i.Table.WriteText(w)
+	default:
+		i.NPY.WriteText(w)
+	}
+}
+
+// Inspect reads what the file name holds without reading its data: an
+// .npy header, .npz members, a Parquet or Arrow schema, recognized by
+// the file's first bytes. Errors do not repeat the file's name.
+func Inspect(ctx context.Context, name string) (*Inspection, error) {
+	f, err := storage.Open(ctx, name)
+	if err != nil {
+		return nil, bare(err)
+	}
+	defer f.Close()
+	size := f.Size()
+	var magic [6]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	switch m := magic[:n]; {
+	case bytes.HasPrefix(m, []byte("PK\x03\x04")), bytes.HasPrefix(m, []byte("PK\x05\x06")):
+		i, err := inspectNPZ(f, size)
+		if err != nil {
+			return nil, err
+		}
+		i.File = name
+		return &Inspection{NPZ: i}, nil
+	case bytes.HasPrefix(m, []byte("PAR1")):
+		i, err := inspectParquet(f, size)
+		if err != nil {
+			return nil, err
+		}
+		i.File = name
+		return &Inspection{Table: i}, nil
+	case bytes.HasPrefix(m, []byte("ARROW1")), bytes.HasPrefix(m, []byte("\xff\xff\xff\xff")):
+		i, err := inspectArrow(f, size)
+		if err != nil {
+			return nil, err
+		}
+		i.File = name
+		return &Inspection{Table: i}, nil
+	}
+	i, err := inspectNPY(f, size)
+	if err != nil {
+		return nil, err
+	}
+	i.Format, i.File, i.FileSize = "npy", name, size
+	return &Inspection{NPY: i}, nil
+}
+
+// HeaderInfo is what [Inspect] reads of an .npy file (and for each .npz
+// member, without File and FileSize).
+type HeaderInfo struct {
+	Format       string   `json:"format,omitempty"`
+	File         string   `json:"file,omitempty"`
+	Version      string   `json:"version"`
+	Descr        string   `json:"descr"`
+	DType        string   `json:"dtype"`
+	Fields       []string `json:"fields,omitempty"`
+	Shape        []int    `json:"shape"`
+	FortranOrder bool     `json:"fortran_order"`
+	ItemSize     int      `json:"itemsize"`
+	DataOffset   int64    `json:"data_offset"`
+	DataSize     int64    `json:"data_size"`
+	FileSize     int64    `json:"file_size,omitempty"`
+}
+
+// NPZInfo is what [Inspect] reads of an .npz archive.
+type NPZInfo struct {
+	Format   string          `json:"format"`
+	File     string          `json:"file"`
+	FileSize int64           `json:"file_size"`
+	Members  []NPZMemberInfo `json:"members"`
+}
+
+// NPZMemberInfo is one member of an .npz archive.
+type NPZMemberInfo struct {
+	Key            string      `json:"key"`
+	Name           string      `json:"name"`
+	Compressed     bool        `json:"compressed"`
+	Size           int64       `json:"size"`
+	CompressedSize int64       `json:"compressed_size"`
+	Header         *HeaderInfo `json:"header,omitempty"`
+	Error          string      `json:"error,omitempty"` // not an .npy, or a bad header
+}
+
+// TableInfo is what [Inspect] reads of a Parquet or Arrow IPC file.
+type TableInfo struct {
+	Format   string       `json:"format"`
+	File     string       `json:"file"`
+	FileSize int64        `json:"file_size"`
+	IPC      string       `json:"ipc,omitempty"` // "file" or "stream"
+	Rows     int64        `json:"rows"`
+	Batches  int          `json:"record_batches,omitempty"`
+	Array    bool         `json:"array,omitempty"` // Parquet written from a plain array
+	Columns  []ColumnInfo `json:"columns"`
+}
+
+// ColumnInfo is one column of a table.
+type ColumnInfo struct {
+	Name  string `json:"name"`
+	Descr string `json:"descr,omitempty"` // the numpy dtype it reads back as
+	Shape []int  `json:"shape,omitempty"` // of each row (subarray or extra axes)
+	Type  string `json:"type,omitempty"`  // Arrow type
+}
+
+// inspectNPY reads an .npy header from r, whose data may be size bytes
+// long (-1: not checked).
+func inspectNPY(r io.Reader, size int64) (*HeaderInfo, error) {
+	h, err := npyio.ReadHeader(r, &npyio.Options{MaxHeaderSize: npyio.DefaultMaxHeaderSize})
+	if err != nil {
+		return nil, err
+	}
+	info := headerInfo(h)
+	if avail := size - h.DataOffset; size >= 0 && h.DataSize() > avail {
+		return info, fmt.Errorf("truncated: the header declares %d data bytes, the file has %d", h.DataSize(), avail)
+	}
+	return info, nil
+}
+
+func headerInfo(h *npyio.Header) *HeaderInfo {
+	info := &HeaderInfo{
+		Version:      fmt.Sprintf("%d.%d", h.Major, h.Minor),
+		Descr:        h.DType.String(),
+		DType:        h.DType.TypeStr(),
+		Shape:        append([]int{}, h.Shape...),
+		FortranOrder: h.FortranOrder,
+		ItemSize:     h.DType.Size,
+		DataOffset:   h.DataOffset,
+		DataSize:     h.DataSize(),
+	}
+	for _, fl := range h.DType.Fields {
+		info.Fields = append(info.Fields, fl.Name)
+	}
+	return info
+}
+
+// WriteText prints the header as `npyflow inspect` does.
+func (info *HeaderInfo) WriteText(w io.Writer) {
+	order := "C"
+	if info.FortranOrder {
+		order = "Fortran"
+	}
+	fmt.Fprintf(w, "file:         %s\nversion:      %s\ndescr:        %s\nshape:        %s\norder:        %s\nitemsize:     %d\ndata offset:  %d\ndata size:    %d\n",
+		info.File, info.Version, info.Descr, npyio.FormatShape(info.Shape), order, info.ItemSize, info.DataOffset, info.DataSize)
+	if len(info.Fields) > 0 {
+		fmt.Fprintf(w, "fields:       %v\n", info.Fields)
+	}
+	if extra := info.FileSize - info.DataOffset - info.DataSize; extra > 0 {
+		fmt.Fprintf(w, "trailing:     %d bytes after the data (ignored)\n", extra)
+	}
+}
+
+func inspectNPZ(f io.ReaderAt, size int64) (*NPZInfo, error) {
+	z, err := npyio.NewNPZReader(f, size, nil)
+	if err != nil {
+		return nil, err
+	}
+	info := &NPZInfo{Format: "npz", FileSize: size, Members: []NPZMemberInfo{}}
+	for _, m := range z.Members {
+		mi := NPZMemberInfo{Key: m.Key, Name: m.Name, Compressed: m.Compressed(), Size: m.Size(), CompressedSize: m.CompressedSize()}
+		if h, err := m.ReadHeader(); err != nil {
+			mi.Error = err.Error()
+		} else {
+			mi.Header = headerInfo(h)
+		}
+		info.Members = append(info.Members, mi)
+	}
+	return info, nil
+}
+
+// WriteText prints the archive as `npyflow inspect` does.
+func (info *NPZInfo) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "file:     %s (.npz, %d members, %d bytes)\n", info.File, len(info.Members), info.FileSize)
+	for _, m := range info.Members {
+		var how string
+		if m.Compressed {
+			how = fmt.Sprintf("deflate %d -> %d bytes", m.Size, m.CompressedSize)
+		} else {
+			how = fmt.Sprintf("stored %d bytes", m.Size)
+		}
+		if m.Header == nil {
+			fmt.Fprintf(w, "  %-16s %s; %s\n", m.Key, how, m.Error)
+			continue
+		}
+		h := m.Header
+		order := ""
+		if h.FortranOrder {
+			order = " Fortran order"
+		}
+		fmt.Fprintf(w, "  %-16s %s shape %s%s; v%s, %s\n", m.Key, h.Descr, npyio.FormatShape(h.Shape), order, h.Version, how)
+	}
+}
+
+func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
+	r, err := parquetio.NewReader(f, size)
+	if err != nil {
+		return nil, err
+	}
+	info := &TableInfo{Format: "parquet", FileSize: size, Rows: r.Rows(), Array: r.IsArray(), Columns: []ColumnInfo{}}
+	for _, c := range r.Columns() {
+		info.Columns = append(info.Columns, ColumnInfo{Name: c.Name, Descr: c.DType.String(), Shape: c.Shape})
+	}
+	return info, nil
+}
+
+func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
+	ii, err := arrowconv.ReadIPCInfo(f, size)
+	if err != nil {
+		return nil, err
+	}
+	info := &TableInfo{Format: "arrow", FileSize: size, IPC: "file", Rows: ii.Rows, Batches: ii.Batches, Columns: []ColumnInfo{}}
+	if ii.Format == arrowconv.IPCStream {
+		info.IPC = "stream"
+	}
+	for _, fl := range ii.Schema.Fields() {
+		ci := ColumnInfo{Name: fl.Name, Type: fl.Type.String()}
+		if fl.Nullable {
+			ci.Type += " (nullable)"
+		}
+		info.Columns = append(info.Columns, ci)
+	}
+	return info, nil
+}
+
+// WriteText prints the table as `npyflow inspect` does.
+func (info *TableInfo) WriteText(w io.Writer) {
+	what := "Parquet"
+	if info.Format == "arrow" {
+		what = fmt.Sprintf("Arrow IPC %s, %d record batches", info.IPC, info.Batches)
+	} else if info.Array {
+		what += ", written from one array"
+	}
+	fmt.Fprintf(w, "file:     %s (%s, %d bytes)\nrows:     %d\ncolumns:\n", info.File, what, info.FileSize, info.Rows)
+	for _, c := range info.Columns {
+		switch {
+		case c.Type != "":
+			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Type)
+		case len(c.Shape) > 0:
+			fmt.Fprintf(w, "  %-16s %s shape %s per row\n", c.Name, c.Descr, npyio.FormatShape(c.Shape))
+		default:
+			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Descr)
+		}
+	}
+}
