@@ -314,16 +314,16 @@ func (d *DatasetWriter) Write(rows []byte) error {
 	// Chunked: fill blocks of chunk[0] rows and cut each full one.
 	slabBytes := d.chunk[0] * d.rowSize
 	for len(rows) > 0 {
-		if d.slab == nil {
-			if uint64(len(rows)) >= slabBytes {
-				// A whole block straight from the caller's buffer.
-				if err := d.cutSlab(rows[:slabBytes], d.rows, d.chunk[0]); err != nil {
-					return err
-				}
-				rows = rows[slabBytes:]
-				d.rows += d.chunk[0]
-				continue
+		if len(d.slab) == 0 && uint64(len(rows)) >= slabBytes {
+			// A whole block straight from the caller's buffer.
+			if err := d.cutSlab(rows[:slabBytes], d.rows, d.chunk[0]); err != nil {
+				return err
 			}
+			rows = rows[slabBytes:]
+			d.rows += d.chunk[0]
+			continue
+		}
+		if d.slab == nil {
 			d.slab = make([]byte, 0, slabBytes)
 		}
 		k := min(uint64(len(rows)), slabBytes-uint64(len(d.slab)))

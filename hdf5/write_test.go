@@ -619,3 +619,40 @@ func TestWriteStopsWorkers(t *testing.T) {
 		t.Fatalf("%d goroutines after Close, %d before", n, before)
 	}
 }
+
+// TestWriteMemoryBounded streams 64 MiB through a chunked, deflated
+// dataset in 1 MiB batches: the heap stays small (one block of chunk rows
+// and a few chunks per worker), whatever the dataset size.
+func TestWriteMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB of compression")
+	}
+	batch := wBenchData(8192) // 1 MiB
+	w := wOK(NewWriter(&wDiscard{}, &WriterOptions{Workers: 2}))
+	d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{0, 16}, &DatasetOptions{Unlimited: true, Chunk: []uint64{4096, 16}, Deflate: 1}))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	peak := uint64(0)
+	for i := range 64 {
+		if err := d.Write(batch); err != nil {
+			t.Fatal(err)
+		}
+		if i%8 == 7 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Shape()[0]; got != 64*8192 {
+		t.Fatalf("%d rows", got)
+	}
+	grow := int64(peak) - int64(base)
+	t.Logf("heap growth %.1f MiB", float64(grow)/(1<<20))
+	if grow > 24<<20 {
+		t.Fatalf("the heap grew by %d MiB writing 64 MiB", grow>>20)
+	}
+}
