@@ -103,7 +103,11 @@ func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, warn fun
 		}
 		m, err := hdf5Member(ds)
 		if errors.Is(err, hdf5.ErrUnsupported) || errors.Is(err, errNullDataset) {
-			warn(fmt.Sprintf("%s: dataset %s skipped: %v", name, path, err))
+			msg := err.Error()
+			if i := strings.Index(msg, path+": "); i >= 0 {
+				msg = msg[i+len(path)+2:] // the file and dataset are named in front
+			}
+			warn(fmt.Sprintf("%s: dataset %s skipped: %s", name, path, msg))
 			return nil
 		}
 		if err != nil {

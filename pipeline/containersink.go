@@ -20,7 +20,6 @@ type containerSink struct {
 	*fileSink
 	name    *template
 	field   string            // "variable" or "dataset"
-	renamed map[string]string // mat: invalid names renamed (rename_invalid)
 	zeroD   bool
 }
 
@@ -34,9 +33,6 @@ func (s *containerSink) arrayName(vars map[string]string) (string, error) {
 	}
 	if n == "" {
 		n = vars["stem"]
-	}
-	if r, ok := s.renamed[n]; ok {
-		n = r
 	}
 	return n, nil
 }
@@ -52,7 +48,7 @@ func buildMATSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 			NoCompression: !c.Bool("compressed"),
 			RenameInvalid: c.Bool("rename_invalid"),
 			OnRename: func(r matfile.Rename) {
-				warnf("%s: renamed field %q to %q (not a valid MATLAB name)", c.Path(), r.Old, r.New)
+				warnf("%s: renamed %q to %q (not a valid MATLAB name)", c.Path(), r.Old, r.New)
 			},
 		})
 		if err != nil {
@@ -150,7 +146,6 @@ func (s *containerSink) plannedPaths(parts []*Part) ([]string, error) {
 	}
 	var names []string
 	seen := map[string]bool{}
-	s.renamed = nil
 	for _, p := range parts {
 		n, err := s.arrayName(p.Vars)
 		if err != nil {
@@ -168,17 +163,9 @@ func (s *containerSink) plannedPaths(parts []*Part) ([]string, error) {
 		}
 	}
 	if s.c.Type == "mat" {
-		valid, renames, err := matfile.CheckNames(names, s.c.Bool("rename_invalid"))
-		if err != nil {
-			return nil, s.c.errorf(s.field, "%v (set rename_invalid: true to rename them)", err)
-		}
-		_ = valid
-		if len(renames) > 0 {
-			s.renamed = map[string]string{}
-			for _, r := range renames {
-				s.renamed[r.Old] = r.New
-				warnf("%s: variable %q will be written as %q (not a valid MATLAB name)", s.c.Path(), r.Old, r.New)
-			}
+		// The writer renames (rename_invalid) and reports each rename.
+		if _, _, err := matfile.CheckNames(names, s.c.Bool("rename_invalid")); err != nil {
+			return nil, s.c.errorf(s.field, "%v (set rename_invalid: true)", err)
 		}
 	}
 	return paths, nil

@@ -64,7 +64,7 @@ func srcNames(src *convSource) []string {
 func (c *converter) toMAT(src *convSource) error {
 	names, renames, err := matfile.CheckNames(srcNames(src), c.opts.RenameInvalid)
 	if err != nil {
-		return fmt.Errorf("%w (use --rename-invalid to rename them)", err)
+		return err
 	}
 	for _, r := range renames {
 		c.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", c.out, r.Old, r.New))
@@ -146,27 +146,7 @@ func (c *converter) toHDF5(src *convSource) error {
 		if err != nil {
 			return err
 		}
-		groups := map[string]*hdf5.GroupWriter{"": w.Root()}
-		var group func(p string) (*hdf5.GroupWriter, error)
-		group = func(p string) (*hdf5.GroupWriter, error) {
-			if g := groups[p]; g != nil {
-				return g, nil
-			}
-			parent, base := "", p
-			if i := strings.LastIndexByte(p, '/'); i >= 0 {
-				parent, base = p[:i], p[i+1:]
-			}
-			pg, err := group(parent)
-			if err != nil {
-				return nil, err
-			}
-			g, err := pg.CreateGroup(base)
-			if err != nil {
-				return nil, err
-			}
-			groups[p] = g
-			return g, nil
-		}
+		group := h5Groups(w.Root())
 		var done int64
 		for i, r := range rs {
 			name := strings.Trim(names[i], "/")
