@@ -18,9 +18,9 @@ import (
 
 type containerSink struct {
 	*fileSink
-	name    *template
-	field   string            // "variable" or "dataset"
-	zeroD   bool
+	name  *template
+	field string // "variable" or "dataset"
+	zeroD bool
 }
 
 func (s *containerSink) keepZeroD([]*Part) { s.zeroD = true }
