@@ -283,7 +283,40 @@ func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 		rc.Close()
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 	}
+	if !h.FortranOrder || len(h.Shape) < 2 {
+		return r, rc, nil
+	}
+	// MATLAB's column-major data, reordered by r, is offered in C order,
+	// as the job source reads it: outputs then record no Fortran order.
+	hc := npyio.Header{DType: r.DType(), Shape: h.Shape}
+	hb, err = npyio.EncodeHeader(&hc)
+	if err == nil {
+		r, err = npyio.NewReader(io.MultiReader(bytes.NewReader(hb), &rowBytes{r: r}), nil)
+	}
+	if err != nil {
+		rc.Close()
+		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
+	}
 	return r, rc, nil
+}
+
+// rowBytes is the rows of an npyio.Reader as a byte stream.
+type rowBytes struct {
+	r   *npyio.Reader
+	buf []byte
+}
+
+func (s *rowBytes) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		b, err := s.r.Next(1 << 14)
+		if err != nil {
+			return 0, err
+		}
+		s.buf = b.Data
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
 }
 
 // containerSource is an HDF5 or MAT-file input of a conversion: like an

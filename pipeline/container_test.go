@@ -403,7 +403,7 @@ func TestInspectContainers(t *testing.T) {
 
 	for _, c := range []struct {
 		file, version, save, name, class, size, comp string
-		bytes                                         int64
+		bytes                                        int64
 	}{
 		{"scipy_v7.mat", "5", "-v7", "d", "double", "[2 3]", "zlib", 48},
 		{"octave_v6.mat", "5", "-v6", "d", "double", "[2 3]", "", 48},
