@@ -130,6 +130,7 @@ func runConvert(e *env) error {
 	in, out := args[0], args[1]
 	c := &converter{ctx: e.ctx, in: in, out: out, stderr: e.stderr, progress: progress}
 	opts.Progress = c
+	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "npyflow: warning: %s\n", msg) }
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}
