@@ -295,11 +295,17 @@ func (ds *Dataset) NewRowReader(batchRows int) (*RowReader, error) {
 		if r.unicode {
 			cw *= 4
 		}
-		r.outRow = r.rawRow / 16 * cw
+		var ok bool
+		if r.outRow, ok = mulOK(r.rawRow/16, cw, 1<<62); !ok {
+			return nil, fmt.Errorf("hdf5: %s: %s: rows of %d strings of %d bytes are too large: %w", ds.f.name, ds.path, r.rawRow/16, cw, ErrTooLarge)
+		}
 	default:
 		if _, err := ds.DType(); err != nil {
 			return nil, err
 		}
+	}
+	if rb := max(r.rawRow, r.outRow); rb > uint64(ds.f.opts.MaxReadBytes) {
+		return nil, fmt.Errorf("hdf5: %s: %s: one row of %d bytes exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, rb, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
 	l := ds.info.layout
 	switch l.Class {
@@ -586,6 +592,9 @@ func (ds *Dataset) scanStrings() (int, error) {
 	var err error
 	if r.nrows, r.rawRow, err = ds.rows(); err != nil {
 		return 0, err
+	}
+	if r.rawRow > uint64(ds.f.opts.MaxReadBytes) {
+		return 0, fmt.Errorf("hdf5: %s: %s: one row of %d bytes exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, r.rawRow, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
 	if ds.info.layout.Class == LayoutChunked {
 		if r.cr, err = newChunkReader(ds); err != nil {

@@ -184,3 +184,83 @@ func FuzzObjectHeader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStructures overwrites the start of one unchecksummed structure of
+// small_earliest.h5 (B-tree nodes of groups and chunks, symbol table
+// nodes, local and global heaps): the first input byte picks the
+// structure, the rest replaces its bytes.
+func FuzzStructures(f *testing.F) {
+	base, err := os.ReadFile("testdata/small_earliest.h5")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var offs []int
+	for _, sig := range []string{"TREE", "SNOD", "HEAP", "GCOL"} {
+		for i := 0; ; {
+			j := bytes.Index(base[i:], []byte(sig))
+			if j < 0 {
+				break
+			}
+			offs = append(offs, i+j)
+			i += j + 4
+		}
+	}
+	for k, o := range offs {
+		f.Add(append([]byte{byte(k)}, base[o:min(len(base), o+96)]...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		defer watchdog(in).Stop()
+		file := append([]byte(nil), base...)
+		o := offs[int(in[0])%len(offs)]
+		copy(file[o:], in[1:])
+		h, err := Open(bytes.NewReader(file), int64(len(file)), fuzzOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exercise(t, h)
+	})
+}
+
+// FuzzStructuresV2 overwrites the start of one version 2 structure of
+// small_latest.h5 (superblock, object headers, v2 B-tree nodes, fractal
+// heap blocks, fixed and extensible array blocks), with checksums not
+// verified so that the mutations reach the parsers.
+func FuzzStructuresV2(f *testing.F) {
+	base, err := os.ReadFile("testdata/small_latest.h5")
+	if err != nil {
+		f.Fatal(err)
+	}
+	offs := []int{0}
+	for _, sig := range []string{"OHDR", "OCHK", "BTHD", "BTIN", "BTLF", "FRHP", "FHDB", "FHIB", "FAHD", "FADB", "EAHD", "EAIB", "EASB", "EADB", "GCOL"} {
+		for i := 0; ; {
+			j := bytes.Index(base[i:], []byte(sig))
+			if j < 0 {
+				break
+			}
+			offs = append(offs, i+j)
+			i += j + 4
+		}
+	}
+	for k, o := range offs {
+		f.Add(append([]byte{byte(k)}, base[o:min(len(base), o+128)]...))
+	}
+	opts := *fuzzOpts
+	opts.noChecksums = true
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		defer watchdog(in).Stop()
+		file := append([]byte(nil), base...)
+		o := offs[int(in[0])%len(offs)]
+		copy(file[o:], in[1:])
+		h, err := Open(bytes.NewReader(file), int64(len(file)), &opts)
+		if err != nil {
+			return
+		}
+		exercise(t, h)
+	})
+}
