@@ -644,6 +644,39 @@ func truncate(s string) string {
 	return s
 }
 
+// ReadVarLen reads a variable-length sequence (or string) dataset: for
+// each value in C order, the raw bytes of its base-type elements.
+func (ds *Dataset) ReadVarLen() ([][]byte, error) {
+	if err := ds.load(); err != nil {
+		return nil, err
+	}
+	t := ds.info.dtype
+	if t.Class != ClassVarLen {
+		return nil, fmt.Errorf("hdf5: %s: %s: type %s is not variable-length", ds.f.name, ds.path, t)
+	}
+	esz := t.Base.Size
+	if t.VarLenString {
+		esz = 1
+	}
+	raw, err := ds.readRawAll()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(raw)/16)
+	var total uint64
+	for i := range out {
+		v, err := ds.f.vlenItem(raw[i*16:(i+1)*16], esz)
+		if err != nil {
+			return nil, withObject(err, ds.path)
+		}
+		if total += uint64(len(v)); total > uint64(ds.f.opts.MaxReadBytes) {
+			return nil, fmt.Errorf("hdf5: %s: %s: values exceed the read limit: %w", ds.f.name, ds.path, ErrTooLarge)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // ReadReferences reads an object reference dataset.
 func (ds *Dataset) ReadReferences() ([]Reference, error) {
 	if err := ds.load(); err != nil {

@@ -30,6 +30,7 @@ type expObject struct {
 	Raw       string             `json:"raw"`
 	Strings   []string           `json:"strings"`
 	Refs      []*string          `json:"refs"`
+	Seqs      [][]int64          `json:"seqs"`
 	ReadError string             `json:"read_error"`
 }
 
@@ -190,6 +191,25 @@ func checkDataset(t *testing.T, f *File, ds *Dataset, e expObject) {
 		}
 		if !reflect.DeepEqual(s, e.Strings) {
 			t.Errorf("strings %q, want %q", s, e.Strings)
+		}
+	}
+	if e.Seqs != nil {
+		seqs, err := ds.ReadVarLen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := ds.Type().Base
+		if len(seqs) != len(e.Seqs) {
+			t.Fatalf("%d sequences, want %d", len(seqs), len(e.Seqs))
+		}
+		for i, s := range seqs {
+			got := []int64{}
+			for j := 0; j+base.Size <= len(s); j += base.Size {
+				got = append(got, base.intValue(s[j:]))
+			}
+			if !reflect.DeepEqual(got, e.Seqs[i]) {
+				t.Errorf("sequence %d: %v, want %v", i, got, e.Seqs[i])
+			}
 		}
 	}
 	if e.Refs != nil {

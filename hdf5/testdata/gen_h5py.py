@@ -249,6 +249,9 @@ def describe(path):
                             arr = np.zeros(0, dtype="S1")
                         e["strings"] = [x.decode() if isinstance(x, bytes) else x for x in np.asarray(obj[()], dtype=object).ravel()]
                         v = arr.reshape(obj.shape)
+                    elif h5py.check_vlen_dtype(obj.dtype) is not None:
+                        e["seqs"] = [np.asarray(x).tolist() for x in obj[()].ravel()]
+                        v = None
                     elif h5py.check_ref_dtype(obj.dtype) == h5py.Reference:
                         e["refs"] = [f[x].name if x else None for x in obj[()].ravel()]
                         v = None
