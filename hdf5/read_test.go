@@ -725,3 +725,51 @@ func TestLinks(t *testing.T) {
 		f.Close()
 	}
 }
+
+// The fixtures reach the deeper structures: a v1 B-tree (chunks and
+// group) above its leaves, and a fractal heap with an indirect root block.
+func TestDeepStructures(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	level := func(addr uint64) byte {
+		b, err := f.readAt(addr, 8, "node")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b[5]
+	}
+	o, _ := f.OpenPath("/chunk/btree_levels")
+	if l := level(o.(*Dataset).Layout().addr); l < 1 {
+		t.Errorf("chunk B-tree root level %d", l)
+	}
+	o, _ = f.OpenPath("/groups/manylinks")
+	h, _ := f.header(o.Addr())
+	d := &dec{b: h.find(msgSymbolTable).data}
+	if l := level(d.u64()); l < 1 {
+		t.Errorf("group B-tree root level %d", l)
+	}
+	if m, err := o.(*Group).Members(); err != nil || len(m) != 300 {
+		t.Errorf("%d members, %v", len(m), err)
+	}
+	g, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	o, _ = g.OpenPath("/groups/manylinks")
+	h, _ = g.header(o.Addr())
+	d = &dec{b: h.find(msgLinkInfo).data, pos: 2}
+	if h.find(msgLinkInfo).data[1]&1 != 0 {
+		d.skip(8)
+	}
+	heap, err := g.openHeap(d.u64())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heap.curRows == 0 {
+		t.Errorf("fractal heap root is a direct block")
+	}
+}
