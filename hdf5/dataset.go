@@ -44,6 +44,14 @@ func (ds *Dataset) loadInfo() error {
 		return err
 	}
 	info := &dsInfo{}
+	for _, m := range h.msgs {
+		switch m.typ {
+		case msgDataspace, msgFill, msgFillOld, msgFilters, msgLayout:
+			if m.flags&2 != 0 {
+				return f.unsupported(ds.path, "%s stored as a shared message", msgName(m.typ))
+			}
+		}
+	}
 	m := h.find(msgDataspace)
 	if m == nil {
 		return f.corrupt(int64(ds.addr), "%s: dataset without a dataspace message", ds.path)
@@ -742,4 +750,18 @@ func (ds *Dataset) Describe() string {
 		}
 	}
 	return sb.String()
+}
+
+func msgName(t uint16) string {
+	switch t {
+	case msgDataspace:
+		return "dataspace"
+	case msgFill, msgFillOld:
+		return "fill value"
+	case msgFilters:
+		return "filter pipeline"
+	case msgLayout:
+		return "layout"
+	}
+	return fmt.Sprintf("message %#x", t)
 }
