@@ -47,7 +47,8 @@
 // reading every value once. Object references, opaque, time,
 // variable-length sequences and region references have no faithful numpy
 // type and are refused with an error naming the dataset; read references
-// with [Dataset.ReadReferences] and strings with [Dataset.ReadStrings].
+// with [Dataset.ReadReferences], strings with [Dataset.ReadStrings] and
+// sequences with [Dataset.ReadVarLen].
 //
 // Data come back as bytes in C order in the layout of the DType, in the
 // file's byte order (a big-endian dataset has a '>' DType); bytes are never
