@@ -156,6 +156,7 @@ type Mapping struct {
 	frozen  bool
 	rows    int64 // rows encoded
 	scanned int64 // rows scanned
+	didScan bool  // Scan was called or ScanRecords finished
 }
 
 // MapSchema returns the numpy mapping of record batches of schema:
@@ -579,6 +580,7 @@ func (m *Mapping) Scan(rec arrow.RecordBatch) (err error) {
 		}
 	}
 	m.scanned += rec.NumRows()
+	m.didScan = true
 	return nil
 }
 
@@ -682,6 +684,9 @@ func (nd *mnode) lengthErr(row int64, k int) error {
 func (m *Mapping) freeze() error {
 	if m.frozen {
 		return nil
+	}
+	if !m.didScan && m.NeedsScan() {
+		return errors.New("arrowconv: the mapping needs a Scan of the data first (string widths or list lengths are not in the schema)")
 	}
 	for _, c := range m.cols {
 		if err := c.build(); err != nil {

@@ -191,3 +191,24 @@ func TestMappingStringsDictListsRefusals(t *testing.T) {
 		t.Errorf("map: want an UnsupportedError naming m, got %v", err)
 	}
 }
+
+func TestMappingNeedsScan(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	m, err := MapSchema(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.NeedsScan() {
+		t.Fatal("a string column without a width needs a scan")
+	}
+	if _, err := m.DType(); err == nil || !strings.Contains(err.Error(), "Scan") {
+		t.Errorf("DType before a scan: %v", err)
+	}
+	m, err = MapSchema(schema, &MapOptions{StringWidths: map[string]int{"s": 4}})
+	if err != nil || m.NeedsScan() {
+		t.Fatalf("with a width: %v, needs scan %v", err, m.NeedsScan())
+	}
+	if dt, err := m.DType(); err != nil || dt.TypeStr() != "<U4" {
+		t.Errorf("dtype %v, %v", dt, err)
+	}
+}
