@@ -519,3 +519,62 @@ func TestWriteMappedNPY(t *testing.T) {
 		t.Errorf("read back %v %s, %d bytes; want %d rows, %d bytes", a.Header.Shape, a.Header.DType, len(a.Data), rows, len(want))
 	}
 }
+
+// TestIPCFileRecordsOutliveNext keeps every record of a multi-batch IPC
+// file (retained) and converts them after the reader has moved on: the
+// recycled message bodies must not overwrite data still referenced.
+func TestIPCFileRecordsOutliveNext(t *testing.T) {
+	path := "testdata/foreign/every_type_lz4.arrows"
+	_, want, _, err := readForeign(t, path, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"every_type.arrow", "arrowjs_every_type.arrow"} {
+		path := "testdata/foreign/" + name
+		_, want, _, err = readForeign(t, path, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rr, err := arrowconv.NewIPCReader(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []arrow.RecordBatch
+		for rr.Next() {
+			rec := rr.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rr.Release()
+		if len(recs) < 2 {
+			t.Fatalf("%s: %d batches, want several", name, len(recs))
+		}
+		m, err := arrowconv.MapSchema(recs[0].Schema(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range recs {
+			if err := m.Scan(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []byte
+		for _, rec := range recs {
+			if got, err = m.Encode(rec, got); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: records kept past Next convert differently", name)
+		}
+	}
+}
