@@ -1537,3 +1537,84 @@ func decimalBig(b []byte) *big.Int {
 	}
 	return x
 }
+
+// ColumnInfo describes how one top-level column maps to numpy, for
+// inspect-style listings (see [DescribeSchema]).
+type ColumnInfo struct {
+	Name      string
+	ArrowType string // the Arrow type, e.g. "decimal(10, 2)", "timestamp[us, tz=UTC]"
+	Nullable  bool
+	// DType is the numpy type the column becomes ("<f8", "<M8[us]",
+	// "<i2 (3,)" for a subarray), or "" when it is refused or its width
+	// needs a pass over the data (NeedsScan).
+	DType     string
+	NeedsScan bool  // string widths or list lengths come from the data
+	Refused   error // why the column cannot be converted, naming it
+	// NullPolicy says what nulls become: "NaN", "NaT", or "refused"
+	// (integers, bools, strings, bytes, structs: a fill value or a
+	// validity field is needed if the data holds nulls).
+	NullPolicy string
+}
+
+// DescribeSchema maps each column of schema on its own (opts as for
+// [MapSchema]) and reports the result, refusals included, without
+// failing on the first refused column.
+func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
+	var out []ColumnInfo
+	for _, f := range schema.Fields() {
+		ci := ColumnInfo{Name: f.Name, ArrowType: f.Type.String(), Nullable: f.Nullable}
+		var o *MapOptions
+		if opts != nil {
+			c := *opts
+			o = &c
+			if _, ok := opts.Fill[f.Name]; !ok {
+				o.Fill = nil
+			} else {
+				o.Fill = map[string]any{f.Name: opts.Fill[f.Name]}
+			}
+			if w, ok := opts.StringWidths[f.Name]; ok {
+				o.StringWidths = map[string]int{f.Name: w}
+			} else {
+				o.StringWidths = nil
+			}
+			if !slices.Contains(opts.Validity, f.Name) {
+				o.Validity = nil
+			} else {
+				o.Validity = []string{f.Name}
+			}
+		}
+		m, err := MapSchema(arrow.NewSchema([]arrow.Field{f}, nil), o)
+		switch {
+		case err != nil:
+			ci.Refused = err
+		case m.NeedsScan():
+			ci.NeedsScan = true
+		default:
+			nd := m.cols[0]
+			ci.DType = nd.dt.TypeStr()
+			if nd.dt.Kind == npyio.Struct {
+				ci.DType = nd.dt.String()
+			}
+			if len(nd.shape) > 0 {
+				ci.DType += " " + npyio.FormatShape(nd.shape)
+			}
+		}
+		if m != nil {
+			nd := m.cols[0]
+			switch {
+			case nd.fill != nil:
+				ci.NullPolicy = "fill"
+			case nd.isFloat && nd.kind != mList:
+				ci.NullPolicy = "NaN"
+			case nd.isTime && nd.kind != mList:
+				ci.NullPolicy = "NaT"
+			case nd.zeroNull:
+				ci.NullPolicy = "validity field"
+			default:
+				ci.NullPolicy = "refused"
+			}
+		}
+		out = append(out, ci)
+	}
+	return out
+}

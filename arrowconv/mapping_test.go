@@ -212,3 +212,27 @@ func TestMappingNeedsScan(t *testing.T) {
 		t.Errorf("dtype %v, %v", dt, err)
 	}
 }
+
+func TestDescribeSchema(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int8)},
+		{Name: "l", Type: arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Int16)},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	got := DescribeSchema(schema, &MapOptions{Fill: map[string]any{"i": 0}})
+	want := []struct{ dtype, nulls string }{{"<f8", "NaN"}, {"<M8[us]", "NaT"}, {"", "refused"}, {"", ""}, {"<i2 (3,)", "refused"}, {"<i4", "fill"}}
+	for i, w := range want {
+		if got[i].DType != w.dtype || got[i].NullPolicy != w.nulls {
+			t.Errorf("%s: dtype %q nulls %q, want %q %q", got[i].Name, got[i].DType, got[i].NullPolicy, w.dtype, w.nulls)
+		}
+	}
+	if !got[2].NeedsScan || got[3].Refused == nil || !strings.Contains(got[3].Refused.Error(), `"m"`) {
+		t.Errorf("s needs scan %v; m refused %v", got[2].NeedsScan, got[3].Refused)
+	}
+	if got[0].ArrowType != "decimal(10, 2)" {
+		t.Errorf("arrow type %q", got[0].ArrowType)
+	}
+}
