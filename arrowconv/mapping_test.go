@@ -236,3 +236,46 @@ func TestDescribeSchema(t *testing.T) {
 		t.Errorf("arrow type %q", got[0].ArrowType)
 	}
 }
+
+// TestRowEncoderFallback: the older entry points (NewRowEncoder, DTypeFor,
+// WriteNPY) convert foreign types through the Mapping.
+func TestRowEncoderFallback(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int16}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}},
+		{Name: "c", Type: dictType},
+		{Name: "t", Type: arrow.FixedWidthTypes.Time64us},
+	}, nil)
+	dt, _, err := DTypeFor(schema)
+	if err != nil || dt.String() != "[('d', '<f8'), ('c', '<i2'), ('t', '<m8[us]')]" {
+		t.Fatalf("DTypeFor: %v, %v", dt, err)
+	}
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(33))
+	if err := b.Field(1).(*array.Int16DictionaryBuilder).Append(-7); err != nil {
+		t.Fatal(err)
+	}
+	b.Field(2).(*array.Time64Builder).Append(5)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	enc, err := NewRowEncoder(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := enc.Encode(rec, nil)
+	if err != nil || len(out) != 18 || enc.Rows() != 1 {
+		t.Fatalf("%d bytes, %d rows, %v", len(out), enc.Rows(), err)
+	}
+	if f := math.Float64frombits(binary.LittleEndian.Uint64(out)); f != 0.33 {
+		t.Errorf("d = %v", f)
+	}
+	if c := int16(binary.LittleEndian.Uint16(out[8:])); c != -7 {
+		t.Errorf("c = %d", c)
+	}
+	if v := binary.LittleEndian.Uint64(out[10:]); v != 5 {
+		t.Errorf("t = %d", v)
+	}
+}

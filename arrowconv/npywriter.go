@@ -33,8 +33,17 @@ type WriteOptions struct {
 // FixedSizeList and fixed_shape_tensor -> subarrays, FixedSizeBinary(n) ->
 // V<n>). Strings and binaries without metadata need
 // [WriteOptions.StringChars]; see [NewNPYWriter].
+//
+// Schemas with types only [MapSchema] maps (decimals, dictionaries, time
+// of day, intervals, lists of one length, ...) get MapSchema's dtype with
+// default options.
 func DTypeFor(schema *arrow.Schema) (*npyio.DType, []int, error) {
 	dt, rowShape, _, err := dtypeFor(schema, nil)
+	if err != nil {
+		if m := fallbackMapping(schema, nil); m != nil {
+			return m.dt, m.RowShape(), nil
+		}
+	}
 	return dt, rowShape, err
 }
 
