@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -575,6 +576,52 @@ func TestIPCFileRecordsOutliveNext(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: records kept past Next convert differently", name)
+		}
+	}
+}
+
+// onlyReader hides Seek and ReadAt: a pipe or standard input.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestConvertIPC converts files and a non-seekable stream that needs a
+// scan (string widths), through ConvertIPC, and reads the .npy back.
+func TestConvertIPC(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		pipe bool
+	}{{"every_type.arrow", false}, {"every_type_lz4.arrows", false}, {"every_type_lz4.arrows", true}, {"dict_delta.arrows", true}, {"arrowjs_every_type.arrows", true}, {"every_type.feather", false}} {
+		path := "testdata/foreign/" + c.name
+		_, want, rows, err := readForeign(t, path, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in io.Reader = f
+		if c.pipe {
+			in = onlyReader{f}
+		}
+		out := filepath.Join(t.TempDir(), "x.npy")
+		o, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _, err := arrowconv.ConvertIPC(o, in, nil, t.TempDir(), nil)
+		o.Close()
+		f.Close()
+		if err != nil || n != int64(rows) {
+			t.Fatalf("%s (pipe %v): %d rows, %v", c.name, c.pipe, n, err)
+		}
+		a, err := npyio.ReadFile(out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Data, want) {
+			t.Errorf("%s (pipe %v): the .npy differs from the rows Encode gives", c.name, c.pipe)
 		}
 	}
 }
