@@ -99,8 +99,9 @@
 // per file name (.arrow and .arrows uncompressed as pyarrow.ipc and Polars
 // write them, .feather LZ4 as pyarrow.feather does). An IPC file's schema
 // is read from its footer (Arrow JS writes none at the start); file
-// bodies are read into recycled buffers. Big-endian IPC data is
-// byte-swapped to native order by arrow-go's reader. [ReadIPCInfo] gives the schema and row count of an
+// bodies are read into recycled buffers. arrow-go's reader swaps
+// big-endian IPC data to native order (not tested here: no producer at
+// hand writes big-endian files). [ReadIPCInfo] gives the schema and row count of an
 // IPC file or stream from its metadata alone.
 //
 // IPC input is untrusted: [NewIPCReader] reads the IPC messages itself

@@ -271,12 +271,10 @@ func setFill(nd *mnode, v any) error {
 	return nil
 }
 
-func setZeroNull(nd *mnode) {
-	nd.zeroNull = true
-	for _, c := range nd.children {
-		setZeroNull(c)
-	}
-}
+// setZeroNull makes nulls of the column itself zeros (its validity field
+// records them). Nulls of its children in rows where it is valid are not
+// recorded anywhere and stay refused.
+func setZeroNull(nd *mnode) { nd.zeroNull = true }
 
 // unsupported builds the refusal of a column's type.
 func unsupported(path string, t arrow.DataType, msg string) error {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -277,5 +279,157 @@ func TestRowEncoderFallback(t *testing.T) {
 	}
 	if v := binary.LittleEndian.Uint64(out[10:]); v != 5 {
 		t.Errorf("t = %d", v)
+	}
+}
+
+// TestDecimalFloatCorrectlyRounded compares decimalFloat with
+// strconv.ParseFloat (correctly rounded) on random 32..256-bit unscaled
+// values and scales, including the fast path's edges.
+func TestDecimalFloatCorrectlyRounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	for k := 0; k < 20000; k++ {
+		width := []int{4, 8, 16, 32}[k%4]
+		b := make([]byte, width)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		// Many values near 2^53 and small ones too.
+		switch rng.IntN(4) {
+		case 0:
+			for i := 7; i < width; i++ {
+				b[i] = 0
+			}
+			if rng.IntN(2) == 0 {
+				for i := 7; i < width; i++ {
+					b[i] = 0xff
+				}
+			}
+		case 1:
+			if width < 8 {
+				break
+			}
+			binary.LittleEndian.PutUint64(b, uint64(1<<53+rng.Int64N(5)-2))
+			for i := 8; i < width; i++ {
+				b[i] = 0
+			}
+		}
+		scale := int32(rng.IntN(80) - 10)
+		x := decimalBig(b)
+		s := x.String()
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		if scale > 0 {
+			for len(s) <= int(scale) {
+				s = "0" + s
+			}
+			s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
+		} else if scale < 0 {
+			s += strings.Repeat("0", int(-scale))
+		}
+		if neg {
+			s = "-" + s
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			t.Fatal(err)
+		}
+		if got := decimalFloat(b, scale); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%s (width %d, scale %d): %v, want %v", s, width, scale, got, want)
+		}
+	}
+}
+
+// TestMappingNestedNulls: nulls inside a null struct row do not count; a
+// null int in a valid struct row is refused by its path; a validity field
+// on the struct column records null rows; null lists and dictionary nulls
+// take the fill value.
+func TestMappingNestedNulls(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "st", Type: st, Nullable: true},
+		{Name: "l", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int8), Nullable: true},
+		{Name: "d", Type: dictType, Nullable: true},
+	}, nil)
+	build := func(childNullInValidRow bool) arrow.RecordBatch {
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		sb := b.Field(0).(*array.StructBuilder)
+		ab := sb.FieldBuilder(0).(*array.Int32Builder)
+		sb.Append(true)
+		ab.Append(1)
+		sb.AppendNull() // its child is null too
+		sb.Append(true)
+		if childNullInValidRow {
+			ab.AppendNull()
+		} else {
+			ab.Append(3)
+		}
+		lb := b.Field(1).(*array.FixedSizeListBuilder)
+		vb := lb.ValueBuilder().(*array.Int8Builder)
+		lb.Append(true)
+		vb.AppendValues([]int8{1, 2}, nil)
+		lb.AppendNull()
+		lb.Append(true)
+		vb.AppendValues([]int8{5, 6}, nil)
+		db := b.Field(2).(*array.BinaryDictionaryBuilder)
+		db.AppendString("x")
+		db.AppendString("yy")
+		db.AppendNull()
+		return b.NewRecordBatch()
+	}
+	rec := build(false)
+	defer rec.Release()
+	_, _, err := mapRecord(t, rec, nil)
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Column != "st" || ne.Nulls != 1 || ne.Row != 1 {
+		t.Fatalf("null struct row: want a NullError for st, got %v", err)
+	}
+	opts := &MapOptions{Validity: []string{"st", "l"}, Fill: map[string]any{"d": "?"}}
+	m, out, err := mapRecord(t, rec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, _ := m.DType()
+	if got := dt.String(); got != "[('st', [('a', '<i4')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	for r, want := range []struct {
+		a    int32
+		stOK byte
+		l    [2]int8
+		lOK  byte
+		d    string
+	}{{1, 1, [2]int8{1, 2}, 1, "x"}, {0, 0, [2]int8{0, 0}, 0, "yy"}, {3, 1, [2]int8{5, 6}, 1, "?"}} {
+		if a := int32(binary.LittleEndian.Uint32(fieldBytes(t, m, out, r, "st"))); a != want.a {
+			t.Errorf("row %d st.a = %d, want %d", r, a, want.a)
+		}
+		if v := fieldBytes(t, m, out, r, "st_valid")[0]; v != want.stOK {
+			t.Errorf("row %d st_valid = %d", r, v)
+		}
+		if l := fieldBytes(t, m, out, r, "l"); int8(l[0]) != want.l[0] || int8(l[1]) != want.l[1] {
+			t.Errorf("row %d l = %v, want %v", r, l, want.l)
+		}
+		if v := fieldBytes(t, m, out, r, "l_valid")[0]; v != want.lOK {
+			t.Errorf("row %d l_valid = %d", r, v)
+		}
+		d := fieldBytes(t, m, out, r, "d")
+		var got []rune
+		for i := 0; i+4 <= len(d); i += 4 {
+			if c := rune(binary.LittleEndian.Uint32(d[i:])); c != 0 {
+				got = append(got, c)
+			}
+		}
+		if string(got) != want.d {
+			t.Errorf("row %d d = %q, want %q", r, string(got), want.d)
+		}
+	}
+	rec2 := build(true)
+	defer rec2.Release()
+	_, _, err = mapRecord(t, rec2, opts)
+	if !errors.As(err, &ne) || ne.Column != "st.a" || ne.Nulls != 1 || ne.Row != 2 {
+		t.Errorf("null child in a valid struct row: want a NullError for st.a at row 2, got %v", err)
 	}
 }
