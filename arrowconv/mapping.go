@@ -756,7 +756,13 @@ func (nd *mnode) build() error {
 			if err := c.build(); err != nil {
 				return err
 			}
-			fields[k] = npyio.Field{Name: nd.names[k], Title: nd.titles[k], Type: c.dt, Shape: c.shape}
+			name := nd.names[k]
+			if c.kind == mDecI64 {
+				name = ScaledName(name, c.scale)
+			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
+				name = ScaledName(name, c.children[0].scale)
+			}
+			fields[k] = npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape}
 		}
 		st, err := npyio.NewStruct(fields)
 		if err != nil {

@@ -3,6 +3,7 @@ package arrowconv
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -431,5 +432,99 @@ func TestMappingNestedNulls(t *testing.T) {
 	_, _, err = mapRecord(t, rec2, opts)
 	if !errors.As(err, &ne) || ne.Column != "st.a" || ne.Nulls != 1 || ne.Row != 2 {
 		t.Errorf("null child in a valid struct row: want a NullError for st.a at row 2, got %v", err)
+	}
+}
+
+// TestMappingListLayouts: list views out of order and lists whose null
+// entries break contiguity go through the gather path.
+func TestMappingListLayouts(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vb := array.NewInt16Builder(mem)
+	vb.AppendValues([]int16{1, 2, 3, 4}, nil)
+	vals := vb.NewArray()
+	vb.Release()
+	defer vals.Release()
+	i32 := func(xs ...int32) *memory.Buffer {
+		b := make([]byte, 4*len(xs))
+		for i, x := range xs {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+		}
+		return memory.NewBufferBytes(b)
+	}
+	lvType := arrow.ListViewOf(arrow.PrimitiveTypes.Int16)
+	lvData := array.NewData(lvType, 2, []*memory.Buffer{nil, i32(2, 0), i32(2, 2)}, []arrow.ArrayData{vals.Data()}, 0, 0)
+	lv := array.MakeFromData(lvData)
+	lvData.Release()
+	defer lv.Release()
+	// [[1, 2], null, [3, 4]]: offsets 0, 2, 2, 4.
+	valid := memory.NewBufferBytes([]byte{0b101})
+	lType := arrow.ListOf(arrow.PrimitiveTypes.Int16)
+	lData := array.NewData(lType, 3, []*memory.Buffer{valid, i32(0, 2, 2, 4)}, []arrow.ArrayData{vals.Data()}, 1, 0)
+	l := array.MakeFromData(lData)
+	lData.Release()
+	defer l.Release()
+
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "lv", Type: lvType}}, nil), []arrow.Array{lv}, 2)
+	defer rec.Release()
+	m, out, err := mapRecord(t, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.TypeStr() != "<i2" || fmt.Sprint(m.RowShape()) != "[2]" {
+		t.Fatalf("dtype %s shape %v", dt, m.RowShape())
+	}
+	want := []int16{3, 4, 1, 2}
+	for i, w := range want {
+		if got := int16(binary.LittleEndian.Uint16(out[2*i:])); got != w {
+			t.Errorf("list view value %d = %d, want %d", i, got, w)
+		}
+	}
+
+	rec2 := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "l", Type: lType, Nullable: true}}, nil), []arrow.Array{l}, 3)
+	defer rec2.Release()
+	_, _, err = mapRecord(t, rec2, nil)
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Column != "l" || ne.Row != 1 {
+		t.Fatalf("null list: want a NullError for l at row 1, got %v", err)
+	}
+	m, out, err = mapRecord(t, rec2, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1')]" {
+		t.Fatalf("dtype %s", dt)
+	}
+	wantRows := [][3]int{{1, 2, 1}, {0, 0, 0}, {3, 4, 1}}
+	for r, w := range wantRows {
+		b := out[5*r:]
+		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] {
+			t.Errorf("row %d: % x, want %v", r, b[:5], w)
+		}
+	}
+}
+
+func TestMappingScaledDecimalNames(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st := arrow.StructOf(arrow.Field{Name: "price", Type: &arrow.Decimal64Type{Precision: 10, Scale: 2}})
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: st}, {Name: "q", Type: &arrow.Decimal128Type{Precision: 18, Scale: -3}}}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	sb := b.Field(0).(*array.StructBuilder)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.Decimal64Builder).Append(-12345)
+	b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(7))
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	m, out, err := mapRecord(t, rec, &MapOptions{Decimal: DecimalScaledInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.String() != "[('s', [('price_x1e2', '<i8')]), ('q_x1e-3', '<i8')]" {
+		t.Fatalf("dtype %s", dt)
+	}
+	if a, q := int64(binary.LittleEndian.Uint64(out)), int64(binary.LittleEndian.Uint64(out[8:])); a != -12345 || q != 7 {
+		t.Errorf("values %d %d", a, q)
 	}
 }
