@@ -1377,6 +1377,9 @@ func (nd *mnode) packList(m *Mapping, arr arrow.Array, row0 int64, row func(int)
 		return nil, fmt.Errorf("arrowconv: column %q is %s, not a list", nd.path, arr.DataType())
 	}
 	n, k, c := arr.Len(), nd.listLen, nd.children[0]
+	if k == 0 || n == 0 {
+		return nd.scratchBytes(0), nil
+	}
 	childRow := func(j int) int64 { return row(j / max(k, 1)) }
 	childSkip := skip
 	if l.NullN() > 0 || skip != nil {
@@ -1584,7 +1587,19 @@ func decimalFloat(b []byte, scale int32) float64 {
 			}
 		}
 	}
-	r := new(big.Rat).SetInt(decimalBig(b))
+	x := decimalBig(b)
+	// |x| < 2^255 < 10^77: beyond these scales the value rounds to zero
+	// or overflows whatever x is (and 10^scale would be huge to compute).
+	if scale > 77+324+2 || x.Sign() == 0 {
+		if x.Sign() < 0 {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	if scale < -310 {
+		return math.Inf(x.Sign())
+	}
+	r := new(big.Rat).SetInt(x)
 	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(scale))), nil)
 	if scale >= 0 {
 		r.Quo(r, new(big.Rat).SetInt(p))

@@ -528,3 +528,24 @@ func TestMappingScaledDecimalNames(t *testing.T) {
 		t.Errorf("values %d %d", a, q)
 	}
 }
+
+func TestDecimalFloatExtremeScales(t *testing.T) {
+	one := make([]byte, 32)
+	one[0] = 1
+	minus := make([]byte, 32)
+	for i := range minus {
+		minus[i] = 0xff
+	}
+	for _, c := range []struct {
+		b     []byte
+		scale int32
+		want  float64
+	}{
+		{one, 1 << 30, 0}, {minus, 1 << 30, math.Copysign(0, -1)}, {one, -(1 << 30), math.Inf(1)}, {minus, -(1 << 30), math.Inf(-1)},
+		{one, 324, 1e-324}, {one, 323, 1e-323}, {one, -308, 1e308}, {one, -309, math.Inf(1)},
+	} {
+		if got := decimalFloat(c.b, c.scale); math.Float64bits(got) != math.Float64bits(c.want) {
+			t.Errorf("scale %d: %v, want %v", c.scale, got, c.want)
+		}
+	}
+}
