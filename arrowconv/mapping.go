@@ -75,7 +75,7 @@ func ValidityName(name string) string { return name + "_valid" }
 // what to write instead.
 type NullError struct {
 	Column string // path of the column ("a" or "a.b")
-	Nulls  int64  // nulls in the record batch being converted
+	Nulls  int64  // nulls found in the rows being converted (at most one record batch)
 	Row    int64  // row (from the start of the stream) of the first null
 }
 

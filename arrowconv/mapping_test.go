@@ -1,9 +1,11 @@
 package arrowconv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -546,6 +548,18 @@ func TestDecimalFloatExtremeScales(t *testing.T) {
 	} {
 		if got := decimalFloat(c.b, c.scale); math.Float64bits(got) != math.Float64bits(c.want) {
 			t.Errorf("scale %d: %v, want %v", c.scale, got, c.want)
+		}
+	}
+}
+
+func TestFeatherV1Refused(t *testing.T) {
+	data := append([]byte("FEA1"), make([]byte, 60)...)
+	copy(data[len(data)-4:], "FEA1")
+	for _, r := range []io.Reader{bytes.NewReader(data), io.MultiReader(bytes.NewReader(data))} {
+		_, err := NewIPCReader(r, nil)
+		var ue *UnsupportedError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "Feather v2") {
+			t.Errorf("Feather v1: %v", err)
 		}
 	}
 }
