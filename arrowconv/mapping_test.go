@@ -563,3 +563,66 @@ func TestFeatherV1Refused(t *testing.T) {
 		}
 	}
 }
+
+// failWriter fails once more than limit bytes were written.
+type failWriter struct {
+	n, limit int
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.n+len(p) > w.limit {
+		return 0, errors.New("disk full")
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+func (w *failWriter) Seek(off int64, whence int) (int64, error) { return 0, nil }
+
+// TestWriteMappedNPYErrors: an encoding error in a later batch and a
+// failing writer end WriteMappedNPY with that error (no deadlock, no
+// leak), whatever the pipeline stage.
+func TestWriteMappedNPYErrors(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	var recs []arrow.RecordBatch
+	for k := 0; k < 6; k++ {
+		b := array.NewRecordBuilder(mem, schema)
+		ib := b.Field(0).(*array.Int64Builder)
+		for i := 0; i < 100000; i++ {
+			if k == 4 && i == 7 {
+				ib.AppendNull()
+			} else {
+				ib.Append(int64(i))
+			}
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	run := func(w io.WriteSeeker) (int64, error) {
+		rr, err := array.NewRecordReader(schema, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rr.Release()
+		m, err := MapSchema(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return WriteMappedNPY(w, rr, m)
+	}
+	n, err := run(&failWriter{limit: 1 << 40})
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Row != 400007 || ne.Column != "i" {
+		t.Errorf("null in batch 4: %d rows, %v", n, err)
+	}
+	if _, err := run(&failWriter{limit: 1 << 20}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("failing writer: %v", err)
+	}
+}
