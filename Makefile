@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy clean
+.PHONY: all build test demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
 
 all: build
 
@@ -15,7 +15,7 @@ build:
 # race detector on the packages that run goroutines.
 test: lint
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/...
+	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/... ./hdf5/... ./matfile/...
 	$(GO) test -count=1 -race -short -run 'Concurrent|RoundTrip' ./parquetio/...
 	$(GO) test -count=1 -race -short ./cmd/npyflow/...
 
@@ -55,6 +55,14 @@ reliability:
 # Regenerates testdata/hostile.
 hostile:
 	$(GO) run testdata/hostile/gen_hostile.go
+
+# Writes the HDF5 writer's test files again and checks them with h5py and
+# h5dump (needs Debian's python3-h5py and hdf5-tools; without -short it also
+# writes and checks a sparse 4.5 GiB file).
+check-hdf5:
+	rm -rf /tmp/npyflow-hdf5w && mkdir -p /tmp/npyflow-hdf5w
+	HDF5_WRITTEN_DIR=/tmp/npyflow-hdf5w $(GO) test -count=1 -run TestWriteFixtures ./hdf5/
+	/usr/bin/python3 hdf5/testdata/check_written.py /tmp/npyflow-hdf5w
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:

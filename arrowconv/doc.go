@@ -45,6 +45,47 @@
 // [NewTensor] views a whole numeric array as an arrow/tensor with numpy's
 // strides (a Fortran-order file is a column-major tensor, no copy).
 //
+// # Mapping (Arrow -> numpy)
+//
+// [MapSchema] is the one Arrow -> numpy mapping, for records from any
+// producer (pyarrow, Polars, DuckDB, Spark through Arrow, arrow-go, Arrow
+// JS, Parquet read through pqarrow):
+//
+//	Arrow                                  numpy
+//	int8..64, uint8..64                    same-width ints
+//	float16/32/64                          f2/f4/f8
+//	bool                                   b1
+//	utf8, large_utf8, utf8_view            U<n>, n the widest value
+//	binary, large_binary, binary_view      S<n>
+//	fixed_size_binary(n), arrow.uuid       V<n> (S<n> on request)
+//	decimal32/64/128/256(p, s)             f8, correctly rounded from the exact
+//	                                       decimal; or int64 * 10^s (p <= 18),
+//	                                       field "<name>_x1e<s>"
+//	date32, date64                         M8[D], M8[ms]
+//	timestamp(unit, tz or none)            M8[unit], UTC instants
+//	time32/time64(unit)                    m8[unit] since midnight
+//	duration(unit)                         m8[unit]
+//	interval months/day_time/month_day_nano  struct (months) / (days, milliseconds) /
+//	                                       (months, days, nanoseconds)
+//	struct                                 nested structured field
+//	fixed_size_list, lists of one length   subarray field
+//	dictionary<T> (deltas, replacements)   the decoded T
+//	map, union, run-end encoded, null,     refused, naming the column (and, for
+//	lists of varying length                lists, the first row that differs)
+//
+// Nulls become NaN in floats and NaT in datetimes and timedeltas. In
+// other columns a null is refused with a [*NullError] (column, null
+// count, first row) unless [MapOptions] gives the column a fill value or a
+// validity field ("<name>_valid", false where null). String widths and
+// list lengths not fixed by options or numpy metadata come from a pass
+// over the data ([Mapping.Scan]; [ConvertIPC] rereads a file or spools a
+// pipe for it). [DescribeSchema] reports each column's mapping and
+// refusal for inspection. [Mapping.Encode] writes numpy rows with bulk
+// copies and per-type loops (no per-value interfaces), in cache-sized
+// tiles; [WriteMappedNPY] overlaps reading, encoding and writing.
+// [NewRowEncoder], [DTypeFor] and [WriteNPY] fall back to a default
+// Mapping for the types their own rules do not cover.
+//
 // # Writing
 //
 // [NPYWriter] and [WriteNPY] write a record stream as a structured .npy (or
@@ -54,7 +95,13 @@
 // callers that write .npz members or feed pipelines.
 // [NewIPCWriter], [WriteIPC] and [NewIPCReader] handle the Arrow IPC file
 // format (Feather v2, .arrow/.feather) and stream format, with optional zstd
-// or lz4 compression. [ReadIPCInfo] gives the schema and row count of an
+// or lz4 compression; [DefaultIPCOptions] gives the ecosystem's defaults
+// per file name (.arrow and .arrows uncompressed as pyarrow.ipc and Polars
+// write them, .feather LZ4 as pyarrow.feather does). An IPC file's schema
+// is read from its footer (Arrow JS writes none at the start); file
+// bodies are read into recycled buffers. arrow-go's reader swaps
+// big-endian IPC data to native order (not tested here: no producer at
+// hand writes big-endian files). [ReadIPCInfo] gives the schema and row count of an
 // IPC file or stream from its metadata alone.
 //
 // IPC input is untrusted: [NewIPCReader] reads the IPC messages itself

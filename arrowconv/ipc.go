@@ -226,7 +226,9 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	var pos int64
-	if head, _ := br.Peek(8); bytes.HasPrefix(head, ipcMagic) {
+	if head, _ := br.Peek(8); bytes.HasPrefix(head, featherV1Magic) {
+		return nil, errFeatherV1
+	} else if bytes.HasPrefix(head, ipcMagic) {
 		// The file format is magic, padding, then a stream.
 		if _, err := br.Discard(8); err != nil {
 			return nil, fmt.Errorf("arrowconv: reading IPC file: %w", err)

@@ -34,6 +34,13 @@ func ReadIPCInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 	return info, err
 }
 
+// featherV1Magic starts a Feather version 1 file, a format older than
+// (and different from) Arrow IPC.
+var featherV1Magic = []byte("FEA1")
+
+var errFeatherV1 = &UnsupportedError{DType: "Feather v1", Msg: "Feather version 1 files (magic FEA1) are not Arrow IPC; " +
+	"write Feather v2 instead (pyarrow.feather.write_feather's default, or R arrow::write_feather(version = 2))"}
+
 // ipcBlock is where a message of an IPC file is: its offset, the length of
 // its prefix and metadata, and the length of its body (a footer Block).
 type ipcBlock struct{ off, meta, body int64 }
@@ -91,6 +98,9 @@ func readIPCInfo(r io.ReaderAt, size int64) (info *IPCInfo, blocks *fileBlocks, 
 	head = head[:n]
 	if bytes.HasPrefix(head, ipcMagic) {
 		return readFileInfo(r, size)
+	}
+	if bytes.HasPrefix(head, featherV1Magic) {
+		return nil, nil, errFeatherV1
 	}
 	info, err = readStreamInfo(r, size)
 	return info, nil, err

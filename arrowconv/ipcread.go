@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -183,6 +184,7 @@ type blockSource struct {
 	r      io.ReaderAt
 	size   int64
 	schema []byte // the Schema message, from the footer
+	pool   *bodyPool
 	blocks []ipcBlock
 	ndict  int
 	i      int
@@ -193,6 +195,7 @@ func newBlockSource(r io.ReaderAt, size int64, fb *fileBlocks) *blockSource {
 		r:      r,
 		size:   size,
 		schema: fb.schema,
+		pool:   &bodyPool{},
 		blocks: append(append([]ipcBlock{}, fb.dicts...), fb.batches...),
 		ndict:  len(fb.dicts),
 	}
@@ -228,10 +231,76 @@ func (s *blockSource) next() (meta, body []byte, where string, err error) {
 		return nil, nil, "", corruptf("IPC file %s: metadata length %d does not fit its block of %d bytes", where, mlen, b.meta)
 	}
 	meta = buf[hdr : hdr+mlen]
-	if body, err = readBody(io.NewSectionReader(s.r, b.off+b.meta, b.body), b.body, true); err != nil {
+	body = s.pool.get(int(b.body))
+	if _, err := s.r.ReadAt(body, b.off+b.meta); err != nil {
+		s.pool.Free(body)
 		return nil, nil, "", readErr(err, "IPC file %s: the file ends within its body", where)
 	}
 	return meta, body, where, nil
+}
+
+func (s *blockSource) bodies() *bodyPool { return s.pool }
+
+// bodyPool recycles the bodies of IPC file messages: a body goes back to
+// the pool when arrow-go has released the message and every array that
+// views it (arrow's reference counts), so a file is read into a few
+// buffers instead of fresh memory per batch (page faults, heap growth).
+type bodyPool struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+// maxPooled bounds the bodies a pool keeps.
+const maxPooled = 4
+
+func (p *bodyPool) get(n int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	best := -1
+	for i, b := range p.free {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(p.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return make([]byte, n)
+	}
+	b := p.free[best]
+	p.free = append(p.free[:best], p.free[best+1:]...)
+	return b[:n]
+}
+
+// Allocate, Reallocate and Free make the pool the memory.Allocator of the
+// body buffers: Free is the return to the pool.
+func (p *bodyPool) Allocate(n int) []byte { return p.get(n) }
+
+func (p *bodyPool) Reallocate(n int, b []byte) []byte {
+	nb := p.get(n)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p *bodyPool) Free(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxPooled {
+		p.free = append(p.free, b[:0])
+		return
+	}
+	// Keep the largest buffers.
+	small := 0
+	for i, f := range p.free {
+		if cap(f) < cap(p.free[small]) {
+			small = i
+		}
+	}
+	if cap(b) > cap(p.free[small]) {
+		p.free[small] = b[:0]
+	}
 }
 
 // msgReader is an ipc.MessageReader over a msgSource that checks every
@@ -274,7 +343,12 @@ func (m *msgReader) Message() (*ipc.Message, error) {
 		return nil, err
 	}
 	m.msgs++
-	m.cur = ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(body))
+	bb := memory.NewBufferBytes(body)
+	if ps, ok := m.src.(interface{ bodies() *bodyPool }); ok && body != nil {
+		bb = memory.NewBufferWithAllocator(body, ps.bodies())
+	}
+	m.cur = ipc.NewMessage(memory.NewBufferBytes(meta), bb)
+	bb.Release() // the message holds it
 	return m.cur, nil
 }
 

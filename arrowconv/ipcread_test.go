@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -320,6 +322,12 @@ func TestIPCReaderRandomCorruption(t *testing.T) {
 func FuzzIPCReader(f *testing.F) {
 	for _, opts := range []IPCOptions{{Format: IPCFile}, {Format: IPCStream}, {Format: IPCStream, Compression: Zstd}} {
 		f.Add(ipcTestData(f, opts))
+	}
+	// Files other producers wrote: every type the Mapping converts.
+	for _, name := range []string{"every_type.arrow", "every_type_lz4.arrows", "dict_delta.arrows", "nulls.arrow", "arrowjs_every_type.arrow"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "foreign", name)); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func(m int) { MaxIPCBuffer = m }(MaxIPCBuffer)

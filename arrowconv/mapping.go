@@ -2,6 +2,7 @@ package arrowconv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -74,7 +75,7 @@ func ValidityName(name string) string { return name + "_valid" }
 // what to write instead.
 type NullError struct {
 	Column string // path of the column ("a" or "a.b")
-	Nulls  int64  // nulls in the record batch being converted
+	Nulls  int64  // nulls found in the rows being converted (at most one record batch)
 	Row    int64  // row (from the start of the stream) of the first null
 }
 
@@ -133,7 +134,11 @@ type mnode struct {
 	fillB    []byte
 	zeroNull bool // nulls become zero bytes (a validity field records them)
 	scratch  []byte
-	nulls    []byte // scratch: one byte per value, 1 where null
+	nulls    []byte  // scratch: one byte per value, 1 where null
+	idx      []int64 // scratch: dictionary indexes
+
+	dictData   arrow.ArrayData // the dictionary dictPacked holds
+	dictPacked []byte          // its values, packed (c.pack's result)
 }
 
 // Mapping is the conversion of Arrow record batches of one schema to numpy
@@ -156,6 +161,7 @@ type Mapping struct {
 	frozen  bool
 	rows    int64 // rows encoded
 	scanned int64 // rows scanned
+	didScan bool  // Scan was called or ScanRecords finished
 }
 
 // MapSchema returns the numpy mapping of record batches of schema:
@@ -265,12 +271,10 @@ func setFill(nd *mnode, v any) error {
 	return nil
 }
 
-func setZeroNull(nd *mnode) {
-	nd.zeroNull = true
-	for _, c := range nd.children {
-		setZeroNull(c)
-	}
-}
+// setZeroNull makes nulls of the column itself zeros (its validity field
+// records them). Nulls of its children in rows where it is valid are not
+// recorded anywhere and stay refused.
+func setZeroNull(nd *mnode) { nd.zeroNull = true }
 
 // unsupported builds the refusal of a column's type.
 func unsupported(path string, t arrow.DataType, msg string) error {
@@ -579,6 +583,7 @@ func (m *Mapping) Scan(rec arrow.RecordBatch) (err error) {
 		}
 	}
 	m.scanned += rec.NumRows()
+	m.didScan = true
 	return nil
 }
 
@@ -683,6 +688,9 @@ func (m *Mapping) freeze() error {
 	if m.frozen {
 		return nil
 	}
+	if !m.didScan && m.NeedsScan() {
+		return errors.New("arrowconv: the mapping needs a Scan of the data first (string widths or list lengths are not in the schema)")
+	}
 	for _, c := range m.cols {
 		if err := c.build(); err != nil {
 			return err
@@ -748,7 +756,13 @@ func (nd *mnode) build() error {
 			if err := c.build(); err != nil {
 				return err
 			}
-			fields[k] = npyio.Field{Name: nd.names[k], Title: nd.titles[k], Type: c.dt, Shape: c.shape}
+			name := nd.names[k]
+			if c.kind == mDecI64 {
+				name = ScaledName(name, c.scale)
+			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
+				name = ScaledName(name, c.children[0].scale)
+			}
+			fields[k] = npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape}
 		}
 		st, err := npyio.NewStruct(fields)
 		if err != nil {
@@ -1057,28 +1071,55 @@ func (m *Mapping) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) 
 	if !m.dense {
 		clear(buf)
 	}
+	// Rows go in tiles that stay in cache while every column is scattered
+	// into them.
+	tile := max(1, tileBytes/max(m.rowSize, 1))
+	for t0 := start; t0 < end; t0 += tile {
+		t1 := min(end, t0+tile)
+		if err := m.encodeTile(rec, t0, t1, buf[(t0-start)*m.rowSize:(t1-start)*m.rowSize], m.rows+int64(t0-start)); err != nil {
+			var ne *NullError
+			if errors.As(err, &ne) && (t0 > start || t1 < end) {
+				// Count the nulls of the whole range, not the tile's.
+				if err2 := m.encodeTile(rec, start, end, buf, m.rows); err2 != nil {
+					err = err2
+				}
+			}
+			return dst, err
+		}
+	}
+	m.rows += int64(n)
+	return dst[:len(dst)+need], nil
+}
+
+// tileBytes is the size of the row tiles EncodeRows fills column by column.
+const tileBytes = 128 << 10
+
+// encodeTile writes rows [start, end) of rec to buf; row0 numbers the
+// first for errors.
+func (m *Mapping) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, row0 int64) error {
+	n := end - start
+	dims := coalesce([]dim{{n, m.rowSize}})
 	for k, c := range m.cols {
 		col := rec.Column(k)
 		if start > 0 || end < col.Len() {
 			col = array.NewSlice(col, int64(start), int64(end))
 			defer col.Release()
 		}
-		src, err := c.pack(m, col, m.rows, nil, nil)
+		src, err := c.pack(m, col, row0, nil, nil)
 		if err != nil {
-			return dst, err
+			return err
 		}
-		scatter(buf, m.offs[k], coalesce([]dim{{n, m.rowSize}}), src, c.size)
+		scatter(buf, m.offs[k], dims, src, c.size)
 		if vo := m.voffs[k]; vo >= 0 {
-			vb := c.scratchNulls(0)
 			if col.NullN() > 0 {
-				vb = c.scratchNulls(n)
+				vb := c.scratchNulls(n)
 				for i := range vb {
 					vb[i] = 1
 					if col.IsNull(i) {
 						vb[i] = 0
 					}
 				}
-				scatter(buf, vo, coalesce([]dim{{n, m.rowSize}}), vb, 1)
+				scatter(buf, vo, dims, vb, 1)
 			} else {
 				for i := 0; i < n; i++ {
 					buf[i*m.rowSize+vo] = 1
@@ -1086,8 +1127,7 @@ func (m *Mapping) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) 
 			}
 		}
 	}
-	m.rows += int64(n)
-	return dst[:len(dst)+need], nil
+	return nil
 }
 
 func (nd *mnode) scratchBytes(n int) []byte {
@@ -1337,6 +1377,9 @@ func (nd *mnode) packList(m *Mapping, arr arrow.Array, row0 int64, row func(int)
 		return nil, fmt.Errorf("arrowconv: column %q is %s, not a list", nd.path, arr.DataType())
 	}
 	n, k, c := arr.Len(), nd.listLen, nd.children[0]
+	if k == 0 || n == 0 {
+		return nd.scratchBytes(0), nil
+	}
 	childRow := func(j int) int64 { return row(j / max(k, 1)) }
 	childSkip := skip
 	if l.NullN() > 0 || skip != nil {
@@ -1420,28 +1463,109 @@ func (nd *mnode) packList(m *Mapping, arr arrow.Array, row0 int64, row func(int)
 
 func (nd *mnode) packDict(m *Mapping, d *array.Dictionary, row0 int64, row func(int) int64) ([]byte, error) {
 	c := nd.children[0]
-	src, err := c.pack(m, d.Dictionary(), row0, func(int) int64 { return row0 }, func(int) bool { return true })
-	if err != nil {
-		return nil, err
+	// The dictionary's values are packed once per dictionary (slices of a
+	// batch share it), not once per tile.
+	src := nd.dictPacked
+	if dd := d.Dictionary().Data(); dd != nd.dictData || src == nil {
+		var err error
+		if src, err = c.pack(m, d.Dictionary(), row0, func(int) int64 { return row0 }, func(int) bool { return true }); err != nil {
+			nd.dictData, nd.dictPacked = nil, nil
+			return nil, err
+		}
+		nd.dictData, nd.dictPacked = dd, src
 	}
 	n, sz := d.Len(), nd.size
 	out := nd.scratchBytes(n * sz)
 	dn := d.Dictionary().Len()
+	idx, err := dictIndexes(d, nd.scratchIdx(n))
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
+	}
 	hasNull := d.NullN() > 0
-	idx := d.Indices()
-	for i := 0; i < n; i++ {
-		if hasNull && d.IsNull(i) {
-			clear(out[i*sz : (i+1)*sz])
-			continue
-		}
-		j := d.GetValueIndex(i)
-		if j < 0 || j >= dn {
+	for i, j := range idx {
+		if uint64(j) >= uint64(dn) {
+			if hasNull && d.IsNull(i) {
+				idx[i] = 0
+				continue
+			}
 			return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("dictionary index %d is out of a dictionary of %d values", j, dn)}
 		}
-		copy(out[i*sz:(i+1)*sz], src[j*sz:(j+1)*sz])
 	}
-	_ = idx
+	if dn == 0 {
+		clear(out)
+		return out, nil
+	}
+	switch sz {
+	case 8:
+		gatherFixed[uint64](out, src, idx)
+	case 4:
+		gatherFixed[uint32](out, src, idx)
+	case 2:
+		gatherFixed[uint16](out, src, idx)
+	case 1:
+		for i, j := range idx {
+			out[i] = src[j]
+		}
+	default:
+		for i, j := range idx {
+			copy(out[i*sz:(i+1)*sz], src[int(j)*sz:(int(j)+1)*sz])
+		}
+	}
 	return out, nil
+}
+
+func (nd *mnode) scratchIdx(n int) []int64 {
+	if cap(nd.idx) < n {
+		nd.idx = make([]int64, max(n, 2*cap(nd.idx)))
+	}
+	return nd.idx[:n]
+}
+
+// gatherFixed sets element i of out to element idx[i] of src.
+func gatherFixed[T uint16 | uint32 | uint64](out, src []byte, idx []int64) {
+	o := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(out))), len(idx))
+	s := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(src))), len(src)/int(unsafe.Sizeof(T(0))))
+	for i, j := range idx {
+		o[i] = s[j]
+	}
+}
+
+// widenIdx converts n indexes of type T at element off of buf to int64.
+func widenIdx[T int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64](dst []int64, buf []byte, off, n int) {
+	var z T
+	src := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf[off*int(unsafe.Sizeof(z)):]))), n)
+	for i, v := range src {
+		dst[i] = int64(v)
+	}
+}
+
+// dictIndexes widens the indexes of d to int64 in dst.
+func dictIndexes(d *array.Dictionary, dst []int64) ([]int64, error) {
+	data := d.Indices().Data()
+	buf := data.Buffers()[1].Bytes()
+	off, n := data.Offset(), data.Len()
+	switch data.DataType().ID() {
+	case arrow.INT8:
+		widenIdx[int8](dst, buf, off, n)
+	case arrow.UINT8:
+		widenIdx[uint8](dst, buf, off, n)
+	case arrow.INT16:
+		widenIdx[int16](dst, buf, off, n)
+	case arrow.UINT16:
+		widenIdx[uint16](dst, buf, off, n)
+	case arrow.INT32:
+		widenIdx[int32](dst, buf, off, n)
+	case arrow.UINT32:
+		widenIdx[uint32](dst, buf, off, n)
+	case arrow.INT64:
+		widenIdx[int64](dst, buf, off, n)
+	case arrow.UINT64:
+		// Indexes above MaxInt64 wrap to negative: out of the dictionary.
+		widenIdx[uint64](dst, buf, off, n)
+	default:
+		return nil, fmt.Errorf("dictionary indexes of type %s", data.DataType())
+	}
+	return dst[:n], nil
 }
 
 // decimalFloat returns the float64 nearest to the decimal whose unscaled
@@ -1463,7 +1587,19 @@ func decimalFloat(b []byte, scale int32) float64 {
 			}
 		}
 	}
-	r := new(big.Rat).SetInt(decimalBig(b))
+	x := decimalBig(b)
+	// |x| < 2^255 < 10^77: beyond these scales the value rounds to zero
+	// or overflows whatever x is (and 10^scale would be huge to compute).
+	if scale > 77+324+2 || x.Sign() == 0 {
+		if x.Sign() < 0 {
+			return math.Copysign(0, -1)
+		}
+		return 0
+	}
+	if scale < -310 {
+		return math.Inf(x.Sign())
+	}
+	r := new(big.Rat).SetInt(x)
 	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(scale))), nil)
 	if scale >= 0 {
 		r.Quo(r, new(big.Rat).SetInt(p))
@@ -1495,29 +1631,18 @@ var pow10 = func() [23]float64 {
 func decimalInt64(b []byte) (int64, bool) {
 	switch len(b) {
 	case 4:
-		return int64(int32(le64(b[:4]))), true
+		return int64(int32(binary.LittleEndian.Uint32(b))), true
 	case 8:
-		return int64(le64(b)), true
+		return int64(binary.LittleEndian.Uint64(b)), true
 	}
-	lo := int64(le64(b[:8]))
-	ext := byte(0)
-	if lo < 0 {
-		ext = 0xff
-	}
-	for _, x := range b[8:] {
-		if x != ext {
+	lo := int64(binary.LittleEndian.Uint64(b))
+	ext := uint64(lo >> 63) // 0 or all ones
+	for k := 8; k < len(b); k += 8 {
+		if binary.LittleEndian.Uint64(b[k:]) != ext {
 			return 0, false
 		}
 	}
 	return lo, true
-}
-
-func le64(b []byte) uint64 {
-	var x uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		x = x<<8 | uint64(b[i])
-	}
-	return x
 }
 
 // decimalBig returns the little-endian two's-complement integer b.
@@ -1531,4 +1656,85 @@ func decimalBig(b []byte) *big.Int {
 		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
 	return x
+}
+
+// ColumnInfo describes how one top-level column maps to numpy, for
+// inspect-style listings (see [DescribeSchema]).
+type ColumnInfo struct {
+	Name      string
+	ArrowType string // the Arrow type, e.g. "decimal(10, 2)", "timestamp[us, tz=UTC]"
+	Nullable  bool
+	// DType is the numpy type the column becomes ("<f8", "<M8[us]",
+	// "<i2 (3,)" for a subarray), or "" when it is refused or its width
+	// needs a pass over the data (NeedsScan).
+	DType     string
+	NeedsScan bool  // string widths or list lengths come from the data
+	Refused   error // why the column cannot be converted, naming it
+	// NullPolicy says what nulls become: "NaN", "NaT", or "refused"
+	// (integers, bools, strings, bytes, structs: a fill value or a
+	// validity field is needed if the data holds nulls).
+	NullPolicy string
+}
+
+// DescribeSchema maps each column of schema on its own (opts as for
+// [MapSchema]) and reports the result, refusals included, without
+// failing on the first refused column.
+func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
+	var out []ColumnInfo
+	for _, f := range schema.Fields() {
+		ci := ColumnInfo{Name: f.Name, ArrowType: f.Type.String(), Nullable: f.Nullable}
+		var o *MapOptions
+		if opts != nil {
+			c := *opts
+			o = &c
+			if _, ok := opts.Fill[f.Name]; !ok {
+				o.Fill = nil
+			} else {
+				o.Fill = map[string]any{f.Name: opts.Fill[f.Name]}
+			}
+			if w, ok := opts.StringWidths[f.Name]; ok {
+				o.StringWidths = map[string]int{f.Name: w}
+			} else {
+				o.StringWidths = nil
+			}
+			if !slices.Contains(opts.Validity, f.Name) {
+				o.Validity = nil
+			} else {
+				o.Validity = []string{f.Name}
+			}
+		}
+		m, err := MapSchema(arrow.NewSchema([]arrow.Field{f}, nil), o)
+		switch {
+		case err != nil:
+			ci.Refused = err
+		case m.NeedsScan():
+			ci.NeedsScan = true
+		default:
+			nd := m.cols[0]
+			ci.DType = nd.dt.TypeStr()
+			if nd.dt.Kind == npyio.Struct {
+				ci.DType = nd.dt.String()
+			}
+			if len(nd.shape) > 0 {
+				ci.DType += " " + npyio.FormatShape(nd.shape)
+			}
+		}
+		if m != nil {
+			nd := m.cols[0]
+			switch {
+			case nd.fill != nil:
+				ci.NullPolicy = "fill"
+			case nd.isFloat && nd.kind != mList:
+				ci.NullPolicy = "NaN"
+			case nd.isTime && nd.kind != mList:
+				ci.NullPolicy = "NaT"
+			case nd.zeroNull:
+				ci.NullPolicy = "validity field"
+			default:
+				ci.NullPolicy = "refused"
+			}
+		}
+		out = append(out, ci)
+	}
+	return out
 }

@@ -1,9 +1,14 @@
 package arrowconv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +194,435 @@ func TestMappingStringsDictListsRefusals(t *testing.T) {
 	var ue *UnsupportedError
 	if !errors.As(err, &ue) || ue.Column != "m" {
 		t.Errorf("map: want an UnsupportedError naming m, got %v", err)
+	}
+}
+
+func TestMappingNeedsScan(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}}, nil)
+	m, err := MapSchema(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.NeedsScan() {
+		t.Fatal("a string column without a width needs a scan")
+	}
+	if _, err := m.DType(); err == nil || !strings.Contains(err.Error(), "Scan") {
+		t.Errorf("DType before a scan: %v", err)
+	}
+	m, err = MapSchema(schema, &MapOptions{StringWidths: map[string]int{"s": 4}})
+	if err != nil || m.NeedsScan() {
+		t.Fatalf("with a width: %v, needs scan %v", err, m.NeedsScan())
+	}
+	if dt, err := m.DType(); err != nil || dt.TypeStr() != "<U4" {
+		t.Errorf("dtype %v, %v", dt, err)
+	}
+}
+
+func TestDescribeSchema(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int8)},
+		{Name: "l", Type: arrow.FixedSizeListOf(3, arrow.PrimitiveTypes.Int16)},
+		{Name: "i", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	got := DescribeSchema(schema, &MapOptions{Fill: map[string]any{"i": 0}})
+	want := []struct{ dtype, nulls string }{{"<f8", "NaN"}, {"<M8[us]", "NaT"}, {"", "refused"}, {"", ""}, {"<i2 (3,)", "refused"}, {"<i4", "fill"}}
+	for i, w := range want {
+		if got[i].DType != w.dtype || got[i].NullPolicy != w.nulls {
+			t.Errorf("%s: dtype %q nulls %q, want %q %q", got[i].Name, got[i].DType, got[i].NullPolicy, w.dtype, w.nulls)
+		}
+	}
+	if !got[2].NeedsScan || got[3].Refused == nil || !strings.Contains(got[3].Refused.Error(), `"m"`) {
+		t.Errorf("s needs scan %v; m refused %v", got[2].NeedsScan, got[3].Refused)
+	}
+	if got[0].ArrowType != "decimal(10, 2)" {
+		t.Errorf("arrow type %q", got[0].ArrowType)
+	}
+}
+
+// TestRowEncoderFallback: the older entry points (NewRowEncoder, DTypeFor,
+// WriteNPY) convert foreign types through the Mapping.
+func TestRowEncoderFallback(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.PrimitiveTypes.Int16}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "d", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}},
+		{Name: "c", Type: dictType},
+		{Name: "t", Type: arrow.FixedWidthTypes.Time64us},
+	}, nil)
+	dt, _, err := DTypeFor(schema)
+	if err != nil || dt.String() != "[('d', '<f8'), ('c', '<i2'), ('t', '<m8[us]')]" {
+		t.Fatalf("DTypeFor: %v, %v", dt, err)
+	}
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(33))
+	if err := b.Field(1).(*array.Int16DictionaryBuilder).Append(-7); err != nil {
+		t.Fatal(err)
+	}
+	b.Field(2).(*array.Time64Builder).Append(5)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	enc, err := NewRowEncoder(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := enc.Encode(rec, nil)
+	if err != nil || len(out) != 18 || enc.Rows() != 1 {
+		t.Fatalf("%d bytes, %d rows, %v", len(out), enc.Rows(), err)
+	}
+	if f := math.Float64frombits(binary.LittleEndian.Uint64(out)); f != 0.33 {
+		t.Errorf("d = %v", f)
+	}
+	if c := int16(binary.LittleEndian.Uint16(out[8:])); c != -7 {
+		t.Errorf("c = %d", c)
+	}
+	if v := binary.LittleEndian.Uint64(out[10:]); v != 5 {
+		t.Errorf("t = %d", v)
+	}
+}
+
+// TestDecimalFloatCorrectlyRounded compares decimalFloat with
+// strconv.ParseFloat (correctly rounded) on random 32..256-bit unscaled
+// values and scales, including the fast path's edges.
+func TestDecimalFloatCorrectlyRounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	for k := 0; k < 20000; k++ {
+		width := []int{4, 8, 16, 32}[k%4]
+		b := make([]byte, width)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		// Many values near 2^53 and small ones too.
+		switch rng.IntN(4) {
+		case 0:
+			for i := 7; i < width; i++ {
+				b[i] = 0
+			}
+			if rng.IntN(2) == 0 {
+				for i := 7; i < width; i++ {
+					b[i] = 0xff
+				}
+			}
+		case 1:
+			if width < 8 {
+				break
+			}
+			binary.LittleEndian.PutUint64(b, uint64(1<<53+rng.Int64N(5)-2))
+			for i := 8; i < width; i++ {
+				b[i] = 0
+			}
+		}
+		scale := int32(rng.IntN(80) - 10)
+		x := decimalBig(b)
+		s := x.String()
+		neg := strings.HasPrefix(s, "-")
+		s = strings.TrimPrefix(s, "-")
+		if scale > 0 {
+			for len(s) <= int(scale) {
+				s = "0" + s
+			}
+			s = s[:len(s)-int(scale)] + "." + s[len(s)-int(scale):]
+		} else if scale < 0 {
+			s += strings.Repeat("0", int(-scale))
+		}
+		if neg {
+			s = "-" + s
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			t.Fatal(err)
+		}
+		if got := decimalFloat(b, scale); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%s (width %d, scale %d): %v, want %v", s, width, scale, got, want)
+		}
+	}
+}
+
+// TestMappingNestedNulls: nulls inside a null struct row do not count; a
+// null int in a valid struct row is refused by its path; a validity field
+// on the struct column records null rows; null lists and dictionary nulls
+// take the fill value.
+func TestMappingNestedNulls(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true})
+	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "st", Type: st, Nullable: true},
+		{Name: "l", Type: arrow.FixedSizeListOf(2, arrow.PrimitiveTypes.Int8), Nullable: true},
+		{Name: "d", Type: dictType, Nullable: true},
+	}, nil)
+	build := func(childNullInValidRow bool) arrow.RecordBatch {
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		sb := b.Field(0).(*array.StructBuilder)
+		ab := sb.FieldBuilder(0).(*array.Int32Builder)
+		sb.Append(true)
+		ab.Append(1)
+		sb.AppendNull() // its child is null too
+		sb.Append(true)
+		if childNullInValidRow {
+			ab.AppendNull()
+		} else {
+			ab.Append(3)
+		}
+		lb := b.Field(1).(*array.FixedSizeListBuilder)
+		vb := lb.ValueBuilder().(*array.Int8Builder)
+		lb.Append(true)
+		vb.AppendValues([]int8{1, 2}, nil)
+		lb.AppendNull()
+		lb.Append(true)
+		vb.AppendValues([]int8{5, 6}, nil)
+		db := b.Field(2).(*array.BinaryDictionaryBuilder)
+		db.AppendString("x")
+		db.AppendString("yy")
+		db.AppendNull()
+		return b.NewRecordBatch()
+	}
+	rec := build(false)
+	defer rec.Release()
+	_, _, err := mapRecord(t, rec, nil)
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Column != "st" || ne.Nulls != 1 || ne.Row != 1 {
+		t.Fatalf("null struct row: want a NullError for st, got %v", err)
+	}
+	opts := &MapOptions{Validity: []string{"st", "l"}, Fill: map[string]any{"d": "?"}}
+	m, out, err := mapRecord(t, rec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, _ := m.DType()
+	if got := dt.String(); got != "[('st', [('a', '<i4')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	for r, want := range []struct {
+		a    int32
+		stOK byte
+		l    [2]int8
+		lOK  byte
+		d    string
+	}{{1, 1, [2]int8{1, 2}, 1, "x"}, {0, 0, [2]int8{0, 0}, 0, "yy"}, {3, 1, [2]int8{5, 6}, 1, "?"}} {
+		if a := int32(binary.LittleEndian.Uint32(fieldBytes(t, m, out, r, "st"))); a != want.a {
+			t.Errorf("row %d st.a = %d, want %d", r, a, want.a)
+		}
+		if v := fieldBytes(t, m, out, r, "st_valid")[0]; v != want.stOK {
+			t.Errorf("row %d st_valid = %d", r, v)
+		}
+		if l := fieldBytes(t, m, out, r, "l"); int8(l[0]) != want.l[0] || int8(l[1]) != want.l[1] {
+			t.Errorf("row %d l = %v, want %v", r, l, want.l)
+		}
+		if v := fieldBytes(t, m, out, r, "l_valid")[0]; v != want.lOK {
+			t.Errorf("row %d l_valid = %d", r, v)
+		}
+		d := fieldBytes(t, m, out, r, "d")
+		var got []rune
+		for i := 0; i+4 <= len(d); i += 4 {
+			if c := rune(binary.LittleEndian.Uint32(d[i:])); c != 0 {
+				got = append(got, c)
+			}
+		}
+		if string(got) != want.d {
+			t.Errorf("row %d d = %q, want %q", r, string(got), want.d)
+		}
+	}
+	rec2 := build(true)
+	defer rec2.Release()
+	_, _, err = mapRecord(t, rec2, opts)
+	if !errors.As(err, &ne) || ne.Column != "st.a" || ne.Nulls != 1 || ne.Row != 2 {
+		t.Errorf("null child in a valid struct row: want a NullError for st.a at row 2, got %v", err)
+	}
+}
+
+// TestMappingListLayouts: list views out of order and lists whose null
+// entries break contiguity go through the gather path.
+func TestMappingListLayouts(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vb := array.NewInt16Builder(mem)
+	vb.AppendValues([]int16{1, 2, 3, 4}, nil)
+	vals := vb.NewArray()
+	vb.Release()
+	defer vals.Release()
+	i32 := func(xs ...int32) *memory.Buffer {
+		b := make([]byte, 4*len(xs))
+		for i, x := range xs {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
+		}
+		return memory.NewBufferBytes(b)
+	}
+	lvType := arrow.ListViewOf(arrow.PrimitiveTypes.Int16)
+	lvData := array.NewData(lvType, 2, []*memory.Buffer{nil, i32(2, 0), i32(2, 2)}, []arrow.ArrayData{vals.Data()}, 0, 0)
+	lv := array.MakeFromData(lvData)
+	lvData.Release()
+	defer lv.Release()
+	// [[1, 2], null, [3, 4]]: offsets 0, 2, 2, 4.
+	valid := memory.NewBufferBytes([]byte{0b101})
+	lType := arrow.ListOf(arrow.PrimitiveTypes.Int16)
+	lData := array.NewData(lType, 3, []*memory.Buffer{valid, i32(0, 2, 2, 4)}, []arrow.ArrayData{vals.Data()}, 1, 0)
+	l := array.MakeFromData(lData)
+	lData.Release()
+	defer l.Release()
+
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "lv", Type: lvType}}, nil), []arrow.Array{lv}, 2)
+	defer rec.Release()
+	m, out, err := mapRecord(t, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.TypeStr() != "<i2" || fmt.Sprint(m.RowShape()) != "[2]" {
+		t.Fatalf("dtype %s shape %v", dt, m.RowShape())
+	}
+	want := []int16{3, 4, 1, 2}
+	for i, w := range want {
+		if got := int16(binary.LittleEndian.Uint16(out[2*i:])); got != w {
+			t.Errorf("list view value %d = %d, want %d", i, got, w)
+		}
+	}
+
+	rec2 := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "l", Type: lType, Nullable: true}}, nil), []arrow.Array{l}, 3)
+	defer rec2.Release()
+	_, _, err = mapRecord(t, rec2, nil)
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Column != "l" || ne.Row != 1 {
+		t.Fatalf("null list: want a NullError for l at row 1, got %v", err)
+	}
+	m, out, err = mapRecord(t, rec2, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1')]" {
+		t.Fatalf("dtype %s", dt)
+	}
+	wantRows := [][3]int{{1, 2, 1}, {0, 0, 0}, {3, 4, 1}}
+	for r, w := range wantRows {
+		b := out[5*r:]
+		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] {
+			t.Errorf("row %d: % x, want %v", r, b[:5], w)
+		}
+	}
+}
+
+func TestMappingScaledDecimalNames(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	st := arrow.StructOf(arrow.Field{Name: "price", Type: &arrow.Decimal64Type{Precision: 10, Scale: 2}})
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: st}, {Name: "q", Type: &arrow.Decimal128Type{Precision: 18, Scale: -3}}}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	sb := b.Field(0).(*array.StructBuilder)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.Decimal64Builder).Append(-12345)
+	b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(7))
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	m, out, err := mapRecord(t, rec, &MapOptions{Decimal: DecimalScaledInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt, _ := m.DType(); dt.String() != "[('s', [('price_x1e2', '<i8')]), ('q_x1e-3', '<i8')]" {
+		t.Fatalf("dtype %s", dt)
+	}
+	if a, q := int64(binary.LittleEndian.Uint64(out)), int64(binary.LittleEndian.Uint64(out[8:])); a != -12345 || q != 7 {
+		t.Errorf("values %d %d", a, q)
+	}
+}
+
+func TestDecimalFloatExtremeScales(t *testing.T) {
+	one := make([]byte, 32)
+	one[0] = 1
+	minus := make([]byte, 32)
+	for i := range minus {
+		minus[i] = 0xff
+	}
+	for _, c := range []struct {
+		b     []byte
+		scale int32
+		want  float64
+	}{
+		{one, 1 << 30, 0}, {minus, 1 << 30, math.Copysign(0, -1)}, {one, -(1 << 30), math.Inf(1)}, {minus, -(1 << 30), math.Inf(-1)},
+		{one, 324, 1e-324}, {one, 323, 1e-323}, {one, -308, 1e308}, {one, -309, math.Inf(1)},
+	} {
+		if got := decimalFloat(c.b, c.scale); math.Float64bits(got) != math.Float64bits(c.want) {
+			t.Errorf("scale %d: %v, want %v", c.scale, got, c.want)
+		}
+	}
+}
+
+func TestFeatherV1Refused(t *testing.T) {
+	data := append([]byte("FEA1"), make([]byte, 60)...)
+	copy(data[len(data)-4:], "FEA1")
+	for _, r := range []io.Reader{bytes.NewReader(data), io.MultiReader(bytes.NewReader(data))} {
+		_, err := NewIPCReader(r, nil)
+		var ue *UnsupportedError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "Feather v2") {
+			t.Errorf("Feather v1: %v", err)
+		}
+	}
+}
+
+// failWriter fails once more than limit bytes were written.
+type failWriter struct {
+	n, limit int
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.n+len(p) > w.limit {
+		return 0, errors.New("disk full")
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+func (w *failWriter) Seek(off int64, whence int) (int64, error) { return 0, nil }
+
+// TestWriteMappedNPYErrors: an encoding error in a later batch and a
+// failing writer end WriteMappedNPY with that error (no deadlock, no
+// leak), whatever the pipeline stage.
+func TestWriteMappedNPYErrors(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	var recs []arrow.RecordBatch
+	for k := 0; k < 6; k++ {
+		b := array.NewRecordBuilder(mem, schema)
+		ib := b.Field(0).(*array.Int64Builder)
+		for i := 0; i < 100000; i++ {
+			if k == 4 && i == 7 {
+				ib.AppendNull()
+			} else {
+				ib.Append(int64(i))
+			}
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	run := func(w io.WriteSeeker) (int64, error) {
+		rr, err := array.NewRecordReader(schema, recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rr.Release()
+		m, err := MapSchema(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return WriteMappedNPY(w, rr, m)
+	}
+	n, err := run(&failWriter{limit: 1 << 40})
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Row != 400007 || ne.Column != "i" {
+		t.Errorf("null in batch 4: %d rows, %v", n, err)
+	}
+	if _, err := run(&failWriter{limit: 1 << 20}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("failing writer: %v", err)
 	}
 }

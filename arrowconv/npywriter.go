@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -32,8 +33,17 @@ type WriteOptions struct {
 // FixedSizeList and fixed_shape_tensor -> subarrays, FixedSizeBinary(n) ->
 // V<n>). Strings and binaries without metadata need
 // [WriteOptions.StringChars]; see [NewNPYWriter].
+//
+// Schemas with types only [MapSchema] maps (decimals, dictionaries, time
+// of day, intervals, lists of one length, ...) get MapSchema's dtype with
+// default options.
 func DTypeFor(schema *arrow.Schema) (*npyio.DType, []int, error) {
 	dt, rowShape, _, err := dtypeFor(schema, nil)
+	if err != nil {
+		if m := fallbackMapping(schema, nil); m != nil {
+			return m.dt, m.RowShape(), nil
+		}
+	}
 	return dt, rowShape, err
 }
 
@@ -438,23 +448,92 @@ func WriteNPY(w io.WriteSeeker, rr array.RecordReader, opts *WriteOptions) (int6
 // by m (see [MapSchema] and [NewMappedNPYWriter]) and returns the number
 // of rows written. It does not release rr. When m.NeedsScan(), scan the
 // input first (see [ScanRecords]).
+//
+// Three stages overlap: records are read one ahead on a goroutine (rr is
+// used by it alone until WriteMappedNPY returns), rows are encoded, and
+// encoded chunks are written on another goroutine.
 func WriteMappedNPY(w io.WriteSeeker, rr array.RecordReader, m *Mapping) (int64, error) {
 	nw, err := NewMappedNPYWriter(w, m)
 	if err != nil {
 		return 0, err
 	}
-	for rr.Next() {
-		if err := nw.Write(rr.RecordBatch()); err != nil {
+	if nw.m == nil || nw.rowSize() == 0 {
+		for rr.Next() {
+			if err := nw.Write(rr.RecordBatch()); err != nil {
+				nw.Close()
+				return nw.rows, err
+			}
+		}
+		if err := rr.Err(); err != nil {
 			nw.Close()
 			return nw.rows, err
 		}
+		return nw.rows, nw.Close()
 	}
-	if err := rr.Err(); err != nil {
+	rowSize := nw.rowSize()
+	chunkRows := max(1, mappedChunk/rowSize)
+	const nbuf = 3
+	free := make(chan []byte, nbuf)
+	for range nbuf {
+		free <- nil
+	}
+	wq := make(chan []byte, 1)
+	var werr error
+	var failed atomic.Bool
+	wdone := make(chan struct{})
+	go func() {
+		defer close(wdone)
+		for b := range wq {
+			if werr == nil {
+				if _, werr = nw.w.Write(b); werr != nil {
+					failed.Store(true)
+				}
+			}
+			free <- b
+		}
+	}()
+	ra := readAhead(rr)
+	for rec := range ra.out {
+		n := int(rec.NumRows())
+		for start := 0; start < n && err == nil && !failed.Load(); start += chunkRows {
+			end := min(n, start+chunkRows)
+			b := <-free
+			if need := (end - start) * rowSize; cap(b) < need {
+				b = alignedBuf(max(need, min(chunkRows, n)*rowSize))
+			}
+			if b, err = m.EncodeRows(rec, start, end, b[:0]); err != nil {
+				free <- b
+				break
+			}
+			nw.rows += int64(end - start)
+			wq <- b
+		}
+		rec.Release()
+		if err != nil || failed.Load() {
+			break
+		}
+	}
+	close(wq)
+	<-wdone
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		ra.stop(releaseRecord)
+		nw.err = err
+		nw.Close()
+		return nw.rows, err
+	}
+	if err := ra.wait(); err != nil {
+		nw.err = err
 		nw.Close()
 		return nw.rows, err
 	}
 	return nw.rows, nw.Close()
 }
+
+// mappedChunk is the size of the chunks WriteMappedNPY encodes and writes.
+const mappedChunk = 4 << 20
 
 // ScanRecords gives every record of rr to m.Scan. It does not release rr.
 func ScanRecords(m *Mapping, rr array.RecordReader) error {
@@ -463,5 +542,11 @@ func ScanRecords(m *Mapping, rr array.RecordReader) error {
 			return err
 		}
 	}
-	return rr.Err()
+	if err := rr.Err(); err != nil {
+		return err
+	}
+	if !m.frozen {
+		m.didScan = true
+	}
+	return nil
 }

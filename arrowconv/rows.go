@@ -36,6 +36,7 @@ type RowEncoder struct {
 	dense    bool // every byte of a row is written by some column
 	rows     int64
 	scratch  []byte
+	m        *Mapping // a schema only MapSchema maps (decimals, dictionaries, ...)
 }
 
 // wcol is one top-level column: where its values go within a row.
@@ -48,9 +49,18 @@ type wcol struct {
 
 // NewRowEncoder returns an encoder of records of schema, whose columns
 // must map to numpy types (see [DTypeFor]; opts may be nil).
+//
+// Schemas with types only [MapSchema] maps (decimals, dictionaries, time
+// of day, intervals, lists of one length, ...) are encoded by a
+// [Mapping] with default options (string and binary columns then take
+// the width opts.StringChars); use MapSchema directly for its options
+// and for string widths found by a scan.
 func NewRowEncoder(schema *arrow.Schema, opts *WriteOptions) (*RowEncoder, error) {
 	dt, rowShape, perField, err := dtypeFor(schema, opts)
 	if err != nil {
+		if m := fallbackMapping(schema, opts); m != nil {
+			return &RowEncoder{schema: schema, dt: m.dt, rowShape: m.shape, rowSize: m.rowSize, m: m}, nil
+		}
 		return nil, err
 	}
 	e := &RowEncoder{schema: schema, dt: dt, rowShape: rowShape}
@@ -74,6 +84,29 @@ func NewRowEncoder(schema *arrow.Schema, opts *WriteOptions) (*RowEncoder, error
 	}
 	e.dense = dense(dt)
 	return e, nil
+}
+
+// fallbackMapping maps a schema the RowEncoder's own rules refuse, if
+// MapSchema maps it without a scan.
+func fallbackMapping(schema *arrow.Schema, opts *WriteOptions) *Mapping {
+	if schema == nil || schema.NumFields() == 0 {
+		return nil
+	}
+	var mo MapOptions
+	if opts != nil && opts.StringChars > 0 {
+		mo.StringWidths = map[string]int{}
+		for _, f := range schema.Fields() {
+			mo.StringWidths[f.Name] = opts.StringChars
+		}
+	}
+	m, err := MapSchema(schema, &mo)
+	if err != nil || m.NeedsScan() || m.legacy != nil {
+		return nil
+	}
+	if _, err := m.DType(); err != nil {
+		return nil
+	}
+	return m
 }
 
 func listDims(shape []int, size int) []dim {
@@ -147,6 +180,11 @@ func (e *RowEncoder) Encode(rec arrow.RecordBatch, dst []byte) ([]byte, error) {
 // extended slice; if cap(dst) has room, no memory is allocated for the
 // output. rec's schema must have the encoder's column types.
 func (e *RowEncoder) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) (out []byte, err error) {
+	if e.m != nil {
+		out, err = e.m.EncodeRows(rec, start, end, dst)
+		e.rows = e.m.rows
+		return out, err
+	}
 	// Arrays read from a malformed IPC body can have buffers shorter than
 	// their lengths claim; indexing them panics, which becomes an error.
 	defer func() {
@@ -194,6 +232,9 @@ func (e *RowEncoder) encodeTile(rec arrow.RecordBatch, start, end int, buf []byt
 
 // check verifies that rec has the encoder's column types.
 func (e *RowEncoder) check(rec arrow.RecordBatch) error {
+	if e.m != nil {
+		return e.m.check(rec)
+	}
 	if int(rec.NumCols()) != len(e.cols) {
 		return fmt.Errorf("arrowconv: record has %d columns, the numpy rows have %d", rec.NumCols(), len(e.cols))
 	}

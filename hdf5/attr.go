@@ -58,6 +58,9 @@ func (o *object) Attrs() ([]*Attribute, error) {
 	var out []*Attribute
 	for _, m := range h.msgs {
 		if m.typ == msgAttribute {
+			if m.flags&2 != 0 {
+				return nil, f.unsupported(o.path, "attribute stored as a shared message")
+			}
 			a, err := f.parseAttribute(m.data, m.addr, o.path)
 			if err != nil {
 				return nil, err

@@ -47,7 +47,8 @@
 // reading every value once. Object references, opaque, time,
 // variable-length sequences and region references have no faithful numpy
 // type and are refused with an error naming the dataset; read references
-// with [Dataset.ReadReferences] and strings with [Dataset.ReadStrings].
+// with [Dataset.ReadReferences], strings with [Dataset.ReadStrings] and
+// sequences with [Dataset.ReadVarLen].
 //
 // Data come back as bytes in C order in the layout of the DType, in the
 // file's byte order (a big-endian dataset has a '>' DType); bytes are never
@@ -75,6 +76,51 @@
 //
 // A File may be used from several goroutines; a RowReader may not.
 //
-// The writer (files MATLAB and hdf5storage read back) lives in the
-// write*.go files of this package.
+// # Writing
+//
+// [NewWriter] writes HDF5 files in the layout MATLAB v7.3 writes, which
+// every HDF5 reader opens (the HDF5 library, h5py, hdf5storage, MATLAB):
+// an optional user block (MATLAB's is 512 bytes), superblock version 0 with
+// 8-byte offsets and lengths (files over 4 GiB work), version 1 object
+// headers (a continuation block when attributes outgrow the space reserved
+// at creation), old-style groups (v1 B-tree of symbol table nodes plus a
+// local heap, any number of members), and datasets in the compact layout
+// (data in the object header: automatic up to [CompactAuto] bytes),
+// contiguous, or chunked with a v1 B-tree chunk index and the shuffle and
+// deflate filters. Variable-length attribute data go to global heap
+// collections. Data are written in the byte order of the given dtype
+// (little-endian for npyio's common types); no byte is reinterpreted.
+//
+// Datatypes: numpy bool as h5py writes it (an int8 enum FALSE=0, TRUE=1,
+// read back as bool; MATLAB's logical is uint8, so a MATLAB writer passes
+// uint8); integers of 1, 2, 4, 8 bytes; floats f2, f4, f8; complex as h5py's
+// compound {r, i} (pass a struct dtype with fields real and imag for
+// MATLAB's form); S<n> as fixed-length NULLPAD ASCII strings, as h5py;
+// structured dtypes as compounds (subarray fields as array members);
+// object references ([GroupWriter.CreateRefDataset], [RefsAttr]; an
+// [ObjRef] holds the same address as the reader's [Reference]). Unicode,
+// datetime, void and object dtypes are refused with an error naming the
+// dataset, as h5py refuses them. Attributes: [StringAttr] (MATLAB_class),
+// [NumAttr], [NumsAttr], [ArrayAttr] (any dtype above, any shape),
+// [VlenAttr] and [FieldNamesAttr] (MATLAB_fields), [VlenStringsAttr]
+// (h5py's str lists), [RefsAttr]; each must fit in an object header
+// (64 KiB).
+//
+// Streaming: [DatasetWriter.Write] appends whole rows; a chunked dataset is
+// cut into chunks as each block of Chunk[0] rows fills, the chunks are
+// filtered by GOMAXPROCS worker goroutines (WriterOptions.Workers) and
+// written in a deterministic order (the same bytes whatever the number of
+// workers), so memory stays bounded by one block of chunk rows plus two
+// chunks per worker. The number of rows may stay open until the end
+// (DatasetOptions.Unlimited). [DatasetWriter.WriteChunk] writes whole chunks
+// at chunk-grid coordinates in any order (for writers that reorder data,
+// such as MATLAB's column-major transposition). Object headers, group
+// tables, chunk indexes, the global heap and the superblock are written by
+// [Writer.Close]: nothing in the file is valid before Close returns nil,
+// and Close fails while a fixed-shape dataset misses rows.
+//
+// A Writer and everything it creates must be used from one goroutine at a
+// time; call Close even after an error (it stops the workers). Deflate is
+// klauspost/compress's at the given level: faster than zlib's, files a
+// little larger.
 package hdf5

@@ -207,7 +207,7 @@ func (h *fheap) fromDirect(addr, blockSize, blockBase, off, n uint64) ([]byte, e
 		return nil, f.corrupt(int64(addr), "fractal heap direct block without FHDB signature")
 	}
 	hdr := 4 + 1 + 8 + h.blockOffSize
-	if h.checksummed {
+	if h.checksummed && !f.noChecksums {
 		if len(b) < hdr+4 {
 			return nil, f.corrupt(int64(addr), "fractal heap direct block too small")
 		}

@@ -1,0 +1,144 @@
+package arrowconv
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// ConvertIPC writes the Arrow IPC file or stream r (.arrow, .feather,
+// .arrows, or a stream on standard input) to w as one .npy array, mapped
+// by [MapSchema] with opts, and returns the number of rows and the
+// mapping. Compressed bodies (LZ4_FRAME, ZSTD) are decompressed.
+//
+// When string widths or list lengths must come from the data
+// ([Mapping.NeedsScan]), the input is read twice: a seekable r (an
+// *os.File at offset 0) directly; any other r (a pipe, standard input) is
+// copied to a temporary file in tmpDir (os.TempDir() if "") as it is
+// scanned, which is removed before ConvertIPC returns.
+func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, mem memory.Allocator) (int64, *Mapping, error) {
+	if ras, ok := r.(ipc.ReadAtSeeker); ok {
+		if pos, err := ras.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
+			rr, err := NewIPCReader(r, mem)
+			if err != nil {
+				return 0, nil, err
+			}
+			m, err := MapSchema(rr.Schema(), opts)
+			if err == nil && m.NeedsScan() {
+				err = ScanRecords(m, rr)
+				rr.Release()
+				if err != nil {
+					return 0, m, err
+				}
+				if _, err := ras.Seek(0, io.SeekStart); err != nil {
+					return 0, m, fmt.Errorf("arrowconv: rereading IPC input: %w", err)
+				}
+				if rr, err = NewIPCReader(r, mem); err != nil {
+					return 0, m, err
+				}
+			}
+			defer rr.Release()
+			if err != nil {
+				return 0, nil, err
+			}
+			n, err := WriteMappedNPY(w, rr, m)
+			return n, m, err
+		}
+	}
+	// A stream that cannot be reread: keep its bytes until it is known
+	// whether a scan is needed.
+	sp := &spool{dir: tmpDir}
+	defer sp.close()
+	rr, err := NewIPCReader(io.TeeReader(r, sp), mem)
+	if err != nil {
+		return 0, nil, err
+	}
+	m, err := MapSchema(rr.Schema(), opts)
+	if err != nil {
+		rr.Release()
+		return 0, nil, err
+	}
+	if !m.NeedsScan() {
+		sp.discard()
+		defer rr.Release()
+		n, err := WriteMappedNPY(w, rr, m)
+		return n, m, err
+	}
+	if err := sp.toFile(); err != nil {
+		rr.Release()
+		return 0, m, err
+	}
+	err = ScanRecords(m, rr)
+	rr.Release()
+	if err == nil {
+		// The reader may have stopped at the end-of-stream marker: the
+		// rest of the input belongs to the spool too.
+		_, err = io.Copy(sp, r)
+	}
+	if err != nil {
+		return 0, m, err
+	}
+	if err := sp.err; err != nil {
+		return 0, m, err
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return 0, m, fmt.Errorf("arrowconv: rereading the spooled IPC stream: %w", err)
+	}
+	rr2, err := NewIPCReader(sp.f, mem)
+	if err != nil {
+		return 0, m, err
+	}
+	defer rr2.Release()
+	n, err := WriteMappedNPY(w, rr2, m)
+	return n, m, err
+}
+
+// spool keeps the bytes written to it: in memory until toFile, then in a
+// temporary file; after discard, nowhere.
+type spool struct {
+	dir     string
+	buf     bytes.Buffer
+	f       *os.File
+	dropped bool
+	err     error
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	switch {
+	case s.dropped:
+	case s.f != nil:
+		if s.err == nil {
+			_, s.err = s.f.Write(p)
+		}
+	default:
+		s.buf.Write(p)
+	}
+	return len(p), nil
+}
+
+func (s *spool) discard() { s.dropped, s.buf = true, bytes.Buffer{} }
+
+func (s *spool) toFile() error {
+	f, err := os.CreateTemp(s.dir, "npyflow-ipc-*.arrows")
+	if err != nil {
+		return fmt.Errorf("arrowconv: spooling an IPC stream to scan it twice: %w", err)
+	}
+	s.f = f
+	_, err = f.Write(s.buf.Bytes())
+	s.buf = bytes.Buffer{}
+	if err != nil {
+		return fmt.Errorf("arrowconv: spooling an IPC stream: %w", err)
+	}
+	return nil
+}
+
+func (s *spool) close() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
+}
