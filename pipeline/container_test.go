@@ -539,3 +539,35 @@ func TestContainerErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestMATLABExample runs examples/matlab.yaml and checks its outputs.
+func TestMATLABExample(t *testing.T) {
+	out, _, err := runJob(t, "../examples/matlab.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrs, _, err := matfile.ReadArrays(filepath.Join(out, "matrix.mat"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arrs) != 1 || arrs[0].Key != "measurements" || fmt.Sprint(arrs[0].Array.Header.Shape) != "[10 3]" {
+		t.Fatalf("matrix.mat: %+v", arrs)
+	}
+	if v, _ := npyio.View[float64](arrs[0].Array.CData()); v[4] != 4 || v[29] != 29 {
+		t.Errorf("measurements = %v", v)
+	}
+	stats, _, err := matfile.ReadArrays(filepath.Join(out, "stats.mat"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range stats {
+		if a.Key == "stats.mean" {
+			// Column means of 0..29 laid out 10x3: 13.5, 14.5, 15.5.
+			if v, _ := npyio.View[float64](a.Array.CData()); fmt.Sprint(v) != "[13.5 14.5 15.5]" {
+				t.Errorf("stats.mean = %v", v)
+			}
+			return
+		}
+	}
+	t.Errorf("stats.mat has no stats.mean: %d arrays", len(stats))
+}
