@@ -24,3 +24,19 @@ func FuzzOpen(f *testing.F) {
 		walkAll(b, opts)
 	})
 }
+
+// FuzzOpenV73: v7.3 fixtures as seeds; exercises the v7.3 conventions on
+// top of the hdf5 package (which has its own fuzz targets).
+func FuzzOpenV73(f *testing.F) {
+	for _, name := range v73Fixtures {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	opts := &Options{MaxVariableBytes: 8 << 20, MaxSparseBytes: 8 << 20, MaxElements: 1 << 14}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		walkAll(b, opts)
+	})
+}
