@@ -177,7 +177,9 @@ type Var struct {
 }
 
 // Open returns a reader of the data: Header.DataSize() bytes in the
-// Header's layout (native byte order, column-major). Close it when done.
+// Header's layout (native byte order, column-major), then io.EOF. Read it
+// to io.EOF: a compressed stream verifies its checksum at the end. Close
+// it when done.
 func (v *Var) Open() (io.ReadCloser, error) {
 	if v.open != nil {
 		return v.open()
@@ -198,9 +200,26 @@ func (v *Var) Array() (*npyio.Array, error) {
 	n := v.Header.DataSize()
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(rc, buf); err != nil {
-		return nil, fmt.Errorf("matfile: reading %s: %w", v.Path, err)
+		return nil, readErr(v.Path, err)
+	}
+	// Read to the end: a stream checks itself there (zlib's checksum).
+	var one [1]byte
+	if k, err := rc.Read(one[:]); k != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("more data than the shape holds")
+		}
+		return nil, readErr(v.Path, err)
 	}
 	return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: buf}, nil
+}
+
+func readErr(path string, err error) error {
+	var fe *FormatError
+	var le *LimitError
+	if errors.As(err, &fe) || errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("matfile: reading %s: %w", path, err)
 }
 
 // File is an open MAT-file.
