@@ -35,7 +35,7 @@ type v73File struct {
 }
 
 // streamBatchBytes is the size of the batches a v7.3 array is read in.
-const streamBatchBytes = 4 << 20
+var streamBatchBytes int64 = 4 << 20
 
 func openV73(f *File) (*v73File, error) {
 	h, err := hdf5.Open(f.r, f.size, &hdf5.Options{Name: f.name, MaxReadBytes: f.opts.MaxVariableBytes})
@@ -777,17 +777,21 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 	if rowBytes > 0 && rowBytes < streamBatchBytes {
 		batch = int(streamBatchBytes / rowBytes)
 	}
-	rr, err := ds.NewRowReader(batch)
-	if err != nil {
-		return nil, v.h5err(path, err)
-	}
-	s := &h5stream{rr: rr, path: path, v: v, normB: out.Kind == npyio.Bool}
+	s := &h5stream{path: path, v: v, normB: out.Kind == npyio.Bool}
 	if !dt.IsNative() {
 		s.swap = dt.Size
 		if dt.Kind == npyio.Complex {
 			s.swap = dt.Size / 2
 		}
 	}
+	if ps := v.newParStream(ds, path, rowBytes, int64(batch), s.convert); ps != nil {
+		return ps, nil
+	}
+	rr, err := ds.NewRowReader(batch)
+	if err != nil {
+		return nil, v.h5err(path, err)
+	}
+	s.rr = rr
 	return s, nil
 }
 
@@ -800,16 +804,7 @@ func (s *h5stream) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, s.v.h5err(s.path, err)
 		}
-		if s.swap > 1 {
-			swapBytes(b, s.swap)
-		}
-		if s.normB {
-			for i, c := range b {
-				if c != 0 {
-					b[i] = 1
-				}
-			}
-		}
+		s.convert(b)
 		s.pending = b
 	}
 	n := copy(p, s.pending)
@@ -818,6 +813,20 @@ func (s *h5stream) Read(p []byte) (int, error) {
 }
 
 func (s *h5stream) Close() error { return nil }
+
+// convert turns a batch into native order (and bools into 0/1).
+func (s *h5stream) convert(b []byte) {
+	if s.swap > 1 {
+		swapBytes(b, s.swap)
+	}
+	if s.normB {
+		for i, c := range b {
+			if c != 0 {
+				b[i] = 1
+			}
+		}
+	}
+}
 
 // sparse reads a MATLAB sparse group: MATLAB_sparse (rows), data, ir, jc.
 func (w *v73walk) sparse(g *hdf5.Group, path, class string) error {
