@@ -852,6 +852,20 @@ type convReader struct {
 const convBatch = 1 << 17 // elements per batch
 
 func (c *convReader) Read(p []byte) (int, error) {
+	if es := int64(c.typ.ElemSize()); len(c.pending) == 0 && c.left > 0 && c.dt.Kind != npyio.Bool &&
+		naturalType(c.dt) == c.typ && int64(len(p)) >= es {
+		// Stored as the class: read straight into p (and swap in place).
+		k := min(c.left, int64(len(p))/es)
+		if _, err := io.ReadFull(c.src, p[:k*es]); err != nil {
+			return 0, &FormatError{File: c.f.name, Path: c.path, Off: c.off, Msg: "reading the data: " + zerr(err).Error()}
+		}
+		if (c.bo == binary.BigEndian) == nativeLE && es > 1 {
+			swapBytes(p[:k*es], int(es))
+		}
+		c.left -= k
+		c.done += k
+		return int(k * es), nil
+	}
 	for len(c.pending) == 0 {
 		if c.left == 0 {
 			if c.finish != nil {

@@ -172,8 +172,9 @@ type Var struct {
 	// shape {0, 0} for a struct with no fields but elements) stands for it.
 	Marker bool
 
-	data []byte
-	open func() (io.ReadCloser, error)
+	data  []byte
+	open  func() (io.ReadCloser, error)
+	whole func() ([]byte, error) // reads everything at once (Array), if set
 }
 
 // Open returns a reader of the data: Header.DataSize() bytes in the
@@ -191,6 +192,16 @@ func (v *Var) Open() (io.ReadCloser, error) {
 func (v *Var) Array() (*npyio.Array, error) {
 	if v.open == nil {
 		return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: v.data}, nil
+	}
+	if v.whole != nil {
+		data, err := v.whole()
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != v.Header.DataSize() {
+			return nil, readErr(v.Path, fmt.Errorf("%d bytes of data for %d", len(data), v.Header.DataSize()))
+		}
+		return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: data}, nil
 	}
 	rc, err := v.open()
 	if err != nil {

@@ -730,6 +730,25 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 		out.Kind == npyio.Bool && dt.Kind == npyio.Bool
 	if same && (dt.Kind != npyio.Complex || dt.Size == out.Size) {
 		v.open = func() (io.ReadCloser, error) { return w.v.newStream(ds, path, dt, out) }
+		v.whole = func() ([]byte, error) {
+			// One read into one buffer, converted in place.
+			b, err := ds.ReadAll()
+			if errors.Is(err, hdf5.ErrTooLarge) {
+				return nil, &LimitError{Path: path, What: "size of the data read at once", Size: v.Header.DataSize(), Limit: f.opts.MaxVariableBytes, Hint: "MaxVariableBytes, or stream it with Var.Open"}
+			}
+			if err != nil {
+				return nil, w.v.h5err(path, err)
+			}
+			s := &h5stream{normB: out.Kind == npyio.Bool}
+			if !dt.IsNative() {
+				s.swap = dt.Size
+				if dt.Kind == npyio.Complex {
+					s.swap = dt.Size / 2
+				}
+			}
+			s.convert(b)
+			return b, nil
+		}
 		return w.emit(path, v)
 	}
 	if dt.Kind == npyio.Complex || dt.Kind == npyio.Struct {
