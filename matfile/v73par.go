@@ -28,6 +28,7 @@ type parStream struct {
 	cur     parResult
 	pending []byte
 	closed  bool
+	err     error // sticky: a worker that failed has stopped
 }
 
 type parResult struct {
@@ -116,6 +117,9 @@ func (p *parStream) Read(b []byte) (int, error) {
 	if p.closed {
 		return 0, io.ErrClosedPipe
 	}
+	if p.err != nil {
+		return 0, p.err
+	}
 	for len(p.pending) == 0 {
 		k := int64(len(p.results))
 		if p.cur.buf != nil {
@@ -129,6 +133,7 @@ func (p *parStream) Read(b []byte) (int, error) {
 		r := <-p.results[p.next%k]
 		p.next++
 		if r.err != nil {
+			p.err = r.err
 			return 0, r.err
 		}
 		p.cur = r
