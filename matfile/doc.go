@@ -65,13 +65,12 @@
 // A v7.3 numeric variable is not read until its Var is opened and then
 // streams in batches of about 4 MiB of HDF5 rows (MATLAB columns)
 // through the hdf5 package's row reader, so a matrix of many gigabytes
-// converts in bounded memory; a chunked, compressed one is decoded by up
-// to 4 goroutines, each with its own row reader (the hdf5 package's chunk
-// cache, 64 MiB at most) and two batches. The hdf5 row reader reads whole
-// rows, and a MATLAB vector is a single HDF5 row: it is read at once, and
-// refused over Options.MaxVariableBytes. [Var.Array] reads a v7.3 array
-// in one call. Char arrays, cells, structs and sparse matrices are read
-// whole.
+// converts in bounded memory (the hdf5 package decodes the chunks of a
+// batch in parallel, through a chunk cache of 64 MiB at most). The row
+// reader reads whole rows, and a MATLAB vector is a single HDF5 row: it
+// is read at once, and refused over Options.MaxVariableBytes. [Var.Array]
+// reads a v7.3 array in one call. Char arrays, cells, structs and sparse
+// matrices are read whole.
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in
