@@ -633,7 +633,10 @@ func (wr *Writer) planNode(p *wPlan, name, path string, dt *npyio.DType, off int
 	case 0:
 		l.dims = []int{1, 1}
 	case 1:
-		if top {
+		// A 1-D array is a row at the top and a column in a struct; a
+		// single string (its only dimension being the characters) is a
+		// row everywhere.
+		if top || l.class == wChar {
 			l.dims = []int{1, full[0]}
 		} else {
 			l.dims = []int{full[0], 1}

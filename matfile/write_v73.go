@@ -17,7 +17,9 @@ package matfile
 //     variable (CreateVariable) with such a character is an error.
 //   - An empty array is a uint64 dataset holding its MATLAB size, in
 //     MATLAB's order (a 0x1 empty holds [0 1], as MATLAB writes it;
-//     hdf5storage 0.1.19 writes the reverse), with MATLAB_empty = 1.
+//     hdf5storage 0.1.19 writes the reverse), with MATLAB_empty = 1. The
+//     convention has no place for complexity: an empty complex array
+//     reads back as an empty real one of its class.
 //   - Structs (structured arrays) are groups with MATLAB_class "struct" and
 //     MATLAB_fields, one dataset or group per field.
 //   - Layout: datasets of up to 4 KiB are compact (in the object header,
