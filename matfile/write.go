@@ -67,6 +67,9 @@ type WriteOptions struct {
 	// Created is the creation time written in the file header; zero means
 	// now. Set it for reproducible output.
 	Created time.Time
+	// TempDir is where variables of unknown row count are spooled (see
+	// CreateVariable); empty means os.TempDir().
+	TempDir string
 }
 
 // Rename records a name RenameInvalid changed. Old and New are full paths
@@ -351,7 +354,17 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 // 0, all columns) at a time. Level 5 has to write each variable's size
 // before its data in column-major order, so it holds the whole variable;
 // Level 5 variables are limited to 2 GiB (as in MATLAB), which bounds it.
+//
+// h.Shape[0] may be -1 when the number of rows is not known in advance
+// (a job's output): MATLAB's column-major layout needs it before the
+// first column, so the rows are spooled to a temporary file in TempDir
+// and written when the VarWriter is closed. Memory stays bounded as
+// above; the disk holds one more copy of the variable meanwhile. Types
+// and names are checked at once.
 func (wr *Writer) CreateVariable(name string, h *npyio.Header) (VarWriter, error) {
+	if h != nil && len(h.Shape) > 0 && h.Shape[0] == -1 {
+		return wr.createSpooled(name, h)
+	}
 	return wr.createVariable(name, h, nil)
 }
 

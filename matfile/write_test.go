@@ -471,3 +471,49 @@ func TestWriteV73BandMemory(t *testing.T) {
 		t.Errorf("wide rows: band of %d rows, %d bytes, chunk %v", lv.bandR, len(lv.band), lv.chunk)
 	}
 }
+
+// TestWriteUnknownRows streams src.npz with Shape[0] = -1 (rows spooled to
+// a temporary file): the files equal the verified ones.
+func TestWriteUnknownRows(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "written", "src.npz")
+	for _, v := range []struct{ ver, file string }{{"6", "out_v6.mat"}, {"7", "out_v7.mat"}, {"7.3", "out_v73.mat"}} {
+		want, err := os.ReadFile(filepath.Join("testdata", "written", v.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, v.file)
+		wWriteNPZMode(t, src, out, v.ver, true, true, 3)
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("v%s: spooled output differs from the verified file", v.ver)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), ".npyflow-mat-spool-*"))
+	if len(left) > 0 {
+		t.Errorf("spool files left behind: %v", left)
+	}
+	// Types are checked at once; zero-byte rows need a count; Level 5's
+	// limit stops the spooling.
+	w, _ := NewWriter(&wMem{}, &WriteOptions{Version: "7"})
+	void, _ := npyio.NewString(npyio.Void, 3)
+	if _, err := w.CreateVariable("v", &npyio.Header{DType: void, Shape: []int{-1}}); err == nil {
+		t.Error("void accepted")
+	}
+	if _, err := w.CreateVariable("z", &npyio.Header{DType: npyio.Float64Type, Shape: []int{-1, 0}}); err == nil {
+		t.Error("zero-byte rows of unknown count accepted")
+	}
+	vw, err := w.CreateVariable("ok", &npyio.Header{DType: npyio.Float64Type, Shape: []int{-1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vw.Write(make([]byte, 24)); err == nil {
+		t.Error("a partial row accepted")
+	}
+	if err := vw.Close(); err == nil {
+		t.Error("Close after a failed write succeeded")
+	}
+}
