@@ -26,9 +26,20 @@ package matfile
 //     N-by-k matrix; nested structured fields are nested 1x1 structs.
 //   - Shapes: numpy's shape is MATLAB's size. A 0-d array is 1x1; a 1-D
 //     array of n elements is a 1xn row vector (scipy's and hdf5storage's
-//     default oned_as='row'), except struct fields, which are columns.
+//     default oned_as='row'), except struct fields, which are columns (a
+//     single string is a row everywhere).
 //   - Refused, naming the variable: object arrays, void without fields,
-//     long double, and anything else MATLAB has no class for.
+//     long double, structured fields with a subarray shape (struct
+//     arrays), and anything else MATLAB has no class for.
+//   - Names: variables and struct fields must be MATLAB identifiers;
+//     CheckNames checks a whole npz at once (listing every offending name)
+//     or renames (RenameInvalid, reported through OnRename and Renames).
+//
+// Streaming: CreateVariable takes C-order rows in batches; v7.3 holds one
+// band of chunks per field, Level 5 the whole variable (at most 2 GiB);
+// a row count of -1 spools the rows to a temporary file first.
+// Compression: v7.3 chunks are deflated by package hdf5 on all cores, v7
+// variables by a pigz-style parallel zlib writer (write_zlib.go).
 
 import (
 	"errors"
