@@ -346,6 +346,19 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 	h := *a.Header
 	h.DType = a.DType
 	h.FortranOrder = false
+	if a.Header.FortranOrder && len(h.Shape) >= 2 && wPlainNumeric(a.DType) {
+		// Column-major already: MATLAB's layout, no transposition.
+		vw, err := wr.createVariable(name, &h, nil)
+		if err != nil {
+			return err
+		}
+		hv := vw.(*wVarHandle)
+		if err := hv.vw.(wColumnMajor).writeColumnMajor(a.Data); err != nil {
+			wr.err = err
+			return err
+		}
+		return vw.Close()
+	}
 	data := a.CData()
 	vw, err := wr.createVariable(name, &h, data)
 	if err != nil {
@@ -355,6 +368,26 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 		return err
 	}
 	return vw.Close()
+}
+
+// wColumnMajor is implemented by the formats' variables: take the whole
+// data of a single-leaf variable already in column-major order.
+type wColumnMajor interface {
+	writeColumnMajor(data []byte) error
+}
+
+// wPlainNumeric reports whether dt is written byte for byte (no
+// conversion): ints, float32/64, complex64/128.
+func wPlainNumeric(dt *npyio.DType) bool {
+	switch dt.Kind {
+	case npyio.Int, npyio.Uint:
+		return true
+	case npyio.Float:
+		return dt.Size == 4 || dt.Size == 8
+	case npyio.Complex:
+		return dt.Size == 8 || dt.Size == 16
+	}
+	return false
 }
 
 // CreateVariable starts the variable name of the shape and dtype in h

@@ -155,11 +155,21 @@ func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	if total > wLevel5MaxVar {
 		return nil, fmt.Errorf("matfile: variable %q is over 2 GiB, the limit of a v%s MAT-file; write it as v7.3", p.name, map[bool]string{true: "7", false: "6"}[l.compress])
 	}
-	v := &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}
-	for i, lf := range p.leaves {
-		v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+	// The buffers are allocated by the first Write (writeColumnMajor uses
+	// the caller's data instead).
+	return &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}, nil
+}
+
+// writeColumnMajor takes a single plain leaf's whole data, already in
+// MATLAB's order: it is written as it is, without a copy.
+func (v *wL5Var) writeColumnMajor(data []byte) error {
+	p := v.p
+	if len(p.leaves) != 1 || p.leaves[0].conv != wCopy || int64(len(data)) != p.leaves[0].count*int64(p.leaves[0].usize) || v.next != 0 {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
 	}
-	return v, nil
+	v.bufs[0] = data
+	v.next = p.rows
+	return nil
 }
 
 func (v *wL5Var) Write(rows []byte) error {
@@ -176,6 +186,13 @@ func (v *wL5Var) Write(rows []byte) error {
 	n := int64(len(rows)) / p.rowSize
 	if v.next+n > p.rows {
 		return fmt.Errorf("matfile: variable %q: more than its %d rows written", p.name, p.rows)
+	}
+	if v.next == 0 {
+		for i, lf := range p.leaves {
+			if v.bufs[i] == nil {
+				v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+			}
+		}
 	}
 	for i, lf := range p.leaves {
 		m, err := lf.scatter(v.bufs[i], p.rows, v.next, rows, int(n), p)

@@ -517,3 +517,47 @@ func TestWriteUnknownRows(t *testing.T) {
 		t.Error("Close after a failed write succeeded")
 	}
 }
+
+// TestWriteFortranOrder: an array in Fortran order (as the reader returns
+// MATLAB's) is written without transposition, to the same bytes as its
+// C-order twin, also when v7.3 cuts it into bands of chunks.
+func TestWriteFortranOrder(t *testing.T) {
+	defer wTinyChunks()()
+	for _, c := range []struct {
+		dt    *npyio.DType
+		shape []int
+	}{
+		{npyio.Float64Type, []int{7, 5}},
+		{npyio.Int16Type, []int{9, 2, 3}},
+		{npyio.Complex64, []int{5, 4}},
+		{npyio.Uint8Type, []int{1, 40}},
+		{npyio.Float32Type, []int{0, 3}},
+	} {
+		h := &npyio.Header{Major: 1, DType: c.dt, Shape: c.shape}
+		data := make([]byte, h.DataSize())
+		for i := range data {
+			data[i] = byte(i*7 + i/3)
+		}
+		ca := &npyio.Array{Header: h, DType: c.dt, Data: data}
+		fh := *h
+		fh.FortranOrder = true
+		fa := &npyio.Array{Header: &fh, DType: c.dt, Data: wToF(data, c.shape, c.dt.Size)}
+		for _, ver := range []string{"6", "7", "7.3"} {
+			var out [2][]byte
+			for i, a := range []*npyio.Array{ca, fa} {
+				m := &wMem{}
+				w, _ := NewWriter(m, &WriteOptions{Version: ver, Created: wFixedTime})
+				if err := w.WriteArray("x", a); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				out[i] = m.b
+			}
+			if !bytes.Equal(out[0], out[1]) {
+				t.Errorf("v%s %s %v: Fortran-order output differs from C-order output", ver, c.dt, c.shape)
+			}
+		}
+	}
+}

@@ -534,6 +534,45 @@ func wCopyBlock(dst, src []byte, shape, coords, chunk []uint64, esz uint64) {
 	}
 }
 
+// writeColumnMajor takes a single plain leaf's whole data, already in
+// MATLAB's order (the C order of the HDF5 shape): whole datasets take it
+// as it is, banded ones band by band (contiguous runs of each column).
+func (vv *wV73Var) writeColumnMajor(data []byte) error {
+	p := vv.p
+	if len(vv.leaves) != 1 || vv.next != 0 {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
+	}
+	lv := vv.leaves[0]
+	l := lv.l
+	us := int64(l.usize)
+	if l.conv != wCopy || int64(len(data)) != l.count*us {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
+	}
+	vv.next = p.rows
+	if lv.empty {
+		return nil
+	}
+	if lv.whole {
+		return lv.ds.Write(data)
+	}
+	R := p.rows
+	cols := l.count / R
+	for r0 := int64(0); r0 < R; r0 += lv.bandR {
+		k := min(lv.bandR, R-r0)
+		for c := int64(0); c < cols; c++ {
+			copy(lv.band[c*lv.bandR*us:(c*lv.bandR+k)*us], data[(c*R+r0)*us:(c*R+r0+k)*us])
+		}
+		lv.filled = k
+		if k < lv.bandR {
+			lv.zeroTail()
+		}
+		if err := lv.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (vv *wV73Var) Close() error {
 	p := vv.p
 	if p.rowSize != 0 && vv.next != p.rows {
