@@ -65,3 +65,18 @@ func TestFunctionAndOpaqueSkipped(t *testing.T) {
 		t.Errorf("strict: %v", err)
 	}
 }
+
+// TestComplexIntegerSkipped: MATLAB allows complex integer arrays; numpy
+// has no complex integer type, so they are skipped with a warning.
+func TestComplexIntegerSkipped(t *testing.T) {
+	zi := matrix(ClassInt16, FlagComplex, []int32{1, 2}, "zi", el(MiINT16, []byte{1, 0, 2, 0}), el(MiINT16, []byte{3, 0, 4, 0}))
+	x := matrix(ClassDouble, 0, []int32{1, 1}, "x", el(MiDOUBLE, f64s(5)))
+	vars, f, err := walkBytes(t, matFile(zi, x), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.Warnings()
+	if len(vars) != 1 || vars["x"] == nil || len(w) != 1 || w[0].Path != "zi" || w[0].Class != "complex int16" {
+		t.Errorf("vars %d, warnings %v", len(vars), w)
+	}
+}

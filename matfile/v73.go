@@ -35,7 +35,7 @@ type v73File struct {
 }
 
 // streamBatchBytes is the size of the batches a v7.3 array is read in.
-const streamBatchBytes = 4 << 20
+var streamBatchBytes int64 = 4 << 20
 
 func openV73(f *File) (*v73File, error) {
 	h, err := hdf5.Open(f.r, f.size, &hdf5.Options{Name: f.name, MaxReadBytes: f.opts.MaxVariableBytes})
@@ -703,6 +703,12 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 	}
 	if c, ok := complexView(dt); ok {
 		dt = c
+	} else if dt.Kind == npyio.Struct {
+		name := class
+		if len(dt.Fields) == 2 && dt.Fields[0].Name == "real" {
+			name = "complex " + class
+		}
+		return f.warn(path, name, "compound data of type "+dt.String()+" has no numpy form of the class")
 	}
 	out, cls, ok := classOf(class, dt)
 	if !ok {
@@ -724,6 +730,25 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 		out.Kind == npyio.Bool && dt.Kind == npyio.Bool
 	if same && (dt.Kind != npyio.Complex || dt.Size == out.Size) {
 		v.open = func() (io.ReadCloser, error) { return w.v.newStream(ds, path, dt, out) }
+		v.whole = func() ([]byte, error) {
+			// One read into one buffer, converted in place.
+			b, err := ds.ReadAll()
+			if errors.Is(err, hdf5.ErrTooLarge) {
+				return nil, &LimitError{Path: path, What: "size of the data read at once", Size: v.Header.DataSize(), Limit: f.opts.MaxVariableBytes, Hint: "MaxVariableBytes, or stream it with Var.Open"}
+			}
+			if err != nil {
+				return nil, w.v.h5err(path, err)
+			}
+			s := &h5stream{normB: out.Kind == npyio.Bool}
+			if !dt.IsNative() {
+				s.swap = dt.Size
+				if dt.Kind == npyio.Complex {
+					s.swap = dt.Size / 2
+				}
+			}
+			s.convert(b)
+			return b, nil
+		}
 		return w.emit(path, v)
 	}
 	if dt.Kind == npyio.Complex || dt.Kind == npyio.Struct {
@@ -771,17 +796,21 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 	if rowBytes > 0 && rowBytes < streamBatchBytes {
 		batch = int(streamBatchBytes / rowBytes)
 	}
-	rr, err := ds.NewRowReader(batch)
-	if err != nil {
-		return nil, v.h5err(path, err)
-	}
-	s := &h5stream{rr: rr, path: path, v: v, normB: out.Kind == npyio.Bool}
+	s := &h5stream{path: path, v: v, normB: out.Kind == npyio.Bool}
 	if !dt.IsNative() {
 		s.swap = dt.Size
 		if dt.Kind == npyio.Complex {
 			s.swap = dt.Size / 2
 		}
 	}
+	if ps := v.newParStream(ds, path, rowBytes, int64(batch), s.convert); ps != nil {
+		return ps, nil
+	}
+	rr, err := ds.NewRowReader(batch)
+	if err != nil {
+		return nil, v.h5err(path, err)
+	}
+	s.rr = rr
 	return s, nil
 }
 
@@ -794,16 +823,7 @@ func (s *h5stream) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, s.v.h5err(s.path, err)
 		}
-		if s.swap > 1 {
-			swapBytes(b, s.swap)
-		}
-		if s.normB {
-			for i, c := range b {
-				if c != 0 {
-					b[i] = 1
-				}
-			}
-		}
+		s.convert(b)
 		s.pending = b
 	}
 	n := copy(p, s.pending)
@@ -812,6 +832,20 @@ func (s *h5stream) Read(p []byte) (int, error) {
 }
 
 func (s *h5stream) Close() error { return nil }
+
+// convert turns a batch into native order (and bools into 0/1).
+func (s *h5stream) convert(b []byte) {
+	if s.swap > 1 {
+		swapBytes(b, s.swap)
+	}
+	if s.normB {
+		for i, c := range b {
+			if c != 0 {
+				b[i] = 1
+			}
+		}
+	}
+}
 
 // sparse reads a MATLAB sparse group: MATLAB_sparse (rows), data, ir, jc.
 func (w *v73walk) sparse(g *hdf5.Group, path, class string) error {
