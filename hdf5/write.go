@@ -27,8 +27,9 @@ package hdf5
 // datetime, void and object dtypes are refused with an error naming the
 // dataset, as h5py refuses them. Attributes: [StringAttr] (MATLAB_class),
 // [NumAttr], [NumsAttr], [ArrayAttr] (any dtype above, any shape),
-// [VlenAttr] and [FieldNamesAttr] (MATLAB_fields), [RefsAttr]; each must
-// fit in an object header (64 KiB).
+// [VlenAttr] and [FieldNamesAttr] (MATLAB_fields), [VlenStringsAttr]
+// (h5py's str lists), [RefsAttr]; each must fit in an object header
+// (64 KiB).
 //
 // Streaming: [DatasetWriter.Write] appends whole rows; a chunked dataset is
 // cut into chunks as each block of Chunk[0] rows fills, the chunks are

@@ -314,16 +314,16 @@ func (d *DatasetWriter) Write(rows []byte) error {
 	// Chunked: fill blocks of chunk[0] rows and cut each full one.
 	slabBytes := d.chunk[0] * d.rowSize
 	for len(rows) > 0 {
-		if d.slab == nil {
-			if uint64(len(rows)) >= slabBytes {
-				// A whole block straight from the caller's buffer.
-				if err := d.cutSlab(rows[:slabBytes], d.rows, d.chunk[0]); err != nil {
-					return err
-				}
-				rows = rows[slabBytes:]
-				d.rows += d.chunk[0]
-				continue
+		if len(d.slab) == 0 && uint64(len(rows)) >= slabBytes {
+			// A whole block straight from the caller's buffer.
+			if err := d.cutSlab(rows[:slabBytes], d.rows, d.chunk[0]); err != nil {
+				return err
 			}
+			rows = rows[slabBytes:]
+			d.rows += d.chunk[0]
+			continue
+		}
+		if d.slab == nil {
 			d.slab = make([]byte, 0, slabBytes)
 		}
 		k := min(uint64(len(rows)), slabBytes-uint64(len(d.slab)))
@@ -377,8 +377,14 @@ func (d *DatasetWriter) cutSlab(slab []byte, first, n uint64) error {
 // given shape, padding with zeros outside the array.
 func wCopyChunk(dst, slab []byte, n uint64, shape, chunk, offs []uint64, esz uint64) {
 	rank := len(shape)
-	if rank == 1 {
-		k := copy(dst, slab[:n*esz])
+	whole := true // the chunk spans whole rows: one contiguous run
+	row := esz
+	for i := 1; i < rank; i++ {
+		whole = whole && chunk[i] == shape[i]
+		row *= shape[i]
+	}
+	if whole {
+		k := copy(dst, slab[:n*row])
 		clear(dst[k:])
 		return
 	}

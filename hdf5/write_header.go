@@ -179,8 +179,8 @@ func wDataspace(dims []uint64, unlimited bool) []byte {
 }
 
 // AttrValue is the value of an attribute, made by one of the constructors
-// (StringAttr, NumAttr, NumsAttr, ArrayAttr, VlenAttr, FieldNamesAttr,
-// RefsAttr). A constructor's error is reported by SetAttr.
+// (StringAttr, NumAttr, NumsAttr, ArrayAttr, VlenAttr, VlenStringsAttr,
+// FieldNamesAttr, RefsAttr). A constructor's error is reported by SetAttr.
 type AttrValue struct {
 	typ   []byte   // encoded datatype
 	shape []uint64 // nil: scalar
@@ -323,6 +323,22 @@ func VlenAttr(base *npyio.DType, seqs [][]byte) AttrValue {
 	}
 	return AttrValue{typ: wVlenSeqType(typ), shape: []uint64{uint64(len(seqs))},
 		data: make([]byte, 16*len(seqs)), vlen: seqs}
+}
+
+// VlenStringsAttr is a 1-D attribute of variable-length UTF-8 strings (as
+// h5py stores a list of Python str), kept in the global heap.
+func VlenStringsAttr(ss []string) AttrValue {
+	seqs := make([][]byte, len(ss))
+	for i, s := range ss {
+		if strings.IndexByte(s, 0) >= 0 {
+			return AttrValue{err: fmt.Errorf("string %d holds a NUL byte", i)}
+		}
+		seqs[i] = []byte(s)
+	}
+	// class 9, type 1 (string), NULLTERM, UTF-8; the base is a 1-byte
+	// UTF-8 string.
+	typ := append(wTypeHeader(wClassVlen, 1, 1|1<<8, 16), wStringType(1, 0, 1)...)
+	return AttrValue{typ: typ, shape: []uint64{uint64(len(ss))}, data: make([]byte, 16*len(ss)), vlen: seqs}
 }
 
 // FieldNamesAttr is MATLAB's MATLAB_fields: a 1-D attribute of

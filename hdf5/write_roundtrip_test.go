@@ -127,6 +127,17 @@ func wAttrJSON(a *Attribute, refPath func(Reference) any) (any, error) {
 		}
 		return map[string]any{"dtype": "ref", "shape": shape, "values": vals}, nil
 	case ClassVarLen:
+		if a.Type.VarLenString {
+			ss, err := a.Strings()
+			if err != nil {
+				return nil, err
+			}
+			vals := make([]any, len(ss))
+			for i, s := range ss {
+				vals[i] = s
+			}
+			return map[string]any{"dtype": "vlen-str:utf-8", "shape": shape, "values": vals}, nil
+		}
 		base, _, err := a.Type.Base.NumpyDType()
 		if err != nil {
 			return nil, err

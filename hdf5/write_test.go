@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -165,6 +167,12 @@ var wCases = []wCase{
 			npyio.Field{Name: "z", Type: npyio.Uint8Type, Shape: []int{2, 3}},
 			npyio.Field{Name: "s", Type: s5})
 		mc := wStruct(t, npyio.Field{Name: "real", Type: npyio.Float32Type}, npyio.Field{Name: "imag", Type: npyio.Float32Type})
+		nested := wStruct(t,
+			npyio.Field{Name: "flag", Type: npyio.BoolType},
+			npyio.Field{Name: "inner", Type: st},
+			npyio.Field{Name: "c", Type: npyio.Complex64},
+			npyio.Field{Name: "be", Type: npyio.Int64Type.WithOrder(npyio.BigEndian)},
+			npyio.Field{Name: "h", Type: npyio.Float16Type, Shape: []int{3}})
 		types := []struct {
 			name string
 			dt   *npyio.DType
@@ -175,7 +183,7 @@ var wCases = []wCase{
 			{"b1", npyio.BoolType}, {"c8", npyio.Complex64}, {"c16", npyio.Complex128}, {"S5", s5},
 			{"be_f8", npyio.Float64Type.WithOrder(npyio.BigEndian)}, {"be_i4", npyio.Int32Type.WithOrder(npyio.BigEndian)},
 			{"be_c16", npyio.Complex128.WithOrder(npyio.BigEndian)},
-			{"struct", st}, {"matlab_complex", mc},
+			{"struct", st}, {"matlab_complex", mc}, {"nested_struct", nested},
 		}
 		for _, ty := range types {
 			b.ds(root, ty.name, ty.dt, []uint64{3, 4}, nil, 2)
@@ -203,6 +211,8 @@ var wCases = []wCase{
 			[]any{[]any{"a"}, []any{"b", "c"}, wLatin1Chars("long_field_name")})
 		vi := VlenAttr(npyio.Int32Type, [][]byte{npyio.AsBytes([]int32{1, 2, 3}), {}, npyio.AsBytes([]int32{-4})})
 		b.attr(root, "vlen_i4", vi, []any{"vlen", "<i4"}, []uint64{3}, []any{[]any{1, 2, 3}, []any{}, []any{-4}})
+		b.attr(root, "vlen_strings", VlenStringsAttr([]string{"", "plain", "naïve ✓"}), "vlen-str:utf-8", []uint64{3},
+			[]any{"", "plain", "naïve ✓"})
 		cdata := wTestData(npyio.Complex128, 4)
 		b.attr(root, "complex", ArrayAttr(npyio.Complex128, []uint64{2, 2}, cdata), "<c16", []uint64{2, 2}, wValues(npyio.Complex128, cdata))
 		sdata := wTestData(st, 2)
@@ -503,6 +513,7 @@ func TestWriteErrors(t *testing.T) {
 	check("attr without value", d.SetAttr("b", AttrValue{}))
 	check("attr too large", d.SetAttr("c", NumsAttr(make([]float64, 10000))))
 	check("vlen ragged", d.SetAttr("v", VlenAttr(npyio.Int32Type, [][]byte{{1, 2}})))
+	check("vlen string with NUL", d.SetAttr("v", VlenStringsAttr([]string{"a\x00b"})))
 	check("array attr size", d.SetAttr("v", ArrayAttr(u, []uint64{3}, make([]byte, 8))))
 	check("incomplete dataset", d.Close())
 	check("refs for another shape", root.CreateRefDataset("r", []ObjRef{1, 2}, []uint64{3}))
@@ -583,4 +594,65 @@ func (f *wFailing) Write(p []byte) (int, error) {
 		return 0, errWFull
 	}
 	return f.wMem.Write(p)
+}
+
+// TestWriteStopsWorkers: Close stops the compression goroutines, also
+// after a failure.
+func TestWriteStopsWorkers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, fail := range []bool{false, true} {
+		var f io.WriteSeeker = &wMem{}
+		if fail {
+			f = &wFailing{limit: 5000}
+		}
+		w := wOK(NewWriter(f, &WriterOptions{Workers: 4}))
+		d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{4000}, &DatasetOptions{Chunk: []uint64{100}, Deflate: 1}))
+		d.Write(wTestData(npyio.Float64Type, 4000))
+		if err := w.Close(); (err != nil) != fail {
+			t.Fatalf("fail=%v: Close: %v", fail, err)
+		}
+	}
+	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// TestWriteMemoryBounded streams 64 MiB through a chunked, deflated
+// dataset in 1 MiB batches: the heap stays small (one block of chunk rows
+// and a few chunks per worker), whatever the dataset size.
+func TestWriteMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB of compression")
+	}
+	batch := wBenchData(8192) // 1 MiB
+	w := wOK(NewWriter(&wDiscard{}, &WriterOptions{Workers: 2}))
+	d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{0, 16}, &DatasetOptions{Unlimited: true, Chunk: []uint64{4096, 16}, Deflate: 1}))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapInuse
+	peak := uint64(0)
+	for i := range 64 {
+		if err := d.Write(batch); err != nil {
+			t.Fatal(err)
+		}
+		if i%8 == 7 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Shape()[0]; got != 64*8192 {
+		t.Fatalf("%d rows", got)
+	}
+	grow := int64(peak) - int64(base)
+	t.Logf("heap growth %.1f MiB", float64(grow)/(1<<20))
+	if grow > 24<<20 {
+		t.Fatalf("the heap grew by %d MiB writing 64 MiB", grow>>20)
+	}
 }

@@ -40,6 +40,9 @@ def fl(x):
 def dtype_json(dt):
     if h5py.check_ref_dtype(dt) is not None:
         return "ref"
+    si = h5py.check_string_dtype(dt)
+    if si is not None and si.length is None:
+        return "vlen-str:" + si.encoding
     base = h5py.check_vlen_dtype(dt)
     if base is not None:
         return ["vlen", dtype_json(base)]
@@ -59,6 +62,9 @@ def value_json(f, v, dt):
     """One element as JSON."""
     if h5py.check_ref_dtype(dt) is not None:
         return f[v].name if v else None
+    si = h5py.check_string_dtype(dt)
+    if si is not None and si.length is None:
+        return v.decode(si.encoding) if isinstance(v, bytes) else v
     base = h5py.check_vlen_dtype(dt)
     if base is not None:
         return [value_json(f, x, base) for x in np.asarray(v, dtype=base).ravel()]
