@@ -561,3 +561,82 @@ func TestWriteFortranOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteNPZ(t *testing.T) {
+	z, err := npyio.OpenNPZ(filepath.Join("testdata", "written", "src.npz"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	dir := t.TempDir()
+	// v6: the members stream into the verified file's bytes.
+	f, err := os.Create(filepath.Join(dir, "a.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWriter(f, &WriteOptions{Version: "6", Created: wFixedTime})
+	if err := w.WriteNPZ(z); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ := os.ReadFile(filepath.Join(dir, "a.mat"))
+	want, _ := os.ReadFile(filepath.Join("testdata", "written", "out_v6.mat"))
+	if !bytes.Equal(got, want) {
+		t.Error("WriteNPZ output differs from the verified file")
+	}
+	// v7.3: strings outside the BMP (wide_emoji) need the whole variable,
+	// which WriteReader reads for string variables: the verified file.
+	f, err = os.Create(filepath.Join(dir, "b.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ = NewWriter(f, &WriteOptions{Version: "7.3", Created: wFixedTime})
+	if err := w.WriteNPZ(z); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = os.ReadFile(filepath.Join(dir, "b.mat"))
+	want, _ = os.ReadFile(filepath.Join("testdata", "written", "out_v73.mat"))
+	if !bytes.Equal(got, want) {
+		t.Error("WriteNPZ v7.3 output differs from the verified file")
+	}
+	// Invalid member names: all listed, or renamed.
+	var buf bytes.Buffer
+	nz := npyio.NewNPZWriter(&buf, false)
+	one := wArr(t, npyio.Int8Type, []int{1}, []byte{5})
+	for _, k := range []string{"good", "bad-1", "2bad"} {
+		if err := nz.WriteArray(k, one); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rz, err := npyio.NewNPZReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ = NewWriter(&wMem{}, &WriteOptions{Version: "7"})
+	err = w.WriteNPZ(rz)
+	var ie *InvalidNamesError
+	if !errors.As(err, &ie) || len(ie.Names) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	m := &wMem{}
+	w, _ = NewWriter(m, &WriteOptions{Version: "7.3", RenameInvalid: true})
+	if err := w.WriteNPZ(rz); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.Renames(); len(r) != 2 || r[0] != (Rename{"bad-1", "bad_1"}) || r[1] != (Rename{"2bad", "x2bad"}) {
+		t.Errorf("renames %v", r)
+	}
+}
