@@ -92,10 +92,20 @@ type Rename struct {
 // MaxNameLength is the longest MATLAB identifier (namelengthmax).
 const MaxNameLength = 63
 
-// ValidName reports whether name is a valid MATLAB identifier: an ASCII
-// letter first, then letters, digits and underscores, at most 63 in all.
+// wKeywords are MATLAB's keywords (iskeyword), which isvarname refuses
+// as variable and field names.
+var wKeywords = map[string]bool{
+	"break": true, "case": true, "catch": true, "classdef": true, "continue": true,
+	"else": true, "elseif": true, "end": true, "for": true, "function": true,
+	"global": true, "if": true, "otherwise": true, "parfor": true, "persistent": true,
+	"return": true, "spmd": true, "switch": true, "try": true, "while": true,
+}
+
+// ValidName reports whether name is a valid MATLAB identifier (what
+// isvarname accepts): an ASCII letter first, then letters, digits and
+// underscores, at most 63 in all, and not a keyword such as "end".
 func ValidName(name string) bool {
-	if name == "" || len(name) > MaxNameLength {
+	if name == "" || len(name) > MaxNameLength || wKeywords[name] {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -113,10 +123,14 @@ func ValidName(name string) bool {
 // MakeValidName returns a valid MATLAB identifier for name, the way
 // MATLAB's matlab.lang.makeValidName does for ASCII names: every invalid
 // character becomes '_', a name not starting with a letter gets the prefix
-// 'x', and the result is cut to 63 characters. An empty name becomes "x".
+// 'x', a keyword becomes x followed by it capitalized ("end" -> "xEnd"),
+// and the result is cut to 63 characters. An empty name becomes "x".
 func MakeValidName(name string) string {
 	if ValidName(name) {
 		return name
+	}
+	if wKeywords[name] {
+		return "x" + strings.ToUpper(name[:1]) + name[1:]
 	}
 	var sb strings.Builder
 	for _, r := range name {
@@ -147,7 +161,7 @@ func (e *InvalidNamesError) Error() string {
 	for i, n := range e.Names {
 		q[i] = strconv.Quote(n)
 	}
-	return fmt.Sprintf("matfile: %d name(s) are not valid MATLAB identifiers (letter first, then letters, digits or '_', at most %d): %s; rename them or use --rename-invalid",
+	return fmt.Sprintf("matfile: %d name(s) are not valid MATLAB identifiers (letter first, then letters, digits or '_', at most %d, no keyword): %s; rename them or use --rename-invalid",
 		len(e.Names), MaxNameLength, strings.Join(q, ", "))
 }
 

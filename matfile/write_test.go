@@ -48,9 +48,17 @@ func TestValidName(t *testing.T) {
 			t.Errorf("%q should be valid", n)
 		}
 	}
-	for _, n := range []string{"", "1a", "_a", "a b", "a-b", "é", strings.Repeat("a", 64), "arr_0.npy"} {
+	for _, n := range []string{"", "1a", "_a", "a b", "a-b", "é", strings.Repeat("a", 64), "arr_0.npy", "end", "for"} {
 		if ValidName(n) {
 			t.Errorf("%q should be invalid", n)
+		}
+	}
+}
+
+func TestMakeValidName(t *testing.T) {
+	for in, want := range map[string]string{"end": "xEnd", "function": "xFunction", "a b": "a_b", "1x": "x1x", "": "x", "_a": "x_a", "ok": "ok"} {
+		if got := MakeValidName(in); got != want || !ValidName(got) {
+			t.Errorf("MakeValidName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
