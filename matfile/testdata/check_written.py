@@ -85,6 +85,9 @@ def cases():
     c["table"] = t
     c["rec0"] = np.array((7, 1.5, "hi"), dtype=[("a", "<i8"), ("b", "<f4"), ("s", "<U3")])
     c["emptytab"] = np.zeros(0, dtype=[("a", "<f8")])
+    # the longest names: 63 characters (field name slots of 64 in Level 5)
+    c["L" + "n" * 62] = np.array([[1, 2]], dtype="<i2")
+    c["longfields"] = np.array([(1.0, 2)], dtype=[("F" + "x" * 62, "<f8"), ("short", "<u1")])
     return c
 
 
