@@ -36,8 +36,9 @@ package matfile
 //     or renames (RenameInvalid, reported through OnRename and Renames).
 //
 // Streaming: CreateVariable takes C-order rows in batches; v7.3 holds one
-// band of chunks per field, Level 5 the whole variable (at most 2 GiB);
-// a row count of -1 spools the rows to a temporary file first.
+// band of chunks per field, v6 writes batches in place, v7 (and v6 char
+// data) hold the whole variable (at most 2 GiB); a row count of -1 spools
+// the rows to a temporary file first.
 // Compression: v7.3 chunks are deflated by package hdf5 on all cores, v7
 // variables by a pigz-style parallel zlib writer (write_zlib.go).
 
@@ -409,9 +410,11 @@ func wPlainNumeric(dt *npyio.DType) bool {
 // returns the VarWriter that takes its data.
 //
 // Memory: v7.3 keeps one band of chunks (the rows of one chunk along axis
-// 0, all columns) at a time. Level 5 has to write each variable's size
-// before its data in column-major order, so it holds the whole variable;
-// Level 5 variables are limited to 2 GiB (as in MATLAB), which bounds it.
+// 0, all columns) at a time; v6 writes each batch in place (seeking), but
+// holds variables with char data whole; v7 compresses each variable as
+// one zlib stream of its column-major data, so it holds the whole
+// variable. Level 5 variables are limited to 2 GiB (as in MATLAB), which
+// bounds that.
 //
 // h.Shape[0] may be -1 when the number of rows is not known in advance
 // (a job's output): MATLAB's column-major layout needs it before the

@@ -157,9 +157,10 @@ func TestWriteBenchFile(t *testing.T) {
 	fmt.Printf("RESULT op_secs=%.4f\n", time.Since(start).Seconds())
 }
 
-// TestWriteV73MemoryBounded streams 320 MiB (a 192 MiB matrix and a 128 MiB table) into a
-// compressed v7.3 file in 1 MiB batches and checks that the heap stays far
-// below the variable's size (not in -short mode).
+// TestWriteV73MemoryBounded streams a 192 MiB matrix and a 128 MiB table
+// into a compressed v7.3 file and into a v6 file (written in place) in
+// 1 MiB batches and checks that the heap stays far below the variable's
+// size (not in -short mode).
 func TestWriteV73MemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 320 MiB")
@@ -168,15 +169,21 @@ func TestWriteV73MemoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, h := range []*npyio.Header{
-		{DType: npyio.Float64Type, Shape: []int{24576, 1024}},
-		{DType: rec, Shape: []int{128 << 20 / 16}},
+	for _, c := range []struct {
+		ver string
+		h   *npyio.Header
+	}{
+		{"7.3", &npyio.Header{DType: npyio.Float64Type, Shape: []int{24576, 1024}}},
+		{"7.3", &npyio.Header{DType: rec, Shape: []int{128 << 20 / 16}}},
+		{"6", &npyio.Header{DType: npyio.Float64Type, Shape: []int{24576, 1024}}},
+		{"6", &npyio.Header{DType: rec, Shape: []int{128 << 20 / 16}}},
 	} {
+		h := c.h
 		f, err := os.Create(filepath.Join(t.TempDir(), "m.mat"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := NewWriter(f, nil)
+		w, err := NewWriter(f, &WriteOptions{Version: c.ver})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,9 +219,9 @@ func TestWriteV73MemoryBounded(t *testing.T) {
 		}
 		f.Close()
 		grow := int64(peak) - int64(base)
-		t.Logf("%s %v: heap grew by %.1f MiB for %d MiB of data", h.DType, h.Shape, float64(grow)/(1<<20), h.DataSize()>>20)
+		t.Logf("v%s %s %v: heap grew by %.1f MiB for %d MiB of data", c.ver, h.DType, h.Shape, float64(grow)/(1<<20), h.DataSize()>>20)
 		if grow > 40<<20 {
-			t.Errorf("%s %v: heap grew by %d MiB", h.DType, h.Shape, grow>>20)
+			t.Errorf("v%s %s %v: heap grew by %d MiB", c.ver, h.DType, h.Shape, grow>>20)
 		}
 	}
 }
