@@ -58,6 +58,9 @@ func (o *object) Attrs() ([]*Attribute, error) {
 	var out []*Attribute
 	for _, m := range h.msgs {
 		if m.typ == msgAttribute {
+			if m.flags&2 != 0 {
+				return nil, f.unsupported(o.path, "attribute stored as a shared message")
+			}
 			a, err := f.parseAttribute(m.data, m.addr, o.path)
 			if err != nil {
 				return nil, err
@@ -528,4 +531,31 @@ func (a *Attribute) Describe() string {
 		fmt.Fprintf(&sb, " = %v", v)
 	}
 	return sb.String()
+}
+
+// DType maps the attribute's type to numpy's as Dataset.DType does for
+// fixed-size types (the value's bytes, Bytes, are then in its layout). A
+// top-level array type gives its base dtype; NumpyShape adds its
+// dimensions. Variable-length, reference and opaque types are refused.
+func (a *Attribute) DType() (*npyio.DType, error) {
+	dt, _, err := a.Type.NumpyDType()
+	if err != nil {
+		return nil, &UnsupportedError{File: a.f.name, Object: a.owner + " attribute " + a.Name, Feature: unsupportedFeature(err)}
+	}
+	return dt, nil
+}
+
+// NumpyShape is the shape of the numpy value h5py reads: Shape plus the
+// dimensions of a top-level array type.
+func (a *Attribute) NumpyShape() []int {
+	out := make([]int, 0, len(a.Shape))
+	for _, d := range a.Shape {
+		out = append(out, int(d))
+	}
+	if a.Type.Class == ClassArray {
+		for _, d := range a.Type.Dims {
+			out = append(out, int(d))
+		}
+	}
+	return out
 }

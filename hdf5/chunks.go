@@ -43,7 +43,6 @@ type chunkReader struct {
 	order     []uint64
 	cacheSize int64
 	cacheMax  int64
-	fillChunk []byte
 }
 
 func newChunkReader(ds *Dataset) (*chunkReader, error) {
@@ -437,6 +436,7 @@ type extArray struct {
 	ndblkAddrs uint64
 	sblk       []eaSuper
 	blocks     map[uint64][]byte
+	blockBytes int64
 }
 
 type eaSuper struct {
@@ -611,24 +611,12 @@ func (ea *extArray) block(addr, size uint64, sig string) ([]byte, error) {
 	if err := f.verifyChecksum(b, addr, "extensible array block"); err != nil {
 		return nil, err
 	}
-	if len(ea.blocks) > 1024 {
-		ea.blocks = map[uint64][]byte{}
+	if len(ea.blocks) > 1024 || ea.blockBytes+int64(len(b)) > maxCacheBytes {
+		ea.blocks, ea.blockBytes = map[uint64][]byte{}, 0
 	}
 	ea.blocks[addr] = b
+	ea.blockBytes += int64(len(b))
 	return b, nil
-}
-
-// fillData returns a chunk of fill values (shared, read-only).
-func (r *chunkReader) fillData() []byte {
-	if r.fillChunk == nil {
-		r.fillChunk = make([]byte, r.layout.chunkSize)
-		if len(r.fill) == r.elemSize && !allZero(r.fill) {
-			for i := 0; i < len(r.fillChunk); i += r.elemSize {
-				copy(r.fillChunk[i:], r.fill)
-			}
-		}
-	}
-	return r.fillChunk
 }
 
 // locate finds a chunk's record, checking its stored size (ok=false for
@@ -680,27 +668,6 @@ func (r *chunkReader) remember(key uint64, data []byte) {
 	r.cacheSize += int64(len(data))
 }
 
-// chunk returns the decoded chunk with the given scaled coordinates.
-func (r *chunkReader) chunk(scaled []uint64) ([]byte, error) {
-	key := r.linear(scaled)
-	if b, ok := r.cache[key]; ok {
-		return b, nil
-	}
-	c, ok, err := r.locate(scaled)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return r.fillData(), nil
-	}
-	data, err := r.decode(c, &r.zr, nil)
-	if err != nil {
-		return nil, err
-	}
-	r.remember(key, data)
-	return data, nil
-}
-
 // prefetch decodes the given chunks that are not cached, in parallel when
 // they are filtered, and returns them by key. A chunk whose target in dst
 // is one contiguous run (direct returns it, or nil) is decoded straight
@@ -724,7 +691,7 @@ func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]u
 			return nil, err
 		}
 		if !ok {
-			got[k] = r.fillData()
+			got[k] = nil // never written: the caller fills
 			continue
 		}
 		out := direct(coords[i])
@@ -842,7 +809,7 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 			}
 		}
 		for i, k := range keys {
-			if c := got[k]; !done[k] && len(c) > 0 && (r.fillChunk == nil || &c[0] != &r.fillChunk[0]) {
+			if c := got[k]; !done[k] && c != nil {
 				r.remember(k, c)
 			}
 			delete(done, k)
@@ -878,7 +845,8 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 }
 
 // copyChunk copies the part of one decoded chunk inside the region [lo, hi)
-// to dst, in runs along the last dimension.
+// to dst, in runs along the last dimension; a nil chunk (never written)
+// fills its part with the fill value.
 func (r *chunkReader) copyChunk(data []byte, scaled, lo, hi, rstride, cstride []uint64, dst []byte) {
 	rank := len(scaled)
 	ch := r.layout.Chunk
@@ -899,7 +867,11 @@ func (r *chunkReader) copyChunk(data []byte, scaled, lo, hi, rstride, cstride []
 			so += (idx[i] - scaled[i]*ch[i]) * cstride[i]
 			do += (idx[i] - lo[i]) * rstride[i]
 		}
-		copy(dst[do:do+runBytes], data[so:so+runBytes])
+		if data == nil {
+			fillElems(dst[do:do+runBytes], r.fill, r.elemSize)
+		} else {
+			copy(dst[do:do+runBytes], data[so:so+runBytes])
+		}
 		k := last - 1
 		for ; k >= 0; k-- {
 			idx[k]++

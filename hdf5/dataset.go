@@ -44,6 +44,14 @@ func (ds *Dataset) loadInfo() error {
 		return err
 	}
 	info := &dsInfo{}
+	for _, m := range h.msgs {
+		switch m.typ {
+		case msgDataspace, msgFill, msgFillOld, msgFilters, msgLayout:
+			if m.flags&2 != 0 {
+				return f.unsupported(ds.path, "%s stored as a shared message", msgName(m.typ))
+			}
+		}
+	}
 	m := h.find(msgDataspace)
 	if m == nil {
 		return f.corrupt(int64(ds.addr), "%s: dataset without a dataspace message", ds.path)
@@ -295,11 +303,17 @@ func (ds *Dataset) NewRowReader(batchRows int) (*RowReader, error) {
 		if r.unicode {
 			cw *= 4
 		}
-		r.outRow = r.rawRow / 16 * cw
+		var ok bool
+		if r.outRow, ok = mulOK(r.rawRow/16, cw, 1<<62); !ok {
+			return nil, fmt.Errorf("hdf5: %s: %s: rows of %d strings of %d bytes are too large: %w", ds.f.name, ds.path, r.rawRow/16, cw, ErrTooLarge)
+		}
 	default:
 		if _, err := ds.DType(); err != nil {
 			return nil, err
 		}
+	}
+	if rb := max(r.rawRow, r.outRow); rb > uint64(ds.f.opts.MaxReadBytes) {
+		return nil, fmt.Errorf("hdf5: %s: %s: one row of %d bytes exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, rb, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
 	l := ds.info.layout
 	switch l.Class {
@@ -587,6 +601,9 @@ func (ds *Dataset) scanStrings() (int, error) {
 	if r.nrows, r.rawRow, err = ds.rows(); err != nil {
 		return 0, err
 	}
+	if r.rawRow > uint64(ds.f.opts.MaxReadBytes) {
+		return 0, fmt.Errorf("hdf5: %s: %s: one row of %d bytes exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, r.rawRow, ds.f.opts.MaxReadBytes, ErrTooLarge)
+	}
 	if ds.info.layout.Class == LayoutChunked {
 		if r.cr, err = newChunkReader(ds); err != nil {
 			return 0, err
@@ -633,6 +650,39 @@ func truncate(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// ReadVarLen reads a variable-length sequence (or string) dataset: for
+// each value in C order, the raw bytes of its base-type elements.
+func (ds *Dataset) ReadVarLen() ([][]byte, error) {
+	if err := ds.load(); err != nil {
+		return nil, err
+	}
+	t := ds.info.dtype
+	if t.Class != ClassVarLen {
+		return nil, fmt.Errorf("hdf5: %s: %s: type %s is not variable-length", ds.f.name, ds.path, t)
+	}
+	esz := t.Base.Size
+	if t.VarLenString {
+		esz = 1
+	}
+	raw, err := ds.readRawAll()
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(raw)/16)
+	var total uint64
+	for i := range out {
+		v, err := ds.f.vlenItem(raw[i*16:(i+1)*16], esz)
+		if err != nil {
+			return nil, withObject(err, ds.path)
+		}
+		if total += uint64(len(v)); total > uint64(ds.f.opts.MaxReadBytes) {
+			return nil, fmt.Errorf("hdf5: %s: %s: values exceed the read limit: %w", ds.f.name, ds.path, ErrTooLarge)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // ReadReferences reads an object reference dataset.
@@ -700,4 +750,18 @@ func (ds *Dataset) Describe() string {
 		}
 	}
 	return sb.String()
+}
+
+func msgName(t uint16) string {
+	switch t {
+	case msgDataspace:
+		return "dataspace"
+	case msgFill, msgFillOld:
+		return "fill value"
+	case msgFilters:
+		return "filter pipeline"
+	case msgLayout:
+		return "layout"
+	}
+	return fmt.Sprintf("message %#x", t)
 }

@@ -19,7 +19,7 @@ type dec struct {
 func (d *dec) ok() bool { return !d.bad }
 
 func (d *dec) need(n int) bool {
-	if d.bad || n < 0 || n > len(d.b)-d.pos {
+	if d.bad || n < 0 || d.pos < 0 || d.pos > len(d.b) || n > len(d.b)-d.pos {
 		d.bad = true
 		return false
 	}

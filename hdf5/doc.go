@@ -29,8 +29,9 @@
 // [Open] (an io.ReaderAt and its size) and [OpenFile] return a [File];
 // [File.Root], [File.OpenPath] ("/g/d") and [File.Deref] (an object
 // [Reference]) give [Object]s: *[Group], *[Dataset] or *[NamedDatatype].
-// [Group.Members] lists member names sorted by name; [File.Walk] visits
-// every object. Every object has [Attribute]s, decoded by
+// [Group.Members] lists member names sorted by name ([Group.Links] with
+// link kinds and targets); [Group.Open] opens a member; [File.Walk] visits
+// every object once, depth first in name order. Every object has [Attribute]s, decoded by
 // [Attribute.String], [Attribute.Strings] (also variable-length sequences
 // of characters, such as MATLAB_fields), [Attribute.Int64s],
 // [Attribute.Uint64s], [Attribute.Float64s], [Attribute.References],
@@ -46,13 +47,19 @@
 // reading every value once. Object references, opaque, time,
 // variable-length sequences and region references have no faithful numpy
 // type and are refused with an error naming the dataset; read references
-// with [Dataset.ReadReferences] and strings with [Dataset.ReadStrings].
+// with [Dataset.ReadReferences], strings with [Dataset.ReadStrings] and
+// sequences with [Dataset.ReadVarLen].
 //
 // Data come back as bytes in C order in the layout of the DType, in the
-// file's byte order (a big-endian dataset has a '>' DType). [Dataset.ReadAll]
-// reads everything up to Options.MaxReadBytes; [Dataset.NewRowReader]
-// streams batches of rows (slices along the first dimension), decoding
-// chunks one at a time and keeping at most Options.ChunkCacheBytes of them.
+// file's byte order (a big-endian dataset has a '>' DType); bytes are never
+// reinterpreted. [Dataset.ReadAll] reads everything up to
+// Options.MaxReadBytes; [Dataset.NewRowReader] streams batches of rows
+// (slices along the first dimension; a scalar has one row) with
+// [RowReader.Read], or any row range with [RowReader.ReadRows]. The chunks
+// a batch touches are decoded in parallel, those spanning whole rows
+// straight into the batch, the others through a cache of at most
+// Options.ChunkCacheBytes; memory stays bounded whatever the dataset size.
+// Unwritten chunks and storage read as the fill value.
 //
 // # Limits and safety
 //

@@ -69,6 +69,10 @@ func (f *File) openHeap(addr uint64) (*fheap, error) {
 		h.maxDirect < h.startBlock || h.maxDirect > maxMetaBlock || h.maxHeapBits < 1 || h.maxHeapBits > 64 || h.curRows > 64 {
 		return nil, f.corrupt(int64(addr), "fractal heap with width %d, block sizes %d..%d, %d bits", h.width, h.startBlock, h.maxDirect, h.maxHeapBits)
 	}
+	// Row sizes (start << (row-1)) times the width must not overflow.
+	if log2floor(h.startBlock)+log2floor(h.width)+h.curRows > 63 {
+		return nil, f.corrupt(int64(addr), "fractal heap with %d rows of width %d from %d-byte blocks", h.curRows, h.width, h.startBlock)
+	}
 	h.blockOffSize = (h.maxHeapBits + 7) / 8
 	h.offSize = h.blockOffSize
 	h.lenSize = (log2floor(h.maxDirect) + 7) / 8
@@ -203,7 +207,7 @@ func (h *fheap) fromDirect(addr, blockSize, blockBase, off, n uint64) ([]byte, e
 		return nil, f.corrupt(int64(addr), "fractal heap direct block without FHDB signature")
 	}
 	hdr := 4 + 1 + 8 + h.blockOffSize
-	if h.checksummed {
+	if h.checksummed && !f.noChecksums {
 		if len(b) < hdr+4 {
 			return nil, f.corrupt(int64(addr), "fractal heap direct block too small")
 		}
@@ -221,7 +225,8 @@ func (h *fheap) fromDirect(addr, blockSize, blockBase, off, n uint64) ([]byte, e
 	if rel < uint64(hdr) || rel > blockSize || n > blockSize-rel {
 		return nil, f.corrupt(int64(addr), "fractal heap object (offset %d, %d bytes) outside its block", off, n)
 	}
-	return b[rel : rel+n], nil
+	// Copy, so that a small object does not keep its whole block alive.
+	return append([]byte(nil), b[rel:rel+n]...), nil
 }
 
 // huge returns a huge object: stored outside the heap's blocks, found

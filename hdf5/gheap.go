@@ -29,10 +29,11 @@ func (f *File) globalHeap(addr uint64) ([]byte, error) {
 		return nil, err
 	}
 	f.mu.Lock()
-	if len(f.gheaps) > 256 {
-		f.gheaps = map[uint64][]byte{}
+	if len(f.gheaps) > 256 || f.gheapBytes+int64(len(b)) > maxCacheBytes {
+		f.gheaps, f.gheapBytes = map[uint64][]byte{}, 0
 	}
 	f.gheaps[addr] = b
+	f.gheapBytes += int64(len(b))
 	f.mu.Unlock()
 	return b, nil
 }

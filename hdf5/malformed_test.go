@@ -261,3 +261,39 @@ func TestHugeClaims(t *testing.T) {
 		t.Errorf("Read: %v, want ErrFormat", err)
 	}
 }
+
+// A chunked dataset whose rows claim 8 TiB each: the row reader refuses
+// before allocating a row (fuzz: an allocation of 1.3 TB).
+func TestHugeRow(t *testing.T) {
+	b := readFixture(t, "small_earliest.h5")
+	f, err := openBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.OpenPath("/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := f.header(o.Addr())
+	m := h.find(msgDataspace)
+	off := m.addr + f.base + 16 // dims[1] of a version 1 dataspace
+	if binary.LittleEndian.Uint64(b[off:]) != 3 {
+		t.Fatalf("dataspace layout not as expected")
+	}
+	binary.LittleEndian.PutUint64(b[off:], 1<<40)
+	f, err = openBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err = f.OpenPath("/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := o.(*Dataset)
+	if _, err := ds.NewRowReader(1); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("NewRowReader: %v, want ErrTooLarge", err)
+	}
+	if _, err := ds.ReadAll(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadAll: %v, want ErrTooLarge", err)
+	}
+}

@@ -45,6 +45,7 @@ type objectHeader struct {
 	addr    uint64
 	version int
 	msgs    []message
+	size    int64 // bytes of its blocks (for the cache bound)
 }
 
 // maxHeaderMessages bounds the messages of one object header.
@@ -62,10 +63,11 @@ func (f *File) header(addr uint64) (*objectHeader, error) {
 		return nil, err
 	}
 	f.mu.Lock()
-	if len(f.headers) > 1<<16 {
-		f.headers = map[uint64]*objectHeader{}
+	if len(f.headers) > 1<<16 || f.headerBytes+h.size > maxCacheBytes {
+		f.headers, f.headerBytes = map[uint64]*objectHeader{}, 0
 	}
 	f.headers[addr] = h
+	f.headerBytes += h.size
 	f.mu.Unlock()
 	return h, nil
 }
@@ -109,6 +111,7 @@ func (f *File) parseHeader(addr uint64) (*objectHeader, error) {
 		if err != nil {
 			return nil, err
 		}
+		h.size += int64(len(b))
 		if err := f.verifyChecksum(b, addr, "object header"); err != nil {
 			return nil, err
 		}
@@ -132,6 +135,7 @@ func (f *File) parseHeader(addr uint64) (*objectHeader, error) {
 			if err != nil {
 				return nil, err
 			}
+			h.size += int64(len(b))
 			if !bytes.Equal(b[:4], []byte("OCHK")) {
 				return nil, f.corrupt(int64(c.addr), "object header continuation block without OCHK signature")
 			}
@@ -157,6 +161,7 @@ func (f *File) parseHeader(addr uint64) (*objectHeader, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.size += int64(len(b))
 	seen[addr] = true
 	if conts, err = f.parseV1Messages(h, b, addr+16, conts); err != nil {
 		return nil, err
@@ -177,6 +182,7 @@ func (f *File) parseHeader(addr uint64) (*objectHeader, error) {
 		if err != nil {
 			return nil, err
 		}
+		h.size += int64(len(b))
 		if conts, err = f.parseV1Messages(h, b, c.addr, conts); err != nil {
 			return nil, err
 		}

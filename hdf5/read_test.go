@@ -30,6 +30,7 @@ type expObject struct {
 	Raw       string             `json:"raw"`
 	Strings   []string           `json:"strings"`
 	Refs      []*string          `json:"refs"`
+	Seqs      [][]int64          `json:"seqs"`
 	ReadError string             `json:"read_error"`
 }
 
@@ -190,6 +191,25 @@ func checkDataset(t *testing.T, f *File, ds *Dataset, e expObject) {
 		}
 		if !reflect.DeepEqual(s, e.Strings) {
 			t.Errorf("strings %q, want %q", s, e.Strings)
+		}
+	}
+	if e.Seqs != nil {
+		seqs, err := ds.ReadVarLen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := ds.Type().Base
+		if len(seqs) != len(e.Seqs) {
+			t.Fatalf("%d sequences, want %d", len(seqs), len(e.Seqs))
+		}
+		for i, s := range seqs {
+			got := []int64{}
+			for j := 0; j+base.Size <= len(s); j += base.Size {
+				got = append(got, base.intValue(s[j:]))
+			}
+			if !reflect.DeepEqual(got, e.Seqs[i]) {
+				t.Errorf("sequence %d: %v, want %v", i, got, e.Seqs[i])
+			}
 		}
 	}
 	if e.Refs != nil {
@@ -468,6 +488,13 @@ func checkAttrs(t *testing.T, f *File, o Object, exp map[string]expAttr) {
 				}
 			}
 		case e.Raw != "":
+			if dt, err := a.DType(); err != nil {
+				t.Errorf("attr %s: DType: %v", a.Name, err)
+			} else if dt.String() != e.DType {
+				t.Errorf("attr %s: dtype %s, want %s", a.Name, dt, e.DType)
+			} else if !bytes.Equal(a.Bytes(), unb64(t, e.Raw)) {
+				t.Errorf("attr %s: bytes %x, want %x", a.Name, a.Bytes(), unb64(t, e.Raw))
+			}
 			if a.Type.Class == ClassFixedPoint || a.Type.Class == ClassFloat || a.Type.Class == ClassEnum {
 				if !bytes.Equal(a.Bytes(), unb64(t, e.Raw)) && !(a.Type.isBoolEnum()) {
 					t.Errorf("attr %s: bytes %x, want %x", a.Name, a.Bytes(), unb64(t, e.Raw))
@@ -696,5 +723,53 @@ func TestLinks(t *testing.T) {
 			t.Errorf("%s: link kinds %v", name, kinds)
 		}
 		f.Close()
+	}
+}
+
+// The fixtures reach the deeper structures: a v1 B-tree (chunks and
+// group) above its leaves, and a fractal heap with an indirect root block.
+func TestDeepStructures(t *testing.T) {
+	f, err := OpenFile("testdata/earliest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	level := func(addr uint64) byte {
+		b, err := f.readAt(addr, 8, "node")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b[5]
+	}
+	o, _ := f.OpenPath("/chunk/btree_levels")
+	if l := level(o.(*Dataset).Layout().addr); l < 1 {
+		t.Errorf("chunk B-tree root level %d", l)
+	}
+	o, _ = f.OpenPath("/groups/manylinks")
+	h, _ := f.header(o.Addr())
+	d := &dec{b: h.find(msgSymbolTable).data}
+	if l := level(d.u64()); l < 1 {
+		t.Errorf("group B-tree root level %d", l)
+	}
+	if m, err := o.(*Group).Members(); err != nil || len(m) != 300 {
+		t.Errorf("%d members, %v", len(m), err)
+	}
+	g, err := OpenFile("testdata/latest.h5", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	o, _ = g.OpenPath("/groups/manylinks")
+	h, _ = g.header(o.Addr())
+	d = &dec{b: h.find(msgLinkInfo).data, pos: 2}
+	if h.find(msgLinkInfo).data[1]&1 != 0 {
+		d.skip(8)
+	}
+	heap, err := g.openHeap(d.u64())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heap.curRows == 0 {
+		t.Errorf("fractal heap root is a direct block")
 	}
 }

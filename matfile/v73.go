@@ -803,9 +803,6 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 			s.swap = dt.Size / 2
 		}
 	}
-	if ps := v.newParStream(ds, path, rowBytes, int64(batch), s.convert); ps != nil {
-		return ps, nil
-	}
 	rr, err := ds.NewRowReader(batch)
 	if err != nil {
 		return nil, v.h5err(path, err)

@@ -57,6 +57,7 @@ def common(f, latest):
     g.create_dataset("zero", data=np.zeros((0, 3), dtype="i4"))
     g.create_dataset("m3d", data=np.arange(24, dtype="i2").reshape(2, 3, 4))
     compact(g, "compact", np.arange(12, dtype="<f4").reshape(3, 4))
+    g.create_dataset("unwritten", shape=(2, 3), dtype="<f4", fillvalue=3.5)  # no storage: fill value
 
     s = f.create_group("str")
     s.create_dataset("fixed", data=np.array([b"abc", b"", b"hello worl"], dtype="S10"))
@@ -95,6 +96,8 @@ def common(f, latest):
     big = rng.standard_normal((50, 37))
     c.create_dataset("gzip_shuffle_fletcher", data=big, chunks=(8, 10), compression="gzip", compression_opts=4, shuffle=True, fletcher32=True)
     c.create_dataset("plain", data=np.arange(100, dtype="i8").reshape(20, 5), chunks=(6, 3))
+    # 200 chunks: a two-level v1 B-tree chunk index (earliest).
+    c.create_dataset("btree_levels", data=(np.arange(200) % 199).astype("u1"), chunks=(1,))
     c.create_dataset("edge3d", data=np.arange(5 * 7 * 3, dtype="u2").reshape(5, 7, 3), chunks=(2, 3, 2), compression="gzip")
     fv = c.create_dataset("sparse", shape=(30,), dtype="f4", chunks=(5,), fillvalue=-7.0)
     fv[10:15] = np.arange(5)
@@ -122,6 +125,11 @@ def common(f, latest):
     grp["hard"] = deep["leaf"]
     grp.create_group("emptygroup")
     grp["ext"] = h5py.ExternalLink("other.h5", "/x")
+    # 300 soft links: a two-level group B-tree (earliest), a fractal heap
+    # with indirect blocks (latest).
+    ml = grp.create_group("manylinks")
+    for i in range(300):
+        ml["link%03d_with_a_longer_name_to_fill_heap_blocks" % i] = h5py.SoftLink("/num/i1")
     grp["dangling"] = h5py.SoftLink("/no/such/object")
 
     r = f.create_group("refs")
@@ -248,6 +256,9 @@ def describe(path):
                             arr = np.zeros(0, dtype="S1")
                         e["strings"] = [x.decode() if isinstance(x, bytes) else x for x in np.asarray(obj[()], dtype=object).ravel()]
                         v = arr.reshape(obj.shape)
+                    elif h5py.check_vlen_dtype(obj.dtype) is not None:
+                        e["seqs"] = [np.asarray(x).tolist() for x in obj[()].ravel()]
+                        v = None
                     elif h5py.check_ref_dtype(obj.dtype) == h5py.Reference:
                         e["refs"] = [f[x].name if x else None for x in obj[()].ravel()]
                         v = None
