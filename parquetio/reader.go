@@ -414,4 +414,3 @@ func (r *Reader) Next(maxRows int) (npyio.Batch, error) {
 	}
 	return npyio.Batch{Start: start, Rows: n, Data: out}, nil
 }
-
