@@ -280,12 +280,48 @@ func (r *Reader) step(workers, row, k int) error {
 		}
 		wg.Wait()
 	}
-	for _, err := range errs {
+	for i, err := range errs {
 		if err != nil {
+			var ne *NullError
+			if errors.As(err, &ne) {
+				ne.Nulls = r.nullCount(r.conv[i].fileCol)
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// nullCount is the number of nulls of file column col by the statistics
+// of its column chunks, -1 where a chunk has none.
+func (r *Reader) nullCount(col int) int64 {
+	n := int64(-1)
+	_ = guard(func() error {
+		n = r.statsNulls(col)
+		return nil
+	})
+	return n
+}
+
+func (r *Reader) statsNulls(col int) int64 {
+	var n int64
+	md := r.pf.MetaData()
+	for g := 0; g < md.NumRowGroups(); g++ {
+		cc, err := md.RowGroup(g).ColumnChunk(col)
+		if err != nil {
+			return -1
+		}
+		set, err := cc.StatsSet()
+		if err != nil || !set {
+			return -1
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return -1
+		}
+		n += st.NullCount()
+	}
+	return n
 }
 
 // firstRows is the smallest buffer a row group starts with; buffers
