@@ -13,11 +13,15 @@ var ErrRange = errors.New("arrowconv: value out of range")
 // UnsupportedError reports a valid numpy or Arrow type that has no exact
 // counterpart on the other side, such as datetime64[Y] or an Arrow map.
 type UnsupportedError struct {
-	DType string // the numpy descr or Arrow type, as text
-	Msg   string
+	Column string // the column path, when known
+	DType  string // the numpy descr or Arrow type, as text
+	Msg    string
 }
 
 func (e *UnsupportedError) Error() string {
+	if e.Column != "" {
+		return fmt.Sprintf("arrowconv: column %q: unsupported type %s: %s", e.Column, e.DType, e.Msg)
+	}
 	return fmt.Sprintf("arrowconv: unsupported type %s: %s", e.DType, e.Msg)
 }
 

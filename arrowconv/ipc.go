@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,6 +41,41 @@ const (
 type IPCOptions struct {
 	Format      IPCFormat
 	Compression Compression
+}
+
+// DefaultIPCOptions returns the IPC format and compression the Arrow
+// ecosystem uses for a file named path: ".arrow" (and any other name) an
+// uncompressed IPC file, as pyarrow.ipc and Polars write it (memory-
+// mappable, readable by every Arrow implementation including Arrow JS);
+// ".arrows" an uncompressed IPC stream; ".feather" an IPC file (Feather
+// v2) with LZ4 frames, as pyarrow.feather.write_feather does. The name "-"
+// (standard output) is a stream. Compression on request overrides it (see
+// [ParseCompression]).
+func DefaultIPCOptions(path string) IPCOptions {
+	if path == "-" {
+		return IPCOptions{Format: IPCStream}
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".arrows":
+		return IPCOptions{Format: IPCStream}
+	case ".feather":
+		return IPCOptions{Format: IPCFile, Compression: LZ4}
+	}
+	return IPCOptions{Format: IPCFile}
+}
+
+// ParseCompression parses an IPC compression name: "zstd", "lz4"
+// ("lz4_frame"), "none" or "uncompressed" (any case).
+func ParseCompression(name string) (Compression, error) {
+	switch strings.ToLower(name) {
+	case "zstd":
+		return Zstd, nil
+	case "lz4", "lz4_frame":
+		return LZ4, nil
+	case "none", "uncompressed":
+		return NoCompression, nil
+	}
+	return 0, fmt.Errorf("arrowconv: compression %q is not available for Arrow IPC (zstd, lz4 or none)", name)
 }
 
 // IPCWriter writes record batches in an Arrow IPC format. Close finishes

@@ -178,3 +178,29 @@ func TestWriteIPCReadAhead(t *testing.T) {
 		waitGoroutines(t, base)
 	})
 }
+
+func TestDefaultIPCOptions(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want arrowconv.IPCOptions
+	}{
+		{"x.arrow", arrowconv.IPCOptions{Format: arrowconv.IPCFile}},
+		{"dir/X.ARROW", arrowconv.IPCOptions{Format: arrowconv.IPCFile}},
+		{"x.arrows", arrowconv.IPCOptions{Format: arrowconv.IPCStream}},
+		{"-", arrowconv.IPCOptions{Format: arrowconv.IPCStream}},
+		{"x.feather", arrowconv.IPCOptions{Format: arrowconv.IPCFile, Compression: arrowconv.LZ4}},
+		{"x.ipc", arrowconv.IPCOptions{Format: arrowconv.IPCFile}},
+	} {
+		if got := arrowconv.DefaultIPCOptions(c.path); got != c.want {
+			t.Errorf("DefaultIPCOptions(%q) = %+v, want %+v", c.path, got, c.want)
+		}
+	}
+	for name, want := range map[string]arrowconv.Compression{"zstd": arrowconv.Zstd, "LZ4": arrowconv.LZ4, "lz4_frame": arrowconv.LZ4, "none": arrowconv.NoCompression} {
+		if got, err := arrowconv.ParseCompression(name); err != nil || got != want {
+			t.Errorf("ParseCompression(%q) = %v, %v", name, got, err)
+		}
+	}
+	if _, err := arrowconv.ParseCompression("snappy"); err == nil {
+		t.Error("snappy accepted for IPC")
+	}
+}

@@ -41,6 +41,35 @@ type ipcBlock struct{ off, meta, body int64 }
 // fileBlocks lists the messages of an IPC file, as its footer gives them.
 type fileBlocks struct {
 	dicts, batches []ipcBlock
+	schema         []byte // a Schema message built from the footer's schema
+}
+
+// schemaMessage returns the metadata of a Schema message whose schema is
+// the table sch of the flatbuffer footer (whose root is the Footer), in
+// the footer's metadata version. A file reader takes its schema from the
+// footer: the IPC file format repeats it at the start, but not every
+// writer does (Arrow JS writes no schema message in a file).
+func schemaMessage(footer []byte, version int16, sch fbTable) []byte {
+	// A 40-byte prefix (a multiple of 8, so the footer keeps its
+	// alignment): root offset, the Message vtable, the Message table;
+	// then the footer, whose tables are addressed relative to themselves.
+	const pre = 40
+	b := make([]byte, pre+len(footer))
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], 16)  // root: the table at 16
+	le.PutUint16(b[4:], 12)  // vtable: 12 bytes
+	le.PutUint16(b[6:], 24)  // table: 24 bytes
+	le.PutUint16(b[8:], 4)   // version
+	le.PutUint16(b[10:], 6)  // header_type
+	le.PutUint16(b[12:], 8)  // header
+	le.PutUint16(b[14:], 16) // bodyLength
+	le.PutUint32(b[16:], 12) // soffset to the vtable (16 - 4)
+	le.PutUint16(b[20:], uint16(version))
+	b[22] = msgSchema
+	le.PutUint32(b[24:], uint32(pre+sch.pos-24)) // forward offset to the schema
+	le.PutUint64(b[32:], 0)
+	copy(b[pre:], footer)
+	return b
 }
 
 // readIPCInfo is ReadIPCInfo, which also returns the footer's blocks of
@@ -111,10 +140,15 @@ func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, *fileBlocks, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
 	}
-	if sch, ok, err := root.table(1); err != nil || !ok {
+	sch, ok, err := root.table(1)
+	if err != nil || !ok {
 		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: no schema (%v)", err)
 	} else if err := verifySchema(sch); err != nil {
 		return nil, nil, fmt.Errorf("arrowconv: IPC file schema: %w", err)
+	}
+	version, err := root.int16(0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
 	}
 	start, count, err := root.vector(3, 24) // recordBatches: [Block]
 	if err != nil {
@@ -124,7 +158,7 @@ func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, *fileBlocks, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("arrowconv: IPC file footer: %w", err)
 	}
-	blocks := &fileBlocks{}
+	blocks := &fileBlocks{schema: schemaMessage(footer, version, sch)}
 	if blocks.dicts, err = footerBlocks(footer, dstart, dcount, size, "dictionary batch"); err != nil {
 		return nil, nil, err
 	}

@@ -182,7 +182,7 @@ func readErr(err error, format string, args ...any) error {
 type blockSource struct {
 	r      io.ReaderAt
 	size   int64
-	schema *streamSource
+	schema []byte // the Schema message, from the footer
 	blocks []ipcBlock
 	ndict  int
 	i      int
@@ -192,7 +192,7 @@ func newBlockSource(r io.ReaderAt, size int64, fb *fileBlocks) *blockSource {
 	return &blockSource{
 		r:      r,
 		size:   size,
-		schema: &streamSource{r: io.NewSectionReader(r, 8, size-8), pos: 8, size: size, one: true},
+		schema: fb.schema,
 		blocks: append(append([]ipcBlock{}, fb.dicts...), fb.batches...),
 		ndict:  len(fb.dicts),
 	}
@@ -200,12 +200,8 @@ func newBlockSource(r io.ReaderAt, size int64, fb *fileBlocks) *blockSource {
 
 func (s *blockSource) next() (meta, body []byte, where string, err error) {
 	if s.schema != nil {
-		meta, body, where, err = s.schema.next()
-		s.schema = nil
-		if err == io.EOF {
-			err = corruptf("IPC file without a schema message")
-		}
-		return meta, body, where, err
+		meta, s.schema = s.schema, nil
+		return meta, nil, "the footer's schema", nil
 	}
 	if s.i >= len(s.blocks) {
 		return nil, nil, "", io.EOF

@@ -275,7 +275,8 @@ func isComplex(t *arrow.StructType) bool {
 type NPYWriter struct {
 	w     *npyio.Writer
 	enc   *RowEncoder
-	zeroD bool // a 0-d array: exactly one row
+	m     *Mapping // instead of enc, from NewMappedNPYWriter
+	zeroD bool     // a 0-d array: exactly one row
 	rows  int64
 	buf   []byte
 	err   error
@@ -305,8 +306,49 @@ func NewNPYWriter(w io.WriteSeeker, schema *arrow.Schema, opts *WriteOptions) (*
 	return nw, nil
 }
 
+// NewMappedNPYWriter starts an .npy file on w for records converted by m
+// (see [MapSchema]); if m.NeedsScan(), every record must have been given
+// to m.Scan first. The header is rewritten with the row count on Close, so
+// w must be seekable.
+func NewMappedNPYWriter(w io.WriteSeeker, m *Mapping) (*NPYWriter, error) {
+	if m.legacy != nil {
+		nw := &NPYWriter{enc: m.legacy, zeroD: m.legacy.ZeroD()}
+		var err error
+		if nw.zeroD {
+			nw.w, err = npyio.NewWriter(w, m.legacy.Header(1))
+		} else {
+			nw.w, err = npyio.NewStreamWriter(w, m.legacy.DType(), m.legacy.rowShape)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return nw, nil
+	}
+	dt, err := m.DType()
+	if err != nil {
+		return nil, err
+	}
+	nw := &NPYWriter{m: m}
+	if nw.w, err = npyio.NewStreamWriter(w, dt, m.shape); err != nil {
+		return nil, err
+	}
+	return nw, nil
+}
+
 // DType returns the numpy dtype being written.
-func (w *NPYWriter) DType() *npyio.DType { return w.enc.DType() }
+func (w *NPYWriter) DType() *npyio.DType {
+	if w.m != nil {
+		return w.m.dt
+	}
+	return w.enc.DType()
+}
+
+func (w *NPYWriter) rowSize() int {
+	if w.m != nil {
+		return w.m.rowSize
+	}
+	return w.enc.RowSize()
+}
 
 // Rows returns the number of rows written so far.
 func (w *NPYWriter) Rows() int64 { return w.rows }
@@ -317,17 +359,25 @@ func (w *NPYWriter) Write(rec arrow.RecordBatch) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.enc.check(rec); err != nil {
-		w.err = err
-		return err
+	encode := func(rec arrow.RecordBatch, start, end int, dst []byte) ([]byte, error) {
+		if w.m != nil {
+			return w.m.EncodeRows(rec, start, end, dst)
+		}
+		return w.enc.EncodeRows(rec, start, end, dst)
+	}
+	if w.m == nil {
+		if err := w.enc.check(rec); err != nil {
+			w.err = err
+			return err
+		}
 	}
 	n := int(rec.NumRows())
 	for start := 0; start < n; start += maxWriteRows {
 		end := min(n, start+maxWriteRows)
-		if need := (end - start) * w.enc.RowSize(); cap(w.buf) < need {
+		if need := (end - start) * w.rowSize(); cap(w.buf) < need {
 			w.buf = alignedBuf(need)
 		}
-		buf, err := w.enc.EncodeRows(rec, start, end, w.buf[:0])
+		buf, err := encode(rec, start, end, w.buf[:0])
 		w.buf = buf
 		if err == nil {
 			_, err = w.w.Write(buf)
@@ -352,7 +402,7 @@ func (w *NPYWriter) Close() error {
 		w.err = fmt.Errorf("arrowconv: the schema describes a 0-d array, which needs exactly one row, not %d", w.rows)
 		return w.err
 	}
-	if w.enc.RowSize() == 0 && !w.zeroD {
+	if w.rowSize() == 0 && !w.zeroD {
 		if err := w.w.SetRows(int(w.rows)); err != nil {
 			w.err = err
 			return err
@@ -382,4 +432,36 @@ func WriteNPY(w io.WriteSeeker, rr array.RecordReader, opts *WriteOptions) (int6
 		return nw.rows, err
 	}
 	return nw.rows, nw.Close()
+}
+
+// WriteMappedNPY writes every record of rr to w as one .npy array converted
+// by m (see [MapSchema] and [NewMappedNPYWriter]) and returns the number
+// of rows written. It does not release rr. When m.NeedsScan(), scan the
+// input first (see [ScanRecords]).
+func WriteMappedNPY(w io.WriteSeeker, rr array.RecordReader, m *Mapping) (int64, error) {
+	nw, err := NewMappedNPYWriter(w, m)
+	if err != nil {
+		return 0, err
+	}
+	for rr.Next() {
+		if err := nw.Write(rr.RecordBatch()); err != nil {
+			nw.Close()
+			return nw.rows, err
+		}
+	}
+	if err := rr.Err(); err != nil {
+		nw.Close()
+		return nw.rows, err
+	}
+	return nw.rows, nw.Close()
+}
+
+// ScanRecords gives every record of rr to m.Scan. It does not release rr.
+func ScanRecords(m *Mapping, rr array.RecordReader) error {
+	for rr.Next() {
+		if err := m.Scan(rr.RecordBatch()); err != nil {
+			return err
+		}
+	}
+	return rr.Err()
 }

@@ -1,0 +1,1534 @@
+package arrowconv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/float16"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// DecimalMode says how Arrow decimal columns become numpy values.
+type DecimalMode int
+
+const (
+	// DecimalFloat64 converts decimals to float64, correctly rounded
+	// (round half to even) from the exact decimal value.
+	DecimalFloat64 DecimalMode = iota
+	// DecimalScaledInt64 keeps decimals of precision 18 or less exactly,
+	// as int64 holding value * 10^scale; the field is renamed
+	// "<name>_x1e<scale>" so the scale is visible ([ScaledName]).
+	// Precision above 18 is refused.
+	DecimalScaledInt64
+)
+
+// MapOptions configures [MapSchema]. The zero value (or nil) is the
+// default mapping.
+type MapOptions struct {
+	// Decimal selects the conversion of decimal32/64/128/256 columns.
+	Decimal DecimalMode
+	// Fill gives, per top-level column name, the value written where the
+	// column (or, for a dictionary, list or struct column, its elements)
+	// is null. Accepted values: Go integers and floats, bool, string
+	// (parsed for numeric, bool and datetime columns; the value itself for
+	// string columns), []byte. A fill replaces NaN and NaT too.
+	Fill map[string]any
+	// ValidityFields adds, next to every nullable top-level column, a
+	// bool field "<name>_valid" (see [ValidityName]) that is false where
+	// the column is null; null values are then written as their fill
+	// value, or NaN/NaT/zero bytes when there is none.
+	ValidityFields bool
+	// Validity adds validity fields for these top-level columns only.
+	Validity []string
+	// StringWidths fixes, per top-level column name, the width of a string
+	// (characters) or binary (bytes) column, or of string/binary values
+	// anywhere inside it. A longer value is a [ValueError].
+	StringWidths map[string]int
+	// FixedBinaryBytes maps fixed_size_binary (and UUID) columns to
+	// numpy bytes S<n> instead of the default void V<n>. Both keep every
+	// byte in the file; numpy strips trailing NULs when it reads S values.
+	FixedBinaryBytes bool
+}
+
+// ScaledName is the field name [DecimalScaledInt64] gives a decimal column
+// of the given scale: "price" with scale 2 becomes "price_x1e2".
+func ScaledName(name string, scale int32) string {
+	return name + "_x1e" + strconv.Itoa(int(scale))
+}
+
+// ValidityName is the name of the validity field added for a column.
+func ValidityName(name string) string { return name + "_valid" }
+
+// NullError reports a column that holds nulls where numpy has no null
+// (integers, bools, strings, bytes, structs, intervals) and no option says
+// what to write instead.
+type NullError struct {
+	Column string // path of the column ("a" or "a.b")
+	Nulls  int64  // nulls in the record batch being converted
+	Row    int64  // row (from the start of the stream) of the first null
+}
+
+func (e *NullError) Error() string {
+	return fmt.Sprintf("arrowconv: column %q holds %d null(s) (first at row %d) and numpy %s; "+
+		"give a fill value for the column (MapOptions.Fill, CLI --fill, job transform fill_null), "+
+		"add a validity field (MapOptions.ValidityFields, giving %q), or drop the column",
+		e.Column, e.Nulls, e.Row, "has no null for its type", ValidityName(topName(e.Column)))
+}
+
+func topName(path string) string {
+	if i := strings.IndexAny(path, ".["); i > 0 {
+		return path[:i]
+	}
+	return path
+}
+
+// mkind is how one Arrow array becomes numpy elements.
+type mkind uint8
+
+const (
+	mFixed  mkind = iota // same bytes: ints, floats, intervals, fixed binary
+	mBool                // bit-packed -> one byte
+	mTime64              // int64 time values (timestamp, date64, duration, time64): NaT check
+	mTime32              // int32 time values (date32, time32), widened
+	mDecF8               // decimal -> float64
+	mDecI64              // decimal -> scaled int64
+	mString              // utf8 -> U<n>
+	mBinary              // binary -> S<n>
+	mStruct              // struct -> structured
+	mList                // fixed or one-length list -> subarray
+	mDict                // dictionary -> decoded values
+	mNumpy               // numpy.descr metadata: RowEncoder's put
+)
+
+// mnode is the plan of one Arrow array (a column or a child).
+type mnode struct {
+	path     string
+	kind     mkind
+	atype    arrow.DataType
+	dt       *npyio.DType // element type; nil until the width is known
+	shape    []int        // subarray shape (lists; numpy metadata)
+	size     int          // bytes of one value: dt.Size * prod(shape)
+	children []*mnode     // struct fields, list element, dictionary values
+	names    []string     // struct field names
+	titles   []string
+	width    int   // strings: characters or bytes; -1 unknown
+	listLen  int   // lists: values per list; -1 unknown
+	listRow  int64 // row where listLen was first seen (for errors)
+	scale    int32 // decimals
+	prec     int32
+	esize    int  // decimals, fixed: bytes of one source value
+	isFloat  bool // nulls become NaN
+	isTime   bool // nulls become NaT
+	fill     any  // the column's fill value, nil if none
+	fillB    []byte
+	zeroNull bool // nulls become zero bytes (a validity field records them)
+	scratch  []byte
+	nulls    []byte // scratch: one byte per value, 1 where null
+}
+
+// Mapping is the conversion of Arrow record batches of one schema to numpy
+// rows: the one Arrow -> numpy type mapping of npyflow (see [MapSchema]).
+// A Mapping keeps scratch memory and is not safe for concurrent use.
+type Mapping struct {
+	schema  *arrow.Schema
+	opts    MapOptions
+	cols    []*mnode
+	valid   []bool // per column: has a validity field
+	legacy  *RowEncoder
+	helper  *RowEncoder // scratch for mNumpy columns
+	dt      *npyio.DType
+	shape   []int
+	offs    []int // per column: offset in the row
+	voffs   []int // per column: offset of its validity field, -1 if none
+	rowSize int
+	dense   bool
+	single  bool // one column and no validity field: the column is the element
+	frozen  bool
+	rows    int64 // rows encoded
+	scanned int64 // rows scanned
+}
+
+// MapSchema returns the numpy mapping of record batches of schema:
+//
+//	Arrow                                  numpy
+//	int8..64, uint8..64                    same-width ints
+//	float16/32/64                          f2/f4/f8 (null -> NaN)
+//	bool                                   ?
+//	utf8, large_utf8, utf8_view            U<n>
+//	binary, large_binary, binary_view      S<n>
+//	fixed_size_binary(n), UUID             V<n> (S<n> with FixedBinaryBytes)
+//	decimal32/64/128/256(p, s)             f8 correctly rounded, or int64 x 10^s
+//	date32 / date64                        datetime64[D] / datetime64[ms]
+//	timestamp(unit, any tz)                datetime64[unit], UTC instants
+//	time32/time64(unit)                    timedelta64[unit] since midnight
+//	duration(unit)                         timedelta64[unit]
+//	interval months / day_time / m_d_n     struct (months) / (days, milliseconds) /
+//	                                       (months, days, nanoseconds)
+//	struct                                 nested structured
+//	fixed_size_list, list of one length    subarray
+//	dictionary<T>                          the decoded T
+//
+// Datetime and timedelta nulls become NaT. Maps, unions, run-end encoded
+// arrays, the null type and lists of varying lengths are refused, naming
+// the column. Nulls in other columns are refused with a [*NullError] unless
+// opts gives a fill value or a validity field for the column.
+//
+// n, the width of strings, comes from StringWidths, from the field's
+// numpy.descr metadata, or from a pass over the data: when [Mapping.NeedsScan]
+// is true, call [Mapping.Scan] on every record batch before [Mapping.DType]
+// or [Mapping.Encode]. Schemas written by npyflow (numpy metadata) map back
+// to their exact numpy dtype, byte order and padding included.
+//
+// One column gives rows of that column's type; several columns (or a
+// validity field) give a structured dtype with a field per column.
+func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
+	if schema == nil || schema.NumFields() == 0 {
+		return nil, errors.New("arrowconv: a schema with no columns has no numpy dtype")
+	}
+	m := &Mapping{schema: schema, helper: &RowEncoder{}}
+	if opts != nil {
+		m.opts = *opts
+	}
+	o := &m.opts
+	for name := range o.Fill {
+		if schema.FieldIndices(name) == nil {
+			return nil, fmt.Errorf("arrowconv: fill value for %q: the schema has no such column", name)
+		}
+	}
+	for name := range o.StringWidths {
+		if schema.FieldIndices(name) == nil {
+			return nil, fmt.Errorf("arrowconv: string width for %q: the schema has no such column", name)
+		}
+	}
+	for _, name := range o.Validity {
+		if schema.FieldIndices(name) == nil {
+			return nil, fmt.Errorf("arrowconv: validity field for %q: the schema has no such column", name)
+		}
+	}
+	plain := len(o.Fill) == 0 && len(o.StringWidths) == 0 && !o.ValidityFields && len(o.Validity) == 0
+	// A schema from npyflow with the whole array's numpy descr: its own
+	// encoder keeps padding, titles and row shape.
+	if _, ok := schema.Metadata().GetValue(MetaDescr); ok && plain {
+		if enc, err := NewRowEncoder(schema, nil); err == nil {
+			m.legacy = enc
+			m.dt, m.shape, m.rowSize, m.frozen = enc.DType(), enc.rowShape, enc.RowSize(), true
+			return m, nil
+		}
+	}
+	for _, f := range schema.Fields() {
+		nd, err := m.plan(f, f.Name, f.Name, 0)
+		if err != nil {
+			return nil, err
+		}
+		v := f.Nullable && o.ValidityFields || slices.Contains(o.Validity, f.Name)
+		if fv, ok := o.Fill[f.Name]; ok {
+			if err := setFill(nd, fv); err != nil {
+				return nil, err
+			}
+		} else if v {
+			setZeroNull(nd)
+		}
+		m.cols = append(m.cols, nd)
+		m.valid = append(m.valid, v)
+	}
+	m.single = len(m.cols) == 1 && !m.valid[0]
+	if !m.NeedsScan() {
+		if err := m.freeze(); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func setFill(nd *mnode, v any) error {
+	nd.fill = v
+	for _, c := range nd.children {
+		if nd.kind == mDict || nd.kind == mList {
+			if err := setFill(c, v); err != nil {
+				return err
+			}
+		}
+	}
+	if nd.kind == mStruct {
+		return fmt.Errorf("arrowconv: column %q: a fill value for a struct column is not supported; use a validity field", nd.path)
+	}
+	return nil
+}
+
+func setZeroNull(nd *mnode) {
+	nd.zeroNull = true
+	for _, c := range nd.children {
+		setZeroNull(c)
+	}
+}
+
+// unsupported builds the refusal of a column's type.
+func unsupported(path string, t arrow.DataType, msg string) error {
+	return &UnsupportedError{Column: path, DType: t.String(), Msg: msg}
+}
+
+const dropHint = "; leave the column out (a select or drop step in a job, --columns in the CLI)"
+
+// plan builds the node of field f at path; top is the top-level column name.
+func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, error) {
+	if depth > maxDepth {
+		return nil, unsupported(path, f.Type, "nested too deeply")
+	}
+	nd := &mnode{path: path, atype: f.Type, width: -1, listLen: -1}
+	// npyflow's own fields: the exact numpy type from the metadata.
+	if _, ok := f.Metadata.GetValue(MetaDescr); ok {
+		if dt, shape, err := fieldDType(f, nil, depth); err == nil {
+			if _, isMeta := metaDType(f); isMeta {
+				nd.kind, nd.dt, nd.shape = mNumpy, dt, shape
+				nd.isFloat = dt.Kind == npyio.Float || dt.Kind == npyio.Complex
+				nd.isTime = dt.Kind == npyio.Datetime || dt.Kind == npyio.Timedelta
+				nd.size = dt.Size * prod(shape)
+				return nd, nil
+			}
+		}
+	}
+	t := f.Type
+	if ext, ok := t.(arrow.ExtensionType); ok {
+		if ft, ok := ext.(*FixedShapeTensorType); ok {
+			dt, shape, err := inferDType(ft, nil, depth)
+			if err == nil {
+				nd.kind, nd.dt, nd.shape, nd.size = mNumpy, dt, shape, dt.Size*prod(shape)
+				nd.isFloat = dt.Kind == npyio.Float || dt.Kind == npyio.Complex
+				return nd, nil
+			}
+		}
+		t = ext.StorageType()
+		nd.atype = t
+	}
+	fixed := func(d *npyio.DType) (*mnode, error) {
+		nd.kind, nd.dt, nd.size, nd.esize = mFixed, d, d.Size, d.Size
+		return nd, nil
+	}
+	timeDT := func(unit string, delta bool, k mkind) (*mnode, error) {
+		d, err := npyio.NewDatetime(unit, 1, delta)
+		if err != nil {
+			return nil, err
+		}
+		nd.kind, nd.dt, nd.size, nd.isTime = k, d, 8, true
+		return nd, nil
+	}
+	units := []string{"s", "ms", "us", "ns"}
+	switch t := t.(type) {
+	case *arrow.BooleanType:
+		nd.kind, nd.dt, nd.size = mBool, npyio.BoolType, 1
+		return nd, nil
+	case *arrow.Int8Type:
+		return fixed(npyio.Int8Type)
+	case *arrow.Int16Type:
+		return fixed(npyio.Int16Type)
+	case *arrow.Int32Type:
+		return fixed(npyio.Int32Type)
+	case *arrow.Int64Type:
+		return fixed(npyio.Int64Type)
+	case *arrow.Uint8Type:
+		return fixed(npyio.Uint8Type)
+	case *arrow.Uint16Type:
+		return fixed(npyio.Uint16Type)
+	case *arrow.Uint32Type:
+		return fixed(npyio.Uint32Type)
+	case *arrow.Uint64Type:
+		return fixed(npyio.Uint64Type)
+	case *arrow.Float16Type:
+		nd.isFloat = true
+		return fixed(npyio.Float16Type)
+	case *arrow.Float32Type:
+		nd.isFloat = true
+		return fixed(npyio.Float32Type)
+	case *arrow.Float64Type:
+		nd.isFloat = true
+		return fixed(npyio.Float64Type)
+	case *arrow.TimestampType:
+		return timeDT(units[t.Unit], false, mTime64)
+	case *arrow.DurationType:
+		return timeDT(units[t.Unit], true, mTime64)
+	case *arrow.Time64Type:
+		return timeDT(units[t.Unit], true, mTime64)
+	case *arrow.Time32Type:
+		return timeDT(units[t.Unit], true, mTime32)
+	case *arrow.Date32Type:
+		return timeDT("D", false, mTime32)
+	case *arrow.Date64Type:
+		return timeDT("ms", false, mTime64)
+	case *arrow.MonthIntervalType:
+		st, err := npyio.NewStruct([]npyio.Field{{Name: "months", Type: npyio.Int32Type}})
+		if err != nil {
+			return nil, err
+		}
+		return fixed(st)
+	case *arrow.DayTimeIntervalType:
+		st, err := npyio.NewStruct([]npyio.Field{{Name: "days", Type: npyio.Int32Type}, {Name: "milliseconds", Type: npyio.Int32Type}})
+		if err != nil {
+			return nil, err
+		}
+		return fixed(st)
+	case *arrow.MonthDayNanoIntervalType:
+		st, err := npyio.NewStruct([]npyio.Field{{Name: "months", Type: npyio.Int32Type}, {Name: "days", Type: npyio.Int32Type}, {Name: "nanoseconds", Type: npyio.Int64Type}})
+		if err != nil {
+			return nil, err
+		}
+		return fixed(st)
+	case *arrow.FixedSizeBinaryType:
+		kind := npyio.Void
+		if m.opts.FixedBinaryBytes {
+			kind = npyio.Bytes
+		}
+		if t.ByteWidth == 0 {
+			return nil, unsupported(path, t, "numpy has no zero-width "+kind.String()+" field")
+		}
+		d, err := npyio.NewString(kind, t.ByteWidth)
+		if err != nil {
+			return nil, err
+		}
+		return fixed(d)
+	case arrow.DecimalType:
+		nd.scale, nd.prec = t.GetScale(), t.GetPrecision()
+		nd.esize = int(t.BitWidth() / 8)
+		if m.opts.Decimal == DecimalScaledInt64 {
+			if nd.prec > 18 {
+				return nil, unsupported(path, t, "a precision above 18 does not fit an int64 exactly; use the float64 decimal mode")
+			}
+			nd.kind, nd.dt, nd.size = mDecI64, npyio.Int64Type, 8
+			return nd, nil
+		}
+		nd.kind, nd.dt, nd.size, nd.isFloat = mDecF8, npyio.Float64Type, 8, true
+		return nd, nil
+	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
+		nd.kind = mString
+		if w, ok := m.opts.StringWidths[top]; ok {
+			nd.width = w
+		}
+		return nd, nd.setWidth()
+	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
+		nd.kind = mBinary
+		if w, ok := m.opts.StringWidths[top]; ok {
+			nd.width = w
+		}
+		return nd, nd.setWidth()
+	case *arrow.StructType:
+		if t.NumFields() == 0 {
+			return nil, unsupported(path, t, "numpy has no empty structured field")
+		}
+		nd.kind = mStruct
+		for _, cf := range t.Fields() {
+			c, err := m.plan(cf, path+"."+cf.Name, top, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			title, _ := cf.Metadata.GetValue(MetaTitle)
+			nd.children = append(nd.children, c)
+			nd.names = append(nd.names, cf.Name)
+			nd.titles = append(nd.titles, title)
+		}
+		return nd, nil
+	case *arrow.FixedSizeListType:
+		c, err := m.plan(t.ElemField(), path+"[]", top, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		nd.kind, nd.children, nd.listLen = mList, []*mnode{c}, int(t.Len())
+		return nd, nil
+	case *arrow.ListType, *arrow.LargeListType, *arrow.ListViewType, *arrow.LargeListViewType:
+		c, err := m.plan(t.(arrow.ListLikeType).ElemField(), path+"[]", top, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		nd.kind, nd.children = mList, []*mnode{c}
+		return nd, nil
+	case *arrow.DictionaryType:
+		c, err := m.plan(arrow.Field{Name: f.Name, Type: t.ValueType, Nullable: true}, path, top, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if !arrow.IsInteger(t.IndexType.ID()) {
+			return nil, unsupported(path, t, "dictionary indexes are not integers")
+		}
+		nd.kind, nd.children = mDict, []*mnode{c}
+		nd.isFloat, nd.isTime = c.isFloat, c.isTime
+		return nd, nil
+	case *arrow.MapType:
+		return nil, unsupported(path, t, "numpy has no map type"+dropHint)
+	case arrow.UnionType:
+		return nil, unsupported(path, t, "numpy has no union type"+dropHint)
+	case *arrow.RunEndEncodedType:
+		return nil, unsupported(path, t, "run-end encoded arrays are not supported"+dropHint)
+	case *arrow.NullType:
+		return nil, unsupported(path, t, "a column of the null type has no values"+dropHint)
+	}
+	return nil, unsupported(path, t, "no numpy equivalent"+dropHint)
+}
+
+// metaDType reports whether f's numpy.descr metadata matches its Arrow type.
+func metaDType(f arrow.Field) (*npyio.DType, bool) {
+	d, ok := f.Metadata.GetValue(MetaDescr)
+	if !ok {
+		return nil, false
+	}
+	var shape []int
+	if s, ok := f.Metadata.GetValue(MetaShape); ok {
+		var err error
+		if shape, err = parseShapeJSON(s); err != nil {
+			return nil, false
+		}
+	}
+	dt, err := npyio.ParseDescr(d)
+	if err != nil {
+		return nil, false
+	}
+	t, err := FieldType(dt, shape)
+	if err != nil || !arrow.TypeEqual(t, f.Type) {
+		return nil, false
+	}
+	return dt, true
+}
+
+func prod(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// setWidth makes the dtype of a string or binary node of known width.
+func (nd *mnode) setWidth() error {
+	if nd.width < 0 {
+		return nil
+	}
+	kind, per := npyio.Unicode, 4
+	if nd.kind == mBinary {
+		kind, per = npyio.Bytes, 1
+	}
+	d, err := npyio.NewString(kind, max(nd.width, 1))
+	if err != nil {
+		return fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
+	}
+	nd.dt, nd.size = d, d.Size
+	_ = per
+	return nil
+}
+
+// NeedsScan reports whether some string width or list length is not known
+// from the schema, options or metadata, so that [Mapping.Scan] must see
+// the data before [Mapping.DType] or [Mapping.Encode].
+func (m *Mapping) NeedsScan() bool {
+	if m.frozen {
+		return false
+	}
+	for _, c := range m.cols {
+		if c.needsScan() {
+			return true
+		}
+	}
+	return false
+}
+
+func (nd *mnode) needsScan() bool {
+	if (nd.kind == mString || nd.kind == mBinary) && nd.dt == nil || nd.kind == mList && nd.listLen < 0 {
+		return true
+	}
+	for _, c := range nd.children {
+		if c.needsScan() {
+			return true
+		}
+	}
+	return false
+}
+
+// Schema returns the Arrow schema of the mapping.
+func (m *Mapping) Schema() *arrow.Schema { return m.schema }
+
+// Scan measures the strings and lists of rec (every batch of the input,
+// before the first Encode): string widths become the widest value seen,
+// list lengths the one length every list must have. A list whose length
+// differs from the others is a [*ValueError] naming its row.
+func (m *Mapping) Scan(rec arrow.RecordBatch) (err error) {
+	if m.frozen {
+		if m.legacy != nil {
+			return nil
+		}
+		return errors.New("arrowconv: Mapping.Scan after the dtype was fixed (by DType, Header or Encode)")
+	}
+	if err := m.check(rec); err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("arrowconv: malformed Arrow data: %v", p)
+		}
+	}()
+	for k, c := range m.cols {
+		if c.needsScan() || c.kind == mList {
+			if err := c.scan(rec.Column(k), m.scanned, nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	m.scanned += rec.NumRows()
+	return nil
+}
+
+// scan updates widths and list lengths from arr. rowOf maps value i to
+// its row (nil: i itself); idx selects values (dictionary indexes).
+func (nd *mnode) scan(arr arrow.Array, row0 int64, rowOf func(int) int64, sel []int) error {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	row := func(i int) int64 {
+		if rowOf != nil {
+			return rowOf(i)
+		}
+		return row0 + int64(i)
+	}
+	n := arr.Len()
+	switch nd.kind {
+	case mString, mBinary:
+		if nd.dt != nil && nd.width >= 0 && !nd.scanning() {
+			return nil
+		}
+		get, err := bytesGetter(arr)
+		if err != nil {
+			return fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
+		}
+		w := nd.width
+		for i := 0; i < n; i++ {
+			if arr.IsNull(i) {
+				continue
+			}
+			v := get(i)
+			l := len(v)
+			if nd.kind == mString {
+				l = utf8.RuneCount(v)
+			}
+			w = max(w, l)
+		}
+		if s, ok := nd.fill.(string); ok {
+			if nd.kind == mString {
+				w = max(w, utf8.RuneCountInString(s))
+			} else {
+				w = max(w, len(s))
+			}
+		} else if b, ok := nd.fill.([]byte); ok {
+			w = max(w, len(b))
+		}
+		nd.width = w
+	case mDict:
+		d := arr.(*array.Dictionary)
+		return nd.children[0].scan(d.Dictionary(), row0, func(int) int64 { return row0 }, nil)
+	case mStruct:
+		s := arr.(*array.Struct)
+		for k, c := range nd.children {
+			if err := c.scan(s.Field(k), row0, rowOf, nil); err != nil {
+				return err
+			}
+		}
+	case mList:
+		l, ok := arr.(array.ListLike)
+		if !ok {
+			return fmt.Errorf("arrowconv: column %q is %s, not a list", nd.path, arr.DataType())
+		}
+		if _, fixed := l.DataType().(*arrow.FixedSizeListType); !fixed {
+			for i := 0; i < n; i++ {
+				if l.IsNull(i) {
+					continue
+				}
+				s, e := l.ValueOffsets(i)
+				k := int(e - s)
+				if nd.listLen < 0 {
+					nd.listLen, nd.listRow = k, row(i)
+				} else if k != nd.listLen {
+					return nd.lengthErr(row(i), k)
+				}
+			}
+		}
+		if nd.children[0].needsScan() {
+			vals := l.ListValues()
+			if _, fixed := l.DataType().(*arrow.FixedSizeListType); fixed {
+				k := int64(nd.listLen)
+				off := int64(l.Data().Offset())
+				vals = array.NewSlice(vals, off*k, (off+int64(n))*k)
+				defer vals.Release()
+			}
+			return nd.children[0].scan(vals, row0, func(int) int64 { return row0 }, nil)
+		}
+	}
+	return nil
+}
+
+// scanning reports whether a string node's width still grows with scans.
+func (nd *mnode) scanning() bool { return nd.dt == nil }
+
+func (nd *mnode) lengthErr(row int64, k int) error {
+	return &ValueError{Field: nd.path, Row: row, Err: fmt.Errorf(
+		"%w: a list of %d values where row %d has %d; numpy needs one length per column (a subarray field)"+dropHint,
+		ErrRange, k, nd.listRow, nd.listLen)}
+}
+
+// freeze fixes every width and builds the dtype.
+func (m *Mapping) freeze() error {
+	if m.frozen {
+		return nil
+	}
+	for _, c := range m.cols {
+		if err := c.build(); err != nil {
+			return err
+		}
+	}
+	fields := []npyio.Field{}
+	for k, c := range m.cols {
+		f := m.schema.Field(k)
+		title, _ := f.Metadata.GetValue(MetaTitle)
+		name := f.Name
+		if c.kind == mDecI64 {
+			name = ScaledName(name, c.scale)
+		} else if c.kind == mDict && c.children[0].kind == mDecI64 {
+			name = ScaledName(name, c.children[0].scale)
+		}
+		fields = append(fields, npyio.Field{Name: name, Title: title, Type: c.dt, Shape: c.shape})
+		if m.valid[k] {
+			fields = append(fields, npyio.Field{Name: ValidityName(f.Name), Type: npyio.BoolType})
+		}
+	}
+	m.offs = make([]int, len(m.cols))
+	m.voffs = make([]int, len(m.cols))
+	if m.single && m.cols[0].kind != mDecI64 {
+		c := m.cols[0]
+		m.dt, m.shape, m.rowSize = c.dt, c.shape, c.size
+		m.voffs[0] = -1
+	} else {
+		m.single = false
+		st, err := npyio.NewStruct(fields)
+		if err != nil {
+			return fmt.Errorf("arrowconv: %w", err)
+		}
+		m.dt, m.rowSize = st, st.Size
+		j := 0
+		for k := range m.cols {
+			m.offs[k] = st.Fields[j].Offset
+			j++
+			m.voffs[k] = -1
+			if m.valid[k] {
+				m.voffs[k] = st.Fields[j].Offset
+				j++
+			}
+		}
+	}
+	m.dense = dense(m.dt)
+	m.frozen = true
+	return nil
+}
+
+// build computes the dtype and size of nd and its children.
+func (nd *mnode) build() error {
+	switch nd.kind {
+	case mString, mBinary:
+		if nd.width < 0 {
+			nd.width = 0 // no value seen: numpy's one-character minimum
+		}
+		if err := nd.setWidth(); err != nil {
+			return err
+		}
+	case mStruct:
+		fields := make([]npyio.Field, len(nd.children))
+		for k, c := range nd.children {
+			if err := c.build(); err != nil {
+				return err
+			}
+			fields[k] = npyio.Field{Name: nd.names[k], Title: nd.titles[k], Type: c.dt, Shape: c.shape}
+		}
+		st, err := npyio.NewStruct(fields)
+		if err != nil {
+			return fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
+		}
+		nd.dt, nd.size = st, st.Size
+	case mList:
+		c := nd.children[0]
+		if err := c.build(); err != nil {
+			return err
+		}
+		if nd.listLen < 0 {
+			nd.listLen = 0
+		}
+		nd.dt, nd.shape = c.dt, concatShape([]int{nd.listLen}, c.shape)
+		nd.size = c.size * nd.listLen
+	case mDict:
+		c := nd.children[0]
+		if err := c.build(); err != nil {
+			return err
+		}
+		nd.dt, nd.shape, nd.size = c.dt, c.shape, c.size
+	}
+	if nd.dt == nil {
+		return fmt.Errorf("arrowconv: column %q: no numpy type", nd.path)
+	}
+	if nd.size > maxRowBytes {
+		return fmt.Errorf("arrowconv: column %q: a value of %d bytes is too large for a numpy row", nd.path, nd.size)
+	}
+	switch {
+	case nd.kind == mList && nd.children[0].fillB != nil:
+		nd.fillB = bytes.Repeat(nd.children[0].fillB, nd.listLen*prod(nd.children[0].shape))
+	case nd.kind == mDict:
+		nd.fillB = nd.children[0].fillB
+	}
+	if nd.fill != nil && nd.kind != mList && nd.kind != mDict && nd.kind != mStruct {
+		b, err := fillBytes(nd.dt, nd.fill)
+		if err != nil {
+			return fmt.Errorf("arrowconv: column %q: fill value %v: %w", nd.path, nd.fill, err)
+		}
+		nd.fillB = b
+	}
+	return nil
+}
+
+// maxRowBytes bounds one row, so that widths from the data cannot ask for
+// huge allocations.
+const maxRowBytes = 1 << 30
+
+// fillBytes encodes v as one native-order element of dt.
+func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
+	b := make([]byte, dt.Size)
+	p := unsafe.Pointer(&b[0])
+	str, isStr := v.(string)
+	switch dt.Kind {
+	case npyio.Bool:
+		var x bool
+		switch v := v.(type) {
+		case bool:
+			x = v
+		case string:
+			var err error
+			if x, err = strconv.ParseBool(v); err != nil {
+				return nil, err
+			}
+		default:
+			i, err := toInt64(v)
+			if err != nil || i < 0 || i > 1 {
+				return nil, errors.New("not a bool")
+			}
+			x = i == 1
+		}
+		if x {
+			b[0] = 1
+		}
+	case npyio.Int, npyio.Datetime, npyio.Timedelta:
+		var i int64
+		var err error
+		if isStr {
+			i, err = strconv.ParseInt(str, 10, 64)
+		} else {
+			i, err = toInt64(v)
+		}
+		if err != nil {
+			return nil, err
+		}
+		bits := 8 * dt.Size
+		if bits < 64 && (i < -1<<(bits-1) || i >= 1<<(bits-1)) {
+			return nil, fmt.Errorf("%w: %d does not fit %s", ErrRange, i, dt.TypeStr())
+		}
+		putUint(p, dt.Size, uint64(i))
+	case npyio.Uint:
+		var u uint64
+		var err error
+		if isStr {
+			u, err = strconv.ParseUint(str, 10, 64)
+		} else {
+			var i int64
+			if x, ok := v.(uint64); ok {
+				u = x
+			} else if i, err = toInt64(v); err == nil {
+				if i < 0 {
+					err = fmt.Errorf("%w: %d is negative", ErrRange, i)
+				}
+				u = uint64(i)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if bits := 8 * dt.Size; bits < 64 && u >= 1<<bits {
+			return nil, fmt.Errorf("%w: %d does not fit %s", ErrRange, u, dt.TypeStr())
+		}
+		putUint(p, dt.Size, u)
+	case npyio.Float:
+		var f float64
+		var err error
+		switch v := v.(type) {
+		case string:
+			f, err = strconv.ParseFloat(v, 64)
+		case float64:
+			f = v
+		case float32:
+			f = float64(v)
+		default:
+			var i int64
+			i, err = toInt64(v)
+			f = float64(i)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch dt.Size {
+		case 2:
+			*(*uint16)(p) = float16.New(float32(f)).Uint16()
+		case 4:
+			*(*float32)(p) = float32(f)
+		case 8:
+			*(*float64)(p) = f
+		}
+	case npyio.Unicode:
+		if !isStr {
+			return nil, errors.New("not a string")
+		}
+		if utf8.RuneCountInString(str)*4 > dt.Size {
+			return nil, fmt.Errorf("%w: longer than %s", ErrRange, dt.TypeStr())
+		}
+		k := 0
+		for _, r := range str {
+			*(*uint32)(unsafe.Pointer(&b[k])) = uint32(r)
+			k += 4
+		}
+	case npyio.Bytes, npyio.Void:
+		var s []byte
+		switch v := v.(type) {
+		case string:
+			s = []byte(v)
+		case []byte:
+			s = v
+		default:
+			return nil, errors.New("not bytes or a string")
+		}
+		if len(s) > dt.Size || dt.Kind == npyio.Void && len(s) != dt.Size {
+			return nil, fmt.Errorf("%w: %d bytes for %s", ErrRange, len(s), dt.TypeStr())
+		}
+		copy(b, s)
+	default:
+		return nil, fmt.Errorf("no fill value for %s", dt.TypeStr())
+	}
+	return b, nil
+}
+
+func toInt64(v any) (int64, error) {
+	switch v := v.(type) {
+	case int:
+		return int64(v), nil
+	case int8:
+		return int64(v), nil
+	case int16:
+		return int64(v), nil
+	case int32:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case uint8:
+		return int64(v), nil
+	case uint16:
+		return int64(v), nil
+	case uint32:
+		return int64(v), nil
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return 0, ErrRange
+		}
+		return int64(v), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return 0, ErrRange
+		}
+		return int64(v), nil
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) >= 1<<63 {
+			return 0, fmt.Errorf("%w: %v is not a whole number", ErrRange, v)
+		}
+		return int64(v), nil
+	}
+	return 0, fmt.Errorf("%T is not a number", v)
+}
+
+func putUint(p unsafe.Pointer, size int, u uint64) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(u)
+	case 2:
+		*(*uint16)(p) = uint16(u)
+	case 4:
+		*(*uint32)(p) = uint32(u)
+	case 8:
+		*(*uint64)(p) = u
+	}
+}
+
+// DType returns the numpy dtype of the rows (fixing string widths and
+// list lengths: no Scan after it). The bytes [Mapping.Encode] writes are
+// laid out as DType().Native().
+func (m *Mapping) DType() (*npyio.DType, error) {
+	if err := m.freeze(); err != nil {
+		return nil, err
+	}
+	return m.dt, nil
+}
+
+// RowShape returns the shape of one row (the axes after the first): a
+// single list column's subarray shape, or nil.
+func (m *Mapping) RowShape() []int {
+	if m.freeze() != nil {
+		return nil
+	}
+	return slices.Clone(m.shape)
+}
+
+// RowSize returns the bytes of one encoded row.
+func (m *Mapping) RowSize() (int, error) {
+	if err := m.freeze(); err != nil {
+		return 0, err
+	}
+	return m.rowSize, nil
+}
+
+// Header returns the .npy header of rows rows.
+func (m *Mapping) Header(rows int64) (*npyio.Header, error) {
+	if err := m.freeze(); err != nil {
+		return nil, err
+	}
+	if m.legacy != nil {
+		return m.legacy.Header(rows), nil
+	}
+	return &npyio.Header{DType: m.dt, Shape: append([]int{int(rows)}, m.shape...)}, nil
+}
+
+// check verifies that rec has the mapping's column types.
+func (m *Mapping) check(rec arrow.RecordBatch) error {
+	if int(rec.NumCols()) != m.schema.NumFields() {
+		return fmt.Errorf("arrowconv: record has %d columns, the schema %d", rec.NumCols(), m.schema.NumFields())
+	}
+	if rs := rec.Schema(); rs != m.schema {
+		for i, f := range rs.Fields() {
+			if !arrow.TypeEqual(f.Type, m.schema.Field(i).Type) {
+				return fmt.Errorf("arrowconv: record column %d (%q) is %s, the schema says %s", i, f.Name, f.Type, m.schema.Field(i).Type)
+			}
+		}
+	}
+	return nil
+}
+
+// Encode appends the numpy rows of rec to dst and returns the extended
+// slice. Values are converted as [MapSchema] documents, or refused with a
+// [*ValueError] or [*NullError] naming the column and row.
+func (m *Mapping) Encode(rec arrow.RecordBatch, dst []byte) ([]byte, error) {
+	return m.EncodeRows(rec, 0, int(rec.NumRows()), dst)
+}
+
+// EncodeRows appends rows [start, end) of rec to dst.
+func (m *Mapping) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) (out []byte, err error) {
+	if m.legacy != nil {
+		return m.legacy.EncodeRows(rec, start, end, dst)
+	}
+	if err := m.freeze(); err != nil {
+		return dst, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = dst, fmt.Errorf("arrowconv: malformed Arrow data: %v", p)
+		}
+	}()
+	if err := m.check(rec); err != nil {
+		return dst, err
+	}
+	if start < 0 || end < start || int64(end) > rec.NumRows() {
+		return dst, fmt.Errorf("arrowconv: rows [%d, %d) are out of a record of %d rows", start, end, rec.NumRows())
+	}
+	n := end - start
+	need := n * m.rowSize
+	dst = slices.Grow(dst, need)
+	buf := dst[len(dst) : len(dst)+need]
+	if !m.dense {
+		clear(buf)
+	}
+	for k, c := range m.cols {
+		col := rec.Column(k)
+		if start > 0 || end < col.Len() {
+			col = array.NewSlice(col, int64(start), int64(end))
+			defer col.Release()
+		}
+		src, err := c.pack(m, col, m.rows, nil, nil)
+		if err != nil {
+			return dst, err
+		}
+		scatter(buf, m.offs[k], coalesce([]dim{{n, m.rowSize}}), src, c.size)
+		if vo := m.voffs[k]; vo >= 0 {
+			vb := c.scratchNulls(0)
+			if col.NullN() > 0 {
+				vb = c.scratchNulls(n)
+				for i := range vb {
+					vb[i] = 1
+					if col.IsNull(i) {
+						vb[i] = 0
+					}
+				}
+				scatter(buf, vo, coalesce([]dim{{n, m.rowSize}}), vb, 1)
+			} else {
+				for i := 0; i < n; i++ {
+					buf[i*m.rowSize+vo] = 1
+				}
+			}
+		}
+	}
+	m.rows += int64(n)
+	return dst[:len(dst)+need], nil
+}
+
+func (nd *mnode) scratchBytes(n int) []byte {
+	if cap(nd.scratch) < n {
+		nd.scratch = alignedBuf(max(n, 2*cap(nd.scratch)))
+	}
+	return nd.scratch[:n]
+}
+
+func (nd *mnode) scratchNulls(n int) []byte {
+	if cap(nd.nulls) < n {
+		nd.nulls = make([]byte, max(n, 2*cap(nd.nulls)))
+	}
+	return nd.nulls[:n]
+}
+
+// pack returns the values of arr as packed numpy elements (arr.Len() *
+// nd.size bytes). The result may alias arr's buffers: read only, valid
+// until the next pack of nd. row0 is the row of arr's first value;
+// rowOf, if not nil, maps value i to its row. skip, if not nil, says
+// which values do not count (their parent is null, or they are dictionary
+// values, where the indexes decide): nulls there become zeros, never a
+// refusal.
+func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) int64, skip func(int) bool) ([]byte, error) {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	n := arr.Len()
+	row := func(i int) int64 {
+		if rowOf != nil {
+			return rowOf(i)
+		}
+		return row0 + int64(i)
+	}
+	var out []byte
+	switch nd.kind {
+	case mFixed:
+		b := arr.Data().Buffers()[1].Bytes()
+		off := arr.Data().Offset() * nd.esize
+		out = b[off : off+n*nd.esize]
+	case mBool:
+		out = nd.scratchBytes(n)
+		unpackBits(out, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset())
+	case mTime64:
+		b := arr.Data().Buffers()[1].Bytes()
+		off := arr.Data().Offset() * 8
+		out = b[off : off+n*8]
+		v := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(out))), n)
+		for i, x := range v {
+			if x == nat && !arr.IsNull(i) {
+				return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: %d is numpy's NaT", ErrRange, x)}
+			}
+		}
+	case mTime32:
+		b := arr.Data().Buffers()[1].Bytes()
+		off := arr.Data().Offset() * 4
+		src := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b[off:]))), n)
+		out = nd.scratchBytes(8 * n)
+		dst := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(out))), n)
+		for i, x := range src {
+			dst[i] = int64(x)
+		}
+	case mDecF8, mDecI64:
+		b := arr.Data().Buffers()[1].Bytes()
+		off := arr.Data().Offset() * nd.esize
+		src := b[off : off+n*nd.esize]
+		out = nd.scratchBytes(8 * n)
+		dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(out))), n)
+		hasNull := arr.NullN() > 0
+		for i := range dst {
+			if hasNull && arr.IsNull(i) {
+				continue
+			}
+			v := src[i*nd.esize : (i+1)*nd.esize]
+			if nd.kind == mDecF8 {
+				dst[i] = math.Float64bits(decimalFloat(v, nd.scale))
+			} else {
+				x, ok := decimalInt64(v)
+				if !ok {
+					return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: decimal does not fit an int64", ErrRange)}
+				}
+				dst[i] = uint64(x)
+			}
+		}
+	case mString, mBinary:
+		var err error
+		if out, err = nd.packStrings(arr, row); err != nil {
+			return nil, err
+		}
+	case mNumpy:
+		out = nd.scratchBytes(n * nd.size)
+		var list []dim
+		if len(nd.shape) > 0 {
+			list = listDims(nd.shape, nd.dt.Size)
+		}
+		lay := layout{data: out, dims: []dim{{n, nd.size}}}
+		if nd.dt.Kind == npyio.Struct {
+			clear(out)
+		}
+		if err := m.helper.put(arr, nd.dt, list, lay, nd.path, row0); err != nil {
+			return nil, err
+		}
+		return out, nil
+	case mStruct:
+		s, ok := arr.(*array.Struct)
+		if !ok {
+			return nil, fmt.Errorf("arrowconv: column %q is %s, not a struct", nd.path, arr.DataType())
+		}
+		out = nd.scratchBytes(n * nd.size)
+		if !dense(nd.dt) {
+			clear(out)
+		}
+		cskip := skip
+		if s.NullN() > 0 {
+			cskip = func(i int) bool { return s.IsNull(i) || skip != nil && skip(i) }
+		}
+		for k, c := range nd.children {
+			src, err := c.pack(m, s.Field(k), row0, rowOf, cskip)
+			if err != nil {
+				return nil, err
+			}
+			scatter(out, nd.dt.Fields[k].Offset, coalesce([]dim{{n, nd.size}}), src, c.size)
+		}
+	case mList:
+		var err error
+		if out, err = nd.packList(m, arr, row0, row, skip); err != nil {
+			return nil, err
+		}
+	case mDict:
+		var err error
+		if out, err = nd.packDict(m, arr.(*array.Dictionary), row0, row); err != nil {
+			return nil, err
+		}
+		return nd.applyNulls(out, arr, row, skip, true)
+	}
+	return nd.applyNulls(out, arr, row, skip, false)
+}
+
+// applyNulls writes the null value of nd over the nulls of arr in out (a
+// copy, if out aliases arr), or refuses them. For a dictionary, nulls in
+// the dictionary values count too.
+func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, skip func(int) bool, dict bool) ([]byte, error) {
+	n := arr.Len()
+	isNull := arr.IsNull
+	if dict {
+		d := arr.(*array.Dictionary)
+		dv := d.Dictionary()
+		if dv.NullN() > 0 {
+			isNull = func(i int) bool { return d.IsNull(i) || dv.IsNull(d.GetValueIndex(i)) }
+		} else if d.NullN() == 0 {
+			return out, nil
+		}
+	} else if arr.NullN() == 0 {
+		return out, nil
+	}
+	if nd.kind == mNumpy && nd.fillB == nil {
+		return out, nil // RowEncoder wrote NaN/NaT or refused
+	}
+	var nb []byte
+	switch {
+	case nd.fillB != nil:
+		nb = nd.fillB
+	case nd.isFloat && nd.kind != mList:
+		nb = make([]byte, nd.size)
+		putNaN(nb, nd.size)
+	case nd.isTime && nd.kind != mList:
+		nb = make([]byte, 8)
+		*(*int64)(unsafe.Pointer(&nb[0])) = nat
+	case nd.zeroNull:
+		nb = make([]byte, nd.size)
+	}
+	if nb == nil {
+		var cnt int64
+		first := -1
+		for i := 0; i < n; i++ {
+			if isNull(i) && (skip == nil || !skip(i)) {
+				if first < 0 {
+					first = i
+				}
+				cnt++
+			}
+		}
+		if cnt > 0 {
+			return nil, &NullError{Column: nd.path, Nulls: cnt, Row: row(first)}
+		}
+		nb = make([]byte, nd.size)
+	}
+	if len(nd.scratch) == 0 || unsafe.SliceData(out) != unsafe.SliceData(nd.scratch) {
+		s := nd.scratchBytes(len(out))
+		copy(s, out)
+		out = s
+	}
+	sz := nd.size
+	for i := 0; i < n; i++ {
+		if isNull(i) {
+			copy(out[i*sz:(i+1)*sz], nb)
+		}
+	}
+	return out, nil
+}
+
+func (nd *mnode) packStrings(arr arrow.Array, row func(int) int64) ([]byte, error) {
+	get, err := bytesGetter(arr)
+	if err != nil {
+		return nil, fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
+	}
+	n, esize := arr.Len(), nd.size
+	out := nd.scratchBytes(n * esize)
+	clear(out)
+	hasNull := arr.NullN() > 0
+	for i := 0; i < n; i++ {
+		if hasNull && arr.IsNull(i) {
+			continue
+		}
+		v := get(i)
+		dst := out[i*esize : (i+1)*esize]
+		if nd.kind == mBinary {
+			if len(v) > esize {
+				return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: %d bytes do not fit %s", ErrRange, len(v), nd.dt.TypeStr())}
+			}
+			copy(dst, v)
+			continue
+		}
+		k := 0
+		for len(v) > 0 {
+			r, size := rune(v[0]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRune(v)
+				if r == utf8.RuneError && size <= 1 {
+					return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: invalid UTF-8", ErrRange)}
+				}
+			}
+			if k+4 > esize {
+				return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: a string of %d characters does not fit %s", ErrRange, utf8.RuneCount(get(i)), nd.dt.TypeStr())}
+			}
+			*(*uint32)(unsafe.Pointer(&dst[k])) = uint32(r)
+			k += 4
+			v = v[size:]
+		}
+	}
+	return out, nil
+}
+
+func (nd *mnode) packList(m *Mapping, arr arrow.Array, row0 int64, row func(int) int64, skip func(int) bool) ([]byte, error) {
+	l, ok := arr.(array.ListLike)
+	if !ok {
+		return nil, fmt.Errorf("arrowconv: column %q is %s, not a list", nd.path, arr.DataType())
+	}
+	n, k, c := arr.Len(), nd.listLen, nd.children[0]
+	childRow := func(j int) int64 { return row(j / max(k, 1)) }
+	childSkip := skip
+	if l.NullN() > 0 || skip != nil {
+		childSkip = func(j int) bool { return l.IsNull(j/k) || skip != nil && skip(j/k) }
+	}
+	if _, fixed := l.DataType().(*arrow.FixedSizeListType); fixed {
+		off := int64(l.Data().Offset())
+		vals := array.NewSlice(l.ListValues(), off*int64(k), (off+int64(n))*int64(k))
+		defer vals.Release()
+		return c.pack(m, vals, row0, childRow, childSkip)
+	}
+	// Variable-size lists: every non-null list must have k values.
+	contiguous := true
+	var base int64
+	for i := 0; i < n; i++ {
+		s, e := l.ValueOffsets(i)
+		if l.IsNull(i) {
+			if e-s != int64(k) {
+				contiguous = false
+			}
+			continue
+		}
+		if int(e-s) != k {
+			return nil, nd.lengthErr(row(i), int(e-s))
+		}
+	}
+	if n == 0 || k == 0 {
+		return nd.scratchBytes(0), nil
+	}
+	base, _ = l.ValueOffsets(0)
+	for i := 1; i < n && contiguous; i++ {
+		if s, _ := l.ValueOffsets(i); s != base+int64(i*k) {
+			contiguous = false
+		}
+	}
+	if contiguous {
+		vals := array.NewSlice(l.ListValues(), base, base+int64(n*k))
+		defer vals.Release()
+		return c.pack(m, vals, row0, childRow, childSkip)
+	}
+	// Gather: pack the values the lists use, then copy list by list.
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for i := 0; i < n; i++ {
+		if !l.IsNull(i) {
+			s, e := l.ValueOffsets(i)
+			lo, hi = min(lo, s), max(hi, e)
+		}
+	}
+	out := nd.scratchBytes(n * nd.size)
+	clear(out)
+	if lo >= hi {
+		return out, nil
+	}
+	owner := make([]int32, hi-lo)
+	for j := range owner {
+		owner[j] = -1
+	}
+	for i := 0; i < n; i++ {
+		if !l.IsNull(i) && (skip == nil || !skip(i)) {
+			s, e := l.ValueOffsets(i)
+			for j := s; j < e; j++ {
+				owner[j-lo] = int32(i)
+			}
+		}
+	}
+	vals := array.NewSlice(l.ListValues(), lo, hi)
+	defer vals.Release()
+	src, err := c.pack(m, vals, row0, func(j int) int64 { return row(max(int(owner[j]), 0)) }, func(j int) bool { return owner[j] < 0 })
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		if !l.IsNull(i) {
+			s, _ := l.ValueOffsets(i)
+			p := int(s-lo) * c.size
+			copy(out[i*nd.size:(i+1)*nd.size], src[p:p+nd.size])
+		}
+	}
+	return out, nil
+}
+
+func (nd *mnode) packDict(m *Mapping, d *array.Dictionary, row0 int64, row func(int) int64) ([]byte, error) {
+	c := nd.children[0]
+	src, err := c.pack(m, d.Dictionary(), row0, func(int) int64 { return row0 }, func(int) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	n, sz := d.Len(), nd.size
+	out := nd.scratchBytes(n * sz)
+	dn := d.Dictionary().Len()
+	hasNull := d.NullN() > 0
+	idx := d.Indices()
+	for i := 0; i < n; i++ {
+		if hasNull && d.IsNull(i) {
+			clear(out[i*sz : (i+1)*sz])
+			continue
+		}
+		j := d.GetValueIndex(i)
+		if j < 0 || j >= dn {
+			return nil, &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("dictionary index %d is out of a dictionary of %d values", j, dn)}
+		}
+		copy(out[i*sz:(i+1)*sz], src[j*sz:(j+1)*sz])
+	}
+	_ = idx
+	return out, nil
+}
+
+// decimalFloat returns the float64 nearest to the decimal whose unscaled
+// value is the little-endian two's-complement integer b, divided by
+// 10^scale (ties to even).
+func decimalFloat(b []byte, scale int32) float64 {
+	if x, ok := decimalInt64(b); ok {
+		// Exact fast path: both operands exact, one correctly rounded
+		// operation.
+		if x > -1<<53 && x < 1<<53 {
+			if scale == 0 {
+				return float64(x)
+			}
+			if scale > 0 && scale <= 22 {
+				return float64(x) / pow10[scale]
+			}
+			if scale < 0 && scale >= -22 {
+				return float64(x) * pow10[-scale]
+			}
+		}
+	}
+	r := new(big.Rat).SetInt(decimalBig(b))
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs32(scale))), nil)
+	if scale >= 0 {
+		r.Quo(r, new(big.Rat).SetInt(p))
+	} else {
+		r.Mul(r, new(big.Rat).SetInt(p))
+	}
+	f, _ := r.Float64()
+	return f
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+var pow10 = func() [23]float64 {
+	var p [23]float64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// decimalInt64 returns the little-endian two's-complement integer b if it
+// fits an int64.
+func decimalInt64(b []byte) (int64, bool) {
+	switch len(b) {
+	case 4:
+		return int64(int32(le64(b[:4]))), true
+	case 8:
+		return int64(le64(b)), true
+	}
+	lo := int64(le64(b[:8]))
+	ext := byte(0)
+	if lo < 0 {
+		ext = 0xff
+	}
+	for _, x := range b[8:] {
+		if x != ext {
+			return 0, false
+		}
+	}
+	return lo, true
+}
+
+func le64(b []byte) uint64 {
+	var x uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		x = x<<8 | uint64(b[i])
+	}
+	return x
+}
+
+// decimalBig returns the little-endian two's-complement integer b.
+func decimalBig(b []byte) *big.Int {
+	be := make([]byte, len(b))
+	for i := range b {
+		be[len(b)-1-i] = b[i]
+	}
+	x := new(big.Int).SetBytes(be)
+	if b[len(b)-1]&0x80 != 0 {
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	return x
+}
