@@ -82,6 +82,14 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	if !ok {
 		return nil, fmt.Errorf("parquetio: column %s: unknown schema node", name)
 	}
+	return primitiveDType(p, func(chars bool) (int, error) { return r.maxLen(p, chars) })
+}
+
+// primitiveDType maps a leaf of a foreign file to numpy; width gives the
+// longest value of a BYTE_ARRAY column (characters for strings).
+func primitiveDType(p *schema.PrimitiveNode, width func(chars bool) (int, error)) (*npyio.DType, error) {
+	name := p.Path()
+	lt := p.LogicalType()
 	pt := p.PhysicalType()
 	switch v := lt.(type) {
 	case schema.IntLogicalType:
@@ -114,7 +122,7 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 		if pt != parquet.Types.ByteArray {
 			return nil, corruptCol(name, "%s on %s", lt, physName(p))
 		}
-		n, err := r.maxLen(p, true)
+		n, err := width(true)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +150,7 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 		}
 		return npyio.NewString(npyio.Void, p.TypeLength())
 	case parquet.Types.ByteArray:
-		n, err := r.maxLen(p, false)
+		n, err := width(false)
 		if err != nil {
 			return nil, err
 		}
@@ -206,6 +214,9 @@ func orderFor(size int) byte {
 // maxLen finds the longest value of a BYTE_ARRAY column, in bytes or (for
 // strings) characters.
 func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
+	if r.noData {
+		return 0, nil
+	}
 	col := r.pf.MetaData().Schema.ColumnIndexByNode(p)
 	if col < 0 {
 		return 0, fmt.Errorf("parquetio: column %s: not a leaf of the schema", p.Path())

@@ -58,6 +58,7 @@ type Reader struct {
 	err    error
 	out    [][]byte
 	decs   []*leafDecoder
+	noData bool // Describe: read no data (string widths unknown)
 }
 
 type readConv struct {
