@@ -188,7 +188,7 @@ func (r *Reader) loadGroup() error {
 	}
 	n := int(groups[r.rg].NumRows)
 	if r.bufs == nil {
-		r.bufs = make([][]byte, len(r.s.srcs))
+		r.layout(false)
 	}
 	// The pages of every column must hold the values of n rows: a row
 	// count the pages do not back is refused before anything is sized
@@ -210,7 +210,11 @@ func (r *Reader) loadGroup() error {
 	if r.decs == nil {
 		r.decs = make([]*leafDecoder, len(r.s.leaves))
 		for i, l := range r.s.leaves {
-			r.decs[i] = &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol]}
+			d := &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol], buf: l.src}
+			if r.interleaved {
+				d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
+			}
+			r.decs[i] = d
 		}
 	}
 	for i, d := range r.decs {
@@ -257,7 +261,7 @@ func (r *Reader) step(workers, row, k int) error {
 	errs := make([]error, len(r.decs))
 	if workers <= 1 {
 		for i, d := range r.decs {
-			if errs[i] = d.decode(r.bufs[d.l.src], r.s.srcs[d.l.src], row, k); errs[i] != nil {
+			if errs[i] = d.decode(r.bufs[d.buf][d.base:], r.strides[d.buf], row, k); errs[i] != nil {
 				break
 			}
 		}
@@ -274,7 +278,7 @@ func (r *Reader) step(workers, row, k int) error {
 						return
 					}
 					d := r.decs[i]
-					errs[i] = d.decode(r.bufs[d.l.src], r.s.srcs[d.l.src], row, k)
+					errs[i] = d.decode(r.bufs[d.buf][d.base:], r.strides[d.buf], row, k)
 				}
 			}()
 		}
@@ -324,6 +328,18 @@ func (r *Reader) statsNulls(col int) int64 {
 	return n
 }
 
+// layout sets up the row buffers: one per column source, or (interleaved)
+// one of whole rows of the table's dtype, which [Reader.Next] returns
+// without copying.
+func (r *Reader) layout(interleaved bool) {
+	r.interleaved = interleaved && len(r.s.srcs) > 1
+	if r.interleaved {
+		r.bufs, r.strides = make([][]byte, 1), []int{r.dtype.Size}
+		return
+	}
+	r.bufs, r.strides = make([][]byte, len(r.s.srcs)), r.s.srcs
+}
+
 // firstRows is the smallest buffer a row group starts with; buffers
 // double as rows decode, up to the row group's row count.
 const firstRows = 1 << 14
@@ -331,7 +347,7 @@ const firstRows = 1 << 14
 // grow makes source src's buffer hold at least rows rows (zeroed beyond
 // the rows it held), at most the row group's rows.
 func (r *Reader) grow(src, rows int) []byte {
-	rs := r.s.srcs[src]
+	rs := r.strides[src]
 	b := r.bufs[src]
 	need := rows * rs
 	if need <= len(b) {
@@ -352,6 +368,8 @@ func (r *Reader) grow(src, rows int) []byte {
 
 // leafDecoder reads one leaf column of a row group into numpy rows.
 type leafDecoder struct {
+	buf  int // the row buffer it fills
+	base int // the leaf's source row within that buffer's rows
 	l    *leaf
 	rc   readConv
 	col  *schema.Column

@@ -59,6 +59,11 @@ type Reader struct {
 	out    [][]byte
 	decs   []*leafDecoder
 	noData bool // Describe: read no data (string widths unknown)
+	// interleaved: the row buffer holds whole rows of dtype (chosen by a
+	// first call of Next on a table of several columns), strides the row
+	// size of each buffer.
+	interleaved bool
+	strides     []int
 }
 
 type readConv struct {
@@ -370,6 +375,13 @@ func (r *Reader) NextColumns(maxRows int) (int, [][]byte, error) {
 	if r.err != nil {
 		return 0, nil, r.err
 	}
+	if r.interleaved {
+		return 0, nil, errors.New("parquetio: NextColumns after Next: a Reader gives rows one way")
+	}
+	return r.nextRows(maxRows)
+}
+
+func (r *Reader) nextRows(maxRows int) (int, [][]byte, error) {
 	if r.next >= r.rows {
 		return 0, nil, io.EOF
 	}
@@ -385,7 +397,7 @@ func (r *Reader) NextColumns(maxRows int) (int, [][]byte, error) {
 		r.out = make([][]byte, len(r.bufs))
 	}
 	for i, b := range r.bufs {
-		rs := r.s.srcs[i]
+		rs := r.strides[i]
 		r.out[i] = b[start*rs : (start+n)*rs]
 	}
 	r.next += int64(n)
@@ -393,25 +405,23 @@ func (r *Reader) NextColumns(maxRows int) (int, [][]byte, error) {
 }
 
 // Next reads up to maxRows rows of the dtype of [Reader.Header] (native
-// order): for a table of several columns, the columns are interleaved
-// into records.
+// order): for a table of several columns, the columns are decoded
+// straight into records (a Reader then gives no [Reader.NextColumns]).
+// The batch's data is valid until the next call.
 func (r *Reader) Next(maxRows int) (npyio.Batch, error) {
+	if r.err != nil {
+		return npyio.Batch{}, r.err
+	}
+	if r.bufs == nil {
+		r.layout(true)
+	}
+	if !r.interleaved && len(r.s.srcs) > 1 {
+		return npyio.Batch{}, errors.New("parquetio: Next after NextColumns: a Reader gives rows one way")
+	}
 	start := r.next
-	n, cols, err := r.NextColumns(maxRows)
+	n, cols, err := r.nextRows(maxRows)
 	if err != nil {
 		return npyio.Batch{}, err
 	}
-	if len(cols) == 1 {
-		return npyio.Batch{Start: start, Rows: n, Data: cols[0]}, nil
-	}
-	rs := r.dtype.Size
-	out := make([]byte, n*rs)
-	for i, c := range cols {
-		off := r.dtype.Fields[i].Offset
-		w := r.s.srcs[i]
-		for k := 0; k < n; k++ {
-			copy(out[k*rs+off:k*rs+off+w], c[k*w:(k+1)*w])
-		}
-	}
-	return npyio.Batch{Start: start, Rows: n, Data: out}, nil
+	return npyio.Batch{Start: start, Rows: n, Data: cols[0]}, nil
 }
