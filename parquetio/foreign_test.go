@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,9 @@ type corpusFile struct {
 	Note     string `json:"note"`
 	Columns  []struct {
 		Name     string `json:"name"`
-		Type     string `json:"duck_type"` // the producer's type name
+		Type     string `json:"duck_type"` // the producer's type name (DuckDB)
+		PType    string `json:"type"`      // the same (other producers)
+		Unit     string `json:"unit"`      // the unit of time values, if not implied by the type
 		Nulls    int    `json:"nulls"`
 		Values   []any  `json:"values"`
 		Expected string `json:"numpy"` // optional: the numpy dtype npyflow must map to
@@ -136,8 +139,12 @@ func checkForeign(t *testing.T, b []byte, ff *corpusFile) {
 			t.Errorf("column %s: numpy %s, want %s", c.Name, c.DType, fc.Expected)
 		}
 		rs := c.RowSize()
+		ptype := fc.Type + fc.PType
+		if fc.Unit != "" {
+			ptype += "/" + fc.Unit
+		}
 		for r, want := range fc.Values {
-			if err := checkForeignValue(c.DType, fc.Type, data[i][r*rs:(r+1)*rs], want); err != nil {
+			if err := checkForeignValue(c.DType, ptype, data[i][r*rs:(r+1)*rs], want); err != nil {
 				t.Errorf("column %s (%s -> %s), row %d: %v", c.Name, fc.Type, c.DType, r, err)
 				if checked > 20 {
 					t.FailNow()
@@ -251,6 +258,8 @@ func checkForeignValue(dt *npyio.DType, ptype string, b []byte, want any) error 
 		// the producer's unit
 		wu := "us"
 		switch {
+		case strings.Contains(ptype, "/"):
+			wu = ptype[strings.Index(ptype, "/")+1:]
 		case strings.HasPrefix(ptype, "TIMESTAMP_NS"):
 			wu = "ns"
 		case strings.HasPrefix(ptype, "TIMESTAMP_MS"), strings.HasPrefix(ptype, "TIMESTAMP_S"):
@@ -305,6 +314,43 @@ func le(b []byte) uint64 {
 		x = x<<8 | uint64(b[i])
 	}
 	return x
+}
+
+// TestForeignPQArrow reads the files arrow-go's pqarrow wrote (see
+// gen_pqarrow.go) and compares every value with pqarrow's own reading; the
+// encodings and physical types the generator asked for are checked with
+// Describe.
+func TestForeignPQArrow(t *testing.T) {
+	want := map[string][]string{
+		"pqa_nulls_dict.parquet":                {"i8 RLE_DICTIONARY", "s RLE_DICTIONARY"},
+		"pqa_v2_delta_bss.parquet":              {"i8 DELTA_BINARY_PACKED", "i4 DELTA_BINARY_PACKED", "s_dlba DELTA_LENGTH_BYTE_ARRAY", "s_dba DELTA_BYTE_ARRAY", "f8_bss BYTE_STREAM_SPLIT", "f4_bss BYTE_STREAM_SPLIT"},
+		"pqa_lz4raw_int96_decimal_time.parquet": {"ts96 INT96", "dec9_2 INT32", "dec18_6 INT64", "dec30_5 FIXED_LEN_BYTE_ARRAY(13)"},
+	}
+	for _, ff := range loadForeign(t, "pqa_") {
+		t.Run(ff.File, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "foreign", ff.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := Describe(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range want[ff.File] {
+				col, what, _ := strings.Cut(w, " ")
+				found := false
+				for _, c := range info.Columns {
+					if c.Path == col && (c.Physical == what || slices.Contains(c.Encodings, what)) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("column %s: no %s in %+v", col, what, info.Columns)
+				}
+			}
+			checkForeign(t, b, &ff)
+		})
+	}
 }
 
 // TestDuckDBPaddedRuns: the files DuckDB 1.5 writes with nullable columns
