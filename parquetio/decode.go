@@ -678,6 +678,10 @@ func (d *leafDecoder) rowErr(row int, err error) error {
 
 // setNull stores the null of the leaf's numpy type (NaN, NaT) or refuses.
 func (d *leafDecoder) setNull(dst []byte, row int) error {
+	if d.rc.fill != nil {
+		copy(dst[:len(d.rc.fill)], d.rc.fill)
+		return nil
+	}
 	switch d.l.dt.Kind {
 	case npyio.Datetime, npyio.Timedelta:
 		store(dst, int64(math.MinInt64))

@@ -82,7 +82,13 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	if !ok {
 		return nil, fmt.Errorf("parquetio: column %s: unknown schema node", name)
 	}
-	return primitiveDType(p, func(chars bool) (int, error) { return r.maxLen(p, chars) })
+	return primitiveDType(p, func(chars bool) (int, error) {
+		n, err := r.maxLen(p, chars)
+		if v, ok := r.opts.fillFor(strings.Split(name, ".")); ok {
+			n = max(n, fillWidth(v, chars))
+		}
+		return n, err
+	})
 }
 
 // primitiveDType maps a leaf of a foreign file to numpy; width gives the

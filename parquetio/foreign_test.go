@@ -386,3 +386,61 @@ func TestDuckDBPaddedRuns(t *testing.T) {
 		t.Fatalf("error %v (%+v), want a NullError for i4n with 30 nulls from row 0", err, ne)
 	}
 }
+
+// TestFillValues: with fill values, the int, bool, string and enum columns
+// holding nulls convert, nulls as the fill and every other value as DuckDB
+// reads it; a fill for no column, or one that does not fit, is refused.
+func TestFillValues(t *testing.T) {
+	var ff *corpusFile
+	for _, f := range loadForeign(t, "duck_int_nulls") {
+		ff = &f
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "foreign", ff.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := map[string]any{"i4n": -1, "bn": "false", "sn": "<missing>", "u1n": uint64(255), "en": "none"}
+	rd, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Fill: fill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"i4n": "-1", "bn": "false", "sn": "<missing>", "u1n": "255", "en": "none"}
+	cols := make([][]byte, len(rd.Columns()))
+	for {
+		_, cs, err := rd.NextColumns(100)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cs {
+			cols[i] = append(cols[i], c...)
+		}
+	}
+	nulls := 0
+	for i, c := range rd.Columns() {
+		fc := ff.Columns[i]
+		rs := c.RowSize()
+		for r, v := range fc.Values {
+			if v == nil {
+				v = want[c.Name]
+				nulls++
+			}
+			if err := checkForeignValue(c.DType, fc.Type, cols[i][r*rs:(r+1)*rs], v); err != nil {
+				t.Fatalf("column %s, row %d: %v", c.Name, r, err)
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Fatal("no nulls filled")
+	}
+	if c := rd.Columns()[2]; c.DType.String() != "'<U9'" {
+		t.Errorf("sn is %s, want <U9 (its fill is 9 characters)", c.DType)
+	}
+	for _, bad := range []map[string]any{{"nope": 1}, {"u1n": 256}, {"i4n": "x"}, {"bn": 2}} {
+		if _, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Fill: bad}); err == nil {
+			t.Errorf("fill %v accepted", bad)
+		}
+	}
+}

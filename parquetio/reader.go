@@ -59,6 +59,7 @@ type Reader struct {
 	out    [][]byte
 	decs   []*leafDecoder
 	noData bool // Describe: read no data (string widths unknown)
+	opts   *ReadOptions
 	// interleaved: the row buffer holds whole rows of dtype (chosen by a
 	// first call of Next on a table of several columns), strides the row
 	// size of each buffer.
@@ -72,7 +73,8 @@ type readConv struct {
 	maxRep  int
 	factor  int64 // stored = numpy*factor (factor>0) or numpy = stored*(-factor)
 	kind    convKind
-	scale   int // DECIMAL scale
+	scale   int    // DECIMAL scale
+	fill    []byte // the value of a null, if a fill value is given
 }
 
 // NewReader opens the Parquet file r of size size.
@@ -84,6 +86,10 @@ type readConv struct {
 // uncompressed) and its pages must hold exactly the values of the row
 // group's rows.
 func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
+	return newReader(r, size, nil)
+}
+
+func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
 	fmd, flen, err := checkFooter(r, size)
 	if err != nil {
 		return nil, err
@@ -96,7 +102,7 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 	if err := checkFooterChunks(fmd, size-8-flen, len(leaves)); err != nil {
 		return nil, fmt.Errorf("parquetio: %w", err)
 	}
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows()}
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), opts: opts}
 	rd.values = make([][]int64, len(fmd.RowGroups))
 	if err := rd.plan(); err != nil {
 		return nil, err
@@ -226,6 +232,9 @@ func (r *Reader) plan() error {
 		r.s = s
 	}
 	r.s.index()
+	if err := r.opts.checkFill(r.s); err != nil {
+		return err
+	}
 	if r.meta != nil && r.meta.Kind == "array" {
 		c := r.meta.Columns[0]
 		dt, _ := npyio.ParseDescr(c.Descr)
@@ -245,6 +254,13 @@ func (r *Reader) plan() error {
 		l.optional = rc.maxDef > int(l.maxDef)
 		if err := planConv(l, c, &rc, r.meta != nil); err != nil {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
+		}
+		if v, ok := r.opts.fillFor(l.path); ok {
+			b, err := fillBytes(l.dt, v)
+			if err != nil {
+				return fmt.Errorf("parquetio: column %s: fill value: %w", strings.Join(l.path, "."), err)
+			}
+			rc.fill = b
 		}
 		r.conv[i] = rc
 	}
