@@ -415,6 +415,16 @@ func (d *leafDecoder) finish() error {
 
 // read reads the next k level slots (and their values) of the column.
 func (d *leafDecoder) read(k int) (int, int, error) {
+	n, nv, err := d.readSome(k)
+	if err == nil && n != k {
+		return 0, 0, d.errf("%w: its pages end after %d of the row group's values", errCorrupt, d.vals+n)
+	}
+	return n, nv, err
+}
+
+// readSome reads up to k level slots (and their values); fewer only at
+// the end of the column chunk.
+func (d *leafDecoder) readSome(k int) (int, int, error) {
 	if cap(d.def) < k {
 		d.def = make([]int16, k)
 		d.rep = make([]int16, k)
@@ -467,13 +477,10 @@ func (d *leafDecoder) read(k int) (int, int, error) {
 	if err != nil {
 		return 0, 0, d.errf("%v", err)
 	}
-	if total != int64(k) {
-		return 0, 0, d.errf("%w: its pages end after %d of the row group's values", errCorrupt, d.vals+int(total))
+	if total < 0 || total > int64(k) || nv < 0 || nv > k {
+		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, total)
 	}
-	if nv < 0 || nv > k {
-		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, k)
-	}
-	return k, nv, nil
+	return int(total), nv, nil
 }
 
 func grown[T any](b []T, n int) []T {

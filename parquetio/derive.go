@@ -21,6 +21,16 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	var cols []Column
 	for i := 0; i < root.NumFields(); i++ {
 		c := root.Field(i)
+		if elem, ok := listElement(c); ok {
+			// A list of primitives: a subarray when every row's list
+			// has the same length.
+			dt, n, err := r.listColumn(c, elem)
+			if err != nil {
+				return nil, err
+			}
+			cols = append(cols, Column{Name: c.Name(), DType: dt, Shape: []int{n}})
+			continue
+		}
 		dt, err := r.deriveType(c, 0)
 		if err != nil {
 			return nil, err
@@ -30,6 +40,17 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	s, err := NewSchema(cols)
 	if err != nil {
 		return nil, err
+	}
+	// List levels may have any names (list/element, array, bag/array_element,
+	// a repeated primitive): the leaves read the file's own paths.
+	if len(s.leaves) == len(r.leaves) {
+		for i, l := range s.leaves {
+			if len(l.path) > 1 || len(r.leaves[i].ColumnPath()) > 1 {
+				if l.path[0] == r.leaves[i].ColumnPath()[0] && len(cols[l.src].Shape) > 0 {
+					l.path = append([]string(nil), r.leaves[i].ColumnPath()...)
+				}
+			}
+		}
 	}
 	if !samePaths(s, r.leaves) {
 		return nil, errors.New("parquetio: cannot map this Parquet schema to a numpy dtype")
@@ -342,4 +363,130 @@ func bigDecimalFloat(x *big.Int, scale int) float64 {
 // fileColumn is the dotted path of file column i.
 func (r *Reader) fileColumn(i int) string {
 	return strings.Join(r.leaves[i].ColumnPath(), ".")
+}
+
+// listElement recognizes a top-level list of primitives under the Parquet
+// format's list rules: a LIST group with a repeated group of one primitive
+// field (3 levels) or a repeated primitive (2 levels), or a repeated
+// primitive without LIST annotation. It returns the element node.
+func listElement(c schema.Node) (*schema.PrimitiveNode, bool) {
+	if p, ok := c.(*schema.PrimitiveNode); ok {
+		return p, p.RepetitionType() == parquet.Repetitions.Repeated
+	}
+	g, ok := c.(*schema.GroupNode)
+	if !ok || c.RepetitionType() == parquet.Repetitions.Repeated || g.NumFields() != 1 {
+		return nil, false
+	}
+	switch c.LogicalType().(type) {
+	case schema.ListLogicalType, *schema.ListLogicalType:
+	default:
+		return nil, false
+	}
+	rep := g.Field(0)
+	if rep.RepetitionType() != parquet.Repetitions.Repeated {
+		return nil, false
+	}
+	if p, ok := rep.(*schema.PrimitiveNode); ok {
+		return p, true // 2-level list
+	}
+	rg, ok := rep.(*schema.GroupNode)
+	if !ok || rg.NumFields() != 1 {
+		return nil, false
+	}
+	p, ok := rg.Field(0).(*schema.PrimitiveNode)
+	if !ok || p.RepetitionType() == parquet.Repetitions.Repeated {
+		return nil, false
+	}
+	return p, true
+}
+
+// listColumn maps a list column of element elem: the element's dtype and
+// the one length of every row's list, or a refusal naming the first row
+// whose list differs in length.
+func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.DType, int, error) {
+	name := c.Path()
+	dt, err := primitiveDType(elem, func(chars bool) (int, error) { return r.maxLen(elem, chars) })
+	if err != nil {
+		return nil, 0, err
+	}
+	if r.noData {
+		return dt, 0, nil
+	}
+	col := r.pf.MetaData().Schema.ColumnIndexByNode(elem)
+	if col < 0 {
+		return nil, 0, fmt.Errorf("parquetio: column %s: not a leaf of the schema", name)
+	}
+	// A slot is an element of the list when its definition level reaches
+	// the repeated node's.
+	var defRep int16
+	for n := schema.Node(elem); n != nil && n.Parent() != nil; n = n.Parent() {
+		if n.RepetitionType() != parquet.Repetitions.Required {
+			defRep++
+		}
+		if n.RepetitionType() == parquet.Repetitions.Repeated {
+			defRep = 0
+			for m := n; m != nil && m.Parent() != nil; m = m.Parent() {
+				if m.RepetitionType() != parquet.Repetitions.Required {
+					defRep++
+				}
+			}
+			break
+		}
+	}
+	length, row, cur := -1, int64(-1), 0
+	var differ error
+	check := func() {
+		if row < 0 || differ != nil {
+			return
+		}
+		if length < 0 {
+			length = cur
+		} else if cur != length {
+			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row 0 holds %d values, row %d holds %d): numpy needs one length; leave the column out (--columns, or a select/drop step in a job)", length, row, cur)}
+		}
+	}
+	def := make([]int16, 4096)
+	rep := make([]int16, 4096)
+	for g := range r.fmd.RowGroups {
+		if _, err := r.chunkValues(g, col); err != nil {
+			return nil, 0, err
+		}
+		var cr file.ColumnChunkReader
+		if err := guard(func() error {
+			var err error
+			cr, err = r.pf.RowGroup(g).Column(col)
+			return err
+		}); err != nil {
+			return nil, 0, fmt.Errorf("parquetio: column %s, row group %d: %w", name, g, err)
+		}
+		d := &leafDecoder{cr: cr, col: r.leaves[col], l: &leaf{path: strings.Split(name, ".")}, rc: readConv{maxDef: int(r.leaves[col].MaxDefinitionLevel()), maxRep: 1}}
+		d.def, d.rep = def, rep
+		for {
+			n, _, err := d.readSome(len(def))
+			if err != nil {
+				return nil, 0, err
+			}
+			if n == 0 {
+				break
+			}
+			for i := 0; i < n; i++ {
+				if d.rep[i] == 0 {
+					check()
+					row++
+					cur = 0
+				}
+				if d.def[i] >= defRep {
+					cur++
+				}
+			}
+			if differ != nil {
+				return nil, 0, differ
+			}
+		}
+	}
+	check()
+	if differ != nil {
+		return nil, 0, differ
+	}
+	return dt, max(length, 0), nil
 }

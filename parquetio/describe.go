@@ -44,6 +44,10 @@ type ColumnInfo struct {
 	// WidthFromData is set.
 	DType         string
 	WidthFromData bool
+	// List is set for a list of primitives at the top level: it converts
+	// to a subarray field of DType when every row's list has one length
+	// (found by a pass over the data), and is refused otherwise.
+	List bool
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
 }
@@ -122,7 +126,16 @@ func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
 
 // describeForeign fills in the numpy side of a column of a foreign file.
 func describeForeign(ci *ColumnInfo, c *schema.Column) {
-	// A list, map or repeated field anywhere on the path is refused.
+	top := c.SchemaNode()
+	for top.Parent() != nil && top.Parent().Parent() != nil {
+		top = top.Parent()
+	}
+	if elem, ok := listElement(top); ok && elem == c.SchemaNode() {
+		ci.List = true
+		describeElement(ci, elem)
+		return
+	}
+	// Any other list, map or repeated field on the path is refused.
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
 		if n.RepetitionType() == parquet.Repetitions.Repeated {
 			ci.Refused = fmt.Sprintf("inside the repeated field %s (a list); %s", n.Path(), listHint)
@@ -137,7 +150,11 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 			return
 		}
 	}
-	p := c.SchemaNode().(*schema.PrimitiveNode)
+	describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode))
+}
+
+// describeElement fills in the numpy type of a primitive.
+func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
 	dt, err := primitiveDType(p, func(bool) (int, error) {
 		ci.WidthFromData = true
 		return 0, nil
@@ -159,7 +176,7 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 	case npyio.Float, npyio.Datetime, npyio.Timedelta:
 		return // NaN, NaT
 	}
-	if ci.Nullable && ci.NullCount != 0 {
+	if ci.Nullable && ci.NullCount != 0 && !ci.List { // a list's statistics count empty lists as nulls
 		n := "may hold nulls (no statistics)"
 		if ci.NullCount > 0 {
 			n = fmt.Sprintf("holds %d nulls", ci.NullCount)

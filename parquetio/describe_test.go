@@ -35,7 +35,7 @@ func TestDescribe(t *testing.T) {
 		"duck_interval.parquet":  {"iv": {"INTERVAL", "", "interval"}},
 		"duck_int_nulls.parquet": {"i4n": {"INT(32)", "<i4", "holds 30 nulls"}, "sn": {"STRING", "<U", "holds 60 nulls"}},
 		"duck_nulls.parquet":     {"f8n": {"DOUBLE", "<f8", ""}, "tsn": {"TIMESTAMP(us)", "<M8[us]", ""}, "i4_optional_no_nulls": {"INT(32)", "<i4", ""}},
-		"duck_list.parquet":      {"l.list.element": {"INT(64)", "", "LIST"}},
+		"duck_list.parquet":      {"l.list.element": {"INT(64)", "<i8", ""}},
 		"duck_map.parquet":       {"m.key_value.key": {"STRING", "", "repeated"}},
 	}
 	for file, cols := range cases {
@@ -57,6 +57,9 @@ func TestDescribe(t *testing.T) {
 				continue
 			}
 			found++
+			if c.Path == "l.list.element" && !c.List {
+				t.Errorf("%s: %s is a list: %+v", file, c.Path, c)
+			}
 			if c.Type != w.typ || c.DType != w.dtype || (w.refused == "") != (c.Refused == "") || !strings.Contains(strings.ToLower(c.Refused), strings.ToLower(w.refused)) {
 				t.Errorf("%s: %s: %+v, want %+v", file, c.Path, c, w)
 			}
