@@ -60,10 +60,10 @@ func loadForeign(t *testing.T, prefix string) []corpusFile {
 // foreignRefusals are the columns of the corpus that must be refused, and
 // a word of the reason.
 var foreignRefusals = map[string]struct{ column, why string }{
-	"duck_interval.parquet":   {"iv", "INTERVAL"},
-	"duck_list.parquet":       {"l", "varying length (row 0 holds 0 values, row 1 holds 1)"},
-	"duck_map.parquet":        {"m", "map"},
-	"duck_int_nulls.parquet":  {"i4n", "30 nulls"},
+	"duck_interval.parquet":  {"iv", "INTERVAL"},
+	"duck_list.parquet":      {"l", "varying length (row 0 holds 0 values, row 1 holds 1)"},
+	"duck_map.parquet":       {"m", "map"},
+	"duck_int_nulls.parquet": {"i4n", "30 nulls"},
 }
 
 // TestForeignDuckDB reads every DuckDB file of the corpus and compares
