@@ -227,7 +227,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 			d.shard.Count = fp.Shards
 		}
 	}
-	if err := d.shard.check(); err != nil {
+	if err := d.shard.Check(); err != nil {
 		return nil, err
 	}
 	if fp != nil && d.shard.Count != fp.Shards {
@@ -316,7 +316,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 	committed := map[string]bool{}
 	if old != nil && o.Resume {
 		for _, in := range old.Inputs {
-			committed[in.key()] = true
+			committed[in.Key()] = true
 		}
 		for _, out := range old.Outputs {
 			keep[out.Staged] = true
@@ -335,7 +335,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 	}
 	for _, pt := range mine {
 		in := ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member}
-		if committed[in.key()] {
+		if committed[in.Key()] {
 			d.sum.Resumed++
 			continue
 		}
@@ -361,7 +361,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 	if old != nil && o.Resume && old.Complete {
 		d.man.Complete = true
 	}
-	if err := d.man.write(d.manName); err != nil {
+	if err := d.man.Write(d.manName); err != nil {
 		return nil, err
 	}
 	if d.man.Complete {
@@ -488,7 +488,7 @@ func (d *distRun) checkpoint(final bool) error {
 	d.man.NextSeq = d.seq
 	d.man.Checkpoints++
 	d.man.Complete = final
-	if err := d.man.write(d.manName); err != nil {
+	if err := d.man.Write(d.manName); err != nil {
 		return err
 	}
 	d.sum.Checkpoints++
@@ -798,10 +798,10 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			probs = append(probs, fmt.Sprintf("shard %d committed %d inputs, %d were assigned to it", i, len(ins), m.Assigned))
 		}
 		for _, in := range ins {
-			if prev, dup := seenIn[in.key()]; dup {
+			if prev, dup := seenIn[in.Key()]; dup {
 				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", in.Path, prev, i))
 			}
-			seenIn[in.key()] = i
+			seenIn[in.Key()] = i
 		}
 		if digestInputs(sortedInputs(ins)) != m.AssignedSum {
 			probs = append(probs, fmt.Sprintf("shard %d committed other inputs than the ones assigned to it", i))
@@ -828,7 +828,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			probs = append(probs, fmt.Sprintf("the manifests hold %d inputs, the plan %d", len(seenIn), len(opts.Plan.Inputs)))
 		}
 		for _, in := range opts.Plan.Inputs {
-			if _, ok := seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.key()]; !ok {
+			if _, ok := seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.Key()]; !ok {
 				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", in.Path))
 				break
 			}
@@ -904,7 +904,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 }
 
 func sortedInputs(in []ManifestInput) []ManifestInput {
-	sort.Slice(in, func(i, j int) bool { return in[i].key() < in[j].key() })
+	sort.Slice(in, func(i, j int) bool { return in[i].Key() < in[j].Key() })
 	return in
 }
 
