@@ -23,14 +23,14 @@ import (
 // (formats.go); the conversion streams in bounded batches and writes its
 // output atomically.
 
-// outputError is a problem with the output file (or a scratch file next
+// OutputError is a problem with the output file (or a scratch file next
 // to it): creating, writing or renaming it.
 type OutputError struct{ err error }
 
 func (e *OutputError) Error() string { return e.err.Error() }
 func (e *OutputError) Unwrap() error { return e.err }
 
-// internalError is a panic in convert's writer goroutine: a bug, reported
+// InternalError is a panic in the conversion's writer goroutine: a bug, reported
 // as main reports a panic in a command.
 type InternalError struct{ p any }
 
