@@ -280,13 +280,7 @@ func nodeText(n *yaml.Node) string {
 
 // digestInputs is the digest of a list of inputs, for the manifests'
 // assigned_digest.
-func digestInputs(in []ManifestInput) string {
-	h := sha256.New()
-	for _, m := range in {
-		fmt.Fprintf(h, "%q %q %q %s\n", m.Source, m.Path, m.Member, m.Fingerprint)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:20]
-}
+func digestInputs(in []ManifestInput) string { return shardrun.DigestInputs(in) }
 
 // captureVars returns a part's capture values (its template variables
 // less the ones every part has).

@@ -3,14 +3,17 @@
 // ShardFromEnv for Kubernetes, Slurm, AWS Batch and Cloud Run), how
 // inputs are spread over shards (AssignShards), how an input is
 // recognized on resume (Fingerprint), the per-shard manifest files
-// (Manifest, ReadManifest, Manifest.Write) and the Store the run's state
-// is written through (Local: the filesystem, atomic renames, fsync).
+// (Manifest, ReadManifest, Manifest.Write), the Store the run's state
+// is written through (Local: the filesystem, atomic renames, fsync), and
+// publishing a finished run: CommitRun verifies every shard's manifest
+// and renames the staged files into place, FindRun finds a run's state.
 //
-// The run driver (staging outputs, checkpoints, resume, CommitRun and
-// FindRun) is still in package pipeline (commit.go), which uses these
-// through aliases; moving it here behind a "stage these outputs / this
-// part is done / commit" interface is the next step, after which an
-// object-store Store can serve a whole run.
+// The per-shard driver (staging outputs at checkpoints, resume) is still
+// in package pipeline (commit.go), behind the narrow publisher interface
+// Plan.Run uses (includes / partDone / commit); pipeline keeps aliases
+// and wrappers for the names that moved. CommitRun and the staging still
+// use the os package for outputs; an object-store backend needs them on
+// a Store (or internal/storage) too.
 //
 // Limits: at most MaxShards shards; a fingerprint hashes a file's size,
 // mtime and its first and last 64 KiB, so a same-size, same-mtime change
