@@ -300,6 +300,10 @@ func (c *converter) numpySource(kind, outKind string) (*convSource, error) {
 // write nothing is left at OUT or beside it. A panic in write (a bug) is
 // returned as an internalError, as main reports a panic in a command.
 func (c *converter) withOutput(write func(w io.Writer) error) error {
+	if c.ctx.Err() != nil {
+		c.stopBar(false)
+		return errors.New("interrupted; no output written")
+	}
 	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync})
 	if err != nil {
 		return &OutputError{bare(err)}
