@@ -40,6 +40,7 @@ TIME = "/usr/bin/time"
 BIN = os.path.join(HERE, "bin")
 GOBENCH = os.path.join(BIN, "gobench")
 CLI = os.path.join(BIN, "npyflow")
+PQREAD = os.path.join(BIN, "pqread")
 
 SCALES = {
     # f64 elements, struct rows, big bytes
@@ -95,6 +96,7 @@ def build():
     dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!benchmarks"]).strip()
     log("building gobench and the npyflow CLI from the working tree")
     a = subprocess.run(["go", "build", "-o", GOBENCH, "./gobench"], cwd=HERE, capture_output=True, text=True)
+    subprocess.run(["go", "build", "-o", PQREAD, "./pqread"], cwd=HERE, check=True)
     b = subprocess.run(["go", "build", "-o", CLI, "./cmd/npyflow"], cwd=ROOT, capture_output=True, text=True)
     if a.returncode == 0 and b.returncode == 0:
         return "working tree at %s%s" % (head, " (with uncommitted changes)" if dirty else "")
@@ -324,6 +326,15 @@ def workloads(sc, cli, big_on):
             dict(name="sbinet/npyio Write + bufio", cmd=G("write-sbinet", f64, o("sbinet.npy")), out=o("sbinet.npy")),
             dict(name="prototype: WriteArray of a MADV_HUGEPAGE buffer", cmd=G("write-hugepage", f64, o("huge.npy")), out=o("huge.npy")),
         ]))
+    pq4 = os.path.join(DATA, "pq4.parquet")
+    W.append(dict(
+        id="w8", title="%s-row Parquet (i8, f8, f4, bool; zstd; written by pqarrow) -> .npy" % fmt_count(sc["struct"]),
+        input=pq4, kind="convert", data_bytes=21 * sc["struct"],
+        contenders=[
+            dict(name="npyflow convert CLI (whole process)", ref=True, cmd=[CLI, "convert", "--progress=never", pq4, o("pq4.npy")], out=o("pq4.npy"), pending=convert, proc=True),
+            dict(name="npyflow library (NewReader + npyio writer)", cmd=G("npy-from-parquet", pq4, o("pq4lib.npy")), out=o("pq4lib.npy")),
+            dict(name="arrow-go pqarrow ReadTable (whole process)", cmd=[PQREAD, pq4], proc=True),
+        ]))
     w6 = dict(
         id="w6", title="A %s .npy (structured) -> Parquet zstd, peak RSS < %d MB" % (fmt_bytes(sc["big"]), RSS_LIMIT_MB),
         input=big, kind="convert", runs=1,
@@ -389,6 +400,8 @@ def targets(W):
         "npyflow / pqarrow = %.2fx", "w3")
     add("npy -> Parquet within 1.5x of DuckDB", t("w3", "npyflow library (end to end)"), t("w3", "DuckDB COPY (from memory)"), 1.5,
         "npyflow / DuckDB = %.2fx", "w3")
+    add("Parquet -> .npy <= 1.0x pqarrow ReadTable (whole process)", t("w8", "npyflow convert CLI (whole process)"),
+        t("w8", "arrow-go pqarrow ReadTable (whole process)"), 1.0, "npyflow / pqarrow = %.2fx", "w8")
     add("npy -> Arrow IPC within 1.5x of cp", t("w4", "npyflow library (end to end)"), t("w4", "cp of the .npy (floor)"), 1.5,
         "npyflow / cp = %.2fx", "w4")
     add("Deflate npz faster than np.savez_compressed", t("w5", "npyflow NPZWriter(compressed)"), t("w5", "np.savez_compressed"), 1.0,
@@ -494,7 +507,7 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
     L.append("## Results\n")
     for w in W:
         L.append("### %s: %s\n" % (w["id"].upper(), w["title"]))
-        size = npy_data_bytes(w["input"]) if os.path.exists(w["input"]) else 0
+        size = w.get("data_bytes") or (npy_data_bytes(w["input"]) if os.path.exists(w["input"]) else 0)
         L.append("Input: `%s`, %s of array data.\n" % (rel(w["input"]), fmt_bytes(size) if size else "not generated"))
         ref = ref_of(w)
         refop = ref["res"]["op"] if ok(ref) else None
@@ -578,10 +591,12 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
              "Data generation: `/usr/bin/python3 gen.py %s %d %d %d`; DuckDB's source table: "
              "`bin/gobench srcparquet %s %s` (uncompressed Parquet, loaded with "
              "`CREATE TABLE t AS SELECT * FROM read_parquet(...)` before the clock starts); "
-             "the .npz read input: `pybench.py savez`. Each command below runs as "
+             "the .npz read input: `pybench.py savez`; workload w8's input: `bin/gobench pqsrc4 %d %s` "
+             "(pqarrow, zstd, 1Mi-row groups). Each command below runs as "
              "`/usr/bin/time -v CMD`.\n" % (rel(DATA), sc["f64"], sc["struct"], sc["big"] if any(
                  ok(c) for c in W[-1]["contenders"]) else 0,
-                 rel(os.path.join(DATA, "struct.npy")), rel(os.path.join(DATA, "struct-src.parquet"))))
+                 rel(os.path.join(DATA, "struct.npy")), rel(os.path.join(DATA, "struct-src.parquet")),
+                 sc["struct"], rel(os.path.join(DATA, "pq4.parquet"))))
     L.append("```")
     for w in W:
         for c in w["contenders"]:
@@ -630,6 +645,9 @@ def main():
     src_pq = os.path.join(DATA, "struct-src.parquet")
     if not os.path.exists(src_pq) or os.path.getmtime(src_pq) < os.path.getmtime(st):
         subprocess.run([GOBENCH, "srcparquet", st, src_pq], check=True, capture_output=True)
+    pq4 = os.path.join(DATA, "pq4.parquet")
+    if not os.path.exists(pq4) or os.path.getmtime(pq4) < os.path.getmtime(st):
+        subprocess.run([GOBENCH, "pqsrc4", str(sc["struct"]), pq4], check=True, capture_output=True)
     npz_in = os.path.join(DATA, "struct.npz")
     if not os.path.exists(npz_in) or os.path.getmtime(npz_in) < os.path.getmtime(st):
         subprocess.run(P("savez", st, npz_in), check=True, capture_output=True)

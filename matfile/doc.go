@@ -53,17 +53,28 @@
 //
 // # Memory and limits
 //
-// A Level 5 variable is read (or inflated) whole, up to
-// Options.MaxVariableBytes (2 GiB by default, the format's own limit for
-// v7): a zlib stream inflating to more is refused, and buffers grow with
-// the data actually present, so a size that lies cannot force an
-// allocation. A v7.3 numeric variable is not read until its Var is opened
-// and then streams in batches of about 4 MiB through the hdf5 package's
-// row reader (bounded chunk cache), so a variable of many gigabytes
-// converts in bounded memory; char arrays, cells, structs and sparse
-// matrices are read whole. Nesting depth (Options.MaxDepth), the number
-// of cell and struct elements per variable (Options.MaxElements) and
-// reference cycles in v7.3 files are checked. Malformed files give a
-// [*FormatError] naming the file, the variable and the offset; limits a
-// [*LimitError] naming the option to raise.
+// A Level 5 variable holds at most Options.MaxVariableBytes (2 GiB by
+// default, the format's own limit for v7): a zlib stream declaring more
+// is refused, and buffers grow with the data actually present, so a size
+// that lies cannot force an allocation. A large real numeric or logical
+// variable (over 64 KiB uncompressed, over 1 MiB inflated) streams when
+// its Var is opened: read from the file, or inflated, and converted to
+// its class in batches of 128K elements; other variables (complex, char,
+// cells, structs, sparse) are read whole.
+//
+// A v7.3 numeric variable is not read until its Var is opened and then
+// streams in batches of about 4 MiB of HDF5 rows (MATLAB columns)
+// through the hdf5 package's row reader, so a matrix of many gigabytes
+// converts in bounded memory (the hdf5 package decodes the chunks of a
+// batch in parallel, through a chunk cache of 64 MiB at most). The row
+// reader reads whole rows, and a MATLAB vector is a single HDF5 row: it
+// is read at once, and refused over Options.MaxVariableBytes. [Var.Array]
+// reads a v7.3 array in one call. Char arrays, cells, structs and sparse
+// matrices are read whole.
+//
+// Nesting depth (Options.MaxDepth), the number of cell and struct
+// elements per variable (Options.MaxElements) and reference cycles in
+// v7.3 files are checked. Malformed files give a [*FormatError] naming
+// the file, the variable and the offset; limits a [*LimitError] naming
+// the option to raise.
 package matfile

@@ -109,6 +109,13 @@ func openLevel5(f *File, hdr []byte) (*level5, error) {
 // tag), inflating a compressed one; limit bounds the bytes returned (for a
 // prefix read), 0 meaning Options.MaxVariableBytes with an error above.
 func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
+	b, _, err := l.loadN(e, prefix)
+	return b, err
+}
+
+// loadN is load also returning the full size of the contents (the inner
+// tag's byte count for a compressed variable).
+func (l *level5) loadN(e l5elem, prefix bool) ([]byte, int64, error) {
 	f := l.f
 	max := f.opts.MaxVariableBytes
 	switch e.typ {
@@ -117,14 +124,15 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		if prefix && n > infoPrefix {
 			n = infoPrefix
 		} else if n > max {
-			return nil, &LimitError{Path: l.nameAt(e), What: "variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
+			return nil, 0, &LimitError{Path: l.nameAt(e), What: "variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
 		}
 		buf := make([]byte, n)
 		if _, err := f.r.ReadAt(buf, e.off+8); err != nil {
-			return nil, f.errf(e.off, "reading: %v", err)
+			return nil, 0, f.errf(e.off, "reading: %v", err)
 		}
-		return buf, nil
+		return buf, e.n, nil
 	case MiCOMPRESSED:
+		total := int64(0)
 		src := io.Reader(io.NewSectionReader(f.r, e.off+8, e.n))
 		if !prefix && e.n > 64<<10 {
 			// Fewer, larger reads of the file (the inflater reads bytes
@@ -133,22 +141,23 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		}
 		zr, err := zlib.NewReader(src)
 		if err != nil {
-			return nil, f.errf(e.off, "compressed variable: %v", err)
+			return nil, 0, f.errf(e.off, "compressed variable: %v", err)
 		}
 		defer zr.Close()
 		var tag [8]byte
 		if _, err := io.ReadFull(zr, tag[:]); err != nil {
-			return nil, f.errf(e.off, "compressed variable: inflating its tag: %v", zerr(err))
+			return nil, 0, f.errf(e.off, "compressed variable: inflating its tag: %v", zerr(err))
 		}
 		typ := DataType(l.bo.Uint32(tag[:4]))
 		n := int64(l.bo.Uint32(tag[4:]))
+		total = n
 		if typ != MiMATRIX {
-			return nil, f.errf(e.off, "compressed element holds %s, not miMATRIX", typ)
+			return nil, 0, f.errf(e.off, "compressed element holds %s, not miMATRIX", typ)
 		}
 		if prefix && n > infoPrefix {
 			n = infoPrefix
 		} else if n > max {
-			return nil, &LimitError{Path: "(compressed at byte " + strconv.FormatInt(e.off, 10) + ")", What: "inflated variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
+			return nil, 0, &LimitError{Path: "(compressed at byte " + strconv.FormatInt(e.off, 10) + ")", What: "inflated variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
 		}
 		// Deflate expands at most 1032:1, so a declared size beyond that
 		// of the compressed bytes cannot be real: allocate no more up front.
@@ -158,18 +167,18 @@ func (l *level5) load(e l5elem, prefix bool) ([]byte, error) {
 		}
 		buf, err := readGrow(zr, n, guess)
 		if err != nil {
-			return nil, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
+			return nil, 0, f.errf(e.off, "compressed variable: inflating %d bytes: %v", n, zerr(err))
 		}
 		if !prefix {
 			// Reading on to the end of the stream verifies its checksum.
 			var one [1]byte
 			if _, err := zr.Read(one[:]); errors.Is(err, zlib.ErrChecksum) {
-				return nil, f.errf(e.off, "compressed variable: %v", err)
+				return nil, 0, f.errf(e.off, "compressed variable: %v", err)
 			}
 		}
-		return buf, nil
+		return buf, total, nil
 	}
-	return nil, f.errf(e.off, "element of type %s is not a variable", e.typ)
+	return nil, 0, f.errf(e.off, "element of type %s is not a variable", e.typ)
 }
 
 func zerr(err error) error {
@@ -283,7 +292,7 @@ func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error 
 		var err error
 		if e.typ == MiCOMPRESSED || e.n > infoPrefix {
 			// Look at the name before inflating or reading everything.
-			pb, err := l.load(e, true)
+			pb, total, err := l.loadN(e, true)
 			if err != nil {
 				return err
 			}
@@ -296,8 +305,8 @@ func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error 
 			}
 			if int64(len(pb)) == e.n && e.typ == MiMATRIX {
 				b = pb
-			} else if e.typ == MiMATRIX {
-				if v := l.direct(e, pb, h); v != nil {
+			} else if e.typ == MiMATRIX || total > streamMin {
+				if v := l.direct(e, pb, h, total); v != nil {
 					if err := fn(v.Path, v); err != nil {
 						return err
 					}
@@ -765,64 +774,136 @@ func (p *l5parser) numeric(b []byte, pos int, path string, h *mheader, n int64) 
 	return p.emitArray(path, class, dt, h.dims, out, false)
 }
 
-// direct returns a Var reading a large uncompressed numeric variable
-// straight from the file (no copy in memory) when its data is stored as
-// its class, or nil.
-func (l *level5) direct(e l5elem, pb []byte, h *mheader) *Var {
-	if !h.class.IsNumeric() || h.complex || h.logical || h.pos+8 > len(pb) || h.name == "" {
-		return nil
+// streamMin is the inflated size from which a compressed numeric
+// variable streams instead of being inflated into memory.
+var streamMin int64 = 1 << 20
+
+// direct returns a Var that streams a large numeric (or logical) real
+// variable from the file: straight from the bytes of an uncompressed one,
+// through zlib for a compressed one, converting the storage type to the
+// class in bounded batches. It returns nil when the variable is not of
+// that form (it is then read into memory).
+func (l *level5) direct(e l5elem, pb []byte, h *mheader, total int64) *Var {
+	if !h.class.IsNumeric() || h.complex || h.pos+8 > len(pb) || h.name == "" || total > l.f.opts.MaxVariableBytes {
+		return nil // the in-memory path handles it (or refuses it)
 	}
-	dt := classDType(h.class, false)
+	dt := classDType(h.class, h.logical)
+	class := h.class.String()
+	if h.logical {
+		class = NameLogical
+	}
 	w := l.bo.Uint32(pb[h.pos:])
+	typ := DataType(w)
 	nb := int64(l.bo.Uint32(pb[h.pos+4:]))
 	n, ok := numel(h.dims)
-	if !ok || w>>16 != 0 || DataType(w) != naturalType(dt) || nb != n*int64(dt.Size) || int64(h.pos)+8+nb > e.n {
+	es := int64(typ.ElemSize())
+	if !ok || w>>16 != 0 || es == 0 || typ >= MiUTF8 || n > nb || nb != n*es || int64(h.pos)+8+nb > total {
 		return nil
 	}
-	off := e.off + 8 + int64(h.pos) + 8
-	r := l.f.r
-	swap := 0
-	if (l.bo == binary.BigEndian) == nativeLE && dt.Size > 1 {
-		swap = dt.Size
+	if h.logical && len(h.dims) == 2 && typ != MiUINT8 {
+		return nil // maybe Octave's logical sparse: the in-memory path knows it
 	}
-	return &Var{Path: h.name, Class: h.class.String(),
-		Header: &npyio.Header{DType: dt, FortranOrder: true, Shape: h.dims},
-		open: func() (io.ReadCloser, error) {
-			sr := io.NewSectionReader(r, off, nb)
-			if swap == 0 {
-				return io.NopCloser(sr), nil
+	f := l.f
+	skip := int64(h.pos) + 8
+	v := &Var{Path: h.name, Class: class, Header: &npyio.Header{DType: dt, FortranOrder: true, Shape: h.dims}}
+	v.open = func() (io.ReadCloser, error) {
+		cr := &convReader{f: f, off: e.off, path: h.name, typ: typ, bo: l.bo, dt: dt, left: n}
+		if e.typ == MiMATRIX {
+			cr.src = io.NewSectionReader(f.r, e.off+8+skip, nb)
+			return cr, nil
+		}
+		zr, err := zlib.NewReader(bufio.NewReaderSize(io.NewSectionReader(f.r, e.off+8, e.n), 1<<20))
+		if err != nil {
+			return nil, f.errf(e.off, "compressed variable: %v", err)
+		}
+		if _, err := io.CopyN(io.Discard, zr, 8+skip); err != nil {
+			return nil, f.errf(e.off, "compressed variable: %v", zerr(err))
+		}
+		cr.src = zr
+		cr.finish = func() error {
+			// Read on to the end of the stream: it verifies the checksum.
+			if _, err := io.Copy(io.Discard, io.LimitReader(zr, total)); errors.Is(err, zlib.ErrChecksum) {
+				return err
 			}
-			return io.NopCloser(&swapReader{r: sr, size: swap}), nil
-		}}
-}
-
-// swapReader reverses the bytes of each size-byte element read.
-type swapReader struct {
-	r    io.Reader
-	size int
-	buf  []byte
-	left []byte
-}
-
-func (s *swapReader) Read(p []byte) (int, error) {
-	if len(s.left) == 0 {
-		if s.buf == nil {
-			s.buf = make([]byte, 1<<20)
+			return nil
 		}
-		n, err := io.ReadFull(s.r, s.buf)
-		if n%s.size != 0 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		if n == 0 {
-			return 0, err
-		}
-		swapBytes(s.buf[:n], s.size)
-		s.left = s.buf[:n]
+		return cr, nil
 	}
-	k := copy(p, s.left)
-	s.left = s.left[k:]
-	return k, nil
+	return v
 }
+
+// convReader converts a stream of left elements of storage type typ to
+// dt, a batch at a time.
+type convReader struct {
+	f       *File
+	off     int64
+	path    string
+	src     io.Reader
+	typ     DataType
+	bo      binary.ByteOrder
+	dt      *npyio.DType
+	left    int64
+	done    int64
+	in, out []byte
+	pending []byte
+	finish  func() error
+}
+
+const convBatch = 1 << 17 // elements per batch
+
+func (c *convReader) Read(p []byte) (int, error) {
+	if es := int64(c.typ.ElemSize()); len(c.pending) == 0 && c.left > 0 && c.dt.Kind != npyio.Bool &&
+		naturalType(c.dt) == c.typ && int64(len(p)) >= es {
+		// Stored as the class: read straight into p (and swap in place).
+		k := min(c.left, int64(len(p))/es)
+		if _, err := io.ReadFull(c.src, p[:k*es]); err != nil {
+			return 0, &FormatError{File: c.f.name, Path: c.path, Off: c.off, Msg: "reading the data: " + zerr(err).Error()}
+		}
+		if (c.bo == binary.BigEndian) == nativeLE && es > 1 {
+			swapBytes(p[:k*es], int(es))
+		}
+		c.left -= k
+		c.done += k
+		return int(k * es), nil
+	}
+	for len(c.pending) == 0 {
+		if c.left == 0 {
+			if c.finish != nil {
+				fin := c.finish
+				c.finish = nil
+				if err := fin(); err != nil {
+					return 0, &FormatError{File: c.f.name, Path: c.path, Off: c.off, Msg: "compressed variable: " + err.Error()}
+				}
+			}
+			return 0, io.EOF
+		}
+		k := min(c.left, convBatch)
+		es := int64(c.typ.ElemSize())
+		if c.in == nil {
+			c.in = make([]byte, min(c.left, convBatch)*es)
+			c.out = allocFor(min(c.left, convBatch), c.dt.Size)
+		}
+		in := c.in[:k*es]
+		if _, err := io.ReadFull(c.src, in); err != nil {
+			return 0, &FormatError{File: c.f.name, Path: c.path, Off: c.off, Msg: "reading the data: " + zerr(err).Error()}
+		}
+		out := c.out[:k*int64(c.dt.Size)]
+		if err := decodeInto(out, c.dt, 1, 0, c.typ, in, c.bo, k); err != nil {
+			if ee, ok := err.(*exactError); ok {
+				ee.i += int(c.done)
+			}
+			return 0, &FormatError{File: c.f.name, Path: c.path, Off: c.off, Msg: err.Error()}
+		}
+		c.left -= k
+		c.done += k
+		c.pending = out
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	return n, nil
+}
+
+func (c *convReader) Close() error { return nil }
 
 // aligned reports whether b starts at a multiple of size (for typed views
 // of the data).

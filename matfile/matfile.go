@@ -172,12 +172,15 @@ type Var struct {
 	// shape {0, 0} for a struct with no fields but elements) stands for it.
 	Marker bool
 
-	data []byte
-	open func() (io.ReadCloser, error)
+	data  []byte
+	open  func() (io.ReadCloser, error)
+	whole func() ([]byte, error) // reads everything at once (Array), if set
 }
 
 // Open returns a reader of the data: Header.DataSize() bytes in the
-// Header's layout (native byte order, column-major). Close it when done.
+// Header's layout (native byte order, column-major), then io.EOF. Read it
+// to io.EOF: a compressed stream verifies its checksum at the end. Close
+// it when done.
 func (v *Var) Open() (io.ReadCloser, error) {
 	if v.open != nil {
 		return v.open()
@@ -190,6 +193,16 @@ func (v *Var) Array() (*npyio.Array, error) {
 	if v.open == nil {
 		return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: v.data}, nil
 	}
+	if v.whole != nil {
+		data, err := v.whole()
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != v.Header.DataSize() {
+			return nil, readErr(v.Path, fmt.Errorf("%d bytes of data for %d", len(data), v.Header.DataSize()))
+		}
+		return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: data}, nil
+	}
 	rc, err := v.open()
 	if err != nil {
 		return nil, err
@@ -198,9 +211,26 @@ func (v *Var) Array() (*npyio.Array, error) {
 	n := v.Header.DataSize()
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(rc, buf); err != nil {
-		return nil, fmt.Errorf("matfile: reading %s: %w", v.Path, err)
+		return nil, readErr(v.Path, err)
+	}
+	// Read to the end: a stream checks itself there (zlib's checksum).
+	var one [1]byte
+	if k, err := rc.Read(one[:]); k != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("more data than the shape holds")
+		}
+		return nil, readErr(v.Path, err)
 	}
 	return &npyio.Array{Header: v.Header, DType: v.Header.DType, Data: buf}, nil
+}
+
+func readErr(path string, err error) error {
+	var fe *FormatError
+	var le *LimitError
+	if errors.As(err, &fe) || errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("matfile: reading %s: %w", path, err)
 }
 
 // File is an open MAT-file.

@@ -35,7 +35,7 @@ type v73File struct {
 }
 
 // streamBatchBytes is the size of the batches a v7.3 array is read in.
-const streamBatchBytes = 4 << 20
+var streamBatchBytes int64 = 4 << 20
 
 func openV73(f *File) (*v73File, error) {
 	h, err := hdf5.Open(f.r, f.size, &hdf5.Options{Name: f.name, MaxReadBytes: f.opts.MaxVariableBytes})
@@ -730,6 +730,25 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 		out.Kind == npyio.Bool && dt.Kind == npyio.Bool
 	if same && (dt.Kind != npyio.Complex || dt.Size == out.Size) {
 		v.open = func() (io.ReadCloser, error) { return w.v.newStream(ds, path, dt, out) }
+		v.whole = func() ([]byte, error) {
+			// One read into one buffer, converted in place.
+			b, err := ds.ReadAll()
+			if errors.Is(err, hdf5.ErrTooLarge) {
+				return nil, &LimitError{Path: path, What: "size of the data read at once", Size: v.Header.DataSize(), Limit: f.opts.MaxVariableBytes, Hint: "MaxVariableBytes, or stream it with Var.Open"}
+			}
+			if err != nil {
+				return nil, w.v.h5err(path, err)
+			}
+			s := &h5stream{normB: out.Kind == npyio.Bool}
+			if !dt.IsNative() {
+				s.swap = dt.Size
+				if dt.Kind == npyio.Complex {
+					s.swap = dt.Size / 2
+				}
+			}
+			s.convert(b)
+			return b, nil
+		}
 		return w.emit(path, v)
 	}
 	if dt.Kind == npyio.Complex || dt.Kind == npyio.Struct {
@@ -777,17 +796,18 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 	if rowBytes > 0 && rowBytes < streamBatchBytes {
 		batch = int(streamBatchBytes / rowBytes)
 	}
-	rr, err := ds.NewRowReader(batch)
-	if err != nil {
-		return nil, v.h5err(path, err)
-	}
-	s := &h5stream{rr: rr, path: path, v: v, normB: out.Kind == npyio.Bool}
+	s := &h5stream{path: path, v: v, normB: out.Kind == npyio.Bool}
 	if !dt.IsNative() {
 		s.swap = dt.Size
 		if dt.Kind == npyio.Complex {
 			s.swap = dt.Size / 2
 		}
 	}
+	rr, err := ds.NewRowReader(batch)
+	if err != nil {
+		return nil, v.h5err(path, err)
+	}
+	s.rr = rr
 	return s, nil
 }
 
@@ -800,16 +820,7 @@ func (s *h5stream) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, s.v.h5err(s.path, err)
 		}
-		if s.swap > 1 {
-			swapBytes(b, s.swap)
-		}
-		if s.normB {
-			for i, c := range b {
-				if c != 0 {
-					b[i] = 1
-				}
-			}
-		}
+		s.convert(b)
 		s.pending = b
 	}
 	n := copy(p, s.pending)
@@ -818,6 +829,20 @@ func (s *h5stream) Read(p []byte) (int, error) {
 }
 
 func (s *h5stream) Close() error { return nil }
+
+// convert turns a batch into native order (and bools into 0/1).
+func (s *h5stream) convert(b []byte) {
+	if s.swap > 1 {
+		swapBytes(b, s.swap)
+	}
+	if s.normB {
+		for i, c := range b {
+			if c != 0 {
+				b[i] = 1
+			}
+		}
+	}
+}
 
 // sparse reads a MATLAB sparse group: MATLAB_sparse (rows), data, ir, jc.
 func (w *v73walk) sparse(g *hdf5.Group, path, class string) error {

@@ -2,6 +2,7 @@ package matfile
 
 import (
 	"errors"
+	"io"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -157,11 +158,23 @@ func TestV73RowLimit(t *testing.T) {
 	}
 	defer f.Close()
 	err = f.WalkVariables([]string{"y"}, func(path string, v *Var) error {
-		_, err := v.Array()
+		rc, err := v.Open()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		_, err = io.Copy(io.Discard, rc)
 		return err
 	})
 	var le *LimitError
 	if !errors.As(err, &le) || le.Hint != "MaxVariableBytes" || le.Size != 16 {
-		t.Errorf("got %v", err)
+		t.Errorf("streamed: %v", err)
+	}
+	err = f.WalkVariables([]string{"y"}, func(path string, v *Var) error {
+		_, err := v.Array()
+		return err
+	})
+	if !errors.As(err, &le) || le.Size != 16 || !strings.Contains(err.Error(), "Var.Open") {
+		t.Errorf("whole: %v", err)
 	}
 }

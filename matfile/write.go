@@ -26,9 +26,21 @@ package matfile
 //     N-by-k matrix; nested structured fields are nested 1x1 structs.
 //   - Shapes: numpy's shape is MATLAB's size. A 0-d array is 1x1; a 1-D
 //     array of n elements is a 1xn row vector (scipy's and hdf5storage's
-//     default oned_as='row'), except struct fields, which are columns.
+//     default oned_as='row'), except struct fields, which are columns (a
+//     single string is a row everywhere).
 //   - Refused, naming the variable: object arrays, void without fields,
-//     long double, and anything else MATLAB has no class for.
+//     long double, structured fields with a subarray shape (struct
+//     arrays), and anything else MATLAB has no class for.
+//   - Names: variables and struct fields must be MATLAB identifiers;
+//     CheckNames checks a whole npz at once (listing every offending name)
+//     or renames (RenameInvalid, reported through OnRename and Renames).
+//
+// Streaming: CreateVariable takes C-order rows in batches; v7.3 holds one
+// band of chunks per field, v6 writes batches in place, v7 (and v6 char
+// data) hold the whole variable (at most 2 GiB); a row count of -1 spools
+// the rows to a temporary file first.
+// Compression: v7.3 chunks are deflated by package hdf5 on all cores, v7
+// variables by a pigz-style parallel zlib writer (write_zlib.go).
 
 import (
 	"errors"
@@ -67,6 +79,9 @@ type WriteOptions struct {
 	// Created is the creation time written in the file header; zero means
 	// now. Set it for reproducible output.
 	Created time.Time
+	// TempDir is where variables of unknown row count are spooled (see
+	// CreateVariable); empty means os.TempDir().
+	TempDir string
 }
 
 // Rename records a name RenameInvalid changed. Old and New are full paths
@@ -78,10 +93,20 @@ type Rename struct {
 // MaxNameLength is the longest MATLAB identifier (namelengthmax).
 const MaxNameLength = 63
 
-// ValidName reports whether name is a valid MATLAB identifier: an ASCII
-// letter first, then letters, digits and underscores, at most 63 in all.
+// wKeywords are MATLAB's keywords (iskeyword), which isvarname refuses
+// as variable and field names.
+var wKeywords = map[string]bool{
+	"break": true, "case": true, "catch": true, "classdef": true, "continue": true,
+	"else": true, "elseif": true, "end": true, "for": true, "function": true,
+	"global": true, "if": true, "otherwise": true, "parfor": true, "persistent": true,
+	"return": true, "spmd": true, "switch": true, "try": true, "while": true,
+}
+
+// ValidName reports whether name is a valid MATLAB identifier (what
+// isvarname accepts): an ASCII letter first, then letters, digits and
+// underscores, at most 63 in all, and not a keyword such as "end".
 func ValidName(name string) bool {
-	if name == "" || len(name) > MaxNameLength {
+	if name == "" || len(name) > MaxNameLength || wKeywords[name] {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -99,10 +124,14 @@ func ValidName(name string) bool {
 // MakeValidName returns a valid MATLAB identifier for name, the way
 // MATLAB's matlab.lang.makeValidName does for ASCII names: every invalid
 // character becomes '_', a name not starting with a letter gets the prefix
-// 'x', and the result is cut to 63 characters. An empty name becomes "x".
+// 'x', a keyword becomes x followed by it capitalized ("end" -> "xEnd"),
+// and the result is cut to 63 characters. An empty name becomes "x".
 func MakeValidName(name string) string {
 	if ValidName(name) {
 		return name
+	}
+	if wKeywords[name] {
+		return "x" + strings.ToUpper(name[:1]) + name[1:]
 	}
 	var sb strings.Builder
 	for _, r := range name {
@@ -133,7 +162,7 @@ func (e *InvalidNamesError) Error() string {
 	for i, n := range e.Names {
 		q[i] = strconv.Quote(n)
 	}
-	return fmt.Sprintf("matfile: %d name(s) are not valid MATLAB identifiers (letter first, then letters, digits or '_', at most %d): %s; rename them or use --rename-invalid",
+	return fmt.Sprintf("matfile: %d name(s) are not valid MATLAB identifiers (letter first, then letters, digits or '_', at most %d, no keyword): %s; rename them or use --rename-invalid",
 		len(e.Names), MaxNameLength, strings.Join(q, ", "))
 }
 
@@ -332,6 +361,19 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 	h := *a.Header
 	h.DType = a.DType
 	h.FortranOrder = false
+	if a.Header.FortranOrder && len(h.Shape) >= 2 && wPlainNumeric(a.DType) {
+		// Column-major already: MATLAB's layout, no transposition.
+		vw, err := wr.createVariable(name, &h, nil)
+		if err != nil {
+			return err
+		}
+		hv := vw.(*wVarHandle)
+		if err := hv.vw.(wColumnMajor).writeColumnMajor(a.Data); err != nil {
+			wr.err = err
+			return err
+		}
+		return vw.Close()
+	}
 	data := a.CData()
 	vw, err := wr.createVariable(name, &h, data)
 	if err != nil {
@@ -343,15 +385,47 @@ func (wr *Writer) WriteArray(name string, a *npyio.Array) error {
 	return vw.Close()
 }
 
+// wColumnMajor is implemented by the formats' variables: take the whole
+// data of a single-leaf variable already in column-major order.
+type wColumnMajor interface {
+	writeColumnMajor(data []byte) error
+}
+
+// wPlainNumeric reports whether dt is written byte for byte (no
+// conversion): ints, float32/64, complex64/128.
+func wPlainNumeric(dt *npyio.DType) bool {
+	switch dt.Kind {
+	case npyio.Int, npyio.Uint:
+		return true
+	case npyio.Float:
+		return dt.Size == 4 || dt.Size == 8
+	case npyio.Complex:
+		return dt.Size == 8 || dt.Size == 16
+	}
+	return false
+}
+
 // CreateVariable starts the variable name of the shape and dtype in h
 // (h.FortranOrder is ignored: the VarWriter takes C-order rows) and
 // returns the VarWriter that takes its data.
 //
 // Memory: v7.3 keeps one band of chunks (the rows of one chunk along axis
-// 0, all columns) at a time. Level 5 has to write each variable's size
-// before its data in column-major order, so it holds the whole variable;
-// Level 5 variables are limited to 2 GiB (as in MATLAB), which bounds it.
+// 0, all columns) at a time; v6 writes each batch in place (seeking), but
+// holds variables with char data whole; v7 compresses each variable as
+// one zlib stream of its column-major data, so it holds the whole
+// variable. Level 5 variables are limited to 2 GiB (as in MATLAB), which
+// bounds that.
+//
+// h.Shape[0] may be -1 when the number of rows is not known in advance
+// (a job's output): MATLAB's column-major layout needs it before the
+// first column, so the rows are spooled to a temporary file in TempDir
+// and written when the VarWriter is closed. Memory stays bounded as
+// above; the disk holds one more copy of the variable meanwhile. Types
+// and names are checked at once.
 func (wr *Writer) CreateVariable(name string, h *npyio.Header) (VarWriter, error) {
+	if h != nil && len(h.Shape) > 0 && h.Shape[0] == -1 {
+		return wr.createSpooled(name, h)
+	}
 	return wr.createVariable(name, h, nil)
 }
 
@@ -633,7 +707,10 @@ func (wr *Writer) planNode(p *wPlan, name, path string, dt *npyio.DType, off int
 	case 0:
 		l.dims = []int{1, 1}
 	case 1:
-		if top {
+		// A 1-D array is a row at the top and a column in a struct; a
+		// single string (its only dimension being the characters) is a
+		// row everywhere.
+		if top || l.class == wChar {
 			l.dims = []int{1, full[0]}
 		} else {
 			l.dims = []int{full[0], 1}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -154,4 +155,73 @@ func TestWriteBenchFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("RESULT op_secs=%.4f\n", time.Since(start).Seconds())
+}
+
+// TestWriteV73MemoryBounded streams a 192 MiB matrix and a 128 MiB table
+// into a compressed v7.3 file and into a v6 file (written in place) in
+// 1 MiB batches and checks that the heap stays far below the variable's
+// size (not in -short mode).
+func TestWriteV73MemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 320 MiB")
+	}
+	rec, err := npyio.NewStruct([]npyio.Field{{Name: "a", Type: npyio.Float64Type}, {Name: "b", Type: npyio.Int32Type}, {Name: "c", Type: npyio.Float32Type}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ver string
+		h   *npyio.Header
+	}{
+		{"7.3", &npyio.Header{DType: npyio.Float64Type, Shape: []int{24576, 1024}}},
+		{"7.3", &npyio.Header{DType: rec, Shape: []int{128 << 20 / 16}}},
+		{"6", &npyio.Header{DType: npyio.Float64Type, Shape: []int{24576, 1024}}},
+		{"6", &npyio.Header{DType: rec, Shape: []int{128 << 20 / 16}}},
+	} {
+		h := c.h
+		f, err := os.Create(filepath.Join(t.TempDir(), "m.mat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWriter(f, &WriteOptions{Version: c.ver})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vw, err := w.CreateVariable("x", h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := int(h.RowSize())
+		rows := (1 << 20) / rs
+		batch := make([]byte, rows*rs)
+		for i := range batch {
+			batch[i] = byte(i * 31 >> 5)
+		}
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base, peak := ms.HeapAlloc, ms.HeapAlloc
+		for r := 0; r < h.Shape[0]; r += rows {
+			n := min(rows, h.Shape[0]-r)
+			if err := vw.Write(batch[:n*rs]); err != nil {
+				t.Fatal(err)
+			}
+			if r%(16*rows) == 0 {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
+			}
+		}
+		if err := vw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		grow := int64(peak) - int64(base)
+		t.Logf("v%s %s %v: heap grew by %.1f MiB for %d MiB of data", c.ver, h.DType, h.Shape, float64(grow)/(1<<20), h.DataSize()>>20)
+		if grow > 40<<20 {
+			t.Errorf("v%s %s %v: heap grew by %d MiB", c.ver, h.DType, h.Shape, grow>>20)
+		}
+	}
 }

@@ -21,6 +21,13 @@ var wFixedTime = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 // go through CreateVariable in batches of batchRows rows.
 func wWriteNPZ(t testing.TB, src, dst, version string, stream bool, batchRows int) {
 	t.Helper()
+	wWriteNPZMode(t, src, dst, version, stream, false, batchRows)
+}
+
+// wWriteNPZMode is wWriteNPZ; with unknown set, streamed variables of at
+// least one dimension are created with Shape[0] = -1 (spooled).
+func wWriteNPZMode(t testing.TB, src, dst, version string, stream, unknown bool, batchRows int) {
+	t.Helper()
 	z, err := npyio.OpenNPZ(src, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +57,13 @@ func wWriteNPZ(t testing.TB, src, dst, version string, stream bool, batchRows in
 		if err != nil {
 			t.Fatal(err)
 		}
-		vw, err := w.CreateVariable(m.Key, rd.Header())
+		h := rd.Header()
+		if unknown && len(h.Shape) > 0 && h.RowSize() > 0 {
+			hh := *h
+			hh.Shape = append([]int{-1}, h.Shape[1:]...)
+			h = &hh
+		}
+		vw, err := w.CreateVariable(m.Key, h)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Key, err)
 		}

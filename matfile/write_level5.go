@@ -20,9 +20,13 @@ package matfile
 //     Octave 7 replaces them with '?').
 //
 // A variable's element starts with its byte count and its data is
-// column-major, so a variable is assembled in memory before it is written:
-// the Writer holds one variable at a time, at most 2 GiB (MATLAB's own
-// limit for -v6/-v7 variables; larger ones need v7.3).
+// column-major. v6 variables without char data are written in place: the
+// element's headers go out at once with the data regions reserved, and
+// each batch of rows is written to its place in every column (memory: one
+// batch). v7 variables (one zlib stream each) and char data (whose storage
+// type depends on all of it) are assembled in memory first: the Writer
+// holds one variable at a time, at most 2 GiB (MATLAB's own limit for
+// -v6/-v7 variables; larger ones need v7.3).
 
 import (
 	"bufio"
@@ -72,19 +76,71 @@ var (
 
 // wOut is the file being written, buffered, with its position.
 type wOut struct {
-	ws  io.WriteSeeker
-	bw  *bufio.Writer
-	pos int64
+	ws   io.WriteSeeker
+	bw   *bufio.Writer
+	pos  int64
+	away bool // the file position is not at pos (after writeAt)
 }
 
 func (o *wOut) Write(b []byte) (int, error) {
+	if err := o.toEnd(); err != nil {
+		return 0, err
+	}
 	n, err := o.bw.Write(b)
 	o.pos += int64(n)
 	return n, err
 }
 
+// toEnd puts the file position back at the end after writeAt.
+func (o *wOut) toEnd() error {
+	if !o.away {
+		return nil
+	}
+	if _, err := o.ws.Seek(o.pos, io.SeekStart); err != nil {
+		return err
+	}
+	o.away = false
+	return nil
+}
+
+// skip reserves n bytes at the end, to be filled by writeAt.
+func (o *wOut) skip(n int64) error {
+	if err := o.toEnd(); err != nil {
+		return err
+	}
+	if err := o.bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := o.ws.Seek(n, io.SeekCurrent); err != nil {
+		return err
+	}
+	o.pos += n
+	return nil
+}
+
+// writeAt writes b at off, inside space reserved by skip.
+func (o *wOut) writeAt(off int64, b []byte) error {
+	if o.bw.Buffered() > 0 {
+		if err := o.toEnd(); err != nil {
+			return err
+		}
+		if err := o.bw.Flush(); err != nil {
+			return err
+		}
+	}
+	if _, err := o.ws.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	o.away = true
+	_, err := o.ws.Write(b)
+	return err
+}
+
 // patch overwrites 4 bytes at off (before the current position).
 func (o *wOut) patch(off int64, b []byte) error {
+	if err := o.toEnd(); err != nil {
+		return err
+	}
 	if err := o.bw.Flush(); err != nil {
 		return err
 	}
@@ -124,7 +180,12 @@ func wEndianIM() []byte {
 	return b
 }
 
-func (l *wLevel5) close() error { return l.out.bw.Flush() }
+func (l *wLevel5) close() error {
+	if err := l.out.toEnd(); err != nil {
+		return err
+	}
+	return l.out.bw.Flush()
+}
 
 // wL5Var is a Level 5 variable being assembled.
 type wL5Var struct {
@@ -133,6 +194,15 @@ type wL5Var struct {
 	bufs  []([]byte) // per leaf, column-major destination units
 	maxCP []uint32   // per leaf: largest code point (char)
 	next  int64      // next row
+
+	// In place (v6 without char data): the element is written at once
+	// with its data regions reserved, and each batch goes straight to
+	// its place in every column: offs are the regions' file offsets
+	// (real and imaginary part).
+	inPlace bool
+	offs    [][2]int64
+	band    []byte
+	half    []byte
 }
 
 func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
@@ -155,11 +225,114 @@ func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	if total > wLevel5MaxVar {
 		return nil, fmt.Errorf("matfile: variable %q is over 2 GiB, the limit of a v%s MAT-file; write it as v7.3", p.name, map[bool]string{true: "7", false: "6"}[l.compress])
 	}
+	// The buffers are allocated by the first Write (writeColumnMajor uses
+	// the caller's data instead).
 	v := &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}
-	for i, lf := range p.leaves {
-		v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+	if l.compress {
+		return v, nil
+	}
+	for _, lf := range p.leaves {
+		if lf.class == wChar {
+			// the storage type of char data depends on all of it
+			return v, nil
+		}
+	}
+	v.inPlace = true
+	v.offs = make([][2]int64, len(p.leaves))
+	e := &wL5Enc{v: v, w: l.out, reserve: true}
+	size := e.nodeSize(p.root, true)
+	if size > 1<<32-1-8 {
+		return nil, fmt.Errorf("matfile: variable %q is too large for a Level 5 MAT-file; write it as v7.3", p.name)
+	}
+	e.tag(wMiMatrix, int(size))
+	e.node(p.root, true)
+	if e.err != nil {
+		return nil, e.err
 	}
 	return v, nil
+}
+
+// place writes n rows (first row g) into the reserved regions.
+func (v *wL5Var) place(rows []byte, g, n int64) error {
+	p := v.p
+	out := v.l.out
+	for i, lf := range p.leaves {
+		if lf.count == 0 {
+			continue
+		}
+		us := int64(lf.usize)
+		cols := lf.count / p.rows
+		need := n * cols * us
+		if int64(cap(v.band)) < need {
+			v.band = make([]byte, need)
+		}
+		band := v.band[:need]
+		if _, err := lf.scatter(band, n, 0, rows, int(n), p); err != nil {
+			return err
+		}
+		for c := int64(0); c < cols; c++ {
+			run := band[c*n*us : (c+1)*n*us]
+			if !lf.complex {
+				if err := out.writeAt(v.offs[i][0]+(c*p.rows+g)*us, run); err != nil {
+					return err
+				}
+				continue
+			}
+			ss := us / 2
+			if int64(cap(v.half)) < n*ss {
+				v.half = make([]byte, n*ss)
+			}
+			for part := 0; part < 2; part++ {
+				h := v.half[:n*ss]
+				wSplit(h, run, int(ss), part)
+				if err := out.writeAt(v.offs[i][part]+(c*p.rows+g)*ss, h); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// wSplit copies the real (part 0) or imaginary (part 1) halves of
+// interleaved complex values of 2*ps bytes into dst.
+func wSplit(dst, src []byte, ps, part int) {
+	for i := 0; i*ps < len(dst); i++ {
+		copy(dst[i*ps:(i+1)*ps], src[2*i*ps+part*ps:])
+	}
+}
+
+// writeColumnMajor takes a single plain leaf's whole data, already in
+// MATLAB's order: it is written as it is, without a copy.
+func (v *wL5Var) writeColumnMajor(data []byte) error {
+	p := v.p
+	if len(p.leaves) != 1 || p.leaves[0].conv != wCopy || int64(len(data)) != p.leaves[0].count*int64(p.leaves[0].usize) || v.next != 0 {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
+	}
+	v.next = p.rows
+	if v.inPlace {
+		lf := p.leaves[0]
+		if !lf.complex {
+			return v.l.out.writeAt(v.offs[0][0], data)
+		}
+		ss := lf.usize / 2
+		for off := 0; off < len(data); off += 2 * wChunk {
+			b := data[off:min(len(data), off+2*wChunk)]
+			if cap(v.half) < len(b)/2 {
+				v.half = make([]byte, len(b)/2)
+			}
+			for part := 0; part < 2; part++ {
+				h := v.half[:len(b)/2]
+				wSplit(h, b, ss, part)
+				if err := v.l.out.writeAt(v.offs[0][part]+int64(off/2), h); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	v.bufs[0] = data
+	return nil
 }
 
 func (v *wL5Var) Write(rows []byte) error {
@@ -177,6 +350,20 @@ func (v *wL5Var) Write(rows []byte) error {
 	if v.next+n > p.rows {
 		return fmt.Errorf("matfile: variable %q: more than its %d rows written", p.name, p.rows)
 	}
+	if v.inPlace {
+		if err := v.place(rows, v.next, n); err != nil {
+			return err
+		}
+		v.next += n
+		return nil
+	}
+	if v.next == 0 {
+		for i, lf := range p.leaves {
+			if v.bufs[i] == nil {
+				v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+			}
+		}
+	}
 	for i, lf := range p.leaves {
 		m, err := lf.scatter(v.bufs[i], p.rows, v.next, rows, int(n), p)
 		if err != nil {
@@ -192,6 +379,9 @@ func (v *wL5Var) Close() error {
 	p := v.p
 	if p.rowSize != 0 && v.next != p.rows {
 		return fmt.Errorf("matfile: variable %q: %d of %d rows written", p.name, v.next, p.rows)
+	}
+	if v.inPlace {
+		return v.l.out.toEnd()
 	}
 	e := &wL5Enc{v: v}
 	size := e.nodeSize(p.root, true)
@@ -237,6 +427,8 @@ type wL5Enc struct {
 	err error
 	pad [8]byte
 	buf []byte
+
+	reserve bool // leave the data regions empty and record their offsets
 }
 
 func wPad8(n int64) int64 { return (n + 7) &^ 7 }
@@ -379,6 +571,25 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	buf := e.v.bufs[e.leafIndex(lf)]
 	d := e.dataBytes(lf)
 	mi := wClassMi[lf.class]
+	if e.reserve {
+		out := e.w.(*wOut)
+		parts := 1
+		if lf.complex {
+			parts = 2
+		}
+		for part := 0; part < parts; part++ {
+			if part > 0 {
+				e.padTo(d)
+			}
+			e.tag(mi, int(d))
+			if e.err == nil {
+				e.v.offs[e.leafIndex(lf)][part] = out.pos
+				e.err = out.skip(d)
+			}
+		}
+		e.padTo(d)
+		return
+	}
 	switch {
 	case lf.class == wChar && e.charWide(lf):
 		e.tag(wMiUTF32, int(d))

@@ -48,9 +48,17 @@ func TestValidName(t *testing.T) {
 			t.Errorf("%q should be valid", n)
 		}
 	}
-	for _, n := range []string{"", "1a", "_a", "a b", "a-b", "é", strings.Repeat("a", 64), "arr_0.npy"} {
+	for _, n := range []string{"", "1a", "_a", "a b", "a-b", "é", strings.Repeat("a", 64), "arr_0.npy", "end", "for"} {
 		if ValidName(n) {
 			t.Errorf("%q should be invalid", n)
+		}
+	}
+}
+
+func TestMakeValidName(t *testing.T) {
+	for in, want := range map[string]string{"end": "xEnd", "function": "xFunction", "a b": "a_b", "1x": "x1x", "": "x", "_a": "x_a", "ok": "ok"} {
+		if got := MakeValidName(in); got != want || !ValidName(got) {
+			t.Errorf("MakeValidName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -469,5 +477,174 @@ func TestWriteV73BandMemory(t *testing.T) {
 	lv := vw.(*wVarHandle).vw.(*wV73Var).leaves[0]
 	if lv.bandR != 1 || len(lv.band) != 8<<20 || wProd(lv.chunk)*8 > 1<<20 {
 		t.Errorf("wide rows: band of %d rows, %d bytes, chunk %v", lv.bandR, len(lv.band), lv.chunk)
+	}
+}
+
+// TestWriteUnknownRows streams src.npz with Shape[0] = -1 (rows spooled to
+// a temporary file): the files equal the verified ones.
+func TestWriteUnknownRows(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "written", "src.npz")
+	for _, v := range []struct{ ver, file string }{{"6", "out_v6.mat"}, {"7", "out_v7.mat"}, {"7.3", "out_v73.mat"}} {
+		want, err := os.ReadFile(filepath.Join("testdata", "written", v.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, v.file)
+		wWriteNPZMode(t, src, out, v.ver, true, true, 3)
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("v%s: spooled output differs from the verified file", v.ver)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), ".npyflow-mat-spool-*"))
+	if len(left) > 0 {
+		t.Errorf("spool files left behind: %v", left)
+	}
+	// Types are checked at once; zero-byte rows need a count; Level 5's
+	// limit stops the spooling.
+	w, _ := NewWriter(&wMem{}, &WriteOptions{Version: "7"})
+	void, _ := npyio.NewString(npyio.Void, 3)
+	if _, err := w.CreateVariable("v", &npyio.Header{DType: void, Shape: []int{-1}}); err == nil {
+		t.Error("void accepted")
+	}
+	if _, err := w.CreateVariable("z", &npyio.Header{DType: npyio.Float64Type, Shape: []int{-1, 0}}); err == nil {
+		t.Error("zero-byte rows of unknown count accepted")
+	}
+	vw, err := w.CreateVariable("ok", &npyio.Header{DType: npyio.Float64Type, Shape: []int{-1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := vw.Write(make([]byte, 24)); err == nil {
+		t.Error("a partial row accepted")
+	}
+	if err := vw.Close(); err == nil {
+		t.Error("Close after a failed write succeeded")
+	}
+}
+
+// TestWriteFortranOrder: an array in Fortran order (as the reader returns
+// MATLAB's) is written without transposition, to the same bytes as its
+// C-order twin, also when v7.3 cuts it into bands of chunks.
+func TestWriteFortranOrder(t *testing.T) {
+	defer wTinyChunks()()
+	for _, c := range []struct {
+		dt    *npyio.DType
+		shape []int
+	}{
+		{npyio.Float64Type, []int{7, 5}},
+		{npyio.Int16Type, []int{9, 2, 3}},
+		{npyio.Complex64, []int{5, 4}},
+		{npyio.Uint8Type, []int{1, 40}},
+		{npyio.Float32Type, []int{0, 3}},
+	} {
+		h := &npyio.Header{Major: 1, DType: c.dt, Shape: c.shape}
+		data := make([]byte, h.DataSize())
+		for i := range data {
+			data[i] = byte(i*7 + i/3)
+		}
+		ca := &npyio.Array{Header: h, DType: c.dt, Data: data}
+		fh := *h
+		fh.FortranOrder = true
+		fa := &npyio.Array{Header: &fh, DType: c.dt, Data: wToF(data, c.shape, c.dt.Size)}
+		for _, ver := range []string{"6", "7", "7.3"} {
+			var out [2][]byte
+			for i, a := range []*npyio.Array{ca, fa} {
+				m := &wMem{}
+				w, _ := NewWriter(m, &WriteOptions{Version: ver, Created: wFixedTime})
+				if err := w.WriteArray("x", a); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				out[i] = m.b
+			}
+			if !bytes.Equal(out[0], out[1]) {
+				t.Errorf("v%s %s %v: Fortran-order output differs from C-order output", ver, c.dt, c.shape)
+			}
+		}
+	}
+}
+
+func TestWriteNPZ(t *testing.T) {
+	z, err := npyio.OpenNPZ(filepath.Join("testdata", "written", "src.npz"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	dir := t.TempDir()
+	// v6: the members stream into the verified file's bytes.
+	f, err := os.Create(filepath.Join(dir, "a.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWriter(f, &WriteOptions{Version: "6", Created: wFixedTime})
+	if err := w.WriteNPZ(z); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ := os.ReadFile(filepath.Join(dir, "a.mat"))
+	want, _ := os.ReadFile(filepath.Join("testdata", "written", "out_v6.mat"))
+	if !bytes.Equal(got, want) {
+		t.Error("WriteNPZ output differs from the verified file")
+	}
+	// v7.3: strings outside the BMP (wide_emoji) need the whole variable,
+	// which WriteReader reads for string variables: the verified file.
+	f, err = os.Create(filepath.Join(dir, "b.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ = NewWriter(f, &WriteOptions{Version: "7.3", Created: wFixedTime})
+	if err := w.WriteNPZ(z); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = os.ReadFile(filepath.Join(dir, "b.mat"))
+	want, _ = os.ReadFile(filepath.Join("testdata", "written", "out_v73.mat"))
+	if !bytes.Equal(got, want) {
+		t.Error("WriteNPZ v7.3 output differs from the verified file")
+	}
+	// Invalid member names: all listed, or renamed.
+	var buf bytes.Buffer
+	nz := npyio.NewNPZWriter(&buf, false)
+	one := wArr(t, npyio.Int8Type, []int{1}, []byte{5})
+	for _, k := range []string{"good", "bad-1", "2bad"} {
+		if err := nz.WriteArray(k, one); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rz, err := npyio.NewNPZReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ = NewWriter(&wMem{}, &WriteOptions{Version: "7"})
+	err = w.WriteNPZ(rz)
+	var ie *InvalidNamesError
+	if !errors.As(err, &ie) || len(ie.Names) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	m := &wMem{}
+	w, _ = NewWriter(m, &WriteOptions{Version: "7.3", RenameInvalid: true})
+	if err := w.WriteNPZ(rz); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.Renames(); len(r) != 2 || r[0] != (Rename{"bad-1", "bad_1"}) || r[1] != (Rename{"2bad", "x2bad"}) {
+		t.Errorf("renames %v", r)
 	}
 }

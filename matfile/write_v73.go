@@ -17,7 +17,9 @@ package matfile
 //     variable (CreateVariable) with such a character is an error.
 //   - An empty array is a uint64 dataset holding its MATLAB size, in
 //     MATLAB's order (a 0x1 empty holds [0 1], as MATLAB writes it;
-//     hdf5storage 0.1.19 writes the reverse), with MATLAB_empty = 1.
+//     hdf5storage 0.1.19 writes the reverse), with MATLAB_empty = 1. The
+//     convention has no place for complexity: an empty complex array
+//     reads back as an empty real one of its class.
 //   - Structs (structured arrays) are groups with MATLAB_class "struct" and
 //     MATLAB_fields, one dataset or group per field.
 //   - Layout: datasets of up to 4 KiB are compact (in the object header,
@@ -530,6 +532,45 @@ func wCopyBlock(dst, src []byte, shape, coords, chunk []uint64, esz uint64) {
 			return
 		}
 	}
+}
+
+// writeColumnMajor takes a single plain leaf's whole data, already in
+// MATLAB's order (the C order of the HDF5 shape): whole datasets take it
+// as it is, banded ones band by band (contiguous runs of each column).
+func (vv *wV73Var) writeColumnMajor(data []byte) error {
+	p := vv.p
+	if len(vv.leaves) != 1 || vv.next != 0 {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
+	}
+	lv := vv.leaves[0]
+	l := lv.l
+	us := int64(l.usize)
+	if l.conv != wCopy || int64(len(data)) != l.count*us {
+		return fmt.Errorf("matfile: variable %q: column-major data does not fit", p.name)
+	}
+	vv.next = p.rows
+	if lv.empty {
+		return nil
+	}
+	if lv.whole {
+		return lv.ds.Write(data)
+	}
+	R := p.rows
+	cols := l.count / R
+	for r0 := int64(0); r0 < R; r0 += lv.bandR {
+		k := min(lv.bandR, R-r0)
+		for c := int64(0); c < cols; c++ {
+			copy(lv.band[c*lv.bandR*us:(c*lv.bandR+k)*us], data[(c*R+r0)*us:(c*R+r0+k)*us])
+		}
+		lv.filled = k
+		if k < lv.bandR {
+			lv.zeroTail()
+		}
+		if err := lv.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (vv *wV73Var) Close() error {

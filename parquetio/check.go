@@ -220,6 +220,9 @@ func checkPage(h *format.PageHeader, codec format.CompressionCodec, room int64, 
 		return corrupt("page claims %d values", nvalues)
 	}
 	size := comp
+	if !decompressed && unc != comp {
+		return corrupt("page stored uncompressed in %d bytes claims %d bytes uncompressed", comp, unc)
+	}
 	if decompressed {
 		if unc > pageSizeLimit {
 			return corrupt("page claims %d bytes uncompressed: too large (the limit is %d)", unc, pageSizeLimit)

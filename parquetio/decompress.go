@@ -40,13 +40,32 @@ func decompress(codec format.CompressionCodec, dst, src []byte) error {
 		}
 		return nil
 	case format.Zstd:
+		// DecodeAll appends to dst[:0]: the output stays in dst unless
+		// the data decodes to more than dst holds (then it is refused
+		// below); the decoder refuses output beyond its memory limit
+		// (pageSizeLimit), whatever the frame header claims.
 		pool := zstdPool(pageSizeLimit)
 		zr := pool.Get().(*zstd.Decoder)
 		defer pool.Put(zr)
-		if err := zr.Reset(bytes.NewReader(src)); err != nil {
+		var h zstd.Header
+		if err := h.Decode(src); err != nil || !h.HasFCS {
+			// No content size: the streaming decoder fills dst exactly.
+			if err := zr.Reset(bytes.NewReader(src)); err != nil {
+				return corrupt("ZSTD page data does not decompress: %v", err)
+			}
+			return readExactly(zr, dst, codec)
+		}
+		if h.FrameContentSize != uint64(len(dst)) {
+			return corrupt("ZSTD page data holds a frame of %d bytes, its header says %d", h.FrameContentSize, len(dst))
+		}
+		out, err := zr.DecodeAll(src, dst[:0])
+		if err != nil {
 			return corrupt("ZSTD page data does not decompress: %v", err)
 		}
-		return readExactly(zr, dst, codec)
+		if len(out) != len(dst) {
+			return corrupt("ZSTD page data decompresses to %d bytes, its header says %d", len(out), len(dst))
+		}
+		return nil
 	case format.Gzip:
 		zr := gzipReaders.Get().(*gzip.Reader)
 		defer gzipReaders.Put(zr)

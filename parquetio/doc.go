@@ -69,55 +69,64 @@
 //
 // [Reader] decodes one row group at a time into numpy rows. Files written
 // here come back numpy-equal (dtype, shape, values); other files are mapped
-// from their Parquet types (see [Reader]); LIST columns need npyflow's
-// metadata.
+// from their Parquet types:
+//
+//	Parquet                              numpy
+//	BOOLEAN                              b1
+//	INT(8..64, signed|unsigned), legacy  i1..i8, u1..u8
+//	  INT_8..UINT_64; plain INT32/INT64  i4, i8
+//	FLOAT16, FLOAT, DOUBLE               f2, f4, f8
+//	DECIMAL(p,s) on INT32, INT64,        f8, correctly rounded from the exact
+//	  FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY   decimal (ties to even)
+//	DATE                                 M8[D]
+//	TIMESTAMP(ms|us|ns), any UTC flag    M8[ms|us|ns]
+//	INT96 (Spark, Impala)                M8[ns]
+//	TIME(ms|us|ns)                       m8[ms|us|ns] (time since midnight)
+//	STRING, ENUM, JSON                   U<n>, n the longest value
+//	BYTE_ARRAY                           S<n>, n the longest value
+//	FIXED_LEN_BYTE_ARRAY(n), UUID        V<n>
+//	group                                nested struct
+//	INTERVAL, LIST, MAP, repeated        refused, naming the column
+//
+// The longest string is found by a first pass over those columns alone.
+// Nulls become NaN in float columns and NaT in time columns; in any other
+// column a null is refused with a [*NullError] naming the column, the
+// first null row and the null count of the statistics. A column declared
+// OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
+// gives all of this from the footer alone, for inspect.
+//
+// Column chunks are decoded by arrow-go's Parquet column readers
+// (parquet/file), which cover every encoding (PLAIN, RLE and the legacy
+// BIT_PACKED levels, PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_BINARY_PACKED,
+// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT), data
+// pages v1 and v2, and stop at each page's value count (DuckDB pads its
+// last bit-packed run of levels and dictionary indexes beyond it). Their
+// values and levels go straight into the numpy rows: for a table of
+// several columns read with [Reader.Next], into the records themselves;
+// the columns of a row group are decoded in parallel (up to GOMAXPROCS
+// goroutines), in steps of 64Ki rows, so the row buffers grow with the
+// rows decoded. parquet-go is the writer only.
+//
+// arrow-go decodes a page into a buffer of the size its header claims;
+// npyflow registers its own decoders for SNAPPY, GZIP (several members
+// included), ZSTD, BROTLI and LZ4_RAW with arrow-go (compress.RegisterCodec:
+// encoding stays arrow-go's), which decompress into exactly that buffer
+// and call data that does not fill it exactly, or goes on beyond it,
+// corrupt; ZSTD output is bounded by [MaxPageSize] whatever a frame claims.
 //
 // A file's declared sizes are checked before anything is allocated by
-// them (parquet-go trusts them): the schema's child counts must form one
-// tree (at most 256 deep), the footer's column chunks must lie
-// within the file and its row groups add up to its row count; each page
-// header of a column chunk is decoded and checked before parquet-go reads
-// the chunk (a page must fit in what is left of its chunk, a compressed
-// page may claim at most [MaxPageSize] bytes uncompressed and no more than
-// its codec can expand to, and a page at most 4Mi values or 8 per byte);
-// the pages of every column must hold exactly the values of the row
-// group's rows; and the row buffers grow as rows decode. npyflow's
-// metadata must fit the file (rows, values per row), and a row may hold
-// at most [MaxRowValues] values.
-//
-// Column chunks are read by npyflow rather than by parquet-go v0.32.0's
-// page reader, whose LZ4 decoder returns zeros for pages compressed less
-// than 3:1 (its issue #608), whose gzip and brotli decoders read to the
-// end of the data whatever the page header says, and which takes a
-// column's codec from its first chunk for every row group: npyflow walks
-// the chunk's pages, decompresses each itself into a buffer of exactly
-// its declared size (data that does not fill it exactly, or goes on
-// beyond it, is corrupt; ZSTD windows are bounded by [MaxPageSize]) and
-// hands it to
-// parquet-go's public page decoders ((*parquet.Column).DecodeDataPageV1
-// and the like) of a codec-less copy of the column. Those take parquet-go
-// page header types with an unexported field, built from the format
-// header by a conversion that is checked against their layout at start-up
-// (if a parquet-go upgrade changes them, files are refused with an error
-// saying so). This runs at the speed of parquet-go's own reader.
-//
-// Before a page reaches parquet-go's decoders, the encoded streams whose
-// sizes parquet-go trusts are checked against the page's value count:
-// RLE/bit-packed levels, dictionary indexes and RLE booleans (run headers
-// only: an RLE run of 2**31 values takes five bytes), DELTA_BINARY_PACKED
-// headers, and the lengths of DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY
-// values (which must lie within the page, and decode to at most
-// [MaxPageSize] bytes).
-//
-// Panics of parquet-go are converted to corrupt-data errors in two places
-// only: its page decoders (DecodeDictionary, DecodeDataPageV1/V2) and the
-// reading of a decoded page's values (ValueReader.ReadValues), which hold
-// parquet-go code alone. parquet-go v0.32.0 indexes its buffers by values
-// of the page without bounds checks (a dictionary index beyond the
-// dictionary, in its amd64 lookup, panics with an index out of range), and
-// checking every such value first would decode each page twice. The error
-// names the column, row group and page ("values parquet-go cannot
-// decode"); a panic in npyflow's own code is never recovered.
+// them: the schema's child counts must form one tree (at most 256 deep),
+// the footer's column chunks must lie within the file and its row groups
+// add up to its row count; each page header of a column chunk is decoded
+// and checked before the chunk is read (a page must fit in what is left of
+// its chunk, a compressed page may claim at most [MaxPageSize] bytes
+// uncompressed and no more than its codec can expand to, a page stored
+// uncompressed exactly its stored size, and a page at most 4Mi values or 8
+// per byte); the pages of every column must hold exactly the values of the
+// row group's rows. npyflow's metadata must fit the file (rows, values per
+// row), and a row may hold at most [MaxRowValues] values. Panics of
+// arrow-go's decoders are turned into corrupt-data errors naming the
+// column and row group; a panic in npyflow's own code is never recovered.
 //
 // Limits: a row holds at most [MaxRowValues] values over all its columns
 // (the layout of a row is kept in memory, 16 bytes per value); FLOAT16

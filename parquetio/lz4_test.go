@@ -467,25 +467,3 @@ func TestCorruptLZ4(t *testing.T) {
 		})
 	}
 }
-
-// TestRawPagesHook: the page header types of parquet-go are what
-// rawPages builds them from (a single pointer to the format header), and
-// the headers it builds read back the format header's fields. It fails if
-// a parquet-go upgrade changes them.
-func TestRawPagesHook(t *testing.T) {
-	if !headerCast {
-		t.Fatal("parquet-go's page header types are no longer a single pointer: LZ4_RAW files cannot be read")
-	}
-	v1 := &format.DataPageHeader{NumValues: 123, Encoding: format.RLEDictionary, DefinitionLevelEncoding: format.RLE}
-	if h := headerV1(v1); h.NumValues() != 123 || h.Encoding() != format.RLEDictionary || h.DefinitionLevelEncoding() != format.RLE {
-		t.Errorf("v1 header reads %v", h)
-	}
-	v2 := &format.DataPageHeaderV2{NumValues: 77, NumNulls: 5, NumRows: 70, Encoding: format.DeltaBinaryPacked, DefinitionLevelsByteLength: 9}
-	if h := headerV2(v2); h.NumValues() != 77 || h.NumNulls() != 5 || h.NumRows() != 70 || h.Encoding() != format.DeltaBinaryPacked || h.DefinitionLevelsByteLength() != 9 || !h.IsCompressed() {
-		t.Errorf("v2 header reads %v", h)
-	}
-	d := &format.DictionaryPageHeader{NumValues: 42, Encoding: format.Plain}
-	if h := headerDict(d); h.NumValues() != 42 || h.Encoding() != format.Plain {
-		t.Errorf("dictionary header reads %v", h)
-	}
-}

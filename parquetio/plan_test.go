@@ -116,9 +116,16 @@ func TestColumnOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
-	for _, c := range fileLeaves(f.Root(), nil) {
-		paths = append(paths, strings.Join(c.Path(), "."))
+	var walk func(c *parquet.Column)
+	walk = func(c *parquet.Column) {
+		if c.Leaf() {
+			paths = append(paths, strings.Join(c.Path(), "."))
+		}
+		for _, ch := range c.Columns() {
+			walk(ch)
+		}
 	}
+	walk(f.Root())
 	if got := strings.Join(paths, " "); got != "zeta alpha mid.y mid.b" {
 		t.Errorf("columns %s", got)
 	}

@@ -98,6 +98,7 @@ type leaf struct {
 	path    []string
 	src     int
 	dt      *npyio.DType // element type (native order), or the part type for complex
+	orig    *npyio.DType // element type as given (source byte order); nil for complex parts
 	entries []entry
 	maxRep  byte
 	maxDef  byte // not counting the optional level of a time leaf
@@ -265,7 +266,7 @@ func (s *Schema) buildField(name, title string, dt *npyio.DType, shape, outer []
 				leaf: &leaf{path: append(s.childPath(p, n), nm), src: src, dt: part, entries: []entry{{off: i * half}}}})
 		}
 	default:
-		n.leaf = &leaf{path: s.leafPath(p, n), src: src, dt: dt.Native(), entries: []entry{{}},
+		n.leaf = &leaf{path: s.leafPath(p, n), src: src, dt: dt.Native(), orig: dt, entries: []entry{{}},
 			isTime: dt.Kind == npyio.Datetime || dt.Kind == npyio.Timedelta}
 		n.leaf.needRange = n.leaf.isTime && needRange(dt, "", false)
 	}

@@ -23,14 +23,14 @@ import (
 // (formats.go); the conversion streams in bounded batches and writes its
 // output atomically.
 
-// outputError is a problem with the output file (or a scratch file next
+// OutputError is a problem with the output file (or a scratch file next
 // to it): creating, writing or renaming it.
 type OutputError struct{ err error }
 
 func (e *OutputError) Error() string { return e.err.Error() }
 func (e *OutputError) Unwrap() error { return e.err }
 
-// internalError is a panic in convert's writer goroutine: a bug, reported
+// InternalError is a panic in the conversion's writer goroutine: a bug, reported
 // as main reports a panic in a command.
 type InternalError struct{ p any }
 
@@ -311,6 +311,10 @@ func (c *converter) numpySource(kind, outKind string) (*convSource, error) {
 // write nothing is left at OUT or beside it. A panic in write (a bug) is
 // returned as an internalError, as main reports a panic in a command.
 func (c *converter) withOutput(write func(w io.Writer) error) error {
+	if c.ctx.Err() != nil {
+		c.stopBar(false)
+		return errors.New("interrupted; no output written")
+	}
 	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync})
 	if err != nil {
 		return &OutputError{bare(err)}

@@ -1,5 +1,21 @@
-// Package pipeline runs npyflow jobs: YAML files naming sources, transforms
-// and sinks.
+// Package pipeline converts files between npyflow's formats and runs
+// npyflow jobs: YAML files naming sources, transforms and sinks.
+//
+// # Layout
+//
+// formats.go is the format registry: each [Format] (npy, npz, parquet,
+// arrow) has one job source and one job sink spec in the component
+// registry (registry.go), and their options are declared once, as
+// [Field]s; a Field's Flag is its name on the command line. [Convert]
+// converts one file (what `npyflow convert` runs; [ConvertFlags] and
+// [ConvertOptions.Set] give the CLI its flags), [Inspect] reads what a
+// file holds. Every input is opened and every converted output created
+// through internal/storage, the file-access seam; job outputs are staged
+// by the outputs type (sink.go). Sharded runs use package shardrun for
+// shard identity, assignment, fingerprints and manifests; their driver
+// (staging, checkpoints, resume, [CommitRun], [FindRun]) is commit.go.
+// A new format is added as one Format entry, a source spec and a sink
+// spec.
 //
 // A job is loaded and validated by [LoadFile] against one registry of
 // component specs ([Specs]), which also generates the JSON schema

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/npyflow/npyflow/shardrun"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -67,14 +68,14 @@ type FrozenOutput struct {
 }
 
 // planFormat is the version of the plan and manifest files.
-const planFormat = 1
+const planFormat = shardrun.Format
 
 // Freeze snapshots the plan for shards shard runs: it fingerprints every
 // input and assigns inputs to shards by bytes. jobText is the job file's
 // contents and set its --set overrides, which the snapshot carries so
 // shards need only the plan file.
 func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, error) {
-	if err := (Shard{Count: shards}).check(); err != nil {
+	if err := (Shard{Count: shards}).Check(); err != nil {
 		return nil, err
 	}
 	if shards > 1 {
@@ -172,124 +173,24 @@ func (fp *FrozenPlan) LoadJob(opts *LoadOptions) (*Job, error) {
 	return Load(fp.JobFile, []byte(fp.Job), &o)
 }
 
-// Manifest is what one shard committed: the inputs it has finished (with
-// their fingerprints) and the files holding their rows. A shard rewrites
-// its manifest atomically at every checkpoint; Complete is set when the
-// shard has finished all its inputs.
-type Manifest struct {
-	Format      int              `json:"npyflow_manifest"`
-	Run         string           `json:"run"`
-	Shard       int              `json:"shard"`
-	Shards      int              `json:"shards"`
-	Complete    bool             `json:"complete"`
-	Assigned    int              `json:"assigned_inputs"`
-	AssignedSum string           `json:"assigned_digest"` // digest of the shard's assigned inputs, in order
-	Checkpoints int              `json:"checkpoints"`
-	NextSeq     int              `json:"next_seq"`
-	Updated     time.Time        `json:"updated"`
-	Sinks       []ManifestSink   `json:"sinks"`
-	Inputs      []ManifestInput  `json:"inputs"`
-	Outputs     []ManifestOutput `json:"outputs"`
-}
+// Manifest is what one shard committed (see [shardrun.Manifest]).
+type Manifest = shardrun.Manifest
 
-// ManifestSink is a sink of the run, so that commit needs nothing else.
-type ManifestSink struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Mode    string `json:"mode"`
-	Root    string `json:"root"`
-	Dataset bool   `json:"dataset,omitempty"`
-}
+// ManifestSink is a sink of the run.
+type ManifestSink = shardrun.ManifestSink
 
 // ManifestInput is one committed input.
-type ManifestInput struct {
-	Source      string `json:"source"`
-	Path        string `json:"path"`
-	Member      string `json:"member,omitempty"`
-	Fingerprint string `json:"fingerprint"`
-	Rows        int64  `json:"rows"`
-}
+type ManifestInput = shardrun.ManifestInput
 
-func (m ManifestInput) key() string { return m.Source + "\x00" + m.Path + "\x00" + m.Member }
+// ManifestOutput is one committed output file.
+type ManifestOutput = shardrun.ManifestOutput
 
-// ManifestOutput is one committed output file: staged (hidden, beside its
-// final name) until the run is committed.
-type ManifestOutput struct {
-	Sink   string `json:"sink"`
-	Path   string `json:"path"`
-	Staged string `json:"staged"`
-	Rows   int64  `json:"rows"`
-	Bytes  int64  `json:"bytes"`
-}
-
-// manifestName is shard i's manifest in a run directory.
-func manifestName(runDir string, i int) string {
-	return filepath.Join(runDir, fmt.Sprintf("shard-%05d.json", i))
-}
-
-func readManifest(name string) (*Manifest, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: corrupt manifest: %v", name, err)
-	}
-	if m.Format != planFormat {
-		return nil, fmt.Errorf("%s: not an npyflow manifest", name)
-	}
-	return &m, nil
-}
-
-func (m *Manifest) write(name string) error {
-	m.Updated = time.Now().UTC()
-	b, err := json.MarshalIndent(m, "", " ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(name, append(b, '\n'))
-}
-
-// writeFileAtomic writes a file through a synced temporary file renamed
-// into place, so readers see the old or the new contents, never a part.
+func manifestName(runDir string, i int) string    { return shardrun.ManifestName(runDir, i) }
+func readManifest(name string) (*Manifest, error) { return shardrun.ReadManifest(name) }
 func writeFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	syncDir(dir)
-	return nil
+	return shardrun.Local.WriteFileAtomic(name, data)
 }
-
-// syncDir makes a rename in dir durable where the platform allows.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
+func syncDir(dir string) { shardrun.SyncDir(dir) }
 
 // partFP is a part's fingerprint and modification time.
 type partFP struct {
@@ -379,13 +280,7 @@ func nodeText(n *yaml.Node) string {
 
 // digestInputs is the digest of a list of inputs, for the manifests'
 // assigned_digest.
-func digestInputs(in []ManifestInput) string {
-	h := sha256.New()
-	for _, m := range in {
-		fmt.Fprintf(h, "%q %q %q %s\n", m.Source, m.Path, m.Member, m.Fingerprint)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:20]
-}
+func digestInputs(in []ManifestInput) string { return shardrun.DigestInputs(in) }
 
 // captureVars returns a part's capture values (its template variables
 // less the ones every part has).

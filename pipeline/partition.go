@@ -15,6 +15,7 @@ import (
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 // Parquet datasets: a directory of part files, optionally partitioned
@@ -326,7 +327,7 @@ func firstVisibleFile(root string) string {
 }
 
 // hiddenName reports whether readers (Spark, Hive, npyflow) skip a name.
-func hiddenName(n string) bool { return strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") }
+func hiddenName(n string) bool { return shardrun.HiddenName(n) }
 
 func (s *datasetSink) Schema() *Schema   { return s.schema }
 func (s *datasetSink) stats() *SinkStats { return &s.st }

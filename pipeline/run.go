@@ -103,6 +103,9 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		}
 	}
 
+	// How the outputs are published: all at once at the end, or, for a
+	// sharded run, staged at checkpoints and committed with the others.
+	var pub publisher = &plainRun{out: p.env.out}
 	var d *distRun
 	if opts.Shard != nil || p.needsDist() || p.frozen != nil {
 		so := opts.Shard
@@ -119,13 +122,14 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return &Summary{Shard: &d.sum, Elapsed: time.Since(start)}, nil
 		}
 		p.env.dist = d
+		pub = d
 	}
 
 	var jobs []*partJob
 	var totRows, totBytes int64
 	for _, s := range p.srcs {
 		for _, pt := range s.Parts() {
-			if d != nil && !d.include[pt] {
+			if !pub.includes(pt) {
 				continue
 			}
 			jobs = append(jobs, &partJob{src: s, part: pt, ch: make(chan batchMsg, 2)})
@@ -176,10 +180,8 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, err
 		}
 		<-slots
-		if d != nil {
-			if err := d.afterPart(j.part); err != nil {
-				return nil, err
-			}
+		if err := pub.partDone(j.part); err != nil {
+			return nil, err
 		}
 	}
 	for _, c := range p.order {
@@ -193,13 +195,11 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, interrupted(err)
 		}
 	}
-	if d != nil {
-		if err := d.finish(); err != nil {
-			return nil, err
-		}
-		sum.Shard = &d.sum
-	} else if err := p.env.out.commit(); err != nil {
+	if err := pub.commit(); err != nil {
 		return nil, err
+	}
+	if d != nil {
+		sum.Shard = &d.sum
 	}
 	for _, s := range p.sinks {
 		sum.Sinks = append(sum.Sinks, s.stats())
@@ -207,6 +207,28 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	sum.Elapsed = time.Since(start)
 	return sum, nil
 }
+
+// publisher is the narrow interface between a run and how its outputs
+// are published: which parts it reads, "this part is done" and
+// "commit". A plain run (plainRun) renames every output into place at
+// the end; a sharded run (distRun, commit.go) stages outputs at
+// checkpoints, records finished parts in its manifest and commits the
+// run when the last shard finishes.
+type publisher interface {
+	includes(pt *Part) bool
+	partDone(pt *Part) error
+	commit() error
+}
+
+// plainRun publishes a plain run's outputs all at once.
+type plainRun struct{ out *outputs }
+
+func (plainRun) includes(*Part) bool       { return true }
+func (plainRun) partDone(*Part) error      { return nil }
+func (r *plainRun) commit() error          { return r.out.commit() }
+func (d *distRun) includes(pt *Part) bool  { return d.include[pt] }
+func (d *distRun) partDone(pt *Part) error { return d.afterPart(pt) }
+func (d *distRun) commit() error           { return d.finish() }
 
 func interrupted(err error) error {
 	return fmt.Errorf("interrupted, no output written: %w", err)

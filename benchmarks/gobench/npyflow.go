@@ -114,3 +114,50 @@ func parquetNpyflow(args []string) (result, error) {
 	}
 	return result{secs: secs, check: "rows=" + strconv.FormatInt(rows, 10), outBytes: n}, nil
 }
+
+// parquetToNPY reads a Parquet file with parquetio.NewReader and writes
+// its rows as one .npy through npyio's streaming writer, the way `npyflow
+// convert x.parquet x.npy` does (minus its fsync and temp-file rename).
+func parquetToNPY(args []string) (result, error) {
+	var n, rows int64
+	secs, err := timed(func() error {
+		in, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		st, err := in.Stat()
+		if err != nil {
+			return err
+		}
+		r, err := parquetio.NewReader(in, st.Size())
+		if err != nil {
+			return err
+		}
+		n, err = writeTo(args[1], func(w io.Writer) error {
+			wr, err := npyio.NewWriter(w, r.Header())
+			if err != nil {
+				return err
+			}
+			for {
+				b, err := r.Next(1 << 20)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				if _, err := wr.Write(b.Data); err != nil {
+					return err
+				}
+				rows += int64(b.Rows)
+			}
+			return wr.Close()
+		})
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{secs: secs, check: "rows=" + strconv.FormatInt(rows, 10), outBytes: n}, nil
+}

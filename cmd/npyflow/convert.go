@@ -164,18 +164,6 @@ func convertError(in, out string, err error) error {
 	return fmt.Errorf("%s: %w", file, trimPrefix(err))
 }
 
-// bare drops the file name of an *os.PathError: the message names the
-// file once, in front. Other errors are returned as they are.
-func bare(err error) error {
-	switch e := err.(type) {
-	case *os.PathError:
-		return e.Err
-	case *os.LinkError:
-		return e.Err
-	}
-	return err
-}
-
 // converter is the terminal side of one conversion: its progress bar.
 type converter struct {
 	ctx      context.Context

@@ -34,6 +34,10 @@ func runList(e *env) error {
 				fmt.Fprintf(e.stdout, "  %-10s %s%s\n", s.Type, s.Summary, note)
 			}
 		}
+		fmt.Fprintln(e.stdout, "\nformats (npyflow convert, by extension):")
+		for _, f := range pipeline.Formats() {
+			fmt.Fprintf(e.stdout, "  %-10s %s (%s)\n", f.Name, f.Summary, strings.Join(f.Exts, ", "))
+		}
 		fmt.Fprintln(e.stdout, "\nnpyflow list TYPE (or KIND.TYPE, like sink.npy) shows a component's options.")
 		return nil
 	case 1:
@@ -86,6 +90,9 @@ func printSpec(e *env, s *pipeline.Spec) {
 		}
 		if f.Enum != nil {
 			tags = append(tags, "one of "+strings.Join(f.Enum, ", "))
+		}
+		if f.Flag != "" {
+			tags = append(tags, "convert --"+f.Flag)
 		}
 		fmt.Fprintf(e.stdout, "  %s (%s)\n", f.Name, strings.Join(tags, "; "))
 		if f.Doc != "" {

@@ -1,6 +1,13 @@
 // Command npyflow converts NumPy .npy/.npz data to and from Arrow, Parquet
 // and Arrow IPC, and runs conversion jobs described in YAML.
 //
+// The command is a shell over package pipeline: it parses flags (convert's
+// are generated from the formats' option declarations), prints help,
+// renders progress bars, handles signals and maps errors to exit codes;
+// reading and writing files is the library's (pipeline.Convert,
+// pipeline.Inspect, Plan.Run). `npyflow completion bash|zsh|fish` prints
+// a completion script generated from the same declarations.
+//
 // Exit codes: 0 success, 1 runtime failure (bad input file, I/O error,
 // interrupted), 2 invalid job file or usage.
 package main

@@ -83,8 +83,11 @@ def cases():
     t["sub"]["u"] = [1, 2, 3, 65535]
     t["sub"]["w"] = [0.25, 0.5, 0.75, 1.0]
     c["table"] = t
-    c["rec0"] = np.zeros((), dtype=[("a", "<i8"), ("b", "<f4")])
+    c["rec0"] = np.array((7, 1.5, "hi"), dtype=[("a", "<i8"), ("b", "<f4"), ("s", "<U3")])
     c["emptytab"] = np.zeros(0, dtype=[("a", "<f8")])
+    # the longest names: 63 characters (field name slots of 64 in Level 5)
+    c["L" + "n" * 62] = np.array([[1, 2]], dtype="<i2")
+    c["longfields"] = np.array([(1.0, 2)], dtype=[("F" + "x" * 62, "<f8"), ("short", "<u1")])
     return c
 
 
@@ -119,7 +122,7 @@ def expected(x, top=True):
         shape = x.shape + (n,)
         flat = [s.ljust(n) for s in x.reshape(-1)]
         chars = np.array([list(s) for s in flat], dtype="U1").reshape(shape) if flat and n else np.zeros(shape, dtype="U1")
-        dims = mat_dims(shape, top)
+        dims = mat_dims(shape, True)  # one string is a row, also in a struct
         m = chars.reshape(dims)
         vals = [ord(ch) for ch in m.flatten(order="F")]
         out = {"class": "char", "size": list(dims), "values": vals, "text": "".join(chr(v) for v in vals)}

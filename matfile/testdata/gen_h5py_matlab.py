@@ -91,6 +91,12 @@ def main():
         fh = f.create_group("fh")
         cls(fh, "function_handle")
         fh.create_dataset("function_handle", data=np.array([[1]], dtype=np.uint16))
+        # Big-endian data (MATLAB writes little-endian; HDF5 allows both).
+        for name, a, klass in [("xbe", np.array([[1.5, -2.0], [3.25, 1e300]]), "double"),
+                               ("ibe", np.array([[-7, 70000, 3]], dtype=np.int32), "int32")]:
+            d = f.create_dataset(name, data=a.T.astype(a.dtype.newbyteorder(">")))
+            cls(d, klass)
+            entries[name] = expect.array_entry(a)
         x = f.create_dataset("x", data=np.array([[1.0, 2.0, 3.0]]).T)
         cls(x, "double")
         entries["x"] = expect.array_entry(np.array([[1.0, 2.0, 3.0]]))

@@ -26,8 +26,10 @@ e03 = int32(zeros(0, 3));
 ecell = {};
 cube = reshape(0:23, 2, 3, 4);
 scalar = 42;
+c3 = reshape('abcdefghijkl', 2, 3, 2);
+pad = ['ab '; 'cde'];
 names = {'d', 'f4', 'i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64', 'z', 'zs', 'b', 's', 'sm', ...
-         'c', 'st', 'sa', 'sp', 'spz', 'e00', 'e10', 'e03', 'ecell', 'cube', 'scalar'};
+         'c', 'st', 'sa', 'sp', 'spz', 'e00', 'e10', 'e03', 'ecell', 'cube', 'scalar', 'c3', 'pad'};
 save('-v7', 'octave_v7.mat', names{:});
 save('-v6', 'octave_v6.mat', names{:});
 % Quirks: non-ASCII text (Octave holds UTF-8 bytes, saves UTF-16) and a

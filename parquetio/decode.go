@@ -1,0 +1,836 @@
+package parquetio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// Column chunks are decoded by arrow-go's Parquet column readers
+// (parquet/file): every encoding (PLAIN, RLE and bit-packed levels,
+// dictionaries, DELTA_*, BYTE_STREAM_SPLIT) and codec of the format, data
+// pages v1 and v2. They return the values and the repetition and
+// definition levels of a batch of slots; a leafDecoder places them in the
+// numpy rows by the leaf's layout (entries), converting each value to the
+// leaf's numpy type. Levels and values are counted against the row
+// group's rows: a run header that covers more slots than its page holds
+// (DuckDB pads its last bit-packed run) is no error, since the readers
+// stop at the page's value count.
+
+// convKind is how a Parquet value becomes a numpy value.
+type convKind uint8
+
+const (
+	cvCopy    convKind = iota // same representation (numeric of the same width)
+	cvBool                    // BOOLEAN -> b1
+	cvNarrow                  // INT32 -> 1 or 2 bytes
+	cvFloat16                 // FIXED_LEN_BYTE_ARRAY(2) -> f2
+	cvBytes                   // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> S<n> / V<n>
+	cvUnicode                 // UTF-8 BYTE_ARRAY -> U<n>
+	cvTime                    // INT32/INT64 -> M8/m8 with a unit factor
+	cvInt96                   // INT96 -> M8[ns]
+	cvDecimal                 // DECIMAL on any physical type -> f8
+)
+
+// stepRows is the number of rows decoded per step of a row group: the
+// row buffers grow by at most this many rows at a time (a small file can
+// hold long runs that decode to much data), and the columns of a step are
+// decoded in parallel.
+const stepRows = 1 << 16
+
+// planConv fixes how the values of file column c become the numpy values
+// of leaf l.
+func planConv(l *leaf, c *schema.Column, rc *readConv, npyflow bool) error {
+	pt := c.PhysicalType()
+	lt := c.LogicalType()
+	dt := l.dt
+	want := func(ts ...parquet.Type) error {
+		for _, t := range ts {
+			if pt == t {
+				return nil
+			}
+		}
+		return fmt.Errorf("stored as %s, cannot read it as numpy %s", pt, dt.TypeStr())
+	}
+	if dec, ok := lt.(schema.DecimalLogicalType); ok && !npyflow {
+		if dt.Kind != npyio.Float || dt.Size != 8 {
+			return fmt.Errorf("DECIMAL cannot be read as numpy %s", dt.TypeStr())
+		}
+		rc.kind, rc.scale = cvDecimal, int(dec.Scale())
+		if rc.scale < 0 || rc.scale > 76 || dec.Precision() <= 0 {
+			return corrupt("DECIMAL(%d,%d)", dec.Precision(), dec.Scale())
+		}
+		if pt == parquet.Types.FixedLenByteArray && (c.TypeLength() <= 0 || c.TypeLength() > 64) {
+			return fmt.Errorf("DECIMAL stored in %d bytes: at most 64 are read", c.TypeLength())
+		}
+		return want(parquet.Types.Int32, parquet.Types.Int64, parquet.Types.FixedLenByteArray, parquet.Types.ByteArray)
+	}
+	switch dt.Kind {
+	case npyio.Bool:
+		rc.kind = cvBool
+		return want(parquet.Types.Boolean)
+	case npyio.Int, npyio.Uint:
+		switch dt.Size {
+		case 1, 2:
+			rc.kind = cvNarrow
+			return want(parquet.Types.Int32)
+		case 4:
+			return want(parquet.Types.Int32)
+		}
+		return want(parquet.Types.Int64)
+	case npyio.Float:
+		switch dt.Size {
+		case 2:
+			rc.kind = cvFloat16
+			if pt == parquet.Types.FixedLenByteArray && c.TypeLength() != 2 {
+				return fmt.Errorf("FIXED_LEN_BYTE_ARRAY(%d) cannot be read as numpy %s", c.TypeLength(), dt.TypeStr())
+			}
+			return want(parquet.Types.FixedLenByteArray)
+		case 4:
+			return want(parquet.Types.Float)
+		}
+		return want(parquet.Types.Double)
+	case npyio.Bytes, npyio.Void:
+		rc.kind = cvBytes
+		if dt.Kind == npyio.Void && dt.Size > 0 {
+			if pt == parquet.Types.FixedLenByteArray && c.TypeLength() != dt.Size {
+				return fmt.Errorf("FIXED_LEN_BYTE_ARRAY(%d) cannot be read as numpy %s", c.TypeLength(), dt.TypeStr())
+			}
+			return want(parquet.Types.FixedLenByteArray)
+		}
+		return want(parquet.Types.ByteArray)
+	case npyio.Unicode:
+		rc.kind = cvUnicode
+		return want(parquet.Types.ByteArray)
+	case npyio.Datetime, npyio.Timedelta:
+		if pt == parquet.Types.Int96 {
+			if dt.Unit != "ns" || dt.UnitMult != 1 || dt.Kind != npyio.Datetime {
+				return fmt.Errorf("INT96 cannot be read as numpy %s", dt.TypeStr())
+			}
+			rc.kind = cvInt96
+			return nil
+		}
+		rc.kind = cvTime
+		f, err := timeFactor(dt, lt)
+		if err != nil {
+			return err
+		}
+		rc.factor = f
+		return want(parquet.Types.Int32, parquet.Types.Int64)
+	}
+	return fmt.Errorf("cannot read numpy %s", dt.TypeStr())
+}
+
+// unitNanos is the length of numpy's linear time units in nanoseconds.
+var unitNanos = map[string]int64{"W": 604800e9, "D": 86400e9, "h": 3600e9, "m": 60e9, "s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}
+
+// timeFactor relates the stored column type to the numpy unit: stored =
+// numpy*f for f > 0, numpy = stored*(-f) for f < 0.
+func timeFactor(dt *npyio.DType, lt schema.LogicalType) (int64, error) {
+	var stored int64
+	unit := func(u schema.TimeUnitType) int64 {
+		switch u {
+		case schema.TimeUnitMillis:
+			return 1e6
+		case schema.TimeUnitMicros:
+			return 1e3
+		}
+		return 1
+	}
+	switch v := lt.(type) {
+	case *schema.TimestampLogicalType:
+		stored = unit(v.TimeUnit())
+	case schema.TimestampLogicalType:
+		stored = unit(v.TimeUnit())
+	case *schema.TimeLogicalType:
+		stored = unit(v.TimeUnit())
+	case schema.TimeLogicalType:
+		stored = unit(v.TimeUnit())
+	case schema.DateLogicalType, *schema.DateLogicalType:
+		stored = 86400e9
+	}
+	if stored == 0 {
+		return 1, nil // plain INT64 in numpy's unit
+	}
+	un, ok := unitNanos[dt.Unit]
+	if !ok {
+		return 0, fmt.Errorf("cannot convert %s to numpy unit %s", lt, dt.TypeStr())
+	}
+	un, ok = mulOK(un, max(dt.UnitMult, 1))
+	if !ok {
+		return 0, fmt.Errorf("unit %s too large", dt.TypeStr())
+	}
+	if un >= stored {
+		return un / stored, nil
+	}
+	return -(stored / un), nil
+}
+
+func (r *Reader) loadGroup() error {
+	groups := r.fmd.RowGroups
+	for r.rg < len(groups) && groups[r.rg].NumRows == 0 {
+		r.rg++
+	}
+	if r.rg >= len(groups) {
+		return fmt.Errorf("parquetio: %w: row groups hold fewer rows than the footer's %d", io.ErrUnexpectedEOF, r.rows)
+	}
+	n := int(groups[r.rg].NumRows)
+	if r.bufs == nil {
+		r.layout(false)
+	}
+	// The pages of every column must hold the values of n rows: a row
+	// count the pages do not back is refused before anything is sized
+	// by it (and buffers grow as rows decode, step by step).
+	for i, l := range r.s.leaves {
+		got, err := r.chunkValues(r.rg, r.conv[i].fileCol)
+		if err != nil {
+			return err
+		}
+		if want, ok := mulInt(n, len(l.entries)); !ok || int64(want) != got {
+			return fmt.Errorf("parquetio: corrupt Parquet file: row group %d claims %d rows, but the pages of column %s hold %d values (%d per row expected)", r.rg, n, strings.Join(l.path, "."), got, len(l.entries))
+		}
+	}
+	r.groupN = n
+	for i := range r.bufs {
+		r.bufs[i] = r.bufs[i][:0]
+	}
+	rg := r.pf.RowGroup(r.rg)
+	if r.decs == nil {
+		r.decs = make([]*leafDecoder, len(r.s.leaves))
+		for i, l := range r.s.leaves {
+			d := &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol], buf: l.src}
+			if r.interleaved {
+				d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
+			}
+			r.decs[i] = d
+		}
+	}
+	for i, d := range r.decs {
+		var cr file.ColumnChunkReader
+		err := guard(func() error {
+			var err error
+			cr, err = rg.Column(r.conv[i].fileCol)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(d.l.path, "."), r.rg, err)
+		}
+		d.start(cr, r.rg, r.next)
+	}
+	defer func() {
+		for _, d := range r.decs {
+			d.cr = nil
+		}
+	}()
+	workers := min(runtime.GOMAXPROCS(0), len(r.decs))
+	for row := 0; row < n; row += stepRows {
+		k := min(stepRows, n-row)
+		for i := range r.bufs {
+			r.grow(i, row+k)
+		}
+		if err := r.step(workers, row, k); err != nil {
+			return err
+		}
+	}
+	for _, d := range r.decs {
+		if err := d.finish(); err != nil {
+			return err
+		}
+	}
+	r.bufRow = r.next
+	r.bufN = n
+	r.rg++
+	return nil
+}
+
+// step decodes rows [row, row+k) of the row group into the row buffers,
+// the columns in parallel on up to workers goroutines.
+func (r *Reader) step(workers, row, k int) error {
+	errs := make([]error, len(r.decs))
+	if workers <= 1 {
+		for i, d := range r.decs {
+			if errs[i] = d.decode(r.bufs[d.buf][d.base:], r.strides[d.buf], row, k); errs[i] != nil {
+				break
+			}
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(r.decs) {
+						return
+					}
+					d := r.decs[i]
+					errs[i] = d.decode(r.bufs[d.buf][d.base:], r.strides[d.buf], row, k)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for i, err := range errs {
+		if err != nil {
+			var ne *NullError
+			if errors.As(err, &ne) {
+				ne.Nulls = r.nullCount(r.conv[i].fileCol)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// nullCount is the number of nulls of file column col by the statistics
+// of its column chunks, -1 where a chunk has none.
+func (r *Reader) nullCount(col int) int64 {
+	n := int64(-1)
+	_ = guard(func() error {
+		n = r.statsNulls(col)
+		return nil
+	})
+	return n
+}
+
+func (r *Reader) statsNulls(col int) int64 {
+	var n int64
+	md := r.pf.MetaData()
+	for g := 0; g < md.NumRowGroups(); g++ {
+		cc, err := md.RowGroup(g).ColumnChunk(col)
+		if err != nil {
+			return -1
+		}
+		set, err := cc.StatsSet()
+		if err != nil || !set {
+			return -1
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasNullCount() {
+			return -1
+		}
+		n += st.NullCount()
+	}
+	return n
+}
+
+// layout sets up the row buffers: one per column source, or (interleaved)
+// one of whole rows of the table's dtype, which [Reader.Next] returns
+// without copying.
+func (r *Reader) layout(interleaved bool) {
+	r.interleaved = interleaved && len(r.s.srcs) > 1
+	if r.interleaved {
+		r.bufs, r.strides = make([][]byte, 1), []int{r.dtype.Size}
+		return
+	}
+	r.bufs, r.strides = make([][]byte, len(r.s.srcs)), r.s.srcs
+}
+
+// firstRows is the smallest buffer a row group starts with; buffers
+// double as rows decode, up to the row group's row count.
+const firstRows = 1 << 14
+
+// grow makes source src's buffer hold at least rows rows (zeroed beyond
+// the rows it held), at most the row group's rows.
+func (r *Reader) grow(src, rows int) []byte {
+	rs := r.strides[src]
+	b := r.bufs[src]
+	need := rows * rs
+	if need <= len(b) {
+		return b
+	}
+	if need > cap(b) {
+		nc := min(max(need, 2*cap(b), firstRows*rs), r.groupN*rs)
+		nb := alignedBytes(nc)
+		copy(nb, b)
+		b = nb[:len(b)]
+	}
+	old := len(b)
+	b = b[:need]
+	clear(b[old:])
+	r.bufs[src] = b
+	return b
+}
+
+// leafDecoder reads one leaf column of a row group into numpy rows.
+type leafDecoder struct {
+	buf  int // the row buffer it fills
+	base int // the leaf's source row within that buffer's rows
+	l    *leaf
+	rc   readConv
+	col  *schema.Column
+	cr   file.ColumnChunkReader
+	rg   int
+	row0 int64 // the file row of the row group's first row
+
+	def, rep []int16
+	vb       []bool
+	v32      []int32
+	v64      []int64
+	vf32     []float32
+	vf64     []float64
+	v96      []parquet.Int96
+	vba      []parquet.ByteArray
+	vfl      []parquet.FixedLenByteArray
+
+	// within the row group
+	row   int // rows started
+	ei    int // next entry of the current row
+	vals  int // values read
+	nulls int64
+}
+
+func (d *leafDecoder) start(cr file.ColumnChunkReader, rg int, row0 int64) {
+	d.cr, d.rg, d.row0 = cr, rg, row0
+	d.row, d.ei, d.vals, d.nulls = -1, 0, 0, 0
+}
+
+func (d *leafDecoder) name() string { return strings.Join(d.l.path, ".") }
+
+func (d *leafDecoder) errf(format string, args ...any) error {
+	return fmt.Errorf("parquetio: column %s, row group %d: %w", d.name(), d.rg, fmt.Errorf(format, args...))
+}
+
+// finish checks that the row group's column held exactly its rows.
+func (d *leafDecoder) finish() error {
+	if d.row >= 0 && d.ei != len(d.l.entries) {
+		return d.errf("%w: %v", errCorrupt, errShape)
+	}
+	return nil
+}
+
+// read reads the next k level slots (and their values) of the column.
+func (d *leafDecoder) read(k int) (int, int, error) {
+	n, nv, err := d.readSome(k)
+	if err == nil && n != k {
+		return 0, 0, d.errf("%w: its pages end after %d of the row group's values", errCorrupt, d.vals+n)
+	}
+	return n, nv, err
+}
+
+// readSome reads up to k level slots (and their values); fewer only at
+// the end of the column chunk.
+func (d *leafDecoder) readSome(k int) (int, int, error) {
+	if cap(d.def) < k {
+		d.def = make([]int16, k)
+		d.rep = make([]int16, k)
+	}
+	def, rep := d.def[:k], d.rep[:k]
+	if d.rc.maxDef == 0 {
+		def = nil
+	}
+	if d.rc.maxRep == 0 {
+		rep = nil
+	}
+	var total int64
+	var nv int
+	err := guard(func() error {
+		var err error
+		n := int64(k)
+		switch c := d.cr.(type) {
+		case *file.BooleanColumnChunkReader:
+			d.vb = grown(d.vb, k)
+			total, nv, err = c.ReadBatch(n, d.vb, def, rep)
+		case *file.Int32ColumnChunkReader:
+			d.v32 = grown(d.v32, k)
+			total, nv, err = c.ReadBatch(n, d.v32, def, rep)
+		case *file.Int64ColumnChunkReader:
+			d.v64 = grown(d.v64, k)
+			total, nv, err = c.ReadBatch(n, d.v64, def, rep)
+		case *file.Int96ColumnChunkReader:
+			d.v96 = grown(d.v96, k)
+			total, nv, err = c.ReadBatch(n, d.v96, def, rep)
+		case *file.Float32ColumnChunkReader:
+			d.vf32 = grown(d.vf32, k)
+			total, nv, err = c.ReadBatch(n, d.vf32, def, rep)
+		case *file.Float64ColumnChunkReader:
+			d.vf64 = grown(d.vf64, k)
+			total, nv, err = c.ReadBatch(n, d.vf64, def, rep)
+		case *file.ByteArrayColumnChunkReader:
+			d.vba = grown(d.vba, k)
+			total, nv, err = c.ReadBatch(n, d.vba, def, rep)
+		case *file.FixedLenByteArrayColumnChunkReader:
+			d.vfl = grown(d.vfl, k)
+			total, nv, err = c.ReadBatch(n, d.vfl, def, rep)
+		default:
+			err = fmt.Errorf("no reader for %s", d.col.PhysicalType())
+		}
+		if err == nil && total < n {
+			err = d.cr.Err()
+		}
+		return err
+	})
+	if err != nil {
+		return 0, 0, d.errf("%v", err)
+	}
+	if total < 0 || total > int64(k) || nv < 0 || nv > k {
+		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, total)
+	}
+	return int(total), nv, nil
+}
+
+func grown[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// decode reads rows [row, row+k) of the row group into buf (stride bytes
+// a row; the buffer holds at least row+k rows).
+func (d *leafDecoder) decode(buf []byte, stride, row, k int) error {
+	l := d.l
+	slots, ok := mulInt(k, len(l.entries))
+	if !ok {
+		return d.errf("too many values")
+	}
+	// Flat leaf: one slot per row.
+	if d.rc.maxRep == 0 && len(l.entries) == 1 && !l.entries[0].null {
+		n, nv, err := d.read(slots)
+		if err != nil {
+			return err
+		}
+		d.row = row + n - 1
+		d.ei = 1
+		if d.rc.maxDef == 0 {
+			if nv != n {
+				return d.errf("%w: %d values for %d rows", errCorrupt, nv, n)
+			}
+			d.vals += nv
+			return d.dense(buf[row*stride+l.entries[0].off:], stride, nv)
+		}
+		return d.sparse(buf, stride, row, n, nv)
+	}
+	// Nested (lists): walk the levels.
+	left := slots
+	for left > 0 {
+		want := min(left, 1<<16)
+		n, nv, err := d.read(want)
+		if err != nil {
+			return err
+		}
+		if err := d.nested(buf, stride, row+k, n, nv); err != nil {
+			return err
+		}
+		left -= n
+	}
+	return nil
+}
+
+// dense stores nv values of a required flat column into consecutive rows.
+func (d *leafDecoder) dense(dst []byte, stride, nv int) error {
+	if nv == 0 {
+		return nil
+	}
+	if d.l.dt.Size > 0 {
+		_ = dst[(nv-1)*stride+d.l.dt.Size-1]
+	}
+	switch d.rc.kind {
+	case cvCopy:
+		switch c := d.cr.(type) {
+		case *file.Int32ColumnChunkReader:
+			copyStrided(dst, stride, d.v32[:nv])
+			return nil
+		case *file.Int64ColumnChunkReader:
+			copyStrided(dst, stride, d.v64[:nv])
+			return nil
+		case *file.Float32ColumnChunkReader:
+			copyStrided(dst, stride, d.vf32[:nv])
+			return nil
+		case *file.Float64ColumnChunkReader:
+			copyStrided(dst, stride, d.vf64[:nv])
+			return nil
+		default:
+			_ = c
+		}
+	case cvBool:
+		for i, v := range d.vb[:nv] {
+			dst[i*stride] = b2u(v)
+		}
+		return nil
+	}
+	for j := 0; j < nv; j++ {
+		if err := d.put(dst[j*stride:], j); err != nil {
+			return d.rowErr(d.row+1-nv+j, err)
+		}
+	}
+	return nil
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// copyStrided stores vals at dst, dst+stride, ...
+func copyStrided[T int32 | int64 | float32 | float64](dst []byte, stride int, vals []T) {
+	size := int(unsafe.Sizeof(vals[0]))
+	if stride == size {
+		copy(dst[:len(vals)*size], unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), len(vals)*size))
+		return
+	}
+	base := unsafe.Pointer(unsafe.SliceData(dst))
+	for i, v := range vals {
+		*(*T)(unsafe.Add(base, i*stride)) = v
+	}
+}
+
+// sparse stores the values of an optional flat column: n slots (rows)
+// from row, nv of them non-null.
+func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
+	off := d.l.entries[0].off
+	maxDef := int16(d.rc.maxDef)
+	j := 0
+	for i, lv := range d.def[:n] {
+		dst := buf[(row+i)*stride+off:]
+		if lv == maxDef {
+			if j >= nv {
+				return d.errf("%w: more defined levels than values", errCorrupt)
+			}
+			if err := d.put(dst, j); err != nil {
+				return d.rowErr(row+i, err)
+			}
+			j++
+			continue
+		}
+		if err := d.setNull(dst, row+i); err != nil {
+			return err
+		}
+	}
+	if j != nv {
+		return d.errf("%w: %d values for %d defined levels", errCorrupt, nv, j)
+	}
+	d.vals += nv
+	return nil
+}
+
+// nested places n slots (nv values) of a repeated leaf; rows must stay
+// below end.
+func (d *leafDecoder) nested(buf []byte, stride, end, n, nv int) error {
+	l := d.l
+	maxDef := int16(d.rc.maxDef)
+	j := 0
+	for i := 0; i < n; i++ {
+		rep := int16(0)
+		if d.rc.maxRep > 0 {
+			rep = d.rep[i]
+		}
+		def := maxDef
+		if d.rc.maxDef > 0 {
+			def = d.def[i]
+		}
+		if rep == 0 {
+			if d.row >= 0 && d.ei != len(l.entries) {
+				return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+			}
+			d.row++
+			d.ei = 0
+			if d.row >= end {
+				return d.errf("%w: more rows than the row group's", errCorrupt)
+			}
+		}
+		has := def == maxDef
+		if d.ei >= len(l.entries) {
+			return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+		}
+		e := l.entries[d.ei]
+		d.ei++
+		if has && j >= nv {
+			return d.errf("%w: more defined levels than values", errCorrupt)
+		}
+		if e.null {
+			if has {
+				return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+			}
+			continue
+		}
+		dst := buf[d.row*stride+e.off:]
+		if !has {
+			if err := d.setNull(dst, d.row); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.put(dst, j); err != nil {
+			return d.rowErr(d.row, err)
+		}
+		j++
+	}
+	if j != nv {
+		return d.errf("%w: %d values for %d defined levels", errCorrupt, nv, j)
+	}
+	d.vals += nv
+	return nil
+}
+
+func (d *leafDecoder) rowErr(row int, err error) error {
+	return d.errf("row %d: %v", d.row0+int64(row), err)
+}
+
+// setNull stores the null of the leaf's numpy type (NaN, NaT) or refuses.
+func (d *leafDecoder) setNull(dst []byte, row int) error {
+	if d.rc.fill != nil {
+		copy(dst[:len(d.rc.fill)], d.rc.fill)
+		return nil
+	}
+	switch d.l.dt.Kind {
+	case npyio.Datetime, npyio.Timedelta:
+		store(dst, int64(math.MinInt64))
+		return nil
+	case npyio.Float:
+		switch d.l.dt.Size {
+		case 2:
+			store(dst, uint16(0x7e00))
+		case 4:
+			store(dst, float32(math.NaN()))
+		default:
+			store(dst, math.NaN())
+		}
+		return nil
+	}
+	return &NullError{Column: d.name(), DType: d.l.dt.TypeStr(), Row: d.row0 + int64(row), Nulls: -1}
+}
+
+func store[T any](b []byte, v T) {
+	_ = b[int(unsafe.Sizeof(v))-1]
+	*(*T)(unsafe.Pointer(unsafe.SliceData(b))) = v
+}
+
+// put stores value j of the current batch at dst.
+func (d *leafDecoder) put(dst []byte, j int) error {
+	dt := d.l.dt
+	switch d.rc.kind {
+	case cvCopy:
+		switch d.col.PhysicalType() {
+		case parquet.Types.Int32:
+			store(dst, d.v32[j])
+		case parquet.Types.Int64:
+			store(dst, d.v64[j])
+		case parquet.Types.Float:
+			store(dst, d.vf32[j])
+		case parquet.Types.Double:
+			store(dst, d.vf64[j])
+		}
+	case cvBool:
+		dst[0] = b2u(d.vb[j])
+	case cvNarrow:
+		v := d.v32[j]
+		if dt.Size == 1 {
+			dst[0] = byte(v)
+		} else {
+			store(dst, uint16(v))
+		}
+	case cvFloat16:
+		b := d.vfl[j]
+		if len(b) != 2 {
+			return fmt.Errorf("FLOAT16 value of %d bytes", len(b))
+		}
+		dst[0], dst[1] = b[0], b[1]
+	case cvBytes, cvUnicode:
+		var b []byte
+		if d.col.PhysicalType() == parquet.Types.FixedLenByteArray {
+			b = d.vfl[j]
+		} else {
+			b = d.vba[j]
+		}
+		if d.rc.kind == cvBytes {
+			if len(b) > dt.Size {
+				return fmt.Errorf("%d-byte value does not fit %s", len(b), dt.TypeStr())
+			}
+			copy(dst[:dt.Size], b)
+			return nil
+		}
+		return putUnicode(dst, b, dt)
+	case cvTime:
+		var x int64
+		if d.col.PhysicalType() == parquet.Types.Int32 {
+			x = int64(d.v32[j])
+		} else {
+			x = d.v64[j]
+		}
+		switch f := d.rc.factor; {
+		case f > 1:
+			q := x / f
+			if x%f != 0 && x < 0 {
+				q--
+			}
+			x = q
+		case f < -1:
+			c, ok := convertTime(x, -f, 1)
+			if !ok || c == math.MinInt64 {
+				return fmt.Errorf("time value %d overflows %s", x, dt.TypeStr())
+			}
+			x = c
+		}
+		store(dst, x)
+	case cvInt96:
+		x, ok := int96Nanos(d.v96[j])
+		if !ok {
+			return fmt.Errorf("INT96 timestamp %x overflows datetime64[ns]", d.v96[j][:])
+		}
+		store(dst, x)
+	case cvDecimal:
+		f, err := d.decimal(j)
+		if err != nil {
+			return err
+		}
+		store(dst, f)
+	default:
+		return fmt.Errorf("cannot read %s", dt.TypeStr())
+	}
+	return nil
+}
+
+func putUnicode(dst, s []byte, dt *npyio.DType) error {
+	i := 0
+	for len(s) > 0 {
+		c, sz := utf8.DecodeRune(s)
+		if c == utf8.RuneError && sz <= 1 {
+			return fmt.Errorf("invalid UTF-8 in a STRING value")
+		}
+		if (i+1)*4 > dt.Size {
+			return fmt.Errorf("string longer than %d characters does not fit %s", dt.Size/4, dt.TypeStr())
+		}
+		store(dst[i*4:], uint32(c))
+		i++
+		s = s[sz:]
+	}
+	return nil
+}
+
+// julianUnixEpoch is the Julian day number of 1970-01-01.
+const julianUnixEpoch = 2440588
+
+// int96Nanos converts an INT96 timestamp (nanoseconds of the day, then the
+// Julian day, little-endian) to nanoseconds since the Unix epoch.
+func int96Nanos(v parquet.Int96) (int64, bool) {
+	nanos := int64(uint64(v[0]) | uint64(v[1])<<8 | uint64(v[2])<<16 | uint64(v[3])<<24 | uint64(v[4])<<32 | uint64(v[5])<<40 | uint64(v[6])<<48 | uint64(v[7])<<56)
+	day := int64(uint32(v[8]) | uint32(v[9])<<8 | uint32(v[10])<<16 | uint32(v[11])<<24)
+	x, ok := mulOK(day-julianUnixEpoch, 86400e9)
+	if !ok {
+		return 0, false
+	}
+	s := x + nanos
+	if (nanos > 0 && s < x) || (nanos < 0 && s > x) || s == math.MinInt64 {
+		return 0, false
+	}
+	return s, true
+}
+
+var errShape = errors.New("values do not match the numpy shape")

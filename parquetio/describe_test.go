@@ -1,0 +1,100 @@
+package parquetio
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// TestDescribe: the footer alone gives each column's Parquet type, numpy
+// dtype and refusal, without reading data.
+func TestDescribe(t *testing.T) {
+	type want struct{ typ, dtype, refused string }
+	cases := map[string]map[string]want{
+		"duck_types.parquet": {
+			"dec10_2": {"DECIMAL(10,2)", "<f8", ""},
+			"dec21_1": {"DECIMAL(21,1)", "<f8", ""},
+			"dec4_1":  {"DECIMAL(4,1)", "<f8", ""},
+			"tstz":    {"TIMESTAMP(us, UTC)", "<M8[us]", ""},
+			"ts_ns":   {"TIMESTAMP(ns)", "<M8[ns]", ""},
+			"t":       {"TIME(us)", "<m8[us]", ""},
+			"d":       {"DATE", "<M8[D]", ""},
+			"u1":      {"UINT(8)", "|u1", ""},
+			"i2":      {"INT(16)", "<i2", ""},
+			"s":       {"STRING", "<U", ""},
+			"bl":      {"BYTE_ARRAY", "|S", ""},
+			"f4":      {"FLOAT", "<f4", ""},
+			"b":       {"BOOLEAN", "|b1", ""},
+		},
+		"duck_uuid.parquet":      {"id": {"UUID", "|V16", ""}},
+		"duck_rowgroups.parquet": {"i8": {"INT(64)", "<i8", ""}},
+		"duck_interval.parquet":  {"iv": {"INTERVAL", "", "interval"}},
+		"duck_int_nulls.parquet": {"i4n": {"INT(32)", "<i4", "holds 30 nulls"}, "sn": {"STRING", "<U", "holds 60 nulls"}},
+		"duck_nulls.parquet":     {"f8n": {"DOUBLE", "<f8", ""}, "tsn": {"TIMESTAMP(us)", "<M8[us]", ""}, "i4_optional_no_nulls": {"INT(32)", "<i4", ""}},
+		"duck_list.parquet":      {"l.list.element": {"INT(64)", "<i8", ""}},
+		"duck_map.parquet":       {"m.key_value.key": {"STRING", "", "repeated"}},
+	}
+	for file, cols := range cases {
+		b, err := os.ReadFile(filepath.Join("testdata", "foreign", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := Describe(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if info.Npyflow || info.Rows == 0 {
+			t.Errorf("%s: %+v", file, info)
+		}
+		found := 0
+		for _, c := range info.Columns {
+			w, ok := cols[c.Path]
+			if !ok {
+				continue
+			}
+			found++
+			if c.Path == "l.list.element" && !c.List {
+				t.Errorf("%s: %s is a list: %+v", file, c.Path, c)
+			}
+			if c.Type != w.typ || c.DType != w.dtype || (w.refused == "") != (c.Refused == "") || !strings.Contains(strings.ToLower(c.Refused), strings.ToLower(w.refused)) {
+				t.Errorf("%s: %s: %+v, want %+v", file, c.Path, c, w)
+			}
+		}
+		if found != len(cols) {
+			t.Errorf("%s: %d of %d columns found: %+v", file, found, len(cols), info.Columns)
+		}
+	}
+}
+
+// TestDescribeNpyflow: files written by npyflow describe their exact numpy
+// dtypes, and dictionary-encoded columns are flagged.
+func TestDescribeNpyflow(t *testing.T) {
+	dt, err := npyio.ParseDescr("[('a', '>i4'), ('t', '<M8[s]'), ('s', '<U3')]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := writeMem(t, &npyio.Header{DType: dt, Shape: []int{2}}, make([]byte, 2*dt.Size), &Options{Dictionary: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := Describe(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Npyflow || info.Rows != 2 || len(info.Columns) != 3 {
+		t.Fatalf("%+v", info)
+	}
+	want := []string{">i4", "<M8[s]", "<U3"}
+	for i, c := range info.Columns {
+		if c.DType != want[i] || c.Refused != "" {
+			t.Errorf("%s: %+v, want %s", c.Path, c, want[i])
+		}
+	}
+	if !info.Columns[0].Dictionary || info.Columns[1].Dictionary {
+		t.Errorf("dictionary flags %v %v", info.Columns[0].Dictionary, info.Columns[1].Dictionary)
+	}
+}

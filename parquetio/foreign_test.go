@@ -1,0 +1,465 @@
+package parquetio
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// corpusFile is the JSON next to each file of testdata/foreign: the values
+// as the producer reads them back (see gen_duckdb.mjs, gen_pqarrow.go).
+type corpusFile struct {
+	File     string `json:"file"`
+	Producer string `json:"producer"`
+	Rows     int    `json:"rows"`
+	Note     string `json:"note"`
+	Columns  []struct {
+		Name     string `json:"name"`
+		Type     string `json:"duck_type"` // the producer's type name (DuckDB)
+		PType    string `json:"type"`      // the same (other producers)
+		Unit     string `json:"unit"`      // the unit of time values, if not implied by the type
+		Nulls    int    `json:"nulls"`
+		Values   []any  `json:"values"`
+		Expected string `json:"numpy"` // optional: the numpy dtype npyflow must map to
+	} `json:"columns"`
+}
+
+func loadForeign(t *testing.T, prefix string) []corpusFile {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "foreign", prefix+"*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no %s*.json in testdata/foreign: %v", prefix, err)
+	}
+	var out []corpusFile
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f corpusFile
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// foreignRefusals are the columns of the corpus that must be refused, and
+// a word of the reason.
+var foreignRefusals = map[string]struct{ column, why string }{
+	"duck_interval.parquet":  {"iv", "INTERVAL"},
+	"duck_list.parquet":      {"l", "varying length (row 0 holds 0 values, row 1 holds 1)"},
+	"duck_map.parquet":       {"m", "map"},
+	"duck_int_nulls.parquet": {"i4n", "30 nulls"},
+}
+
+// TestForeignDuckDB reads every DuckDB file of the corpus and compares
+// every value with DuckDB's own reading of it, or checks the refusal.
+func TestForeignDuckDB(t *testing.T) {
+	for _, ff := range loadForeign(t, "duck_") {
+		t.Run(ff.File, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "foreign", ff.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref, ok := foreignRefusals[ff.File]; ok {
+				_, _, err := readAllColumns(b)
+				if err == nil {
+					t.Fatalf("read without an error, want column %s refused", ref.column)
+				}
+				if !strings.Contains(err.Error(), "column "+ref.column+" ") || !strings.Contains(err.Error(), ref.why) {
+					t.Fatalf("error %q does not name column %s and %q", err, ref.column, ref.why)
+				}
+				if strings.Contains(err.Error(), "corrupt") {
+					t.Fatalf("a valid file called corrupt: %v", err)
+				}
+				t.Log(err)
+				return
+			}
+			checkForeign(t, b, &ff)
+		})
+	}
+}
+
+// readAllColumns reads a whole file as one byte slice per column.
+func readAllColumns(b []byte) (*Reader, [][]byte, error) {
+	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := make([][]byte, len(rd.Columns()))
+	for {
+		_, cs, err := rd.NextColumns(1000)
+		if err == io.EOF {
+			return rd, cols, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, c := range cs {
+			cols[i] = append(cols[i], c...)
+		}
+	}
+}
+
+func checkForeign(t *testing.T, b []byte, ff *corpusFile) {
+	t.Helper()
+	rd, data, err := readAllColumns(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.Rows() != int64(ff.Rows) {
+		t.Fatalf("%d rows, the producer reads %d", rd.Rows(), ff.Rows)
+	}
+	cols := rd.Columns()
+	if len(cols) != len(ff.Columns) {
+		t.Fatalf("%d columns, the producer reads %d", len(cols), len(ff.Columns))
+	}
+	checked := 0
+	for i, c := range cols {
+		fc := ff.Columns[i]
+		if c.Name != fc.Name {
+			t.Fatalf("column %d is %q, the producer's %q", i, c.Name, fc.Name)
+		}
+		if fc.Expected != "" && c.DType.String() != fc.Expected {
+			t.Errorf("column %s: numpy %s, want %s", c.Name, c.DType, fc.Expected)
+		}
+		rs := c.RowSize()
+		ptype := fc.Type + fc.PType
+		if fc.Unit != "" {
+			ptype += "/" + fc.Unit
+		}
+		for r, want := range fc.Values {
+			if len(c.Shape) > 0 {
+				// A list of one length: a subarray; the producer gives
+				// the list as JSON.
+				var items []any
+				if err := json.Unmarshal([]byte(want.(string)), &items); err != nil || len(items) != c.Shape[0] {
+					t.Fatalf("column %s, row %d: %q for shape %v (%v)", c.Name, r, want, c.Shape, err)
+				}
+				es := c.DType.Size
+				for k, it := range items {
+					w := any(nil)
+					if it != nil {
+						w = strconv.FormatFloat(it.(float64), 'g', -1, 64)
+					}
+					if err := checkForeignValue(c.DType, "DOUBLE", data[i][r*rs+k*es:r*rs+(k+1)*es], w); err != nil {
+						t.Errorf("column %s, row %d, item %d: %v", c.Name, r, k, err)
+					}
+					checked++
+				}
+				continue
+			}
+			if err := checkForeignValue(c.DType, ptype, data[i][r*rs:(r+1)*rs], want); err != nil {
+				t.Errorf("column %s (%s -> %s), row %d: %v", c.Name, fc.Type, c.DType, r, err)
+				if checked > 20 {
+					t.FailNow()
+				}
+			}
+			checked++
+		}
+	}
+	t.Logf("%d values of %d columns", checked, len(cols))
+}
+
+// checkForeignValue compares one numpy value (native order) with the
+// producer's reading of it (see gen_duckdb.mjs for the forms).
+func checkForeignValue(dt *npyio.DType, ptype string, b []byte, want any) error {
+	ws, _ := want.(string)
+	switch dt.Kind {
+	case npyio.Float:
+		var got float64
+		switch dt.Size {
+		case 4:
+			got = float64(math.Float32frombits(uint32(le(b[:4]))))
+		case 8:
+			got = math.Float64frombits(le(b[:8]))
+		default:
+			return fmt.Errorf("float of %d bytes", dt.Size)
+		}
+		if want == nil {
+			if !math.IsNaN(got) {
+				return fmt.Errorf("%v, want NaN for null", got)
+			}
+			return nil
+		}
+		bits := 64
+		if ptype == "FLOAT" {
+			bits = 32
+		}
+		// DuckDB prints floats in their shortest form and decimals
+		// exactly: parsing rounds correctly, so the values must be equal.
+		w, err := strconv.ParseFloat(ws, bits)
+		if err != nil {
+			return err
+		}
+		if got != w {
+			return fmt.Errorf("%v, want %v (%s)", got, w, ws)
+		}
+	case npyio.Int, npyio.Uint:
+		if want == nil {
+			return fmt.Errorf("a null came back as a number")
+		}
+		var got string
+		x := le(b[:dt.Size])
+		if dt.Kind == npyio.Int {
+			sh := 64 - 8*dt.Size
+			got = strconv.FormatInt(int64(x<<sh)>>sh, 10)
+		} else {
+			got = strconv.FormatUint(x, 10)
+		}
+		if got != ws {
+			return fmt.Errorf("%s, want %s", got, ws)
+		}
+	case npyio.Bool:
+		got := "false"
+		if b[0] != 0 {
+			got = "true"
+		}
+		if got != ws {
+			return fmt.Errorf("%s, want %s", got, ws)
+		}
+	case npyio.Unicode:
+		var sb strings.Builder
+		for k := 0; k+4 <= len(b); k += 4 {
+			sb.WriteRune(rune(le(b[k : k+4])))
+		}
+		got := strings.TrimRight(sb.String(), "\x00")
+		if got != ws {
+			return fmt.Errorf("%q, want %q", got, ws)
+		}
+	case npyio.Bytes:
+		// numpy's S drops trailing NULs (its own semantics): so does the
+		// comparison.
+		got := strings.ToUpper(hex.EncodeToString(bytes.TrimRight(b, "\x00")))
+		w, err := hex.DecodeString(ws)
+		if err != nil {
+			return err
+		}
+		if got != strings.ToUpper(hex.EncodeToString(bytes.TrimRight(w, "\x00"))) {
+			return fmt.Errorf("%s, want %s", got, ws)
+		}
+	case npyio.Void:
+		if ptype == "UUID" {
+			h := hex.EncodeToString(b)
+			got := h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+			if got != ws {
+				return fmt.Errorf("%s, want %s", got, ws)
+			}
+			return nil
+		}
+		return fmt.Errorf("no check for V%d of %s", dt.Size, ptype)
+	case npyio.Datetime, npyio.Timedelta:
+		got := int64(le(b[:8]))
+		if want == nil {
+			if got != math.MinInt64 {
+				return fmt.Errorf("%d, want NaT for null", got)
+			}
+			return nil
+		}
+		w, err := strconv.ParseInt(ws, 10, 64)
+		if err != nil {
+			return err
+		}
+		// the producer's unit
+		wu := "us"
+		switch {
+		case strings.Contains(ptype, "/"):
+			wu = ptype[strings.Index(ptype, "/")+1:]
+		case strings.HasPrefix(ptype, "TIMESTAMP_NS"):
+			wu = "ns"
+		case strings.HasPrefix(ptype, "TIMESTAMP_MS"), strings.HasPrefix(ptype, "TIMESTAMP_S"):
+			wu = "ms"
+		case ptype == "DATE":
+			wu = "D"
+		}
+		gn, ok := mulOK(got, unitNanos[dt.Unit])
+		wn, ok2 := mulOK(w, unitNanos[wu])
+		if !ok || !ok2 || gn != wn {
+			return fmt.Errorf("%d %s, want %d %s", got, dt.Unit, w, wu)
+		}
+	case npyio.Struct:
+		var m map[string]any
+		if err := json.Unmarshal([]byte(ws), &m); err != nil {
+			return err
+		}
+		for _, f := range dt.Fields {
+			v, ok := m[f.Name]
+			if !ok {
+				return fmt.Errorf("field %s missing in %s", f.Name, ws)
+			}
+			var sub any
+			ft := "BIGINT"
+			switch x := v.(type) {
+			case map[string]any:
+				j, _ := json.Marshal(x)
+				sub = string(j)
+			case float64:
+				sub = strconv.FormatFloat(x, 'g', -1, 64)
+				if f.Type.Kind == npyio.Float {
+					ft = "DOUBLE"
+				}
+			case bool:
+				sub = strconv.FormatBool(x)
+			default:
+				sub = fmt.Sprint(x)
+			}
+			if err := checkForeignValue(f.Type, ft, b[f.Offset:f.Offset+f.Type.Size], sub); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name, err)
+			}
+		}
+	default:
+		return fmt.Errorf("no check for %s", dt)
+	}
+	return nil
+}
+
+func le(b []byte) uint64 {
+	var x uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		x = x<<8 | uint64(b[i])
+	}
+	return x
+}
+
+// TestForeignPQArrow reads the files arrow-go's pqarrow wrote (see
+// gen_pqarrow.go) and compares every value with pqarrow's own reading; the
+// encodings and physical types the generator asked for are checked with
+// Describe.
+func TestForeignPQArrow(t *testing.T) {
+	want := map[string][]string{
+		"pqa_nulls_dict.parquet":                {"i8 RLE_DICTIONARY", "s RLE_DICTIONARY"},
+		"pqa_v2_delta_bss.parquet":              {"i8 DELTA_BINARY_PACKED", "i4 DELTA_BINARY_PACKED", "s_dlba DELTA_LENGTH_BYTE_ARRAY", "s_dba DELTA_BYTE_ARRAY", "f8_bss BYTE_STREAM_SPLIT", "f4_bss BYTE_STREAM_SPLIT"},
+		"pqa_lz4raw_int96_decimal_time.parquet": {"ts96 INT96", "dec9_2 INT32", "dec18_6 INT64", "dec30_5 FIXED_LEN_BYTE_ARRAY(13)"},
+	}
+	for _, ff := range loadForeign(t, "pqa_") {
+		t.Run(ff.File, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "foreign", ff.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := Describe(bytes.NewReader(b), int64(len(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range want[ff.File] {
+				col, what, _ := strings.Cut(w, " ")
+				found := false
+				for _, c := range info.Columns {
+					if c.Path == col && (c.Physical == what || slices.Contains(c.Encodings, what)) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("column %s: no %s in %+v", col, what, info.Columns)
+				}
+			}
+			checkForeign(t, b, &ff)
+		})
+	}
+}
+
+// TestDuckDBPaddedRuns: the files DuckDB 1.5 writes with nullable columns
+// holding nulls, ENUM and low-cardinality dictionary columns, whose last
+// bit-packed run of definition levels or dictionary indexes covers more
+// slots than the page's values (npyflow's former decoder called them
+// corrupt: "definition levels hold more values than the page's 1000",
+// "dictionary indexes hold more values than the page's ..."), read in full.
+func TestDuckDBPaddedRuns(t *testing.T) {
+	for _, f := range []string{"duck_nulls.parquet", "duck_types.parquet", "duck_v2.parquet", "duck_codec_zstd.parquet", "duck_codec_uncompressed.parquet", "duck_rowgroups.parquet"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "foreign", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, _, err := readAllColumns(b)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if rd.Rows() == 0 {
+			t.Errorf("%s: no rows", f)
+		}
+	}
+	// The integer columns with nulls are refused for their nulls, never as
+	// corrupt: the error names the column and the statistics' null count.
+	b, err := os.ReadFile(filepath.Join("testdata", "foreign", "duck_int_nulls.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = readAllColumns(b)
+	var ne *NullError
+	if !errors.As(err, &ne) || ne.Column != "i4n" || ne.Nulls != 30 || ne.Row != 0 {
+		t.Fatalf("error %v (%+v), want a NullError for i4n with 30 nulls from row 0", err, ne)
+	}
+}
+
+// TestFillValues: with fill values, the int, bool, string and enum columns
+// holding nulls convert, nulls as the fill and every other value as DuckDB
+// reads it; a fill for no column, or one that does not fit, is refused.
+func TestFillValues(t *testing.T) {
+	var ff *corpusFile
+	for _, f := range loadForeign(t, "duck_int_nulls") {
+		ff = &f
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "foreign", ff.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := map[string]any{"i4n": -1, "bn": "false", "sn": "<missing>", "u1n": uint64(255), "en": "none"}
+	rd, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Fill: fill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"i4n": "-1", "bn": "false", "sn": "<missing>", "u1n": "255", "en": "none"}
+	cols := make([][]byte, len(rd.Columns()))
+	for {
+		_, cs, err := rd.NextColumns(100)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cs {
+			cols[i] = append(cols[i], c...)
+		}
+	}
+	nulls := 0
+	for i, c := range rd.Columns() {
+		fc := ff.Columns[i]
+		rs := c.RowSize()
+		for r, v := range fc.Values {
+			if v == nil {
+				v = want[c.Name]
+				nulls++
+			}
+			if err := checkForeignValue(c.DType, fc.Type, cols[i][r*rs:(r+1)*rs], v); err != nil {
+				t.Fatalf("column %s, row %d: %v", c.Name, r, err)
+			}
+		}
+	}
+	if nulls == 0 {
+		t.Fatal("no nulls filled")
+	}
+	if c := rd.Columns()[2]; c.DType.String() != "'<U9'" {
+		t.Errorf("sn is %s, want <U9 (its fill is 9 characters)", c.DType)
+	}
+	for _, bad := range []map[string]any{{"nope": 1}, {"u1n": 256}, {"i4n": "x"}, {"bn": 2}} {
+		if _, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Fill: bad}); err == nil {
+			t.Errorf("fill %v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,266 @@
+//go:build ignore
+
+// gen_pqarrow.go writes the arrow-go pqarrow part of parquetio's
+// foreign-file corpus, and next to each file X.parquet X.json: the values
+// as pqarrow itself reads the file back (ReadTable), never computed by
+// npyflow. Run from this folder:
+//
+//	go run gen_pqarrow.go
+//
+// Files: nulls and dictionaries with data pages v1 and GZIP; data pages v2
+// with DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and
+// BYTE_STREAM_SPLIT and BROTLI; LZ4_RAW; INT96 timestamps; decimals stored
+// as INT32, INT64 and FIXED_LEN_BYTE_ARRAY; TIME(ms) and TIME(us).
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+type column struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"` // a DuckDB-like name the test knows (FLOAT, DOUBLE, DATE, TIMESTAMP_NS, ...)
+	Unit   string `json:"unit,omitempty"`
+	Nulls  int    `json:"nulls"`
+	Values []any  `json:"values"`
+}
+
+type manifest struct {
+	File     string   `json:"file"`
+	Producer string   `json:"producer"`
+	Rows     int      `json:"rows"`
+	Note     string   `json:"note"`
+	Columns  []column `json:"columns"`
+}
+
+var mem = memory.DefaultAllocator
+
+func main() {
+	const n = 700
+	// Nulls and dictionaries, data pages v1, GZIP, two row groups.
+	write("pqa_nulls_dict.parquet", "nulls (NaN, NaT), dictionaries, page v1, GZIP, 2 row groups", n, 400,
+		parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Gzip), parquet.WithDictionaryDefault(true),
+			parquet.WithDataPageVersion(parquet.DataPageV1), parquet.WithMaxRowGroupLength(400), parquet.WithDataPageSize(1024)),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()),
+		[]arrow.Field{
+			{Name: "f8n", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+			{Name: "f4n", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+			{Name: "tsn", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+			{Name: "dn", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+			{Name: "i8", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+			{Name: "u1", Type: arrow.PrimitiveTypes.Uint8},
+			{Name: "i2", Type: arrow.PrimitiveTypes.Int16},
+			{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+			{Name: "b", Type: arrow.FixedWidthTypes.Boolean},
+		}, func(b *array.RecordBuilder, i int) {
+			null := func(k int) bool { return i%k == 3 }
+			appendF64(b.Field(0), float64(i)*1.25-7, null(7))
+			if null(5) {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.Float32Builder).Append(float32(i) / 3)
+			}
+			if null(11) {
+				b.Field(2).AppendNull()
+			} else {
+				b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(1700000000000000 + int64(i)*987654321))
+			}
+			if null(13) {
+				b.Field(3).AppendNull()
+			} else {
+				b.Field(3).(*array.Date32Builder).Append(arrow.Date32(-3000 + i*17))
+			}
+			b.Field(4).(*array.Int64Builder).Append(int64(i%9) * 1000000007)
+			b.Field(5).(*array.Uint8Builder).Append(uint8(i % 4))
+			b.Field(6).(*array.Int16Builder).Append(int16(i%3 - 1))
+			b.Field(7).(*array.StringBuilder).Append([]string{"alpha", "beta", "γάμμα", ""}[i%4])
+			b.Field(8).(*array.BooleanBuilder).Append(i%3 == 0)
+		})
+
+	// Data pages v2, DELTA_* and BYTE_STREAM_SPLIT, no dictionaries, BROTLI.
+	props := []parquet.WriterProperty{parquet.WithCompression(compress.Codecs.Brotli), parquet.WithDictionaryDefault(false),
+		parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithDataPageSize(2048),
+		parquet.WithEncodingFor("i8", parquet.Encodings.DeltaBinaryPacked),
+		parquet.WithEncodingFor("i4", parquet.Encodings.DeltaBinaryPacked),
+		parquet.WithEncodingFor("s_dlba", parquet.Encodings.DeltaLengthByteArray),
+		parquet.WithEncodingFor("s_dba", parquet.Encodings.DeltaByteArray),
+		parquet.WithEncodingFor("f8_bss", parquet.Encodings.ByteStreamSplit),
+		parquet.WithEncodingFor("f4_bss", parquet.Encodings.ByteStreamSplit),
+	}
+	write("pqa_v2_delta_bss.parquet", "data page v2, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT, BROTLI", n, n,
+		parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps(),
+		[]arrow.Field{
+			{Name: "i8", Type: arrow.PrimitiveTypes.Int64},
+			{Name: "i4", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			{Name: "s_dlba", Type: arrow.BinaryTypes.String},
+			{Name: "s_dba", Type: arrow.BinaryTypes.String},
+			{Name: "f8_bss", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+			{Name: "f4_bss", Type: arrow.PrimitiveTypes.Float32},
+		}, func(b *array.RecordBuilder, i int) {
+			b.Field(0).(*array.Int64Builder).Append(int64(i)*int64(i)*31 - 5000000)
+			b.Field(1).(*array.Int32Builder).Append(int32(i*7 - 100))
+			b.Field(2).(*array.StringBuilder).Append(strings.Repeat("x", i%13) + strconv.Itoa(i))
+			b.Field(3).(*array.StringBuilder).Append("prefix/shared/" + strconv.Itoa(i/10) + "/" + strconv.Itoa(i))
+			appendF64(b.Field(4), math.Sqrt(float64(i))*1e-3, i%17 == 0)
+			b.Field(5).(*array.Float32Builder).Append(float32(math.Sin(float64(i))))
+		})
+
+	// LZ4_RAW; INT96 timestamps; decimals on INT32, INT64 and
+	// FIXED_LEN_BYTE_ARRAY; TIME(ms), TIME(us).
+	write("pqa_lz4raw_int96_decimal_time.parquet", "LZ4_RAW, INT96 timestamps, decimals as INT32/INT64/FIXED_LEN_BYTE_ARRAY, TIME(ms), TIME(us)", 300, 300,
+		parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Lz4Raw), parquet.WithStoreDecimalAsInteger(true)),
+		pqarrow.NewArrowWriterProperties(pqarrow.WithDeprecatedInt96Timestamps(true)),
+		[]arrow.Field{
+			{Name: "ts96", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
+			{Name: "dec9_2", Type: &arrow.Decimal128Type{Precision: 9, Scale: 2}},
+			{Name: "dec18_6", Type: &arrow.Decimal128Type{Precision: 18, Scale: 6}},
+			{Name: "dec30_5", Type: &arrow.Decimal128Type{Precision: 30, Scale: 5}},
+			{Name: "t_ms", Type: arrow.FixedWidthTypes.Time32ms},
+			{Name: "t_us", Type: arrow.FixedWidthTypes.Time64us},
+		}, func(b *array.RecordBuilder, i int) {
+			b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i-150) * 86399999999937))
+			b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i*i*37 - 1000000)))
+			b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(int64(i)*123456789012345 - 99999999999999999))
+			big := decimal128.FromI64(int64(i) * 7919).Mul(decimal128.FromI64(1000000000000000007))
+			if i%2 == 1 {
+				big = big.Negate()
+			}
+			b.Field(3).(*array.Decimal128Builder).Append(big)
+			b.Field(4).(*array.Time32Builder).Append(arrow.Time32((i * 287999) % 86400000))
+			b.Field(5).(*array.Time64Builder).Append(arrow.Time64((int64(i) * 287999999937) % 86400000000))
+		})
+}
+
+func appendF64(b array.Builder, v float64, null bool) {
+	if null {
+		b.AppendNull()
+		return
+	}
+	b.(*array.Float64Builder).Append(v)
+}
+
+func write(name, note string, rows, group int, props *parquet.WriterProperties, aprops pqarrow.ArrowWriterProperties, fields []arrow.Field, row func(*array.RecordBuilder, int)) {
+	sc := arrow.NewSchema(fields, nil)
+	f, err := os.Create(name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(sc, f, props, aprops)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b := array.NewRecordBuilder(mem, sc)
+	for r0 := 0; r0 < rows; r0 += group {
+		for i := r0; i < min(rows, r0+group); i++ {
+			row(b, i)
+		}
+		rec := b.NewRecordBatch()
+		if err := w.WriteBuffered(rec); err != nil {
+			log.Fatal(err)
+		}
+		rec.Release()
+		if r0+group < rows {
+			w.NewBufferedRowGroup()
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	readBack(name, note)
+}
+
+// readBack reads the file with pqarrow and writes its values as JSON.
+func readBack(name, note string) {
+	pf, err := file.OpenParquetFile(name, false)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer tbl.Release()
+	m := manifest{File: name, Producer: "arrow-go pqarrow v18.8.0", Rows: int(tbl.NumRows()), Note: note}
+	for i := 0; i < int(tbl.NumCols()); i++ {
+		c := tbl.Column(i)
+		col := column{Name: c.Name()}
+		for _, arr := range c.Data().Chunks() {
+			for k := 0; k < arr.Len(); k++ {
+				if arr.IsNull(k) {
+					col.Nulls++
+					col.Values = append(col.Values, nil)
+					continue
+				}
+				var v string
+				switch a := arr.(type) {
+				case *array.Float64:
+					col.Type, v = "DOUBLE", strconv.FormatFloat(a.Value(k), 'g', -1, 64)
+				case *array.Float32:
+					col.Type, v = "FLOAT", strconv.FormatFloat(float64(a.Value(k)), 'g', -1, 32)
+				case *array.Int64:
+					col.Type, v = "BIGINT", strconv.FormatInt(a.Value(k), 10)
+				case *array.Int32:
+					col.Type, v = "INTEGER", strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Int16:
+					col.Type, v = "SMALLINT", strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Uint8:
+					col.Type, v = "UTINYINT", strconv.FormatUint(uint64(a.Value(k)), 10)
+				case *array.Boolean:
+					col.Type, v = "BOOLEAN", strconv.FormatBool(a.Value(k))
+				case *array.String:
+					col.Type, v = "VARCHAR", a.Value(k)
+				case *array.Binary:
+					col.Type, v = "BLOB", strings.ToUpper(hex.EncodeToString(a.Value(k)))
+				case *array.Date32:
+					col.Type, v = "DATE", strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Timestamp:
+					u := a.DataType().(*arrow.TimestampType).Unit
+					col.Type, col.Unit, v = "TIMESTAMP", []string{"s", "ms", "us", "ns"}[u], strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Time32:
+					u := a.DataType().(*arrow.Time32Type).Unit
+					col.Type, col.Unit, v = "TIME", []string{"s", "ms", "us", "ns"}[u], strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Time64:
+					u := a.DataType().(*arrow.Time64Type).Unit
+					col.Type, col.Unit, v = "TIME", []string{"s", "ms", "us", "ns"}[u], strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Decimal128:
+					t := a.DataType().(*arrow.Decimal128Type)
+					col.Type, v = fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), a.Value(k).ToString(t.Scale)
+				default:
+					log.Fatalf("%s: column %s: no JSON form for %s", name, c.Name(), arr.DataType())
+				}
+				col.Values = append(col.Values, v)
+			}
+		}
+		m.Columns = append(m.Columns, col)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(strings.TrimSuffix(name, ".parquet")+".json", append(b, '\n'), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("wrote", name)
+}
