@@ -4,7 +4,7 @@
 // # Layout
 //
 // formats.go is the format registry: each [Format] (npy, npz, parquet,
-// arrow) has one job source and one job sink spec in the component
+// arrow, hdf5, mat) has one job source and one job sink spec in the component
 // registry (registry.go), and their options are declared once, as
 // [Field]s; a Field's Flag is its name on the command line. [Convert]
 // converts one file (what `npyflow convert` runs; [ConvertFlags] and
@@ -16,6 +16,19 @@
 // (staging, checkpoints, resume, [CommitRun], [FindRun]) is commit.go.
 // A new format is added as one Format entry, a source spec and a sink
 // spec.
+//
+// HDF5 files and MAT-files (container.go) read like .npz archives: each
+// dataset (named by its path, "group/data") or MAT-file array (named by
+// its MATLAB path, "s.a", "c{3}") is a member, read as an .npy stream
+// through packages hdf5 and matfile. HDF5 datasets stream in row
+// batches; MAT-file arrays of two or more dimensions are column-major
+// and are reordered to rows in memory (up to 2 GiB each), Level 5
+// variables being read whole by matfile anyway. Values without a numpy
+// form are skipped with a warning ([WarnFunc], [ConvertOptions].Warn) or
+// refused (a dataset picked by name; a MAT-file with strict). The mat and
+// hdf5 sinks (containersink.go) write one variable or dataset per part,
+// spooled to a scratch file until its row count is known; to .mat a
+// table (a structured array) is a 1x1 struct of column vectors.
 //
 // A job is loaded and validated by [LoadFile] against one registry of
 // component specs ([Specs]), which also generates the JSON schema
