@@ -270,6 +270,11 @@ func matPicked(path string, pick []string) bool {
 // byte order and C order) with the stream to close.
 func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 	h := *m.header
+	if h.FortranOrder && vectorShape(h.Shape) {
+		// One axis longer than 1 (a MATLAB column or row vector, a
+		// struct's column): column-major is row-major, so it streams.
+		h.FortranOrder = false
+	}
 	hb, err := npyio.EncodeHeader(&h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
@@ -494,4 +499,15 @@ func (cs closers) Close() error {
 		}
 	}
 	return first
+}
+
+// vectorShape reports a shape with at most one axis longer than 1.
+func vectorShape(shape []int) bool {
+	long := 0
+	for _, d := range shape {
+		if d > 1 {
+			long++
+		}
+	}
+	return long <= 1
 }
