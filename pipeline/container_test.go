@@ -571,3 +571,63 @@ func TestMATLABExample(t *testing.T) {
 	}
 	t.Errorf("stats.mat has no stats.mean: %d arrays", len(stats))
 }
+
+// TestHDF5Tables: a compound dataset and a 1-D dataset convert to Parquet
+// and Arrow as tables, and back to the same records.
+func TestHDF5Tables(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := "../hdf5/testdata/earliest.h5"
+	all := filepath.Join(dir, "all.npz")
+	if _, err := Convert(ctx, in, all, &ConvertOptions{Warn: func(string) {}}); err != nil {
+		t.Fatal(err)
+	}
+	members := readNPZ(t, all)
+	for _, ds := range []string{"/chunk/compound_chunked", "/num/f8"} {
+		want := members[strings.TrimPrefix(ds, "/")]
+		for _, ext := range []string{"parquet", "arrow"} {
+			t.Run(ds+"."+ext, func(t *testing.T) {
+				tab := filepath.Join(dir, "t."+ext)
+				if _, err := Convert(ctx, in, tab, &ConvertOptions{Dataset: ds}); err != nil {
+					t.Fatal(err)
+				}
+				back := filepath.Join(dir, "back.npy")
+				if _, err := Convert(ctx, tab, back, nil); err != nil {
+					t.Fatal(err)
+				}
+				a, err := npyio.ReadFile(back, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(a.Header.Shape) != fmt.Sprint(want.Header.Shape) {
+					t.Fatalf("shape %v, want %v", a.Header.Shape, want.Header.Shape)
+				}
+				if want.DType.Kind == npyio.Struct {
+					// Field by field: Parquet and Arrow pack the records.
+					for _, f := range want.DType.Fields {
+						var g *npyio.Field
+						for i := range a.DType.Fields {
+							if a.DType.Fields[i].Name == f.Name {
+								g = &a.DType.Fields[i]
+							}
+						}
+						if g == nil || g.Size() != f.Size() {
+							t.Fatalf("field %s: got %+v", f.Name, g)
+						}
+						for r := 0; r < want.Header.Shape[0]; r++ {
+							wb := want.Data[r*want.DType.Size+f.Offset : r*want.DType.Size+f.Offset+f.Size()]
+							gb := a.Data[r*a.DType.Size+g.Offset : r*a.DType.Size+g.Offset+g.Size()]
+							if !bytes.Equal(wb, gb) {
+								t.Errorf("row %d field %s differs", r, f.Name)
+							}
+						}
+					}
+					return
+				}
+				if !bytes.Equal(a.CData(), want.Data) {
+					t.Errorf("values differ")
+				}
+			})
+		}
+	}
+}
