@@ -180,9 +180,20 @@ func (c *converter) run(inKind, outKind string) error {
 		}
 		defer src.close()
 		return c.fromNumpy(src, outKind)
-	case "parquet":
-		return c.fromParquet(outKind)
-	case "arrow":
+	case "hdf5", "mat":
+		src, err := c.containerSource(inKind, outKind)
+		if err != nil {
+			return err
+		}
+		defer src.close()
+		return c.fromNumpy(src, outKind)
+	case "parquet", "arrow":
+		if outKind == "mat" || outKind == "hdf5" {
+			return c.viaScratchNPY(inKind, outKind)
+		}
+		if inKind == "parquet" {
+			return c.fromParquet(outKind)
+		}
 		return c.fromArrow(outKind)
 	}
 	return nil
@@ -257,7 +268,7 @@ func (c *converter) numpySource(kind, outKind string) (*convSource, error) {
 		closeZ()
 		return nil, err
 	}
-	if len(members) == 1 {
+	if len(members) == 1 && outKind != "mat" && outKind != "hdf5" {
 		h := rs[0].Header()
 		return &convSource{array: true, name: members[0].Key, open: open, rows: rs[0].Rows(), bytes: h.DataSize(), header: h, close: closeZ}, nil
 	}
@@ -280,7 +291,7 @@ func (c *converter) numpySource(kind, outKind string) (*convSource, error) {
 		src.cols = append(src.cols, parquetio.Column{Name: members[i].Key, DType: h.DType, Shape: shape, FortranOrder: h.FortranOrder})
 		src.bytes += h.DataSize()
 	}
-	if outKind == "npz" {
+	if outKind == "npz" || outKind == "mat" || outKind == "hdf5" {
 		src.archive = true // member by member: no table needed
 		src.rows = 0
 		for _, r := range rs {
@@ -396,6 +407,10 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 			}
 			return c.tableToArrow(f, src.cols, rs)
 		})
+	case "mat":
+		return c.toMAT(src)
+	case "hdf5":
+		return c.toHDF5(src)
 	}
 	return nil
 }
@@ -888,6 +903,21 @@ type ConvertOptions struct {
 	Concurrency   int      `flag:"concurrency"`    // Parquet row groups encoded at once besides the one filling
 	// Member picks one member of an .npz input.
 	Member string `flag:"member"`
+	// Dataset picks one dataset of an HDF5 input ("/group/data").
+	Dataset string `flag:"dataset"`
+	// Variable picks one variable (or array path, "s.a") of a MAT-file input.
+	Variable string `flag:"variable"`
+	// Strict makes a MAT-file value numpy cannot hold (a function handle,
+	// an object) an error instead of a warning.
+	Strict bool `flag:"strict"`
+	// MatVersion is the version of a .mat output: 7.3 (the default), 7 or 6.
+	MatVersion string `flag:"mat-version"`
+	// RenameInvalid renames array names that are not valid MATLAB
+	// identifiers in a .mat output (each rename is a warning) instead of
+	// refusing them.
+	RenameInvalid bool `flag:"rename-invalid"`
+	// Warn, if set, receives the conversion's warnings instead of WarnFunc.
+	Warn func(msg string) `flag:"-"`
 	// Name is the column name of a plain (non-structured) array
 	// ("": IN's base name without its extension).
 	Name string `flag:"name"`
@@ -963,6 +993,13 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	if o.Member != "" && from.Name != "npz" {
 		return nil, optionErrorf("--member applies to .npz inputs only")
 	}
+	if o.Dataset != "" && from.Name != "hdf5" {
+		return nil, optionErrorf("--dataset applies to HDF5 inputs only")
+	}
+	if o.Variable != "" && from.Name != "mat" {
+		return nil, optionErrorf("--variable applies to .mat inputs only")
+	}
+
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
 	switch to.Name {
 	case "npz":
@@ -976,6 +1013,10 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	case "parquet", "arrow":
 		if o.Compression == "" {
 			o.Compression = "zstd"
+		}
+	case "mat", "hdf5":
+		if err := checkContainerOutput(to.Name, &o); err != nil {
+			return nil, err
 		}
 	}
 	if absPath(in) == absPath(out) {

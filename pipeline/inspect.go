@@ -17,6 +17,8 @@ type Inspection struct {
 	NPY   *HeaderInfo
 	NPZ   *NPZInfo
 	Table *TableInfo // Parquet or Arrow IPC
+	HDF5  *HDF5Info
+	MAT   *MATInfo
 }
 
 // Value is the set field, for JSON encoding.
@@ -26,6 +28,10 @@ func (i *Inspection) Value() any {
 		return i.NPZ
 	case i.Table != nil:
 		return i.Table
+	case i.HDF5 != nil:
+		return i.HDF5
+	case i.MAT != nil:
+		return i.MAT
 	}
 	return i.NPY
 }
@@ -37,14 +43,19 @@ func (i *Inspection) WriteText(w io.Writer) {
 		i.NPZ.WriteText(w)
 	case i.Table != nil:
 		i.Table.WriteText(w)
+	case i.HDF5 != nil:
+		i.HDF5.WriteText(w)
+	case i.MAT != nil:
+		i.MAT.WriteText(w)
 	default:
 		i.NPY.WriteText(w)
 	}
 }
 
 // Inspect reads what the file name holds without reading its data: an
-// .npy header, .npz members, a Parquet or Arrow schema, recognized by
-// the file's first bytes. Errors do not repeat the file's name.
+// .npy header, .npz members, a Parquet or Arrow schema, an HDF5 file's
+// groups, datasets and attributes, a MAT-file's variables, recognized by
+// the file's first bytes (a MAT-file also by its .mat name). Errors do not repeat the file's name.
 func Inspect(ctx context.Context, name string) (*Inspection, error) {
 	f, err := storage.Open(ctx, name)
 	if err != nil {
@@ -54,6 +65,22 @@ func Inspect(ctx context.Context, name string) (*Inspection, error) {
 	size := f.Size()
 	var magic [6]byte
 	n, _ := f.ReadAt(magic[:], 0)
+	switch containerKind(name, f, size) {
+	case "hdf5":
+		i, err := inspectHDF5(name, f, size)
+		if err != nil {
+			return nil, err
+		}
+		i.File = name
+		return &Inspection{HDF5: i}, nil
+	case "mat":
+		i, err := inspectMAT(name, f, size)
+		if err != nil {
+			return nil, err
+		}
+		i.File = name
+		return &Inspection{MAT: i}, nil
+	}
 	switch m := magic[:n]; {
 	case bytes.HasPrefix(m, []byte("PK\x03\x04")), bytes.HasPrefix(m, []byte("PK\x05\x06")):
 		i, err := inspectNPZ(f, size)

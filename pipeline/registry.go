@@ -35,6 +35,20 @@ func init() {
 			Field{Name: "string_chars", Type: Int, Default: int64(0), Min: ptr(0),
 				Doc: "width (U characters, S bytes) of string and binary columns without numpy metadata; 0 refuses such columns; a longer value is an error"}),
 		build: buildFileSource})
+	register(&Spec{Kind: Source, Type: "hdf5", Summary: "read datasets of HDF5 files",
+		Doc: "Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, fixed strings to S, variable-length strings to S/U of the longest value; references, opaque, time and variable-length sequences are refused (skipped with a warning when every dataset is read).",
+		Fields: append(append([]Field(nil), srcFields...),
+			Field{Name: "datasets", Type: StringList, Doc: "the dataset paths to read, /group/data (default: every dataset npyflow can read)",
+				Flag: "dataset", FlagType: &flagString, FlagDoc: "use only this dataset of the HDF5 file (/group/data)"}),
+		build: buildFileSource})
+	register(&Spec{Kind: Source, Type: "mat", Summary: "read variables of MATLAB MAT-files",
+		Doc: "Reads MAT-files (v7.3 through the hdf5 package, v7 and v6 Level 5). Every array of every variable is one input part, its member the MATLAB-style path: x, s.a for a struct field, s(2).a for a struct array element, c{3} for a cell element. Shapes are MATLAB's (at least 2-D), values in MATLAB's order (a[i, j] is a(i+1, j+1)); char arrays become U strings, one per row; sparse matrices become dense. Function handles and objects are skipped with one warning per variable (an error with strict).",
+		Fields: append(append([]Field(nil), srcFields...),
+			Field{Name: "variables", Type: StringList, Doc: "the variables (or array paths such as s.a) to read (default: every one)",
+				Flag: "variable", FlagType: &flagString, FlagDoc: "use only this variable (or array path such as s.a) of the MAT-file"},
+			Field{Name: "strict", Type: Bool, Default: false, Flag: "strict",
+				Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"}),
+		build: buildFileSource})
 
 	fieldsOpt := func(doc string, req bool) Field {
 		return Field{Name: "fields", Type: StringList, Required: req, Doc: doc}
@@ -150,4 +164,24 @@ func init() {
 			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
 		Doc:   "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
 		build: buildArrowSink})
+	register(&Spec{Kind: Sink, Type: "mat", Summary: "write a MATLAB MAT-file",
+		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
+		Fields: append(append([]Field(nil), sinkFields...),
+			Field{Name: "variable", Type: String, Default: "{member}", check: checkTemplate,
+				Doc: "the variable name; with {stem} etc. in it, one variable per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
+			Field{Name: "version", Type: String, Default: "7.3", Enum: []string{"7.3", "7", "6"}, Flag: "mat-version",
+				Doc: "the MAT-file version as MATLAB's save names it: 7.3 (HDF5, no 2 GiB limit), 7 (Level 5, zlib-compressed variables) or 6 (Level 5, uncompressed)"},
+			Field{Name: "compressed", Type: Bool, Default: true, Doc: "compress variables (v7.3 deflate chunks, v7 zlib)",
+				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (the default) or none"},
+			Field{Name: "rename_invalid", Type: Bool, Default: false, Flag: "rename-invalid",
+				Doc: "rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"}),
+		build: buildMATSink})
+	register(&Spec{Kind: Sink, Type: "hdf5", Summary: "write an HDF5 file",
+		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked and deflated unless compressed is false.",
+		Fields: append(append([]Field(nil), sinkFields...),
+			Field{Name: "dataset", Type: String, Default: "{member}", check: checkTemplate,
+				Doc: "the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
+			Field{Name: "compressed", Type: Bool, Default: true, Doc: "chunk and deflate datasets (level 4, with shuffle)",
+				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (the default) or none"}),
+		build: buildHDF5Sink})
 }

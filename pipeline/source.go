@@ -83,6 +83,12 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		members = c.Strings("members")
 	}
 	for _, m := range matches {
+		if isContainer(c.Type) {
+			if err := s.addContainer(m); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if s.npz {
 			if err := s.addNPZ(m, members, env); err != nil {
 				return nil, err
@@ -398,6 +404,8 @@ func (s *fileSource) open(p *Part) (partReader, error) {
 		return s.openParquet(p)
 	case "arrow":
 		return s.openArrow(p)
+	case "hdf5", "mat":
+		return s.openContainer(p)
 	}
 	if p.Member != "" {
 		z, err := openNPZ(p.Path)

@@ -21,13 +21,13 @@ import (
 // and the terminal concerns (progress bar, exit codes) are the CLI's.
 
 func init() {
-	register("convert", "convert between .npy, .npz, .parquet and .arrow/.feather (by extension)", runConvert)
+	register("convert", "convert between .npy, .npz, .parquet, .arrow/.feather, .h5 and .mat (by extension)", runConvert)
 }
 
 const convertUsage = `usage: npyflow convert [flags] IN OUT
 
-IN and OUT are .npy, .npz, .parquet, .arrow or .feather files; the formats
-follow the extensions. An .npz whose members have the same length along
+IN and OUT are .npy, .npz, .parquet, .arrow/.feather, .h5/.hdf5 or .mat
+files; the formats follow the extensions. An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
 member with --member. An .npz to .npz copies every member (dtype, shape and
 values, whatever the shapes; --compression deflate gives the format of
@@ -35,6 +35,14 @@ np.savez_compressed).
 Parquet or Arrow back to .npy gives a structured array (one field per
 column), or the exact source array for files npyflow wrote; to .npz, one
 member per column.
+An HDF5 file or MAT-file reads like an .npz: every dataset is a member named
+by its path (group/data; pick one with --dataset /group/data), every array
+of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
+--variable). Values numpy cannot hold (references; function handles and
+objects) are skipped with a warning (--strict: an error for MAT-files).
+To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
+(Parquet, Arrow, a structured array) a 1x1 struct of column vectors;
+invalid MATLAB names are refused, or renamed with --rename-invalid.
 
 flags:`
 
@@ -130,6 +138,7 @@ func runConvert(e *env) error {
 	in, out := args[0], args[1]
 	c := &converter{ctx: e.ctx, in: in, out: out, stderr: e.stderr, progress: progress}
 	opts.Progress = c
+	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "npyflow: warning: %s\n", msg) }
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}

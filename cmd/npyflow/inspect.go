@@ -10,17 +10,21 @@ import (
 )
 
 func init() {
-	register("inspect", "show what a file holds without reading its data: an .npy header, .npz members, a Parquet or Arrow schema", runInspect)
+	register("inspect", "show what a file holds without reading its data: an .npy header, .npz members, a Parquet or Arrow schema, HDF5 datasets, MAT-file variables", runInspect)
 }
 
 const inspectUsage = `usage: npyflow inspect [--json] FILE
 
-FILE is an .npy, .npz, Parquet or Arrow IPC file (recognized by its first
-bytes). Only headers and metadata are read:
+FILE is an .npy, .npz, Parquet, Arrow IPC, HDF5 or MAT file (recognized by
+its first bytes). Only headers and metadata are read:
   .npy      version, descr, shape, order, item size, data offset and size
   .npz      each member's header, compression and sizes
   .parquet  rows, and each column's numpy dtype and shape
   .arrow    IPC format, rows, record batches and the Arrow schema
+  .h5       groups, datasets (dtype, shape, layout, chunking, filters) and
+            attributes
+  .mat      version, and each variable's class, MATLAB size, bytes and
+            compression
 
 flags:`
 
@@ -69,4 +73,6 @@ func runInspect(e *env) error {
 type (
 	npzInfo   = pipeline.NPZInfo
 	tableInfo = pipeline.TableInfo
+	hdf5Info  = pipeline.HDF5Info
+	matInfo   = pipeline.MATInfo
 )
