@@ -514,8 +514,8 @@ func genParquet() {
 		`rows|size|beyond|parquet|corrupt|invalid|truncated|EOF|too large`, editParquet(pq, func(md *format.FileMetaData) {
 			md.RowGroups[0].Columns[0].MetaData.TotalCompressedSize = 1 << 40
 		}))
-	addOK("pq_page_uncompressed_2gib.parquet", "parquet", "first page of x claims 2 GiB uncompressed, but the column is not compressed: the size is not used",
-		editPage(pq, 0, func(h *format.PageHeader) { h.UncompressedPageSize = 0x7ffffff0 }))
+	add("pq_page_uncompressed_2gib.parquet", "parquet", "first page of x is stored uncompressed but claims 2 GiB uncompressed: the header lies about the page (a decoder would allocate the claimed size)",
+		`stored uncompressed in .* bytes claims 2147483632 bytes`, editPage(pq, 0, func(h *format.PageHeader) { h.UncompressedPageSize = 0x7ffffff0 }))
 	add("pq_page_compressed_2gib.parquet", "parquet", "first page of x claims 2 GiB compressed",
 		`page|size|parquet|corrupt|invalid|truncated|too large|EOF`, editPage(pq, 0, func(h *format.PageHeader) { h.CompressedPageSize = 0x7ffffff0 }))
 	add("pq_page_values_lie.parquet", "parquet", "first page of x claims 2**30 values in 1600 bytes",
