@@ -27,10 +27,12 @@ import (
 // rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns], DATE -> M8[D],
 // TIME(unit) -> m8[unit], STRING/ENUM/JSON -> U<n> and BYTE_ARRAY -> S<n>
 // with n the longest value (found by a first pass over those columns),
-// FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs.
-// Nulls become NaT in time columns and NaN in float columns and are
-// refused elsewhere. INTERVAL, LIST and MAP columns of foreign files are
-// refused with an error naming the column.
+// FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs,
+// top-level lists of primitives of one length -> subarrays. Nulls become
+// NaT in time columns and NaN in float columns and are refused elsewhere
+// (a [*NullError]; see [ReadOptions] for fill values). INTERVAL, MAP and
+// other list columns of foreign files are refused with an error naming
+// the column.
 //
 // Rows are decoded one row group at a time, so memory is bounded by the
 // largest row group; the columns of a row group are decoded in parallel
