@@ -679,6 +679,9 @@ func (d *leafDecoder) nested(buf []byte, stride, end, n, nv int) error {
 				return d.errf("%w: more rows than the row group's", errCorrupt)
 			}
 		}
+		if d.row < 0 {
+			return d.errf("%w: the column chunk starts inside a row (repetition level %d)", errCorrupt, rep)
+		}
 		has := def == maxDef
 		if d.ei >= len(l.entries) {
 			return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
