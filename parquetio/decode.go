@@ -436,43 +436,46 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 	if d.rc.maxRep == 0 {
 		rep = nil
 	}
+	switch d.cr.(type) {
+	case *file.BooleanColumnChunkReader:
+		d.vb = grown(d.vb, k)
+	case *file.Int32ColumnChunkReader:
+		d.v32 = grown(d.v32, k)
+	case *file.Int64ColumnChunkReader:
+		d.v64 = grown(d.v64, k)
+	case *file.Int96ColumnChunkReader:
+		d.v96 = grown(d.v96, k)
+	case *file.Float32ColumnChunkReader:
+		d.vf32 = grown(d.vf32, k)
+	case *file.Float64ColumnChunkReader:
+		d.vf64 = grown(d.vf64, k)
+	case *file.ByteArrayColumnChunkReader:
+		d.vba = grown(d.vba, k)
+	case *file.FixedLenByteArrayColumnChunkReader:
+		d.vfl = grown(d.vfl, k)
+	}
+	// Page by page (ReadBatchInPage), not ReadBatch: arrow-go's ReadBatch
+	// loops forever on a page whose values end before its value count
+	// (it makes no progress and reports nothing); here no progress on a
+	// page that has values left is a corrupt page.
 	var total int64
 	var nv int
 	err := guard(func() error {
-		var err error
-		n := int64(k)
-		switch c := d.cr.(type) {
-		case *file.BooleanColumnChunkReader:
-			d.vb = grown(d.vb, k)
-			total, nv, err = c.ReadBatch(n, d.vb, def, rep)
-		case *file.Int32ColumnChunkReader:
-			d.v32 = grown(d.v32, k)
-			total, nv, err = c.ReadBatch(n, d.v32, def, rep)
-		case *file.Int64ColumnChunkReader:
-			d.v64 = grown(d.v64, k)
-			total, nv, err = c.ReadBatch(n, d.v64, def, rep)
-		case *file.Int96ColumnChunkReader:
-			d.v96 = grown(d.v96, k)
-			total, nv, err = c.ReadBatch(n, d.v96, def, rep)
-		case *file.Float32ColumnChunkReader:
-			d.vf32 = grown(d.vf32, k)
-			total, nv, err = c.ReadBatch(n, d.vf32, def, rep)
-		case *file.Float64ColumnChunkReader:
-			d.vf64 = grown(d.vf64, k)
-			total, nv, err = c.ReadBatch(n, d.vf64, def, rep)
-		case *file.ByteArrayColumnChunkReader:
-			d.vba = grown(d.vba, k)
-			total, nv, err = c.ReadBatch(n, d.vba, def, rep)
-		case *file.FixedLenByteArrayColumnChunkReader:
-			d.vfl = grown(d.vfl, k)
-			total, nv, err = c.ReadBatch(n, d.vfl, def, rep)
-		default:
-			err = fmt.Errorf("no reader for %s", d.col.PhysicalType())
+		for total < int64(k) {
+			if !d.cr.HasNext() {
+				return d.cr.Err()
+			}
+			lv, got, err := d.readInPage(int64(k)-total, nv, sub(def, total), sub(rep, total))
+			if err != nil {
+				return err
+			}
+			if lv <= 0 {
+				return corrupt("a page's levels or values end before its value count")
+			}
+			total += lv
+			nv += got
 		}
-		if err == nil && total < n {
-			err = d.cr.Err()
-		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return 0, 0, d.errf("%v", err)
@@ -481,6 +484,37 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, total)
 	}
 	return int(total), nv, nil
+}
+
+// readInPage reads up to n level slots of the current page, the values
+// from index vOff of the value buffer on.
+func (d *leafDecoder) readInPage(n int64, vOff int, def, rep []int16) (int64, int, error) {
+	switch c := d.cr.(type) {
+	case *file.BooleanColumnChunkReader:
+		return c.ReadBatchInPage(n, d.vb[vOff:], def, rep)
+	case *file.Int32ColumnChunkReader:
+		return c.ReadBatchInPage(n, d.v32[vOff:], def, rep)
+	case *file.Int64ColumnChunkReader:
+		return c.ReadBatchInPage(n, d.v64[vOff:], def, rep)
+	case *file.Int96ColumnChunkReader:
+		return c.ReadBatchInPage(n, d.v96[vOff:], def, rep)
+	case *file.Float32ColumnChunkReader:
+		return c.ReadBatchInPage(n, d.vf32[vOff:], def, rep)
+	case *file.Float64ColumnChunkReader:
+		return c.ReadBatchInPage(n, d.vf64[vOff:], def, rep)
+	case *file.ByteArrayColumnChunkReader:
+		return c.ReadBatchInPage(n, d.vba[vOff:], def, rep)
+	case *file.FixedLenByteArrayColumnChunkReader:
+		return c.ReadBatchInPage(n, d.vfl[vOff:], def, rep)
+	}
+	return 0, 0, fmt.Errorf("no reader for %s", d.col.PhysicalType())
+}
+
+func sub(b []int16, off int64) []int16 {
+	if b == nil {
+		return nil
+	}
+	return b[off:]
 }
 
 func grown[T any](b []T, n int) []T {
@@ -644,6 +678,9 @@ func (d *leafDecoder) nested(buf []byte, stride, end, n, nv int) error {
 			if d.row >= end {
 				return d.errf("%w: more rows than the row group's", errCorrupt)
 			}
+		}
+		if d.row < 0 {
+			return d.errf("%w: the column chunk starts inside a row (repetition level %d)", errCorrupt, rep)
 		}
 		has := def == maxDef
 		if d.ei >= len(l.entries) {

@@ -249,7 +249,6 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 		return 0, fmt.Errorf("parquetio: column %s: not a leaf of the schema", p.Path())
 	}
 	longest := 0
-	vals := make([]parquet.ByteArray, 4096)
 	for g := range r.fmd.RowGroups {
 		if _, err := r.chunkValues(g, col); err != nil {
 			return 0, err
@@ -263,33 +262,25 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", p.Path(), g, err)
 		}
-		br, ok := cr.(*file.ByteArrayColumnChunkReader)
-		if !ok {
+		if _, ok := cr.(*file.ByteArrayColumnChunkReader); !ok {
 			return 0, fmt.Errorf("parquetio: column %s: not a BYTE_ARRAY column", p.Path())
 		}
+		lc := r.leaves[col]
+		d := &leafDecoder{cr: cr, col: lc, rg: g, l: &leaf{path: lc.ColumnPath()}, rc: readConv{maxDef: int(lc.MaxDefinitionLevel()), maxRep: int(lc.MaxRepetitionLevel())}}
 		for {
-			var total int64
-			var nv int
-			err := guard(func() error {
-				var err error
-				total, nv, err = br.ReadBatch(int64(len(vals)), vals, nil, nil)
-				return err
-			})
+			n, nv, err := d.readSome(4096)
 			if err != nil {
-				return 0, fmt.Errorf("parquetio: column %s, row group %d: %v", p.Path(), g, err)
+				return 0, err
 			}
-			if nv < 0 || nv > len(vals) {
-				return 0, fmt.Errorf("parquetio: column %s, row group %d: %w: %d values in a batch of %d", p.Path(), g, errCorrupt, nv, len(vals))
+			if n == 0 {
+				break
 			}
-			for _, v := range vals[:nv] {
+			for _, v := range d.vba[:nv] {
 				n := len(v)
 				if chars {
 					n = utf8.RuneCount(v)
 				}
 				longest = max(longest, n)
-			}
-			if total == 0 {
-				break
 			}
 		}
 	}

@@ -86,9 +86,13 @@
 //	BYTE_ARRAY                           S<n>, n the longest value
 //	FIXED_LEN_BYTE_ARRAY(n), UUID        V<n>
 //	group                                nested struct
-//	INTERVAL, LIST, MAP, repeated        refused, naming the column
+//	top-level LIST of primitives (3- or  subarray field, when every row's
+//	  2-level, or a repeated primitive)    list has one length
+//	INTERVAL, MAP, other lists           refused, naming the column
 //
-// The longest string is found by a first pass over those columns alone.
+// The longest string is found by a first pass over those columns alone,
+// the length of lists by a pass over their levels (lists of varying
+// length are refused naming the first row that differs).
 // Nulls become NaN in float columns and NaT in time columns; in any other
 // column a null is refused with a [*NullError] naming the column, the
 // first null row and the null count of the statistics. A column declared
@@ -100,7 +104,9 @@
 // BIT_PACKED levels, PLAIN_DICTIONARY and RLE_DICTIONARY, DELTA_BINARY_PACKED,
 // DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT), data
 // pages v1 and v2, and stop at each page's value count (DuckDB pads its
-// last bit-packed run of levels and dictionary indexes beyond it). Their
+// last bit-packed run of levels and dictionary indexes beyond it). They
+// are called page by page (a page that stops yielding values before its
+// value count is corrupt: arrow-go's own batch loop would spin). Their
 // values and levels go straight into the numpy rows: for a table of
 // several columns read with [Reader.Next], into the records themselves;
 // the columns of a row group are decoded in parallel (up to GOMAXPROCS

@@ -463,3 +463,64 @@ func TestFillValues(t *testing.T) {
 		}
 	}
 }
+
+// TestNextAndNextColumns: Next (records decoded in place) and NextColumns
+// may be mixed on one Reader, in either order, and give the same rows.
+func TestNextAndNextColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "foreign", "duck_rowgroups.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cols, err := readAllColumns(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nextFirst := range []bool{true, false} {
+		rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt := rd.Header().DType
+		for call := 0; ; call++ {
+			start := rd.Rows() - rd.Remaining()
+			var rows [][]byte // per column
+			n := 0
+			if (call%2 == 0) == nextFirst {
+				bt, err := rd.Next(333)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n = bt.Rows
+				for _, f := range dt.Fields {
+					var c []byte
+					for k := 0; k < n; k++ {
+						c = append(c, bt.Data[k*dt.Size+f.Offset:k*dt.Size+f.Offset+f.Type.Size]...)
+					}
+					rows = append(rows, c)
+				}
+			} else {
+				var cs [][]byte
+				n, cs, err = rd.NextColumns(500)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows = cs
+			}
+			for i, f := range dt.Fields {
+				w := f.Type.Size
+				if !bytes.Equal(rows[i], cols[i][int(start)*w:(int(start)+n)*w]) {
+					t.Fatalf("nextFirst %v, call %d, column %s: rows differ", nextFirst, call, f.Name)
+				}
+			}
+		}
+		if rd.Remaining() != 0 {
+			t.Fatalf("%d rows left", rd.Remaining())
+		}
+	}
+}

@@ -27,10 +27,12 @@ import (
 // rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns], DATE -> M8[D],
 // TIME(unit) -> m8[unit], STRING/ENUM/JSON -> U<n> and BYTE_ARRAY -> S<n>
 // with n the longest value (found by a first pass over those columns),
-// FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs.
-// Nulls become NaT in time columns and NaN in float columns and are
-// refused elsewhere. INTERVAL, LIST and MAP columns of foreign files are
-// refused with an error naming the column.
+// FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs,
+// top-level lists of primitives of one length -> subarrays. Nulls become
+// NaT in time columns and NaN in float columns and are refused elsewhere
+// (a [*NullError]; see [ReadOptions] for fill values). INTERVAL, MAP and
+// other list columns of foreign files are refused with an error naming
+// the column.
 //
 // Rows are decoded one row group at a time, so memory is bounded by the
 // largest row group; the columns of a row group are decoded in parallel
@@ -386,15 +388,32 @@ func (r *Reader) Remaining() int64 { return r.rows - r.next }
 
 // NextColumns reads up to maxRows rows and returns them as one byte slice
 // per column source (native order, C order), valid until the next call.
+// A Reader whose first call was [Reader.Next] decodes records, which
+// NextColumns then splits (a copy).
 // At the end it returns io.EOF.
 func (r *Reader) NextColumns(maxRows int) (int, [][]byte, error) {
 	if r.err != nil {
 		return 0, nil, r.err
 	}
-	if r.interleaved {
-		return 0, nil, errors.New("parquetio: NextColumns after Next: a Reader gives rows one way")
+	if r.bufs == nil {
+		r.layout(false)
 	}
-	return r.nextRows(maxRows)
+	n, cols, err := r.nextRows(maxRows)
+	if err != nil || !r.interleaved {
+		return n, cols, err
+	}
+	// Rows decoded as records (Next came first): split them.
+	rs := r.dtype.Size
+	out := make([][]byte, len(r.s.srcs))
+	for i, w := range r.s.srcs {
+		off := r.dtype.Fields[i].Offset
+		c := make([]byte, n*w)
+		for k := 0; k < n; k++ {
+			copy(c[k*w:(k+1)*w], cols[0][k*rs+off:k*rs+off+w])
+		}
+		out[i] = c
+	}
+	return n, out, nil
 }
 
 func (r *Reader) nextRows(maxRows int) (int, [][]byte, error) {
@@ -422,8 +441,9 @@ func (r *Reader) nextRows(maxRows int) (int, [][]byte, error) {
 
 // Next reads up to maxRows rows of the dtype of [Reader.Header] (native
 // order): for a table of several columns, the columns are decoded
-// straight into records (a Reader then gives no [Reader.NextColumns]).
-// The batch's data is valid until the next call.
+// straight into records when Next is called before [Reader.NextColumns]
+// (either may follow the other; the second one then copies). The batch's
+// data is valid until the next call.
 func (r *Reader) Next(maxRows int) (npyio.Batch, error) {
 	if r.err != nil {
 		return npyio.Batch{}, r.err
@@ -431,13 +451,23 @@ func (r *Reader) Next(maxRows int) (npyio.Batch, error) {
 	if r.bufs == nil {
 		r.layout(true)
 	}
-	if !r.interleaved && len(r.s.srcs) > 1 {
-		return npyio.Batch{}, errors.New("parquetio: Next after NextColumns: a Reader gives rows one way")
-	}
 	start := r.next
 	n, cols, err := r.nextRows(maxRows)
 	if err != nil {
 		return npyio.Batch{}, err
 	}
-	return npyio.Batch{Start: start, Rows: n, Data: cols[0]}, nil
+	if len(cols) == 1 {
+		return npyio.Batch{Start: start, Rows: n, Data: cols[0]}, nil
+	}
+	// Rows decoded by column (NextColumns came first): interleave them.
+	rs := r.dtype.Size
+	out := make([]byte, n*rs)
+	for i, c := range cols {
+		off := r.dtype.Fields[i].Offset
+		w := r.s.srcs[i]
+		for k := 0; k < n; k++ {
+			copy(out[k*rs+off:k*rs+off+w], c[k*w:(k+1)*w])
+		}
+	}
+	return npyio.Batch{Start: start, Rows: n, Data: out}, nil
 }
