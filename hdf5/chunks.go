@@ -749,16 +749,22 @@ func allZero(b []byte) bool {
 }
 
 // readRows copies rows [start, start+n) of the dataset (dim 0) into dst,
-// which holds n*rowBytes bytes. The chunks the rows touch are decoded in
-// groups of at most the cache size, each group in parallel.
+// which holds n*rowBytes bytes.
 func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
+	lo := make([]uint64, len(r.dims))
+	hi := append([]uint64(nil), r.dims...)
+	lo[0], hi[0] = start, start+n
+	return r.readRegion(lo, hi, dst)
+}
+
+// readRegion copies the hyperslab [lo, hi) of the dataset into dst (C
+// order, the region's own shape). Only the chunks the region touches are
+// read; they are decoded in groups of at most the cache size, each group
+// in parallel.
+func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 	rank := len(r.dims)
 	ch := r.layout.Chunk
 	es := uint64(r.elemSize)
-	lo := make([]uint64, rank)
-	hi := make([]uint64, rank)
-	copy(hi, r.dims)
-	lo[0], hi[0] = start, start+n
 	rstride := make([]uint64, rank)
 	cstride := make([]uint64, rank)
 	rs, cs := es, es
@@ -783,18 +789,18 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 	var keys []uint64
 	var coords [][]uint64
 	scaled := append([]uint64(nil), cfirst...)
-	// A chunk spanning whole rows (all dimensions but the first complete)
-	// that lies inside [start, start+n) is one run of dst.
+	// A chunk that lies inside the region along dim 0 and matches it
+	// exactly along every other dimension is one run of dst.
 	wholeRows := true
 	for i := 1; i < rank; i++ {
-		wholeRows = wholeRows && ch[i] == r.dims[i]
+		wholeRows = wholeRows && ch[i] == hi[i]-lo[i] && lo[i]%ch[i] == 0
 	}
 	direct := func(sc []uint64) []byte {
 		first := sc[0] * ch[0]
-		if !wholeRows || first < start || first+ch[0] > start+n {
+		if !wholeRows || first < lo[0] || first+ch[0] > hi[0] {
 			return nil
 		}
-		off := (first - start) * rstride[0]
+		off := (first - lo[0]) * rstride[0]
 		return dst[off : off+r.layout.chunkSize]
 	}
 	done := map[uint64]bool{}
