@@ -757,6 +757,9 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 	return r.readRegion(lo, hi, dst)
 }
 
+// groupBytes bounds the decoded chunks held at once by one read.
+const groupBytes = 8 << 20
+
 // readRegion copies the hyperslab [lo, hi) of the dataset into dst (C
 // order, the region's own shape). Only the chunks the region touches are
 // read; they are decoded in groups of at most the cache size, each group
@@ -785,22 +788,48 @@ func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 		}
 		r.loaded = true
 	}
-	groupMax := max(r.cacheMax/int64(max(r.layout.chunkSize, 1)), 1)
+	// Chunks are decoded in groups of at most groupBytes (but one chunk
+	// per core at least, when the cache allows it).
+	cs64 := int64(max(r.layout.chunkSize, 1))
+	groupMax := max(min(r.cacheMax, groupBytes)/cs64, 1)
+	if w := int64(runtime.GOMAXPROCS(0)); groupMax < w && w*cs64 <= r.cacheMax {
+		groupMax = w
+	}
 	var keys []uint64
 	var coords [][]uint64
 	scaled := append([]uint64(nil), cfirst...)
-	// A chunk that lies inside the region along dim 0 and matches it
-	// exactly along every other dimension is one run of dst.
-	wholeRows := true
-	for i := 1; i < rank; i++ {
-		wholeRows = wholeRows && ch[i] == hi[i]-lo[i] && lo[i]%ch[i] == 0
+	// inside reports a chunk wholly inside the region (used once by a
+	// sequential reader: not worth caching).
+	inside := func(sc []uint64) bool {
+		for i := range sc {
+			o := sc[i] * ch[i]
+			if o < lo[i] || o+ch[i] > hi[i] {
+				return false
+			}
+		}
+		return true
 	}
+	// A chunk inside the region is one run of dst when, for some p, it
+	// is one element thick along every dimension before p and spans the
+	// region along every dimension after p: its C-order bytes are then
+	// the run's.
 	direct := func(sc []uint64) []byte {
-		first := sc[0] * ch[0]
-		if !wholeRows || first < lo[0] || first+ch[0] > hi[0] {
+		if !inside(sc) {
 			return nil
 		}
-		off := (first - lo[0]) * rstride[0]
+		p := 0
+		for p < rank && ch[p] == 1 {
+			p++
+		}
+		for i := p + 1; i < rank; i++ {
+			if ch[i] != hi[i]-lo[i] {
+				return nil
+			}
+		}
+		var off uint64
+		for i := range sc {
+			off += (sc[i]*ch[i] - lo[i]) * rstride[i]
+		}
 		return dst[off : off+r.layout.chunkSize]
 	}
 	done := map[uint64]bool{}
@@ -815,7 +844,7 @@ func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 			}
 		}
 		for i, k := range keys {
-			if c := got[k]; !done[k] && c != nil {
+			if c := got[k]; !done[k] && c != nil && !inside(coords[i]) {
 				r.remember(k, c)
 			}
 			delete(done, k)
