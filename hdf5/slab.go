@@ -269,10 +269,12 @@ type ElementReader struct {
 	total uint64
 }
 
-// NewElementReader returns a reader whose batches hold at most batchBytes
+// NewElementReader returns a reader whose batches hold about batchBytes
 // bytes (at least one element). Along the dimension batches are cut, a
 // chunked dataset's batches follow the chunk grid where they can, so each
-// chunk is decoded once when the chunk cache holds one band of chunks.
+// chunk is decoded once when the chunk cache holds one band of chunks; a
+// batch of rows grows to one band of chunks when that is at most four
+// times batchBytes.
 func (ds *Dataset) NewElementReader(batchBytes int) (*ElementReader, error) {
 	rr, err := ds.newRowReader(1, false)
 	if err != nil {
@@ -305,8 +307,15 @@ func (ds *Dataset) NewElementReader(batchBytes int) (*ElementReader, error) {
 	}
 	e.step = max(limit/inner, 1)
 	if l := ds.info.layout; l.Class == LayoutChunked && e.axis < len(l.Chunk) {
-		if c := l.Chunk[e.axis]; e.step > c {
+		c := l.Chunk[e.axis]
+		switch {
+		case e.step > c:
 			e.step -= e.step % c
+		case e.step < c && c*inner <= 4*limit && e.axis == 0:
+			// A batch of one band of chunks (at most four times the size
+			// asked for): each chunk is decoded once, straight into the
+			// batch, instead of staying in the cache for several batches.
+			e.step = c
 		}
 	}
 	e.step = min(e.step, max(dims[e.axis], 1))
