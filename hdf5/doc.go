@@ -55,7 +55,12 @@
 // reinterpreted. [Dataset.ReadAll] reads everything up to
 // Options.MaxReadBytes; [Dataset.NewRowReader] streams batches of rows
 // (slices along the first dimension; a scalar has one row) with
-// [RowReader.Read], or any row range with [RowReader.ReadRows]. The chunks
+// [RowReader.Read], or any row range with [RowReader.ReadRows];
+// [RowReader.ReadSlab] and [Dataset.ReadSlab] read any box [lo, hi) (a
+// hyperslab with unit stride: only the chunks it meets are decoded;
+// contiguous storage is read run by run); [Dataset.NewElementReader]
+// streams the elements in C order in batches of bounded bytes whatever
+// the shape (a huge single row is read in parts). The chunks
 // a batch touches are decoded in parallel, those spanning whole rows
 // straight into the batch, the others through a cache of at most
 // Options.ChunkCacheBytes; memory stays bounded whatever the dataset size.

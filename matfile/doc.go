@@ -63,14 +63,19 @@
 // cells, structs, sparse) are read whole.
 //
 // A v7.3 numeric variable is not read until its Var is opened and then
-// streams in batches of about 4 MiB of HDF5 rows (MATLAB columns)
-// through the hdf5 package's row reader, so a matrix of many gigabytes
-// converts in bounded memory (the hdf5 package decodes the chunks of a
-// batch in parallel, through a chunk cache of 64 MiB at most). The row
-// reader reads whole rows, and a MATLAB vector is a single HDF5 row: it
-// is read at once, and refused over Options.MaxVariableBytes. [Var.Array]
-// reads a v7.3 array in one call. Char arrays, cells, structs and sparse
-// matrices are read whole.
+// streams through the hdf5 package's element reader in batches of about
+// 4 MiB in storage order (column-major), whatever its shape: a MATLAB
+// vector, which is a single HDF5 row, streams too. [Var.OpenRowMajor]
+// delivers the same array in C order (what a table, a C-order .npy or a
+// row-by-row consumer wants) in bands of about 8 MiB of rows: each band
+// is one HDF5 hyperslab (MATLAB rows are the last HDF5 dimension), which
+// decodes only the chunks it meets, reversed in memory. Memory is a few
+// bands plus the hdf5 chunk cache (64 MiB at most), never the variable:
+// a 256 MiB matrix converts to .npy with a peak RSS of about 85 MiB.
+// [Var.Array] reads a v7.3 array in one call (bounded by
+// Options.MaxVariableBytes). Char arrays, cells, structs and sparse
+// matrices are read whole; so is a Level 5 variable read row-major
+// (OpenRowMajor reorders it in memory, band by band).
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in

@@ -483,8 +483,12 @@ type batchReader interface {
 // pump copies every batch of r into wr and closes wr.
 func pump(wr *npyio.Writer, r batchReader, progress func(int64)) error {
 	var done int64
+	n := 1 << 16
+	if nr, ok := r.(*npyio.Reader); ok {
+		n = batchRows(nr, n)
+	}
 	for {
-		b, err := r.Next(1 << 16)
+		b, err := r.Next(n)
 		if err == io.EOF {
 			break
 		}
