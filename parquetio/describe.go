@@ -155,7 +155,7 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 
 // describeElement fills in the numpy type of a primitive.
 func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
-	dt, err := primitiveDType(p, func(bool) (int, error) {
+	dt, err := primitiveDType(p, false, func(bool) (int, error) {
 		ci.WidthFromData = true
 		return 0, nil
 	})
@@ -169,6 +169,9 @@ func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
 		return
 	}
 	ci.DType = dt.TypeStr()
+	if dt.Kind == npyio.Struct {
+		ci.DType = dt.String()
+	}
 	if ci.WidthFromData {
 		ci.DType = strings.TrimSuffix(ci.DType, "0")
 	}
