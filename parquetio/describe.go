@@ -135,11 +135,11 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 		describeElement(ci, elem)
 		return
 	}
-	// Any other list, map or repeated field on the path is refused.
+	// Any other list, map or repeated field on the path is refused (named
+	// by its outermost LIST or MAP, if any).
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
-		if n.RepetitionType() == parquet.Repetitions.Repeated {
+		if n.RepetitionType() == parquet.Repetitions.Repeated && ci.Refused == "" {
 			ci.Refused = fmt.Sprintf("inside the repeated field %s (a list); %s", n.Path(), listHint)
-			return
 		}
 		switch n.LogicalType().(type) {
 		case schema.ListLogicalType, *schema.ListLogicalType:
@@ -149,6 +149,9 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 			ci.Refused = fmt.Sprintf("inside the MAP %s; %s", n.Path(), listHint)
 			return
 		}
+	}
+	if ci.Refused != "" {
+		return
 	}
 	describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode))
 }
