@@ -77,7 +77,9 @@
 //	  INT_8..UINT_64; plain INT32/INT64  i4, i8
 //	FLOAT16, FLOAT, DOUBLE               f2, f4, f8
 //	DECIMAL(p,s) on INT32, INT64,        f8, correctly rounded from the exact
-//	  FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY   decimal (ties to even)
+//	  FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY   decimal (ties to even); or, with
+//	                                     ReadOptions.Decimal, exact i8 holding
+//	                                     value*10^s, field "<name>_x1e<s>" (p <= 18)
 //	DATE                                 M8[D]
 //	TIMESTAMP(ms|us|ns), any UTC flag    M8[ms|us|ns]
 //	INT96 (Spark, Impala)                M8[ns]
@@ -88,14 +90,17 @@
 //	group                                nested struct
 //	top-level LIST of primitives (3- or  subarray field, when every row's
 //	  2-level, or a repeated primitive)    list has one length
-//	INTERVAL, MAP, other lists           refused, naming the column
+//	INTERVAL (top level)                 struct (months, days, milliseconds), u4 each
+//	MAP, other lists                     refused, naming the column
 //
 // The longest string is found by a first pass over those columns alone,
 // the length of lists by a pass over their levels (lists of varying
 // length are refused naming the first row that differs).
 // Nulls become NaN in float columns and NaT in time columns; in any other
 // column a null is refused with a [*NullError] naming the column, the
-// first null row and the null count of the statistics. A column declared
+// first null row and the null count of the statistics, unless
+// [ReadOptions] gives a fill value or a validity field ("<name>_valid",
+// a bool field after the column, false where it is null). A column declared
 // OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
 // gives all of this from the footer alone, for inspect.
 //

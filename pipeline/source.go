@@ -98,9 +98,9 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		read := readNPYHeader
 		switch c.Type {
 		case "parquet":
-			read = readParquetHeader
+			read = func(path string) (*npyio.Header, error) { return readParquetHeader(path, foreignFromComponent(c)) }
 		case "arrow":
-			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, arrowWriteOptions(c)) }
+			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, foreignFromComponent(c)) }
 		}
 		h, err := read(m.Path)
 		if err != nil {
