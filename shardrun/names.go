@@ -132,6 +132,9 @@ func walk(ctx context.Context, root string, fn func(storage.Info) error, post fu
 func walkDir(ctx context.Context, dir string, fn func(storage.Info) error, post func(string)) error {
 	var subdirs []string
 	err := list(ctx, dir, func(e storage.Info) error {
+		if e.Name == dir {
+			return nil // a backend listing the directory itself
+		}
 		err := fn(e)
 		if e.IsDir {
 			if errors.Is(err, errSkipDir) {

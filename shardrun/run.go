@@ -34,7 +34,8 @@ import (
 //   - a filesystem (the storage renames): beside the final name, hidden
 //     (".<name>.npyflow-<run>"); the commit renames them into place;
 //   - an object store (no rename): under the run's staging prefix,
-//     <state>/<run>/staging/shard-00003/<bucket>/<key>; the commit copies
+//     <state>/<run>/staging/shard-00003/<sink>/<name under the sink's
+//     root> (or .../_/<bucket>/<key> outside every root); the commit copies
 //     them to their final names (server-side where the store can) and
 //     removes the staging objects once the run is marked committed.
 //
@@ -241,7 +242,13 @@ func remote(final string) bool { return !storage.CanRename(final) }
 // stagedName is where a finished output waits until the commit.
 func (r *Run) stagedName(final string) string {
 	if remote(final) {
-		return Join(r.stagingDir(), bare(final))
+		rel := bare(final)
+		for _, s := range r.cfg.Sinks {
+			if rr, ok := relTo(s.Root, final); ok && rr != "" {
+				return Join(r.stagingDir(), s.Name, rr)
+			}
+		}
+		return Join(r.stagingDir(), "_", rel)
 	}
 	return filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".npyflow-"+r.cfg.Run)
 }

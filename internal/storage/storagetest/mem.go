@@ -204,14 +204,23 @@ func (b memFS) Stat(_ context.Context, name string) (storage.Info, error) {
 }
 
 // List lists dir like a bucket listing with delimiter "/": objects
-// directly under dir, and each deeper prefix once, as a directory.
+// directly under dir, and each deeper prefix once, as a directory. A
+// ?query of dir is kept on the names returned.
 func (b memFS) List(_ context.Context, dir, after string, limit int) ([]storage.Info, bool, error) {
 	m := b.m
-	base := strings.TrimSuffix(dir, "/")
+	base, query := dir, ""
+	if i := strings.IndexByte(dir, '?'); i >= 0 {
+		base, query = dir[:i], dir[i:]
+	}
+	base = strings.TrimSuffix(base, "/")
 	prefix := strings.TrimSuffix(m.key(dir), "/") + "/"
 	afterName := ""
 	if after != "" {
-		afterName = strings.TrimSuffix(after, "/")
+		afterName = after
+		if i := strings.IndexByte(afterName, '?'); i >= 0 {
+			afterName = afterName[:i]
+		}
+		afterName = strings.TrimSuffix(afterName, "/")
 		afterName = afterName[strings.LastIndexByte(afterName, '/')+1:]
 	}
 	m.mu.Lock()
@@ -223,10 +232,10 @@ func (b memFS) List(_ context.Context, dir, after string, limit int) ([]storage.
 		}
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
 			n := rest[:i]
-			children[n] = storage.Info{Name: base + "/" + n, IsDir: true}
+			children[n] = storage.Info{Name: base + "/" + n + query, IsDir: true}
 			continue
 		}
-		children[rest] = storage.Info{Name: base + "/" + rest, Size: int64(len(o.data)), ModTime: o.mod}
+		children[rest] = storage.Info{Name: base + "/" + rest + query, Size: int64(len(o.data)), ModTime: o.mod}
 	}
 	m.mu.Unlock()
 	if len(children) == 0 {
