@@ -69,7 +69,7 @@ func (j *job) assigned(s int) []int {
 func (j *job) config(s int, resume bool) shardrun.Config {
 	c := shardrun.Config{StateDir: j.state, Run: j.run, Shard: shardrun.Shard{Index: s, Count: j.shards}, Resume: resume,
 		CheckpointBytes: 1, // a checkpoint after every input
-		Sinks: []shardrun.ManifestSink{{Name: "ds", Type: "parquet", Mode: "overwrite", Root: j.root, Dataset: true}}}
+		Sinks:           []shardrun.ManifestSink{{Name: "ds", Type: "parquet", Mode: "overwrite", Root: j.root, Dataset: true}}}
 	for _, i := range j.assigned(s) {
 		c.Assigned = append(c.Assigned, j.input(i))
 	}
