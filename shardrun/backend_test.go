@@ -22,9 +22,10 @@ func TestBehaviourBucket(t *testing.T) {
 	base := "memtest://bucket-behaviour/runs?region=test" // a query, as s3 URLs have, stays at the end
 	copies := mem.Copies
 	shardruntest.Run(t, base)
-	// 14 + 9 + 8 files published by server-side copy, none streamed.
-	if n := mem.Copies - copies; n != 31 {
-		t.Errorf("%d server-side copies, want 31", n)
+	// 14 + 9 + 8 + 40 files published by server-side copy (the racing
+	// commits may copy a file more than once, at most four times).
+	if n := mem.Copies - copies; n < 71 || n > 31+4*40 {
+		t.Errorf("%d server-side copies, want 71 to 191", n)
 	}
 	for _, k := range mem.Keys("memtest://bucket-behaviour/") {
 		if strings.Contains(k, "?") {

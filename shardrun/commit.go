@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strings"
 	"time"
@@ -245,6 +246,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		if errors.Is(err, storage.ErrNoRename) {
 			err = storage.Copy(ctx, o.Staged, o.Path)
 			copied = append(copied, o.Staged)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// A commit racing this one published it and removed the
+			// staged object: the final one must be what was recorded.
+			if st, serr := storage.Stat(ctx, o.Path); serr == nil && st.Size == o.Bytes {
+				err = nil
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("publishing %s: %w", o.Path, err)

@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -35,6 +36,7 @@ func Run(t *testing.T, base string) {
 	t.Run("FourShards", func(t *testing.T) { FourShards(t, shardrun.Join(base, "four")) })
 	t.Run("KilledShardResumes", func(t *testing.T) { KilledShardResumes(t, shardrun.Join(base, "killed")) })
 	t.Run("RerunOverwritesOwnStaging", func(t *testing.T) { RerunOverwritesOwnStaging(t, shardrun.Join(base, "rerun")) })
+	t.Run("RacingCommits", func(t *testing.T) { RacingCommits(t, shardrun.Join(base, "race")) })
 }
 
 // job is a synthetic job: shards over inputs in0..inN-1 writing one
@@ -419,4 +421,31 @@ func toBytes(m map[string]bool) map[string][]byte {
 		out[k] = nil
 	}
 	return out
+}
+
+// RacingCommits commits a finished run from four goroutines at once (as
+// `npyflow commit` started twice, or on a store without exclusive
+// create): every commit succeeds and the dataset is the run's, once.
+func RacingCommits(t *testing.T, base string) {
+	j := newJob(base, 2, 40)
+	runShard(t, j, 0, false, "a", -1, true)
+	runShard(t, j, 1, false, "a", -1, true)
+	runDir := shardrun.Join(j.state, j.run)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = shardrun.CommitRun(runDir, nil)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("commit %d: %v", i, err)
+		}
+	}
+	checkDataset(t, j, map[int]string{0: "a", 1: "a"})
+	checkNoStaging(t, j)
 }
