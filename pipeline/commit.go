@@ -1,45 +1,25 @@
 package pipeline
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"github.com/npyflow/npyflow/shardrun"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
+
+	"github.com/npyflow/npyflow/shardrun"
 )
 
-// The commit protocol of sharded runs.
-//
-// A run is named by its run ID (a digest of the job, the inputs with their
-// fingerprints and the shard count). Its state lives in
-// <state>/<run>/: one manifest per shard (shard-00003.json) and, once
-// committed, COMMITTED. <state> is <root of the first sink>/_npyflow
-// unless set.
-//
-// A shard reads its inputs in plan order. At a checkpoint (every
-// CheckpointBytes of input, and at the end) it closes the files it has
-// open, renames each from its temporary name to a staged name beside its
-// final one (".<name>.npyflow-<run>", hidden from readers), and rewrites
-// its manifest atomically with the inputs finished so far and the staged
-// files. A killed shard loses only the work since its last checkpoint:
-// run again with resume, it removes its temporary and unlisted staged
-// files and skips the inputs its manifest lists.
-//
-// Commit (npyflow commit, or the shard that finds every manifest
-// complete) checks every manifest (all shards present and complete, each
-// shard's inputs exactly those assigned to it, no input twice, every
-// staged file present with its recorded size, no final name twice),
-// renames the staged files to their final names, removes files of
-// earlier runs from datasets in overwrite mode, and writes _SUCCESS into
-// every sink's root. Until then readers see the previous state.
+// Sharded runs: the pipeline decides what a run is (its inputs, their
+// shards, the run ID, the sinks' roots and planned files) and hands the
+// rest to package shardrun (see [shardrun.Run] for the commit protocol):
+// Plan.Run asks it which inputs to read (includes), tells it when an
+// input is done (partDone) and when the shard is finished (commit), and
+// the sinks create their files through it (outputs.stage).
 
 // DefaultCheckpointBytes is the default ShardOptions.CheckpointBytes.
-const DefaultCheckpointBytes = 256 << 20
+const DefaultCheckpointBytes = shardrun.DefaultCheckpointBytes
 
 // ShardOptions makes a run one shard of a sharded run with manifests and
 // a commit. A Plan with a dataset sink always runs this way (as shard 0
@@ -71,42 +51,24 @@ type ShardOptions struct {
 	AfterPart func(p *Part)
 }
 
-// ShardSummary is what a sharded run did besides reading and writing.
-type ShardSummary struct {
-	Shard       Shard
-	Run         string // the run ID
-	RunDir      string // the run's state directory
-	Assigned    int    // inputs assigned to this shard
-	Resumed     int    // inputs skipped as committed by an earlier attempt
-	Checkpoints int
-	Committed   *CommitSummary // set when this shard committed the run
-	Done        string         // why nothing was run, when nothing was
-}
+// ShardSummary is what a sharded run did besides reading and writing
+// (see [shardrun.Summary]).
+type ShardSummary = shardrun.Summary
 
-// distRun is the state of a sharded run.
+// distRun adapts a shardrun.Run to the plan: which parts it reads, and
+// the sinks' finished files at checkpoints.
 type distRun struct {
 	p        *Plan
+	run      *shardrun.Run
 	opts     ShardOptions
 	shard    Shard
 	runID    string
-	runDir   string
-	manName  string
-	man      *Manifest
 	include  map[*Part]bool
 	fps      map[*Part]partFP
-	pending  []ManifestInput
-	pendBy   int64
-	seq      int
-	every    int64
-	sum      ShardSummary
 	noChecks string // why checkpoints happen only at the end
 }
 
-func (d *distRun) nextSeq() int {
-	s := d.seq
-	d.seq++
-	return s
-}
+func (d *distRun) nextSeq() int { return d.run.NextSeq() }
 
 // allParts lists every part of every source, in run order.
 func (p *Plan) allParts() []*Part {
@@ -196,7 +158,7 @@ func DefaultStateDir(job *Job) string {
 	if len(sinks) == 0 {
 		return "_npyflow"
 	}
-	return filepath.Join(sinkRoot(sinks[0]), "_npyflow")
+	return shardrun.Join(sinkRoot(sinks[0]), "_npyflow")
 }
 
 // needsDist reports whether the plan must run with manifests: it writes
@@ -257,111 +219,51 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 		return nil, fmt.Errorf("the job differs from the one planned (run %s, plan %s): use the job the plan carries", d.runID, fp.ID)
 	}
 	assign := p.assign(parts, d.shard.Count, fp)
-	d.runDir = filepath.Join(p.stateDir(o.StateDir), d.runID)
-	d.manName = manifestName(d.runDir, d.shard.Index)
-	d.sum = ShardSummary{Shard: d.shard, Run: d.runID, RunDir: d.runDir}
-	d.every = o.CheckpointBytes
-	if d.every == 0 {
-		d.every = DefaultCheckpointBytes
-	}
 	if why := p.shardable(); why != "" {
 		d.noChecks = why
 	}
-
+	cfg := shardrun.Config{StateDir: p.stateDir(o.StateDir), Run: d.runID, Shard: d.shard, Resume: o.Resume,
+		NoCommit: o.NoCommit, Recheck: fp != nil, CheckpointBytes: o.CheckpointBytes, Log: o.Log}
 	var mine []*Part
-	var assigned []ManifestInput
 	for i, pt := range parts {
 		d.fps[pt] = fps[i]
 		if assign[i] == d.shard.Index {
 			mine = append(mine, pt)
-			assigned = append(assigned, ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: fps[i].fp, Rows: pt.Rows})
+			cfg.Assigned = append(cfg.Assigned, d.input(pt))
 		}
 	}
-	d.sum.Assigned = len(mine)
-	if _, err := os.Stat(filepath.Join(d.runDir, committedFile)); err == nil {
-		switch {
-		case o.Resume:
-			d.sum.Done = "run " + d.runID + " is already committed"
-			return d, nil
-		case d.shard.Count > 1:
-			return nil, fmt.Errorf("run %s (the same job, inputs and shard count) is already committed: "+
-				"--resume does nothing for it; to write it again, remove %s first", d.runID, d.runDir)
-		}
-		// One shard: running the same work again starts a new attempt.
-		if err := os.RemoveAll(d.runDir); err != nil {
-			return nil, err
-		}
-	}
-	d.man = &Manifest{Format: planFormat, Run: d.runID, Shard: d.shard.Index, Shards: d.shard.Count,
-		Assigned: len(assigned), AssignedSum: digestInputs(sortedInputs(append([]ManifestInput(nil), assigned...))), Inputs: []ManifestInput{}, Outputs: []ManifestOutput{}}
 	for _, c := range p.Job.Of(Sink) {
-		d.man.Sinks = append(d.man.Sinks, ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
+		cfg.Sinks = append(cfg.Sinks, ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
 	}
-	old, err := readManifest(d.manName)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		old = nil
-	case err != nil:
-		return nil, err
-	case old.Run != d.runID:
-		old = nil
-	}
-	keep := map[string]bool{}
-	committed := map[string]bool{}
-	if old != nil && o.Resume {
-		for _, in := range old.Inputs {
-			committed[in.Key()] = true
-		}
-		for _, out := range old.Outputs {
-			keep[out.Staged] = true
-		}
-		d.man.Inputs, d.man.Outputs, d.man.Checkpoints = old.Inputs, old.Outputs, old.Checkpoints
-		d.seq = old.NextSeq
-	} else if old != nil {
-		for _, out := range old.Outputs {
-			os.Remove(out.Staged)
-		}
-	}
-	// Only this shard's names are touched, so a retry cannot damage
-	// another shard's work.
-	if err := d.cleanup(mine, keep); err != nil {
-		return nil, err
-	}
-	for _, pt := range mine {
-		in := ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member}
-		if committed[in.Key()] {
-			d.sum.Resumed++
-			continue
-		}
-		d.include[pt] = true
-	}
-	if fp != nil {
-		// Check the files still are what was planned before reading them.
-		seen := map[string]bool{}
-		for _, pt := range mine {
-			if !d.include[pt] || seen[pt.Path] {
-				continue
+	for _, s := range p.sinks {
+		if t, ok := s.(*trackedSink); ok {
+			parts := mine
+			if !t.perPart {
+				parts = nil
 			}
-			seen[pt.Path] = true
-			got, err := Fingerprint(pt.Path)
+			paths, err := t.sinkNode.plannedPaths(parts)
 			if err != nil {
 				return nil, err
 			}
-			if want := d.fps[pt].fp; got != want {
-				return nil, fmt.Errorf("%s changed since planning (fingerprint %s, planned %s)", pt.Path, got, want)
-			}
+			cfg.Planned = append(cfg.Planned, paths...)
 		}
 	}
-	if old != nil && o.Resume && old.Complete {
-		d.man.Complete = true
-	}
-	if err := d.man.Write(d.manName); err != nil {
+	run, err := shardrun.Start(context.Background(), cfg)
+	if err != nil {
 		return nil, err
 	}
-	if d.man.Complete {
-		d.sum.Done = fmt.Sprintf("shard %s of run %s already finished", d.shard, d.runID)
+	d.run = run
+	for _, pt := range mine {
+		if !run.Skip(d.input(pt)) {
+			d.include[pt] = true
+		}
 	}
 	return d, nil
+}
+
+// input is a part as the manifests record it.
+func (d *distRun) input(pt *Part) ManifestInput {
+	return ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].fp, Rows: pt.Rows}
 }
 
 func partName(pt *Part) string {
@@ -371,78 +273,13 @@ func partName(pt *Part) string {
 	return pt.Path
 }
 
-// stagedName is the hidden name a finished file waits under until commit.
-func stagedName(final, runID string) string {
-	return filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".npyflow-"+runID)
-}
-
-// cleanup removes this shard's temporary files and the staged files of
-// this run not in keep: what a killed attempt left behind.
-func (d *distRun) cleanup(mine []*Part, keep map[string]bool) error {
-	suffix := ".npyflow-" + d.runID
-	leftover := func(name string) bool {
-		return strings.Contains(name, ".tmp-") || strings.HasSuffix(name, suffix)
-	}
-	for _, s := range d.p.sinks {
-		switch n := s.(type) {
-		case *datasetSink:
-			prefix := fmt.Sprintf(".part-%05d-", d.shard.Index)
-			err := filepath.WalkDir(n.root, func(p string, e fs.DirEntry, err error) error {
-				if err != nil {
-					if p == n.root {
-						return nil // no dataset yet
-					}
-					return err
-				}
-				if e.IsDir() && e.Name() == "_npyflow" {
-					return filepath.SkipDir
-				}
-				if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) && leftover(e.Name()) && !keep[p] {
-					return os.Remove(p)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		case *trackedSink:
-			parts := mine
-			if !n.perPart {
-				parts = nil
-			}
-			paths, err := n.sinkNode.plannedPaths(parts)
-			if err != nil {
-				return err
-			}
-			for _, final := range paths {
-				base := "." + filepath.Base(final)
-				ents, err := os.ReadDir(filepath.Dir(final))
-				if err != nil {
-					continue
-				}
-				for _, e := range ents {
-					name := e.Name()
-					p := filepath.Join(filepath.Dir(final), name)
-					if strings.HasPrefix(name, base) && (strings.HasPrefix(name, base+".tmp-") || name == base+suffix) && !keep[p] {
-						if err := os.Remove(p); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // afterPart records a finished input and checkpoints when due.
 func (d *distRun) afterPart(pt *Part) error {
-	d.pending = append(d.pending, ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].fp, Rows: pt.Rows})
-	d.pendBy += pt.Size
+	due := d.run.Done(d.input(pt), pt.Size)
 	if d.opts.AfterPart != nil {
 		d.opts.AfterPart(pt)
 	}
-	if d.noChecks != "" || d.every < 0 || d.pendBy < d.every {
+	if d.noChecks != "" || !due {
 		return nil
 	}
 	for _, s := range d.p.sinks {
@@ -462,122 +299,49 @@ type stager interface {
 	flush() ([]fileRec, error)
 }
 
+// finished collects the files the sinks finished since the last call.
+func (d *distRun) finished() ([]shardrun.Output, error) {
+	var out []shardrun.Output
+	for _, s := range d.p.sinks {
+		recs, err := s.(stager).flush()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			out = append(out, shardrun.Output{Sink: r.sink, Final: r.final, Rows: r.rows})
+		}
+	}
+	return out, nil
+}
+
 // checkpoint stages every finished file and records it and the finished
 // inputs in the manifest.
 func (d *distRun) checkpoint(final bool) error {
-	var recs []fileRec
-	for _, s := range d.p.sinks {
-		r, err := s.(stager).flush()
-		if err != nil {
-			return err
-		}
-		recs = append(recs, r...)
-	}
-	staged, err := d.p.env.out.stage(recs, d.runID)
+	outs, err := d.finished()
 	if err != nil {
 		return err
 	}
-	d.man.Inputs = append(d.man.Inputs, d.pending...)
-	d.man.Outputs = append(d.man.Outputs, staged...)
-	d.man.NextSeq = d.seq
-	d.man.Checkpoints++
-	d.man.Complete = final
-	if err := d.man.Write(d.manName); err != nil {
-		return err
-	}
-	d.sum.Checkpoints++
-	if d.opts.Log != nil && (len(d.pending) > 0 || len(staged) > 0) {
-		var rows int64
-		for _, in := range d.pending {
-			rows += in.Rows
-		}
-		fmt.Fprintf(d.opts.Log, "checkpoint %d: shard %s committed %d more input(s) (%d rows), %d file(s); %d of %d inputs done\n",
-			d.man.Checkpoints, d.shard, len(d.pending), rows, len(staged), len(d.man.Inputs), d.man.Assigned)
-	}
-	d.pending, d.pendBy = nil, 0
-	return nil
+	return d.run.Checkpoint(outs, final)
 }
 
 // finish writes the last checkpoint and, if every shard is done and
 // commits are allowed, commits the run.
 func (d *distRun) finish() error {
-	if err := d.checkpoint(true); err != nil {
+	outs, err := d.finished()
+	if err != nil {
 		return err
 	}
 	d.p.env.out.abort() // only scratch files are left
-	return d.maybeCommit()
+	return d.run.Finish(outs)
 }
 
-func (d *distRun) maybeCommit() error {
-	if d.opts.NoCommit {
-		return nil
-	}
-	for i := 0; i < d.shard.Count; i++ {
-		m, err := readManifest(manifestName(d.runDir, i))
-		if err != nil || m.Run != d.runID || !m.Complete {
-			return nil // not the last shard
-		}
-	}
-	lock, err := os.OpenFile(filepath.Join(d.runDir, "commit.lock"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+// stage creates an output file of a sharded run (outputs.create).
+func (d *distRun) stage(final string) (*os.File, error) {
+	f, err := d.run.Stage(final)
 	if err != nil {
-		return nil // another shard is committing
+		return nil, err
 	}
-	fmt.Fprintf(lock, "shard %d pid %d %s\n", d.shard.Index, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	lock.Close()
-	cs, err := CommitRun(d.runDir, &CommitOptions{Log: d.opts.Log})
-	if err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	d.sum.Committed = cs
-	return nil
-}
-
-// stage closes the given finished files and renames them from their
-// temporary names to their staged names.
-func (o *outputs) stage(recs []fileRec, runID string) ([]ManifestOutput, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	want := map[string]fileRec{}
-	for _, r := range recs {
-		want[r.final] = r
-	}
-	out := []ManifestOutput{}
-	keep := o.files[:0]
-	var dirs []string
-	for _, f := range o.files {
-		r, ok := want[f.final]
-		if f.final == "" || !ok || f.tmp == "" {
-			keep = append(keep, f)
-			continue
-		}
-		if err := f.f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
-			return nil, err
-		}
-		if err := f.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
-			return nil, err
-		}
-		staged := stagedName(f.final, runID)
-		if err := os.Rename(f.tmp, staged); err != nil {
-			return nil, err
-		}
-		st, err := os.Stat(staged)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ManifestOutput{Sink: r.sink, Path: f.final, Staged: staged, Rows: r.rows, Bytes: st.Size()})
-		dirs = append(dirs, filepath.Dir(staged))
-	}
-	for i := len(keep); i < len(o.files); i++ {
-		o.files[i] = nil
-	}
-	o.files = keep
-	sort.Strings(dirs)
-	for i, dir := range dirs {
-		if i == 0 || dir != dirs[i-1] {
-			syncDir(dir)
-		}
-	}
-	return out, nil
+	return f.File, nil
 }
 
 // trackedSink wraps a file sink: it applies skip_existing and records

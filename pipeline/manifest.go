@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/shardrun"
 	"go.yaml.in/yaml/v3"
 )
@@ -142,7 +143,7 @@ func (fp *FrozenPlan) WriteFile(name string) error {
 
 // LoadFrozenPlan reads a plan written by FrozenPlan.WriteFile.
 func LoadFrozenPlan(name string) (*FrozenPlan, error) {
-	b, err := os.ReadFile(name)
+	b, err := shardrun.Files.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ type ManifestOutput = shardrun.ManifestOutput
 func manifestName(runDir string, i int) string    { return shardrun.ManifestName(runDir, i) }
 func readManifest(name string) (*Manifest, error) { return shardrun.ReadManifest(name) }
 func writeFileAtomic(name string, data []byte) error {
-	return shardrun.Local.WriteFileAtomic(name, data)
+	return shardrun.Files.WriteFileAtomic(name, data)
 }
 func syncDir(dir string) { shardrun.SyncDir(dir) }
 
@@ -300,8 +301,12 @@ func captureVars(pt *Part) map[string]string {
 }
 
 // absPath makes a path absolute (against the working directory), so
-// that processes started in other directories agree on it.
+// that processes started in other directories agree on it. URLs are
+// kept as they are.
 func absPath(p string) string {
+	if storage.Scheme(p) != "" {
+		return p
+	}
 	if a, err := filepath.Abs(p); err == nil {
 		return a
 	}

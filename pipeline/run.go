@@ -92,9 +92,13 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		batchBytes = DefaultBatchBytes
 	}
 	start := time.Now()
+	var d *distRun
 	defer func() {
 		if err != nil {
 			p.env.out.abort()
+			if d != nil && d.run != nil {
+				d.run.Abort()
+			}
 		}
 	}()
 	for _, c := range p.Job.Components {
@@ -106,7 +110,6 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	// How the outputs are published: all at once at the end, or, for a
 	// sharded run, staged at checkpoints and committed with the others.
 	var pub publisher = &plainRun{out: p.env.out}
-	var d *distRun
 	if opts.Shard != nil || p.needsDist() || p.frozen != nil {
 		so := opts.Shard
 		if so == nil {
@@ -115,13 +118,14 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		if d, err = p.startDist(so); err != nil {
 			return nil, err
 		}
-		if d.sum.Done != "" {
-			if err := d.maybeCommit(); err != nil {
+		if d.run.Summary().Done != "" {
+			if err := d.run.MaybeCommit(); err != nil {
 				return nil, err
 			}
-			return &Summary{Shard: &d.sum, Elapsed: time.Since(start)}, nil
+			return &Summary{Shard: d.run.Summary(), Elapsed: time.Since(start)}, nil
 		}
 		p.env.dist = d
+		p.env.out.stage = d.stage
 		pub = d
 	}
 
@@ -199,7 +203,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		return nil, err
 	}
 	if d != nil {
-		sum.Shard = &d.sum
+		sum.Shard = d.run.Summary()
 	}
 	for _, s := range p.sinks {
 		sum.Sinks = append(sum.Sinks, s.stats())
@@ -211,9 +215,9 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 // publisher is the narrow interface between a run and how its outputs
 // are published: which parts it reads, "this part is done" and
 // "commit". A plain run (plainRun) renames every output into place at
-// the end; a sharded run (distRun, commit.go) stages outputs at
-// checkpoints, records finished parts in its manifest and commits the
-// run when the last shard finishes.
+// the end; a sharded run (distRun, commit.go, driving a shardrun.Run)
+// stages outputs at checkpoints, records finished parts in its manifest
+// and commits the run when the last shard finishes.
 type publisher interface {
 	includes(pt *Part) bool
 	partDone(pt *Part) error

@@ -23,6 +23,9 @@ type outputs struct {
 	files []*outFile
 	dirs  []string // directories created, parents first
 	sync  bool     // fsync each file before renaming it (RunOptions.Sync)
+	// stage, set for a sharded run, creates the outputs instead: the run
+	// stages and commits them (see distRun.stage).
+	stage func(final string) (*os.File, error)
 }
 
 type outFile struct {
@@ -32,6 +35,9 @@ type outFile struct {
 
 // create opens a temporary file for final.
 func (o *outputs) create(final string) (*os.File, error) {
+	if o.stage != nil {
+		return o.stage(final)
+	}
 	dir := filepath.Dir(final)
 	if err := o.mkdirAll(dir); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package shardrun
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/npyflow/npyflow/internal/storage"
 )
 
 // SuccessFile marks a committed output directory, as Hadoop and Spark do.
@@ -35,12 +36,6 @@ type Expected struct {
 	Run    string
 	Shards int
 	Inputs []ManifestInput // Source, Path and Member are compared
-}
-
-// Exists reports whether path exists.
-func Exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // HiddenName reports whether a file name is hidden from readers of a
@@ -67,25 +62,41 @@ type CommitSummary struct {
 	Already bool             `json:"-"`       // the run was committed before
 }
 
+// successData is the contents of a _SUCCESS file: the commit's summary
+// and, like the S3A committers' _SUCCESS, the files the commit published
+// under that root (relative, "/"-separated), so that a reader of an
+// object store can take the listing from it instead of from the bucket.
+type successData struct {
+	*CommitSummary
+	Committed time.Time `json:"committed"`
+	Published []string  `json:"published,omitempty"`
+}
+
 // CommitRun verifies the manifests in a run directory and publishes the
-// run: staged files are renamed to their final names, datasets in
-// overwrite mode lose the files of earlier runs, and every sink root gets
-// a _SUCCESS file. Committing a committed run does nothing. Any problem
-// (a shard missing or unfinished, an input missing or twice, a staged
-// file missing or of the wrong size) fails the commit before anything is
-// published.
+// run: staged files are moved to their final names (renamed where the
+// storage renames, copied from the staging prefix on an object store),
+// datasets in overwrite mode lose the files of earlier runs, and every
+// sink root gets a _SUCCESS file listing what was published, written
+// last; the run directory gets COMMITTED. Committing a committed run
+// does nothing. Any problem (a shard missing or unfinished, an input
+// missing or twice, a staged file missing or of the wrong size) fails the
+// commit before anything is published. runDir may be a URL.
 func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
+	ctx := context.Background()
 	if opts == nil {
 		opts = &CommitOptions{}
 	}
-	if b, err := os.ReadFile(filepath.Join(runDir, CommittedFile)); err == nil {
+	if b, err := Files.ReadFile(Join(runDir, CommittedFile)); err == nil {
 		var cs CommitSummary
 		if json.Unmarshal(b, &cs) == nil {
 			cs.Already = true
 			return &cs, nil
 		}
 	}
-	names, _ := filepath.Glob(filepath.Join(runDir, "shard-*.json"))
+	names, err := manifestNames(ctx, runDir)
+	if err != nil {
+		return nil, err
+	}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", runDir)
 	}
@@ -133,6 +144,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	seenIn := map[string]int{}
 	finals := map[string]bool{}
 	var outs []ManifestOutput
+	stagedNow := map[string]bool{} // staged files still there
 	sinks := map[string]ManifestSink{}
 	for i := 0; i < shards; i++ {
 		m := byShard[i]
@@ -157,11 +169,12 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 				probs = append(probs, fmt.Sprintf("%s written twice", o.Path))
 			}
 			finals[o.Path] = true
-			if st, err := os.Stat(o.Staged); err == nil {
-				if st.Size() != o.Bytes {
-					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", o.Staged, st.Size(), i, o.Bytes))
+			if st, err := storage.Stat(ctx, o.Staged); err == nil {
+				stagedNow[o.Staged] = true
+				if st.Size != o.Bytes {
+					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", o.Staged, st.Size, i, o.Bytes))
 				}
-			} else if st, err := os.Stat(o.Path); err != nil || st.Size() != o.Bytes {
+			} else if st, err := storage.Stat(ctx, o.Path); err != nil || st.Size != o.Bytes {
 				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", o.Staged, i))
 			}
 			cs.Rows[o.Sink] += o.Rows
@@ -182,13 +195,17 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	}
 	for _, s := range sinks {
 		if s.Mode == "error_if_exists" && s.Dataset {
-			if f := firstVisibleFileExcept(s.Root, finals); f != "" {
+			f, err := firstVisibleFileExcept(ctx, s.Root, finals)
+			if err != nil {
+				return nil, err
+			}
+			if f != "" {
 				probs = append(probs, fmt.Sprintf("dataset %s already holds %s (mode: error_if_exists)", s.Root, f))
 			}
 		}
 	}
 	for _, o := range outs {
-		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && Exists(o.Staged) && Exists(o.Path) {
+		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(o.Path) {
 			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", o.Path))
 		}
 	}
@@ -205,48 +222,95 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		roots[s.Root] = true
 	}
 	for r := range roots {
-		os.Remove(filepath.Join(r, SuccessFile))
+		storage.Remove(ctx, Join(r, SuccessFile))
 	}
+	// Publish: rename where the storage can (the staged file is gone
+	// afterwards), else copy (the staged object stays until the run is
+	// marked committed, so an interrupted commit can be run again).
 	dirs := map[string]bool{}
+	var copied []string
+	published := map[string][]string{} // by root
 	for _, o := range outs {
-		if !Exists(o.Staged) {
+		root := sinks[o.Sink].Root
+		if rel, ok := relTo(root, o.Path); ok {
+			published[root] = append(published[root], rel)
+		}
+		if !stagedNow[o.Staged] {
 			continue // published by an earlier, interrupted commit
 		}
 		if s := sinks[o.Sink]; s.Mode == "skip_existing" && !s.Dataset && Exists(o.Path) {
-			os.Remove(o.Staged)
+			storage.Remove(ctx, o.Staged)
 			continue
 		}
-		if err := os.Rename(o.Staged, o.Path); err != nil {
-			return nil, err
+		err := storage.Rename(ctx, o.Staged, o.Path)
+		if errors.Is(err, storage.ErrNoRename) {
+			err = storage.Copy(ctx, o.Staged, o.Path)
+			copied = append(copied, o.Staged)
 		}
-		dirs[filepath.Dir(o.Path)] = true
+		if errors.Is(err, fs.ErrNotExist) {
+			// A commit racing this one published it and removed the
+			// staged object: the final one must be what was recorded.
+			if st, serr := storage.Stat(ctx, o.Path); serr == nil && st.Size == o.Bytes {
+				err = nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publishing %s: %w", o.Path, err)
+		}
+		dirs[Dir(o.Path)] = true
 	}
 	for dir := range dirs {
 		SyncDir(dir)
 	}
 	for _, s := range sinks {
 		if s.Dataset && s.Mode == "overwrite" {
-			n, err := removeOthers(s.Root, finals)
+			n, err := removeOthers(ctx, s.Root, finals)
 			if err != nil {
 				return nil, err
 			}
 			cs.Removed += n
 		}
 	}
-	b, _ := json.MarshalIndent(struct {
-		*CommitSummary
-		Committed time.Time `json:"committed"`
-	}{cs, time.Now().UTC()}, "", " ")
+	now := time.Now().UTC()
 	for r := range roots {
-		if err := Local.WriteFileAtomic(filepath.Join(r, SuccessFile), append(b, '\n')); err != nil {
+		pub := published[r]
+		sort.Strings(pub)
+		b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
+		if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
 			return nil, err
 		}
 	}
-	if err := Local.WriteFileAtomic(filepath.Join(runDir, CommittedFile), append(b, '\n')); err != nil {
+	b, _ := json.MarshalIndent(successData{CommitSummary: cs, Committed: now}, "", " ")
+	if err := Files.WriteFileAtomic(Join(runDir, CommittedFile), append(b, '\n')); err != nil {
 		return nil, err
+	}
+	for _, st := range copied {
+		storage.Remove(ctx, st) // the staging copies, no longer needed
 	}
 	logf("committed run %s: %d shard(s), %d input(s), %d file(s)", run, shards, cs.Inputs, cs.Files)
 	return cs, nil
+}
+
+// relTo returns name relative to root ("/"-separated), if it is under it.
+func relTo(root, name string) (string, bool) {
+	r, n := bare(root), bare(name)
+	if r == "." || r == "" {
+		return n, true
+	}
+	rest, ok := strings.CutPrefix(n, strings.TrimSuffix(r, "/")+"/")
+	return rest, ok
+}
+
+// manifestNames lists the shard manifests of a run directory.
+func manifestNames(ctx context.Context, runDir string) ([]string, error) {
+	var out []string
+	err := list(ctx, runDir, func(e storage.Info) error {
+		if n := Base(e.Name); !e.IsDir && strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".json") {
+			out = append(out, e.Name)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // SortedInputs sorts inputs by (source, path, member) in place and returns them.
@@ -255,50 +319,37 @@ func SortedInputs(in []ManifestInput) []ManifestInput {
 	return in
 }
 
-// firstVisibleFileExcept is firstVisibleFile ignoring the given files.
-func firstVisibleFileExcept(root string, except map[string]bool) string {
+// firstVisibleFileExcept returns a visible file under root not in except.
+func firstVisibleFileExcept(ctx context.Context, root string, except map[string]bool) (string, error) {
 	found := ""
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found != "" {
-			return filepath.SkipAll
+	err := walk(ctx, root, func(e storage.Info) error {
+		if HiddenName(Base(e.Name)) {
+			return errSkipDir
 		}
-		if p != root && HiddenName(d.Name()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !except[p] {
-			found = p
-			return filepath.SkipAll
+		if !e.IsDir && !except[e.Name] {
+			found = e.Name
+			return errStop
 		}
 		return nil
-	})
-	return found
+	}, nil)
+	return found, err
 }
 
 // removeOthers removes from a dataset the visible files not in keep, the
 // staged and temporary files of other runs, and directories left empty.
-func removeOthers(root string, keep map[string]bool) (int, error) {
+func removeOthers(ctx context.Context, root string, keep map[string]bool) (int, error) {
 	n := 0
-	var dirs []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && HiddenName(name) {
-				return filepath.SkipDir
-			}
-			if p != root {
-				dirs = append(dirs, p)
+	err := walk(ctx, root, func(e storage.Info) error {
+		name := Base(e.Name)
+		if e.IsDir {
+			if HiddenName(name) {
+				return errSkipDir
 			}
 			return nil
 		}
 		stale := strings.HasPrefix(name, ".part-") && (strings.Contains(name, ".npyflow-") || strings.Contains(name, ".tmp-"))
-		if (!HiddenName(name) && !keep[p]) || stale {
-			if err := os.Remove(p); err != nil {
+		if (!HiddenName(name) && !keep[e.Name]) || stale {
+			if err := storage.Remove(ctx, e.Name); err != nil {
 				return err
 			}
 			if !stale {
@@ -306,48 +357,55 @@ func removeOthers(root string, keep map[string]bool) (int, error) {
 			}
 		}
 		return nil
+	}, func(dir string) {
+		storage.Remove(ctx, dir) // only when empty
 	})
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i]) // only when empty
-	}
 	return n, err
 }
 
 // FindRun returns the run directory to commit in a state directory: the
 // plan's run when id is set, else the most recently updated run that is
-// not committed yet (or, if all are, the latest).
+// not committed yet (or, if all are, the latest). stateDir may be a URL.
 func FindRun(stateDir, id string) (string, error) {
+	ctx := context.Background()
 	if id != "" {
-		d := filepath.Join(stateDir, id)
-		if _, err := os.Stat(d); err != nil {
+		d := Join(stateDir, id)
+		if ms, err := manifestNames(ctx, d); err != nil || (len(ms) == 0 && !Exists(d)) {
 			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, stateDir)
 		}
 		return d, nil
 	}
-	ents, err := os.ReadDir(stateDir)
-	if err != nil {
+	if _, err := storage.Stat(ctx, stateDir); err != nil {
 		return "", fmt.Errorf("no runs in %s: %w", stateDir, err)
 	}
 	best, bestT, bestDone := "", time.Time{}, true
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+	err := list(ctx, stateDir, func(e storage.Info) error {
+		if !e.IsDir {
+			return nil
 		}
-		d := filepath.Join(stateDir, e.Name())
-		ms, _ := filepath.Glob(filepath.Join(d, "shard-*.json"))
-		if len(ms) == 0 {
-			continue
-		}
+		d := e.Name
 		var t time.Time
-		for _, m := range ms {
-			if st, err := os.Stat(m); err == nil && st.ModTime().After(t) {
-				t = st.ModTime()
+		found := false
+		err := list(ctx, d, func(m storage.Info) error {
+			if n := Base(m.Name); !m.IsDir && strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".json") {
+				found = true
+				if m.ModTime.After(t) {
+					t = m.ModTime
+				}
 			}
+			return nil
+		})
+		if err != nil || !found {
+			return err
 		}
-		done := Exists(filepath.Join(d, CommittedFile))
+		done := Exists(Join(d, CommittedFile))
 		if best == "" || (bestDone && !done) || (done == bestDone && t.After(bestT)) {
 			best, bestT, bestDone = d, t, done
 		}
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
 	if best == "" {
 		return "", fmt.Errorf("no runs in %s", stateDir)

@@ -1,21 +1,33 @@
-// Package shardrun holds the parts of npyflow's sharded runs that do not
-// depend on a job: which shard a process is (Shard, ParseShard, and
-// ShardFromEnv for Kubernetes, Slurm, AWS Batch and Cloud Run), how
-// inputs are spread over shards (AssignShards), how an input is
-// recognized on resume (Fingerprint), the per-shard manifest files
-// (Manifest, ReadManifest, Manifest.Write), the Store the run's state
-// is written through (Local: the filesystem, atomic renames, fsync), and
-// publishing a finished run: CommitRun verifies every shard's manifest
-// and renames the staged files into place, FindRun finds a run's state.
+// Package shardrun runs npyflow's sharded runs, apart from the job they
+// run: which shard a process is (Shard, ParseShard, and ShardFromEnv for
+// Kubernetes, Slurm, AWS Batch and Cloud Run), how inputs are spread over
+// shards (AssignShards), how an input is recognized on resume
+// (Fingerprint), the per-shard driver (Run: Start, Skip, Stage, Done,
+// Checkpoint, Finish), the manifests it writes (Manifest), and publishing
+// a finished run (CommitRun, FindRun).
 //
-// The per-shard driver (staging outputs at checkpoints, resume) is still
-// in package pipeline (commit.go), behind the narrow publisher interface
-// Plan.Run uses (includes / partDone / commit); pipeline keeps aliases
-// and wrappers for the names that moved. CommitRun and the staging still
-// use the os package for outputs; an object-store backend needs them on
-// a Store (or internal/storage) too.
+// The pipeline talks to a Run through a narrow interface: "is this input
+// done already" (Skip), "write this output" (Stage, a file that becomes
+// the output only when the run is committed), "this input is done"
+// (Done, which says when a checkpoint is due), "checkpoint these
+// finished outputs" (Checkpoint) and "this shard is finished" (Finish,
+// which commits the run if it is the last shard).
+//
+// Every name (state directory, manifests, outputs, inputs to
+// fingerprint) goes through internal/storage, so it may be a local path
+// or the URL of any registered backend (s3://bucket/prefix). Backends
+// that rename (the local filesystem) get staged files beside their final
+// names, renamed at commit; backends without rename (object stores) get
+// them under the run's staging prefix, copied at commit, server-side
+// where the backend can; see run.go for the protocol and docs/scale.md
+// for what readers see.
 //
 // Limits: at most MaxShards shards; a fingerprint hashes a file's size,
 // mtime and its first and last 64 KiB, so a same-size, same-mtime change
-// in the middle of a large file is not seen.
+// in the middle of a large file is not seen. Outputs bound for an object
+// store are written to the local temporary directory first and uploaded
+// at the checkpoint that stages them, so a shard needs local disk for the
+// files it has open. On a backend without exclusive create, two shards
+// finishing at the same moment may both commit; the commit is idempotent
+// (same copies, same markers), so the result is the same.
 package shardrun

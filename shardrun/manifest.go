@@ -3,7 +3,6 @@ package shardrun
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 )
 
@@ -51,8 +50,9 @@ type ManifestInput struct {
 // Key identifies the input within a run.
 func (m ManifestInput) Key() string { return m.Source + "\x00" + m.Path + "\x00" + m.Member }
 
-// ManifestOutput is one committed output file: staged (hidden, beside its
-// final name) until the run is committed.
+// ManifestOutput is one committed output file: staged until the run is
+// committed, hidden beside its final name on a filesystem, under the
+// run's staging prefix on an object store (see Run.Stage).
 type ManifestOutput struct {
 	Sink   string `json:"sink"`
 	Path   string `json:"path"`
@@ -63,12 +63,12 @@ type ManifestOutput struct {
 
 // ManifestName is shard i's manifest in a run directory.
 func ManifestName(runDir string, i int) string {
-	return filepath.Join(runDir, fmt.Sprintf("shard-%05d.json", i))
+	return Join(runDir, fmt.Sprintf("shard-%05d.json", i))
 }
 
 // ReadManifest reads a shard's manifest.
 func ReadManifest(name string) (*Manifest, error) {
-	b, err := Local.ReadFile(name)
+	b, err := Files.ReadFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -90,5 +90,5 @@ func (m *Manifest) Write(name string) error {
 	if err != nil {
 		return err
 	}
-	return Local.WriteFileAtomic(name, append(b, '\n'))
+	return Files.WriteFileAtomic(name, append(b, '\n'))
 }

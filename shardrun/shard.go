@@ -1,6 +1,7 @@
 package shardrun
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/npyflow/npyflow/internal/storage"
 )
 
 // Shard is one unit of a sharded run: shard Index of Count (0-based).
@@ -181,29 +184,31 @@ const fingerprintBytes = 64 << 10
 // 128 KiB that keeps size and mtime does not (touching a file changes
 // mtime, so an in-place rewrite is caught unless mtime is forged).
 func Fingerprint(path string) (string, error) {
-	f, err := os.Open(path)
+	ctx := context.Background()
+	st, err := storage.Stat(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
+	size := f.Size()
 	h := sha256.New()
 	var hdr [16]byte
-	binary.LittleEndian.PutUint64(hdr[:8], uint64(st.Size()))
-	binary.LittleEndian.PutUint64(hdr[8:], uint64(st.ModTime().UnixNano()))
+	binary.LittleEndian.PutUint64(hdr[:8], uint64(size))
+	binary.LittleEndian.PutUint64(hdr[8:], uint64(st.ModTime.UnixNano()))
 	h.Write(hdr[:])
-	buf := make([]byte, fingerprintBytes)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	buf := make([]byte, min(size, fingerprintBytes))
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	h.Write(buf[:n])
-	if st.Size() > fingerprintBytes {
-		off := max(int64(fingerprintBytes), st.Size()-fingerprintBytes)
-		n, err := f.ReadAt(buf[:st.Size()-off], off)
+	if size > fingerprintBytes {
+		off := max(int64(fingerprintBytes), size-fingerprintBytes)
+		n, err := f.ReadAt(buf[:size-off], off)
 		if err != nil && err != io.EOF {
 			return "", fmt.Errorf("%s: %w", path, err)
 		}

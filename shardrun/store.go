@@ -1,62 +1,56 @@
 package shardrun
 
 import (
+	"context"
 	"os"
-	"path/filepath"
+
+	"github.com/npyflow/npyflow/internal/storage"
 )
 
-// Store is where a sharded run keeps its state (manifests, markers): the
-// seam an object-store backend plugs into. Writes must be atomic (a
-// reader sees the old or the new contents, never a part) and durable
-// when they return.
+// Store is where a sharded run keeps its state (plans, manifests,
+// markers). Writes are atomic (a reader sees the old or the new
+// contents, never a part) and durable when they return.
 type Store interface {
 	ReadFile(name string) ([]byte, error)
 	WriteFileAtomic(name string, data []byte) error
 	Remove(name string) error
 }
 
-// Local is the local filesystem Store.
-var Local localStore
+// Files is the Store of every name: a local path, or a URL of a backend
+// registered with internal/storage (s3://bucket/key). Local files are
+// written through a synced temporary file renamed into place; objects
+// appear whole when their upload completes.
+var Files Store = storageStore{}
 
-type localStore struct{}
+// Local is Files, under its earlier name.
+var Local = Files
 
-func (localStore) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
-func (localStore) Remove(name string) error             { return os.Remove(name) }
+// maxStateFile bounds the size of a state file read back (a manifest of
+// millions of inputs is some hundreds of MB).
+const maxStateFile = 2 << 30
 
-// WriteFileAtomic writes a file through a synced temporary file renamed
-// into place, so readers see the old or the new contents, never a part.
-func (localStore) WriteFileAtomic(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	SyncDir(dir)
-	return nil
+type storageStore struct{}
+
+func (storageStore) ReadFile(name string) ([]byte, error) {
+	return storage.ReadFile(context.Background(), name, maxStateFile)
 }
 
-// SyncDir makes a rename in dir durable where the platform allows.
+func (storageStore) Remove(name string) error { return storage.Remove(context.Background(), name) }
+
+func (storageStore) WriteFileAtomic(name string, data []byte) error {
+	ctx := context.Background()
+	if err := storage.MkdirAll(ctx, Dir(name)); err != nil {
+		return err
+	}
+	return storage.WriteFile(ctx, name, data)
+}
+
+// SyncDir makes a rename in a local directory durable where the platform
+// allows; it does nothing for URLs.
 func SyncDir(dir string) {
+	if isURL(dir) {
+		return
+	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

@@ -1,0 +1,50 @@
+package shardrun_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/internal/storage/storagetest"
+	"github.com/npyflow/npyflow/shardrun"
+	"github.com/npyflow/npyflow/shardrun/shardruntest"
+)
+
+// The same behaviour tests on the local filesystem and on an in-memory
+// bucket (no rename: staging prefix and copies). The S3 integration
+// tests call shardruntest.Run with a real server's URL.
+
+func TestBehaviourLocal(t *testing.T) {
+	shardruntest.Run(t, t.TempDir())
+}
+
+func TestBehaviourBucket(t *testing.T) {
+	mem := storagetest.NewMem("memtest")
+	base := "memtest://bucket-behaviour/runs?region=test" // a query, as s3 URLs have, stays at the end
+	copies := mem.Copies
+	shardruntest.Run(t, base)
+	// 14 + 9 + 8 + 40 files published by server-side copy (the racing
+	// commits may copy a file more than once, at most four times).
+	if n := mem.Copies - copies; n < 71 || n > 31+4*40 {
+		t.Errorf("%d server-side copies, want 71 to 191", n)
+	}
+	for _, k := range mem.Keys("memtest://bucket-behaviour/") {
+		if strings.Contains(k, "?") {
+			t.Errorf("object name with the URL's query: %s", k)
+		}
+	}
+}
+
+func TestJoin(t *testing.T) {
+	cases := []struct{ base, elem, join, dir, base2 string }{
+		{"/a/b", "c/d.json", "/a/b/c/d.json", "/a/b/c", "d.json"},
+		{"s3://bkt/p", "c/d.json", "s3://bkt/p/c/d.json", "s3://bkt/p/c", "d.json"},
+		{"s3://bkt/p/?endpoint=http://h:1&x=y", "d", "s3://bkt/p/d?endpoint=http://h:1&x=y", "s3://bkt/p?endpoint=http://h:1&x=y", "d"},
+		{"s3://bkt", "d", "s3://bkt/d", "s3://bkt", "d"},
+	}
+	for _, c := range cases {
+		j := shardrun.Join(c.base, c.elem)
+		if j != c.join || shardrun.Dir(j) != c.dir || shardrun.Base(j) != c.base2 {
+			t.Errorf("Join(%q, %q) = %q (dir %q, base %q), want %q, %q, %q", c.base, c.elem, j, shardrun.Dir(j), shardrun.Base(j), c.join, c.dir, c.base2)
+		}
+	}
+}

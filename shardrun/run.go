@@ -1,0 +1,555 @@
+package shardrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/npyflow/npyflow/internal/storage"
+)
+
+// The commit protocol of sharded runs.
+//
+// A run is named by its run ID (a digest of the job, the inputs with their
+// fingerprints and the shard count, computed by the caller). Its state
+// lives in <state>/<run>/: one manifest per shard (shard-00003.json) and,
+// once committed, COMMITTED.
+//
+// A shard reads its inputs in order. Its outputs are written through
+// Run.Stage and, at a checkpoint (Run.Checkpoint: every CheckpointBytes
+// of input, and at the end), the finished ones are staged and recorded in
+// the shard's manifest, rewritten atomically with the inputs finished so
+// far. A killed shard loses only the work since its last checkpoint:
+// started again with Resume, it removes its own unlisted leftovers and
+// skips the inputs its manifest lists.
+//
+// Where outputs are staged depends on the storage of their final names:
+//
+//   - a filesystem (the storage renames): beside the final name, hidden
+//     (".<name>.npyflow-<run>"); the commit renames them into place;
+//   - an object store (no rename): under the run's staging prefix,
+//     <state>/<run>/staging/shard-00003/<sink>/<name under the sink's
+//     root> (or .../_/<bucket>/<key> outside every root); the commit copies
+//     them to their final names (server-side where the store can) and
+//     removes the staging objects once the run is marked committed.
+//
+// Commit (CommitRun: npyflow commit, or the shard that finds every
+// manifest complete) checks every manifest, publishes the staged files,
+// removes files of earlier runs from datasets in overwrite mode, and
+// writes _SUCCESS (listing the published files) into every sink's root,
+// last. Until then readers see the previous state.
+
+// DefaultCheckpointBytes is the default Config.CheckpointBytes.
+const DefaultCheckpointBytes = 256 << 20
+
+// Config describes one attempt of one shard of a run.
+type Config struct {
+	// StateDir holds the runs' state (a directory or a URL prefix); the
+	// run's is StateDir/Run.
+	StateDir string
+	// Run is the run ID; every shard of the run must compute the same.
+	Run   string
+	Shard Shard
+	// Resume skips the inputs this shard committed in an earlier attempt
+	// of the same run, after removing that attempt's leftovers. Without
+	// it, an earlier attempt's uncommitted files are discarded and the
+	// shard starts over.
+	Resume bool
+	// NoCommit stops the last shard to finish from committing the run.
+	NoCommit bool
+	// Recheck fingerprints this shard's inputs again before they are
+	// read (their fingerprints were taken earlier, at planning).
+	Recheck bool
+	// CheckpointBytes is how many input bytes pass between checkpoints;
+	// 0 means DefaultCheckpointBytes, negative only at the end.
+	CheckpointBytes int64
+	// Sinks are the run's sinks; Assigned this shard's inputs in order,
+	// with fingerprints and rows; Planned the final names this shard's
+	// file (not dataset) sinks may write, whose leftovers a new attempt
+	// removes.
+	Sinks    []ManifestSink
+	Assigned []ManifestInput
+	Planned  []string
+	// Log, if set, receives one line per checkpoint and commit.
+	Log io.Writer
+}
+
+// Summary is what a shard's attempt did.
+type Summary struct {
+	Shard       Shard
+	Run         string // the run ID
+	RunDir      string // the run's state directory
+	Assigned    int    // inputs assigned to this shard
+	Resumed     int    // inputs skipped as committed by an earlier attempt
+	Checkpoints int
+	Committed   *CommitSummary // set when this shard committed the run
+	Done        string         // why nothing was run, when nothing was
+}
+
+// Output is a file a sink finished: ready to be staged at the next
+// checkpoint.
+type Output struct {
+	Sink  string
+	Final string
+	Rows  int64
+}
+
+// Run is one shard's attempt of a run: the driver a pipeline talks to
+// through Skip ("is this input done already"), Stage ("write this
+// output"), Done ("this input is done"), Checkpoint and Finish.
+type Run struct {
+	ctx     context.Context
+	cfg     Config
+	dir     string
+	manName string
+	man     *Manifest
+	skip    map[string]bool
+	pending []ManifestInput
+	pendBy  int64
+	seq     int
+	files   []*StagedFile // written, not staged yet, in creation order
+	dirs    []string      // local directories made for outputs, parents first
+	sum     Summary
+}
+
+// Start begins an attempt of shard cfg.Shard: it checks the run is not
+// committed, reads an earlier attempt's manifest (kept with Resume, else
+// its staged files are removed), removes this shard's leftovers (never
+// another shard's) and writes a fresh manifest. When the attempt has
+// nothing to do, Summary().Done says why.
+func Start(ctx context.Context, cfg Config) (*Run, error) {
+	if err := cfg.Shard.Check(); err != nil {
+		return nil, err
+	}
+	r := &Run{ctx: ctx, cfg: cfg, skip: map[string]bool{}}
+	r.dir = Join(cfg.StateDir, cfg.Run)
+	r.manName = ManifestName(r.dir, cfg.Shard.Index)
+	r.sum = Summary{Shard: cfg.Shard, Run: cfg.Run, RunDir: r.dir, Assigned: len(cfg.Assigned)}
+	if r.cfg.CheckpointBytes == 0 {
+		r.cfg.CheckpointBytes = DefaultCheckpointBytes
+	}
+	if Exists(Join(r.dir, CommittedFile)) {
+		switch {
+		case cfg.Resume:
+			r.sum.Done = "run " + cfg.Run + " is already committed"
+			return r, nil
+		case cfg.Shard.Count > 1:
+			return nil, fmt.Errorf("run %s (the same job, inputs and shard count) is already committed: "+
+				"--resume does nothing for it; to write it again, remove %s first", cfg.Run, r.dir)
+		}
+		// One shard: running the same work again starts a new attempt.
+		if err := removeAll(ctx, r.dir); err != nil {
+			return nil, err
+		}
+	}
+	r.man = &Manifest{Format: Format, Run: cfg.Run, Shard: cfg.Shard.Index, Shards: cfg.Shard.Count,
+		Assigned: len(cfg.Assigned), AssignedSum: DigestInputs(SortedInputs(append([]ManifestInput(nil), cfg.Assigned...))),
+		Sinks: cfg.Sinks, Inputs: []ManifestInput{}, Outputs: []ManifestOutput{}}
+	old, err := ReadManifest(r.manName)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, err
+	case old.Run != cfg.Run:
+		old = nil
+	}
+	keep := map[string]bool{}
+	if old != nil && cfg.Resume {
+		for _, in := range old.Inputs {
+			r.skip[in.Key()] = true
+		}
+		for _, out := range old.Outputs {
+			keep[out.Staged] = true
+		}
+		r.man.Inputs, r.man.Outputs, r.man.Checkpoints = old.Inputs, old.Outputs, old.Checkpoints
+		r.seq = old.NextSeq
+	} else if old != nil {
+		for _, out := range old.Outputs {
+			storage.Remove(ctx, out.Staged)
+		}
+	}
+	// Only this shard's names are touched, so a retry cannot damage
+	// another shard's work.
+	if err := r.cleanup(keep); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, in := range cfg.Assigned {
+		if r.skip[in.Key()] {
+			r.sum.Resumed++
+			continue
+		}
+		if !cfg.Recheck || seen[in.Path] {
+			continue
+		}
+		// Check the files still are what was planned before reading them.
+		seen[in.Path] = true
+		got, err := Fingerprint(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		if got != in.Fingerprint {
+			return nil, fmt.Errorf("%s changed since planning (fingerprint %s, planned %s)", in.Path, got, in.Fingerprint)
+		}
+	}
+	if old != nil && cfg.Resume && old.Complete {
+		r.man.Complete = true
+	}
+	if err := r.man.Write(r.manName); err != nil {
+		return nil, err
+	}
+	if r.man.Complete {
+		r.sum.Done = fmt.Sprintf("shard %s of run %s already finished", cfg.Shard, cfg.Run)
+	}
+	return r, nil
+}
+
+// Summary returns what the attempt did so far.
+func (r *Run) Summary() *Summary { return &r.sum }
+
+// ID is the run ID; Shard the shard.
+func (r *Run) ID() string   { return r.cfg.Run }
+func (r *Run) Shard() Shard { return r.cfg.Shard }
+
+// Skip reports whether the input was committed by an earlier attempt.
+func (r *Run) Skip(in ManifestInput) bool { return r.skip[in.Key()] }
+
+// NextSeq returns the next sequence number for this shard's file names
+// (part-<shard>-<seq>), unique across attempts of the run.
+func (r *Run) NextSeq() int {
+	s := r.seq
+	r.seq++
+	return s
+}
+
+// PartName is the name (without extension) of a dataset file: this
+// shard's next part-<shard>-<seq>.
+func (r *Run) PartName() string {
+	return fmt.Sprintf("part-%05d-%05d", r.cfg.Shard.Index, r.NextSeq())
+}
+
+// remote reports whether final is staged under the staging prefix (its
+// storage cannot rename) rather than beside it.
+func remote(final string) bool { return !storage.CanRename(final) }
+
+// stagedName is where a finished output waits until the commit.
+func (r *Run) stagedName(final string) string {
+	if remote(final) {
+		rel := bare(final)
+		for _, s := range r.cfg.Sinks {
+			if rr, ok := relTo(s.Root, final); ok && rr != "" {
+				return Join(r.stagingDir(), s.Name, rr)
+			}
+		}
+		return Join(r.stagingDir(), "_", rel)
+	}
+	return filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".npyflow-"+r.cfg.Run)
+}
+
+// stagingDir is this shard's staging prefix.
+func (r *Run) stagingDir() string {
+	return Join(r.dir, "staging", fmt.Sprintf("shard-%05d", r.cfg.Shard.Index))
+}
+
+// StagedFile is an output being written by a shard: a local file (the
+// caller writes it like any *os.File) that Commit stages, renamed beside
+// its final name or uploaded under the run's staging prefix. It is a
+// storage.Writer.
+type StagedFile struct {
+	*os.File
+	final, staged string
+	remote, done  bool
+	size          int64
+}
+
+// Stage opens a new output that will be published at final when the run
+// is committed. The file is a temporary one (beside final on a local
+// filesystem, named .<name>.tmp-*; in the system's temporary directory
+// for an object store) until the checkpoint that stages it.
+func (r *Run) Stage(final string) (*StagedFile, error) {
+	sf := &StagedFile{final: final, staged: r.stagedName(final), remote: remote(final)}
+	var f *os.File
+	var err error
+	if sf.remote {
+		f, err = os.CreateTemp("", "npyflow-stage-*")
+	} else {
+		if err := r.mkdirAll(filepath.Dir(final)); err != nil {
+			return nil, err
+		}
+		f, err = os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+		if err == nil {
+			// CreateTemp makes 0600 files; outputs get the usual 0644.
+			if err = f.Chmod(0o644); err != nil {
+				f.Close()
+				os.Remove(f.Name())
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	sf.File = f
+	r.files = append(r.files, sf)
+	return sf, nil
+}
+
+// Commit makes the file durable and moves it to its staged name.
+func (f *StagedFile) Commit() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	tmp := f.Name()
+	if err := f.File.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	if err := f.File.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	ctx := context.Background()
+	if !f.remote {
+		if err := storage.Rename(ctx, tmp, f.staged); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		st, err := storage.Stat(ctx, f.staged)
+		if err != nil {
+			return err
+		}
+		f.size = st.Size
+		return nil
+	}
+	defer os.Remove(tmp)
+	in, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	w, err := storage.Create(ctx, f.staged, storage.CreateOptions{Sync: true})
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(w, in)
+	if err != nil {
+		w.Abort()
+		return fmt.Errorf("staging %s: %w", f.staged, err)
+	}
+	if err := w.Commit(); err != nil {
+		return fmt.Errorf("staging %s: %w", f.staged, err)
+	}
+	f.size = n
+	return nil
+}
+
+// Abort discards the file.
+func (f *StagedFile) Abort() error {
+	if f.done {
+		return nil
+	}
+	f.done = true
+	f.File.Close()
+	return os.Remove(f.Name())
+}
+
+// mkdirAll makes a local directory, remembering what it made so that
+// Abort can remove it again when empty.
+func (r *Run) mkdirAll(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		r.dirs = append(r.dirs, missing[i])
+	}
+	return nil
+}
+
+// Done records that an input is finished (all its rows handed to the
+// outputs) and reports whether a checkpoint is due: CheckpointBytes of
+// input since the last one.
+func (r *Run) Done(in ManifestInput, size int64) bool {
+	r.pending = append(r.pending, in)
+	r.pendBy += size
+	return r.cfg.CheckpointBytes >= 0 && r.pendBy >= r.cfg.CheckpointBytes
+}
+
+// Checkpoint stages the given finished outputs and records them and the
+// inputs finished since the last checkpoint in the manifest; complete
+// marks the shard finished. Outputs not written through Stage are
+// ignored (a skip_existing sink that wrote nothing).
+func (r *Run) Checkpoint(done []Output, complete bool) error {
+	want := map[string]Output{}
+	for _, o := range done {
+		want[o.Final] = o
+	}
+	staged := []ManifestOutput{}
+	keep := r.files[:0]
+	var dirs []string
+	for _, f := range r.files {
+		o, ok := want[f.final]
+		if !ok {
+			keep = append(keep, f)
+			continue
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+		staged = append(staged, ManifestOutput{Sink: o.Sink, Path: f.final, Staged: f.staged, Rows: o.Rows, Bytes: f.size})
+		if !f.remote && (len(dirs) == 0 || dirs[len(dirs)-1] != Dir(f.staged)) {
+			dirs = append(dirs, Dir(f.staged))
+		}
+	}
+	for i := len(keep); i < len(r.files); i++ {
+		r.files[i] = nil
+	}
+	r.files = keep
+	for _, d := range dirs {
+		SyncDir(d)
+	}
+	r.man.Inputs = append(r.man.Inputs, r.pending...)
+	r.man.Outputs = append(r.man.Outputs, staged...)
+	r.man.NextSeq = r.seq
+	r.man.Checkpoints++
+	r.man.Complete = complete
+	if err := r.man.Write(r.manName); err != nil {
+		return err
+	}
+	r.sum.Checkpoints++
+	if r.cfg.Log != nil && (len(r.pending) > 0 || len(staged) > 0) {
+		var rows int64
+		for _, in := range r.pending {
+			rows += in.Rows
+		}
+		fmt.Fprintf(r.cfg.Log, "checkpoint %d: shard %s committed %d more input(s) (%d rows), %d file(s); %d of %d inputs done\n",
+			r.man.Checkpoints, r.cfg.Shard, len(r.pending), rows, len(staged), len(r.man.Inputs), r.man.Assigned)
+	}
+	r.pending, r.pendBy = nil, 0
+	return nil
+}
+
+// Finish takes the last checkpoint (marking the shard complete), discards
+// outputs that were never finished and, if every shard is complete and
+// commits are allowed, commits the run.
+func (r *Run) Finish(done []Output) error {
+	if err := r.Checkpoint(done, true); err != nil {
+		return err
+	}
+	r.Abort()
+	return r.MaybeCommit()
+}
+
+// Abort discards the outputs not staged yet and the directories made for
+// them, if empty. Staged outputs and the manifest stay, for a resume.
+func (r *Run) Abort() {
+	for _, f := range r.files {
+		f.Abort()
+	}
+	r.files = nil
+	for i := len(r.dirs) - 1; i >= 0; i-- {
+		os.Remove(r.dirs[i]) // only succeeds when empty
+	}
+	r.dirs = nil
+}
+
+// MaybeCommit commits the run if every shard's manifest is complete, the
+// attempt may commit and no other shard has begun committing (a
+// commit.lock file, created exclusively where the storage can).
+func (r *Run) MaybeCommit() error {
+	if r.cfg.NoCommit {
+		return nil
+	}
+	for i := 0; i < r.cfg.Shard.Count; i++ {
+		m, err := ReadManifest(ManifestName(r.dir, i))
+		if err != nil || m.Run != r.cfg.Run || !m.Complete {
+			return nil // not the last shard
+		}
+	}
+	host, _ := os.Hostname()
+	lock := fmt.Sprintf("shard %d pid %d host %s %s\n", r.cfg.Shard.Index, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	if err := storage.CreateNew(r.ctx, Join(r.dir, "commit.lock"), []byte(lock)); err != nil {
+		return nil // another shard is committing
+	}
+	cs, err := CommitRun(r.dir, &CommitOptions{Log: r.cfg.Log})
+	if err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	r.sum.Committed = cs
+	return nil
+}
+
+// cleanup removes this shard's temporary files and the staged files of
+// this run not in keep: what a killed attempt left behind.
+func (r *Run) cleanup(keep map[string]bool) error {
+	suffix := ".npyflow-" + r.cfg.Run
+	leftover := func(name string) bool {
+		return strings.Contains(name, ".tmp-") || strings.HasSuffix(name, suffix)
+	}
+	// Staging objects of this shard (object stores).
+	err := walk(r.ctx, r.stagingDir(), func(e storage.Info) error {
+		if !e.IsDir && !keep[e.Name] {
+			return storage.Remove(r.ctx, e.Name)
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	// Files beside their final names (filesystems).
+	prefix := fmt.Sprintf(".part-%05d-", r.cfg.Shard.Index)
+	for _, s := range r.cfg.Sinks {
+		if !s.Dataset || remote(s.Root) {
+			continue
+		}
+		err := walk(r.ctx, s.Root, func(e storage.Info) error {
+			name := Base(e.Name)
+			if e.IsDir && name == "_npyflow" {
+				return errSkipDir
+			}
+			if !e.IsDir && strings.HasPrefix(name, prefix) && leftover(name) && !keep[e.Name] {
+				return storage.Remove(r.ctx, e.Name)
+			}
+			return nil
+		}, nil)
+		if err != nil {
+			return err
+		}
+	}
+	for _, final := range r.cfg.Planned {
+		if remote(final) {
+			continue
+		}
+		base := "." + filepath.Base(final)
+		ents, err := os.ReadDir(filepath.Dir(final))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name := e.Name()
+			p := filepath.Join(filepath.Dir(final), name)
+			if strings.HasPrefix(name, base+".tmp-") || name == base+suffix {
+				if !keep[p] {
+					if err := os.Remove(p); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
