@@ -14,7 +14,9 @@
 //   - Create returns a [Writer] whose data becomes visible at its name
 //     all at once by Commit, or never (Abort, or a crash): no reader ever
 //     sees a partial output. Writers are io.WriteSeekers because the .npy
-//     writer patches its header on close; a remote backend spools to a
+//     stream writer patches its header on close and the MAT and HDF5
+//     writers patch sizes; a remote backend streams (seeks within the
+//     bytes it still holds) or, with CreateOptions.Seekable, spools to a
 //     local temporary file and uploads on Commit.
 //   - List returns a directory's (or prefix's) entries in name order, one
 //     page at a time, so a listing of millions of objects is bounded.
@@ -57,7 +59,14 @@ type Writer interface {
 // CreateOptions tune [Create].
 type CreateOptions struct {
 	// Sync makes the data durable (fsync) before Commit publishes it.
+	// Remote backends always return from Commit only after the store
+	// has acknowledged the whole object.
 	Sync bool
+	// Seekable says the caller may seek back anywhere in what it has
+	// written (MAT and HDF5 writers patch sizes and offsets). Remote
+	// backends then spool to a local temporary file and upload on Commit;
+	// without it they stream and refuse seeks back into uploaded bytes.
+	Seekable bool
 }
 
 // Info describes one file or directory.
