@@ -78,57 +78,14 @@ var ErrChanged = errors.New("object changed while it was being read")
 // ErrSeekUploaded is returned by a writer's Seek to bytes already uploaded.
 var ErrSeekUploaded = errors.New("cannot seek back into bytes already uploaded (create the output with Seekable to spool it)")
 
-// Redact returns name with the userinfo and the values of query parameters
-// replaced by "REDACTED", except the harmless s3 parameters region,
-// use_path_style, disable_https and the endpoint's scheme and host. Error
-// messages of this package name objects only this way.
-func Redact(name string) string {
-	u, err := url.Parse(name)
-	if err != nil || u.Scheme == "" {
-		return name
-	}
-	if u.User != nil {
-		u.User = url.User("REDACTED")
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		var parts []string
-		for _, k := range sortedKeys(q) {
-			for _, v := range q[k] {
-				parts = append(parts, url.QueryEscape(k)+"="+redactValue(u.Scheme, k, v))
-			}
-		}
-		u.RawQuery = strings.Join(parts, "&")
-	}
-	return u.String()
-}
+// Redact returns name with the userinfo and the values of query
+// parameters replaced by "REDACTED", except harmless s3 parameters
+// (region, use_path_style, disable_https, the endpoint's scheme and host);
+// see storage.Redact. Error messages of this package name objects only
+// this way.
+func Redact(name string) string { return storage.Redact(name) }
 
-func redactValue(scheme, k, v string) string {
-	if scheme == "s3" || scheme == "gs" || scheme == "azblob" {
-		switch k {
-		case "region", "use_path_style", "s3ForcePathStyle", "disable_https", "awssdk", "anonymous", "request_checksum_calculation", "response_checksum_validation":
-			return url.QueryEscape(v)
-		case "endpoint":
-			if e, err := url.Parse(v); err == nil && e.Host != "" {
-				return url.QueryEscape(e.Scheme + "://" + e.Host)
-			}
-		}
-	}
-	return "REDACTED"
-}
-
-func sortedKeys(q url.Values) []string {
-	var ks []string
-	for k := range q {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
-}
+func redactValue(scheme, k, v string) string { return storage.RedactValue(scheme, k, v) }
 
 // scrubbed is an error whose message has secrets replaced.
 type scrubbed struct {

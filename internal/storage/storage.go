@@ -31,6 +31,8 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -186,4 +188,68 @@ func Remove(ctx context.Context, name string) error {
 		return err
 	}
 	return b.Remove(ctx, name)
+}
+
+// Path returns name without the query of a URL ("s3://b/k.npy?region=x"
+// gives "s3://b/k.npy"), for extensions, base names and pattern matching.
+// A local path is returned as it is ('?' is a valid file name character).
+func Path(name string) string {
+	if Scheme(name) == "" || Scheme(name) == "file" {
+		return name
+	}
+	if i := strings.IndexByte(name, '?'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// Redact returns name fit to print: a URL's userinfo and the values of its
+// query parameters are replaced by "REDACTED" (presigned URLs carry their
+// signatures there), except the harmless s3 parameters region,
+// use_path_style, disable_https and the like, and the scheme and host of
+// an endpoint. A local path is returned as it is.
+func Redact(name string) string {
+	if Scheme(name) == "" || Scheme(name) == "file" {
+		return name
+	}
+	u, err := url.Parse(name)
+	if err != nil {
+		return Scheme(name) + "://REDACTED"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		keys := make([]string, 0, len(q))
+		for k := range q {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			for _, v := range q[k] {
+				parts = append(parts, url.QueryEscape(k)+"="+RedactValue(u.Scheme, k, v))
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	return u.String()
+}
+
+// RedactValue returns the printable form of query parameter k=v of a
+// scheme:// URL: v escaped if it is known to be harmless, else "REDACTED".
+func RedactValue(scheme, k, v string) string {
+	if scheme == "s3" || scheme == "gs" || scheme == "azblob" {
+		switch k {
+		case "region", "use_path_style", "s3ForcePathStyle", "disable_https", "awssdk", "anonymous",
+			"request_checksum_calculation", "response_checksum_validation", "localemu", "protocol", "domain":
+			return url.QueryEscape(v)
+		case "endpoint":
+			if e, err := url.Parse(v); err == nil && e.Host != "" {
+				return url.QueryEscape(e.Scheme + "://" + e.Host)
+			}
+		}
+	}
+	return "REDACTED"
 }
