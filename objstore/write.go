@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"gocloud.dev/blob"
 
@@ -50,6 +51,7 @@ type writer struct {
 	key    string
 	name   string
 
+	mu      sync.Mutex   // Abort may come from another goroutine
 	w       *blob.Writer // opened at the first flush
 	hold    []byte       // bytes [flushed, flushed+len(hold)) not yet uploaded
 	flushed int64
@@ -67,6 +69,8 @@ func (w *writer) fail(err error) error {
 }
 
 func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.done {
 		return 0, errors.New("write after Commit or Abort")
 	}
@@ -137,6 +141,8 @@ func (w *writer) flush() error {
 }
 
 func (w *writer) Seek(off int64, whence int) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.spool != nil {
 		return w.spool.Seek(off, whence)
 	}
@@ -161,11 +167,13 @@ func (w *writer) Seek(off int64, whence int) (int64, error) {
 
 // Commit completes the upload: the object appears now, whole.
 func (w *writer) Commit() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.done {
 		return errors.New("Commit after Commit or Abort")
 	}
 	if w.err != nil {
-		w.Abort()
+		w.abort()
 		return w.err
 	}
 	var err error
@@ -179,7 +187,7 @@ func (w *writer) Commit() error {
 		err = w.flush()
 	}
 	if err != nil {
-		w.Abort()
+		w.abort()
 		return w.fail(err)
 	}
 	w.done = true
@@ -195,6 +203,13 @@ func (w *writer) Commit() error {
 // Abort cancels the upload: a multipart upload is aborted, and nothing
 // appears at the name.
 func (w *writer) Abort() error {
+	w.cancel() // first: unblocks a Write waiting on the upload
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.abort()
+}
+
+func (w *writer) abort() error {
 	if w.done {
 		return nil
 	}
