@@ -275,3 +275,5 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestBucketBehaviour(t *testing.T) { testBehaviour(t, "mem://t/behaviour") }
