@@ -133,6 +133,7 @@ type converter struct {
 	name       string   // column name of a plain array
 	npzDeflate bool     // .npz output: Deflate members
 	inFile     *os.File // IN already open, or a scratch copy standing for it
+	seekable   bool     // the writer seeks back (storage.CreateOptions.Seekable)
 	started    bool     // progress started, not yet stopped
 }
 
@@ -316,7 +317,7 @@ func (c *converter) withOutput(write func(w io.Writer) error) error {
 		c.stopBar(false)
 		return errors.New("interrupted; no output written")
 	}
-	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync})
+	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync, Seekable: c.seekable})
 	if err != nil {
 		return &OutputError{bare(err)}
 	}
@@ -999,7 +1000,7 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Error() string { return storage.Redact(e.Path) + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Convert converts the file in to the file out, each in the format of
@@ -1060,6 +1061,7 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 			o.Compression = "zstd"
 		}
 	case "mat", "hdf5":
+		c.seekable = true // their writers patch sizes anywhere
 		if err := checkContainerOutput(to.Name, &o); err != nil {
 			return nil, err
 		}
@@ -1069,7 +1071,8 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 	c.name = o.Name
 	if c.name == "" {
-		c.name = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+		base := filepath.Base(storage.Path(in))
+		c.name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	c.popts = &parquetio.Options{
 		Compression:   o.Compression,
@@ -1087,8 +1090,8 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 		return nil, fileError(in, out, err)
 	}
 	res := &Result{In: in, Out: out, From: from, To: to, Rows: rows}
-	if st, err := os.Stat(out); err == nil {
-		res.OutputBytes = st.Size()
+	if st, err := storage.Stat(ctx, out); err == nil {
+		res.OutputBytes = st.Size
 	}
 	return res, nil
 }

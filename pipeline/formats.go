@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/npyflow/npyflow/internal/storage"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -58,7 +59,7 @@ func Formats() []*Format { return append([]*Format(nil), formats...) }
 
 // FormatOf returns the format of a path by its extension, or nil.
 func FormatOf(path string) *Format {
-	ext := strings.ToLower(filepath.Ext(path))
+	ext := strings.ToLower(filepath.Ext(storage.Path(path)))
 	for _, f := range formats {
 		for _, e := range f.Exts {
 			if e == ext {

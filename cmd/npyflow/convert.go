@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -195,7 +196,7 @@ func (c *converter) Start(rows, bytes int64) {
 	rowBytes := float64(bytes) / float64(rows)
 	c.bars = mpb.New(mpb.WithOutput(c.stderr), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
 	c.bar = c.bars.AddBar(rows,
-		mpb.PrependDecorators(decor.Name(filepath.Base(c.in)+" "), decor.CountersNoUnit("%d/%d rows")),
+		mpb.PrependDecorators(decor.Name(filepath.Base(storage.Path(c.in))+" "), decor.CountersNoUnit("%d/%d rows")),
 		mpb.AppendDecorators(
 			decor.Any(func(st decor.Statistics) string {
 				return fmt.Sprintf("%.1f/%.1f MiB", float64(st.Current)*rowBytes/(1<<20), float64(st.Total)*rowBytes/(1<<20))
