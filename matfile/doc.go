@@ -74,8 +74,10 @@
 // a 256 MiB matrix converts to .npy with a peak RSS of about 85 MiB.
 // [Var.Array] reads a v7.3 array in one call (bounded by
 // Options.MaxVariableBytes). Char arrays, cells, structs and sparse
-// matrices are read whole; so is a Level 5 variable read row-major
-// (OpenRowMajor reorders it in memory, band by band).
+// matrices are read whole. Read row-major, a large uncompressed Level 5
+// numeric variable (v6) is read band by band from the file (one read per
+// column and band); a compressed one (v7) is inflated whole (it is one
+// zlib stream) and reordered band by band.
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in
