@@ -77,7 +77,10 @@
 // filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
 // filters, shared object header messages, region references. Paged data
 // blocks of extensible array chunk indexes (over 131,000 chunks) are read
-// but not covered by a fixture.
+// but not covered by a fixture. Layout messages 1 and 2 are tested on
+// files built by hand from the specification (libhdf5 1.10 reads them
+// with the same values): no HDF5 library since 1.6 writes them, and
+// h5py's libver='earliest' writes version 3.
 //
 // A File may be used from several goroutines; a RowReader may not.
 //

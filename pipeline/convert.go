@@ -487,6 +487,9 @@ func pump(wr *npyio.Writer, r batchReader, progress func(int64)) error {
 	var done int64
 	n := 1 << 16
 	if nr, ok := r.(*npyio.Reader); ok {
+		if nr.RowSize() > containerBatchBytes {
+			return pumpParts(wr, nr, progress)
+		}
 		n = batchRows(nr, n)
 	}
 	for {

@@ -26,8 +26,9 @@
 // order through matfile's Var.OpenRowMajor: a v7.3 array in bands of
 // rows, each an HDF5 hyperslab (bounded memory), a Level 5 variable
 // reordered from memory, where matfile holds it anyway (up to 2 GiB).
-// Conversions move at most about 4 MiB of rows at a time; one row is
-// still read whole (a 1 x N MATLAB row vector is one row). Values
+// Conversions move at most about 4 MiB of rows at a time; a larger row
+// (a 1 x N MATLAB row vector is one row) goes to .npy and .npz in parts
+// of that size, and is read whole for the other outputs. Values
 // without a numpy form are skipped with a warning ([WarnFunc], [ConvertOptions].Warn) or
 // refused (a dataset picked by name; a MAT-file with strict). The mat and
 // hdf5 sinks (containersink.go) write one variable or dataset per part,
