@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -289,5 +290,21 @@ func TestInspectForeign(t *testing.T) {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("no %q in\n%s", want, sb.String())
 		}
+	}
+}
+
+// TestConvertBadCRC: a page whose CRC does not match (parquet-go's file
+// with one bit flipped; parquet-go refuses it too) is refused naming the
+// file, the column and the CRC; nothing is written.
+func TestConvertBadCRC(t *testing.T) {
+	in := "../parquetio/testdata/foreign/pgo_crc_bad.parquet"
+	out := filepath.Join(t.TempDir(), "x.npy")
+	_, err := Convert(context.Background(), in, out, nil)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != in || !strings.Contains(err.Error(), "column id") || !strings.Contains(err.Error(), "CRC") {
+		t.Fatalf("%v, want the CRC mismatch of column id in %s", err, in)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("output left")
 	}
 }
