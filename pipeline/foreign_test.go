@@ -308,3 +308,40 @@ func TestConvertBadCRC(t *testing.T) {
 		t.Fatal("output left")
 	}
 }
+
+// TestConvertArrowDefaults: .arrow is written uncompressed by default (as
+// pyarrow.ipc and Polars write it: memory-mappable), .feather with LZ4 (as
+// pyarrow.feather); both read back equal.
+func TestConvertArrowDefaults(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "z.npy")
+	data := make([]byte, 8<<20) // 1Mi zeros, float64
+	var buf bytes.Buffer
+	if err := npyio.WriteArray(&buf, &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{1 << 20}}, DType: npyio.Float64Type, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for ext, small := range map[string]bool{".arrow": false, ".feather": true} {
+		out := filepath.Join(dir, "z"+ext)
+		if _, err := Convert(context.Background(), in, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st.Size() < 1<<20) != small {
+			t.Errorf("%s: %d bytes for 8 MiB of zeros (compressed: %v wanted)", ext, st.Size(), small)
+		}
+		back := filepath.Join(dir, "back"+ext+".npy")
+		if _, err := Convert(context.Background(), out, back, nil); err != nil {
+			t.Fatal(err)
+		}
+		a, err := npyio.ReadFile(back, nil)
+		if err != nil || !bytes.Equal(a.CData(), data) {
+			t.Errorf("%s: not read back equal (%v)", ext, err)
+		}
+	}
+}
