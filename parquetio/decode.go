@@ -396,6 +396,7 @@ type leafDecoder struct {
 	v96      []parquet.Int96
 	vba      []parquet.ByteArray
 	vfl      []parquet.FixedLenByteArray
+	arena    []byte // copies of byte-array values of earlier pages of a batch
 
 	// within the row group
 	mask  *[]byte // the column's validity mask (rows of the row group), nil if none
@@ -471,8 +472,17 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 	// page that has values left is a corrupt page.
 	var total int64
 	var nv int
+	// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values point into the page's
+	// buffer, which the next page may overwrite: before moving on (HasNext
+	// loads the next page), the values read so far are copied out.
+	d.arena = d.arena[:0]
+	kept := 0
 	err := guard(func() error {
 		for total < int64(k) {
+			if nv > kept {
+				d.keep(kept, nv)
+				kept = nv
+			}
 			if !d.cr.HasNext() {
 				return d.cr.Err()
 			}
@@ -495,6 +505,31 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, total)
 	}
 	return int(total), nv, nil
+}
+
+// keep copies byte-array values [from, to) of the batch into d.arena.
+func (d *leafDecoder) keep(from, to int) {
+	switch d.cr.(type) {
+	case *file.ByteArrayColumnChunkReader:
+		for i := from; i < to; i++ {
+			d.vba[i] = d.stash(d.vba[i])
+		}
+	case *file.FixedLenByteArrayColumnChunkReader:
+		for i := from; i < to; i++ {
+			d.vfl[i] = d.stash(d.vfl[i])
+		}
+	}
+}
+
+// stash appends v to the arena and returns the copy. Earlier copies stay
+// valid when the arena grows (they keep the old array).
+func (d *leafDecoder) stash(v []byte) []byte {
+	if v == nil {
+		return nil
+	}
+	n := len(d.arena)
+	d.arena = append(d.arena, v...)
+	return d.arena[n:len(d.arena):len(d.arena)]
 }
 
 // readInPage reads up to n level slots of the current page, the values

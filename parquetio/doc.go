@@ -118,9 +118,17 @@
 // goroutines), in steps of 64Ki rows, so the row buffers grow with the
 // rows decoded. parquet-go is the writer only.
 //
+// Page CRCs (CRC-32 of the stored page bytes, which parquet-go and
+// parquet-mr write) are verified when a page header has one: arrow-go does
+// not verify them; a mismatch is a corrupt-data error naming the column and
+// page. Byte-array values are copied out of a page's buffer before the
+// next page of the same batch is read (arrow-go reuses the buffer).
+//
 // arrow-go decodes a page into a buffer of the size its header claims;
 // npyflow registers its own decoders for SNAPPY, GZIP (several members
-// included), ZSTD, BROTLI and LZ4_RAW with arrow-go (compress.RegisterCodec:
+// included), ZSTD, BROTLI, LZ4_RAW and the legacy LZ4 (Hadoop-framed, as
+// parquet-mr and Arrow C++ write it, or a bare LZ4 block; arrow-go has no
+// codec for it) with arrow-go (compress.RegisterCodec:
 // encoding stays arrow-go's), which decompress into exactly that buffer
 // and call data that does not fill it exactly, or goes on beyond it,
 // corrupt; ZSTD output is bounded by [MaxPageSize] whatever a frame claims.

@@ -924,7 +924,9 @@ func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.Mapping, col int, wr 
 type ConvertOptions struct {
 	// Compression of OUT: zstd, snappy, gzip, lz4 or none for Parquet;
 	// zstd, lz4 or none for Arrow; deflate or none for .npz. "" is the
-	// format's default: zstd for Parquet and Arrow, none for .npz.
+	// format's default: zstd for Parquet, none for .arrow and lz4 for
+	// .feather (as pyarrow.ipc, Polars and pyarrow.feather write them),
+	// none for .npz.
 	Compression   string   `flag:"compression"`
 	RowGroupRows  int      `flag:"row-group-rows"` // Parquet rows per row group (0: 1Mi rows, at most 128 MiB)
 	PageSize      int      `flag:"page-size"`      // Parquet data page size in bytes (0: 1 MiB)
@@ -1059,9 +1061,16 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 		default:
 			return nil, optionErrorf("--compression %q is not available for .npz (deflate or none)", o.Compression)
 		}
-	case "parquet", "arrow":
+	case "parquet":
 		if o.Compression == "" {
 			o.Compression = "zstd"
+		}
+	case "arrow":
+		if o.Compression == "" {
+			o.Compression = "none"
+			if arrowconv.DefaultIPCOptions(out).Compression == arrowconv.LZ4 {
+				o.Compression = "lz4"
+			}
 		}
 	case "mat", "hdf5":
 		c.seekable = true // their writers patch sizes anywhere

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -288,6 +289,59 @@ func TestInspectForeign(t *testing.T) {
 	for _, want := range []string{"n_i32            int32 -> <i4  [nullable, nulls refused", "n_f64            float64 -> <f8  [nullable]\n"} {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("no %q in\n%s", want, sb.String())
+		}
+	}
+}
+
+// TestConvertBadCRC: a page whose CRC does not match (parquet-go's file
+// with one bit flipped; parquet-go refuses it too) is refused naming the
+// file, the column and the CRC; nothing is written.
+func TestConvertBadCRC(t *testing.T) {
+	in := "../parquetio/testdata/foreign/pgo_crc_bad.parquet"
+	out := filepath.Join(t.TempDir(), "x.npy")
+	_, err := Convert(context.Background(), in, out, nil)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != in || !strings.Contains(err.Error(), "column id") || !strings.Contains(err.Error(), "CRC") {
+		t.Fatalf("%v, want the CRC mismatch of column id in %s", err, in)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("output left")
+	}
+}
+
+// TestConvertArrowDefaults: .arrow is written uncompressed by default (as
+// pyarrow.ipc and Polars write it: memory-mappable), .feather with LZ4 (as
+// pyarrow.feather); both read back equal.
+func TestConvertArrowDefaults(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "z.npy")
+	data := make([]byte, 8<<20) // 1Mi zeros, float64
+	var buf bytes.Buffer
+	if err := npyio.WriteArray(&buf, &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{1 << 20}}, DType: npyio.Float64Type, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for ext, small := range map[string]bool{".arrow": false, ".feather": true} {
+		out := filepath.Join(dir, "z"+ext)
+		if _, err := Convert(context.Background(), in, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (st.Size() < 1<<20) != small {
+			t.Errorf("%s: %d bytes for 8 MiB of zeros (compressed: %v wanted)", ext, st.Size(), small)
+		}
+		back := filepath.Join(dir, "back"+ext+".npy")
+		if _, err := Convert(context.Background(), out, back, nil); err != nil {
+			t.Fatal(err)
+		}
+		a, err := npyio.ReadFile(back, nil)
+		if err != nil || !bytes.Equal(a.CData(), data) {
+			t.Errorf("%s: not read back equal (%v)", ext, err)
 		}
 	}
 }

@@ -159,7 +159,7 @@ func init() {
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
 			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression", Flag: "compression",
-				FlagDoc: "buffer compression: zstd (the default of convert), lz4 or none"},
+				FlagDoc: "buffer compression: none (the default for .arrow, as pyarrow.ipc and Polars write it: memory-mappable), lz4 (the default for .feather, as pyarrow.feather) or zstd"},
 			Field{Name: "column", Type: String, Default: "value", Doc: "the column name of a plain (non-record) array", Flag: "name"},
 			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
 		Doc:   "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
