@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -128,6 +129,17 @@ func (p *Plan) checkShardable() error {
 // or the directory before the first placeholder of a file path.
 func sinkRoot(c *Component) string {
 	path := c.String("path")
+	if storage.Scheme(path) != "" {
+		// A URL: the dataset's prefix, or the one before the first
+		// placeholder of a file name.
+		if i := strings.IndexByte(path, '{'); i >= 0 && !isDataset(c) {
+			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/")
+		}
+		if isDataset(c) {
+			return strings.TrimSuffix(path, "/")
+		}
+		return shardrun.Dir(path)
+	}
 	if isDataset(c) {
 		return filepath.Clean(c.resolvePath(path))
 	}

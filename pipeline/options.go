@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -141,7 +142,7 @@ func (c *Component) itemErrorf(name string, i int, format string, args ...any) *
 
 // resolvePath makes a job-relative path absolute-or-cwd-relative.
 func (c *Component) resolvePath(p string) string {
-	if filepath.IsAbs(p) || c.job == nil || c.job.Dir == "" {
+	if filepath.IsAbs(p) || c.job == nil || c.job.Dir == "" || storage.Scheme(p) != "" {
 		return p
 	}
 	return filepath.Join(c.job.Dir, p)

@@ -112,15 +112,17 @@ func list(ctx context.Context, dir string, fn func(storage.Info) error) error {
 	}
 }
 
-// errSkipDir, returned by a walk function for a directory, skips it.
+// errSkipDir, returned by a walk function for a directory, skips it
+// (for a file, it skips the file).
 var errSkipDir = errors.New("skip this directory")
 
 // errStop, returned by a walk function, ends the walk without an error.
 var errStop = errors.New("stop the walk")
 
 // walk calls fn for every file and directory under root (not root
-// itself), depth first in name order; post, if set, is called for each
-// directory after its contents. A missing root is empty.
+// itself): a directory's entries in name order, then each subdirectory's
+// in turn; post, if set, is called for each directory after its
+// contents. A missing root is empty.
 func walk(ctx context.Context, root string, fn func(storage.Info) error, post func(dir string)) error {
 	err := walkDir(ctx, root, fn, post)
 	if errors.Is(err, errStop) {
@@ -136,13 +138,11 @@ func walkDir(ctx context.Context, dir string, fn func(storage.Info) error, post 
 			return nil // a backend listing the directory itself
 		}
 		err := fn(e)
-		if e.IsDir {
-			if errors.Is(err, errSkipDir) {
-				return nil
-			}
-			if err == nil {
-				subdirs = append(subdirs, e.Name)
-			}
+		if errors.Is(err, errSkipDir) {
+			return nil // for a file: skip just the file
+		}
+		if e.IsDir && err == nil {
+			subdirs = append(subdirs, e.Name)
 		}
 		return err
 	})
