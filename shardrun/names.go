@@ -92,8 +92,14 @@ const listPage = 1000
 // empty.
 func list(ctx context.Context, dir string, fn func(storage.Info) error) error {
 	after := ""
+	limit := listPage
+	if !isURL(dir) {
+		// The local backend reads the whole directory for every page:
+		// one page, as filepath.WalkDir would.
+		limit = 0
+	}
 	for {
-		page, more, err := storage.List(ctx, dir, after, listPage)
+		page, more, err := storage.List(ctx, dir, after, limit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
