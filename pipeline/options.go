@@ -142,7 +142,7 @@ func (c *Component) itemErrorf(name string, i int, format string, args ...any) *
 
 // resolvePath makes a job-relative path absolute-or-cwd-relative.
 func (c *Component) resolvePath(p string) string {
-	if filepath.IsAbs(p) || c.job == nil || c.job.Dir == "" || storage.Scheme(p) != "" {
+	if filepath.IsAbs(p) || storage.Scheme(p) != "" || c.job == nil || c.job.Dir == "" {
 		return p
 	}
 	return filepath.Join(c.job.Dir, p)
