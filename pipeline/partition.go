@@ -497,7 +497,7 @@ func (s *datasetSink) fileFor(key string, row []byte) (*partFile, error) {
 		name += "-" + d.runID[:12]
 	}
 	final := shardrun.Join(s.root, dir, name+".parquet")
-	f, err := s.env.out.create(final)
+	f, err := s.env.create(final)
 	if err != nil {
 		return nil, err
 	}
