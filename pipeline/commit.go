@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -16,7 +17,7 @@ import (
 // rest to package shardrun (see [shardrun.Run] for the commit protocol):
 // Plan.Run asks it which inputs to read (includes), tells it when an
 // input is done (partDone) and when the shard is finished (commit), and
-// the sinks create their files through it (outputs.stage).
+// the sinks create their files through it (buildEnv.create).
 
 // DefaultCheckpointBytes is the default ShardOptions.CheckpointBytes.
 const DefaultCheckpointBytes = shardrun.DefaultCheckpointBytes
@@ -128,6 +129,17 @@ func (p *Plan) checkShardable() error {
 // or the directory before the first placeholder of a file path.
 func sinkRoot(c *Component) string {
 	path := c.String("path")
+	if storage.Scheme(path) != "" {
+		// A URL: the dataset's prefix, or the one before the first
+		// placeholder of a file name.
+		if i := strings.IndexByte(path, '{'); i >= 0 && !isDataset(c) {
+			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/")
+		}
+		if isDataset(c) {
+			return strings.TrimSuffix(path, "/")
+		}
+		return shardrun.Dir(path)
+	}
 	if isDataset(c) {
 		return filepath.Clean(c.resolvePath(path))
 	}
@@ -335,7 +347,16 @@ func (d *distRun) finish() error {
 	return d.run.Finish(outs)
 }
 
-// stage creates an output file of a sharded run (outputs.create).
+// create creates an output file: staged by the sharded run if there is
+// one, else through outputs.
+func (e *buildEnv) create(final string) (*os.File, error) {
+	if e.dist != nil {
+		return e.dist.stage(final)
+	}
+	return e.out.create(final)
+}
+
+// stage creates an output file of a sharded run.
 func (d *distRun) stage(final string) (*os.File, error) {
 	f, err := d.run.Stage(final)
 	if err != nil {

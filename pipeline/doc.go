@@ -11,9 +11,11 @@
 // [ConvertOptions.Set] give the CLI its flags), [Inspect] reads what a
 // file holds. Every input is opened and every converted output created
 // through internal/storage, the file-access seam; job outputs are staged
-// by the outputs type (sink.go). Sharded runs use package shardrun for
-// shard identity, assignment, fingerprints and manifests; their driver
-// (staging, checkpoints, resume, [CommitRun], [FindRun]) is commit.go.
+// by the outputs type (sink.go). Sharded runs are driven by package
+// shardrun (staging, checkpoints, resume, manifests, commit); commit.go
+// only decides what a run is (its inputs and their shards, the run ID,
+// the sinks' roots) and hands the sinks' finished files to a
+// shardrun.Run; [CommitRun] and [FindRun] wrap shardrun's.
 // A new format is added as one Format entry, a source spec and a sink
 // spec.
 //

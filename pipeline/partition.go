@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -296,7 +295,7 @@ func (s *datasetSink) checkExisting() error {
 			return &dataError{pos: s.c.PosOf("mode"), path: s.c.Path() + ".mode", err: fmt.Errorf("dataset %s exists (it holds %s) (mode: error_if_exists)", s.root, f)}
 		}
 	case "skip_existing":
-		if _, err := os.Stat(filepath.Join(s.root, successFile)); err == nil {
+		if shardrun.Exists(shardrun.Join(s.root, successFile)) {
 			s.skip = true
 		}
 	}
@@ -305,25 +304,10 @@ func (s *datasetSink) checkExisting() error {
 
 // firstVisibleFile returns a regular file under root whose path has no
 // component starting with '_' or '.' (the files readers see), or "".
+// root may be a URL.
 func firstVisibleFile(root string) string {
-	found := ""
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || found != "" {
-			return filepath.SkipAll
-		}
-		if p != root && hiddenName(d.Name()) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			found = p
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
+	f, _ := shardrun.FirstVisibleFile(root)
+	return f
 }
 
 // hiddenName reports whether readers (Spark, Hive, npyflow) skip a name.
@@ -358,7 +342,7 @@ func (s *datasetSink) filePattern() string {
 }
 
 func (s *datasetSink) plannedPaths([]*Part) ([]string, error) {
-	return []string{filepath.Join(s.root, s.filePattern())}, nil
+	return []string{shardrun.Join(s.root, s.filePattern())}, nil
 }
 
 // Push groups the batch's rows by partition (keeping their order within
@@ -512,8 +496,8 @@ func (s *datasetSink) fileFor(key string, row []byte) (*partFile, error) {
 	if s.mode == "append" {
 		name += "-" + d.runID[:12]
 	}
-	final := filepath.Join(s.root, dir, name+".parquet")
-	f, err := s.env.out.create(final)
+	final := shardrun.Join(s.root, dir, name+".parquet")
+	f, err := s.env.create(final)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,6 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return &Summary{Shard: d.run.Summary(), Elapsed: time.Since(start)}, nil
 		}
 		p.env.dist = d
-		p.env.out.stage = d.stage
 		pub = d
 	}
 

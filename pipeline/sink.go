@@ -25,9 +25,6 @@ type outputs struct {
 	files []*outFile
 	dirs  []string // directories created, parents first
 	sync  bool     // fsync each file before renaming it (RunOptions.Sync)
-	// stage, set for a sharded run, creates the outputs instead: the run
-	// stages and commits them (see distRun.stage).
-	stage func(final string) (*os.File, error)
 }
 
 type outFile struct {
@@ -37,9 +34,6 @@ type outFile struct {
 
 // create opens a temporary file for final.
 func (o *outputs) create(final string) (*os.File, error) {
-	if o.stage != nil {
-		return o.stage(final)
-	}
 	if storage.Scheme(final) != "" {
 		// An object store has no rename: spool to a local temporary
 		// file, uploaded by commit.
@@ -341,7 +335,7 @@ func (s *fileSink) start(final string) error {
 			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}
 	}
-	f, err := s.env.out.create(final)
+	f, err := s.env.create(final)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package shardrun_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/shardrun"
 	"github.com/npyflow/npyflow/shardrun/shardruntest"
@@ -45,6 +47,34 @@ func TestJoin(t *testing.T) {
 		j := shardrun.Join(c.base, c.elem)
 		if j != c.join || shardrun.Dir(j) != c.dir || shardrun.Base(j) != c.base2 {
 			t.Errorf("Join(%q, %q) = %q (dir %q, base %q), want %q, %q, %q", c.base, c.elem, j, shardrun.Dir(j), shardrun.Base(j), c.join, c.dir, c.base2)
+		}
+	}
+}
+
+// TestFirstVisibleFile: hidden files and directories (a _SUCCESS, a
+// staged .part file, the _npyflow state) are skipped, on both backends.
+func TestFirstVisibleFile(t *testing.T) {
+	storagetest.NewMem("memtest")
+	for _, root := range []string{t.TempDir(), "memtest://bkt-visible/ds"} {
+		ctx := context.Background()
+		put := func(rel string) {
+			name := shardrun.Join(root, rel)
+			if err := storage.MkdirAll(ctx, shardrun.Dir(name)); err != nil {
+				t.Fatal(err)
+			}
+			if err := storage.WriteFile(ctx, name, []byte(rel)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, rel := range []string{"_SUCCESS", ".part-00000-00000.parquet.npyflow-x", "_npyflow/run/shard-00000.json", "a=1/.hidden"} {
+			put(rel)
+		}
+		if f, err := shardrun.FirstVisibleFile(root); f != "" || err != nil {
+			t.Errorf("%s: found %q, %v among hidden files", root, f, err)
+		}
+		put("a=1/part-00000-00001.parquet")
+		if f, err := shardrun.FirstVisibleFile(root); f != shardrun.Join(root, "a=1/part-00000-00001.parquet") || err != nil {
+			t.Errorf("%s: found %q, %v", root, f, err)
 		}
 	}
 }

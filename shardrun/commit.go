@@ -319,6 +319,12 @@ func SortedInputs(in []ManifestInput) []ManifestInput {
 	return in
 }
 
+// FirstVisibleFile returns a file under root that readers of a dataset
+// see (no element of its name below root starts with '_' or '.'), or "".
+func FirstVisibleFile(root string) (string, error) {
+	return firstVisibleFileExcept(context.Background(), root, nil)
+}
+
 // firstVisibleFileExcept returns a visible file under root not in except.
 func firstVisibleFileExcept(ctx context.Context, root string, except map[string]bool) (string, error) {
 	found := ""

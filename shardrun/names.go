@@ -92,8 +92,14 @@ const listPage = 1000
 // empty.
 func list(ctx context.Context, dir string, fn func(storage.Info) error) error {
 	after := ""
+	limit := listPage
+	if !isURL(dir) {
+		// The local backend reads the whole directory for every page:
+		// one page, as filepath.WalkDir would.
+		limit = 0
+	}
 	for {
-		page, more, err := storage.List(ctx, dir, after, listPage)
+		page, more, err := storage.List(ctx, dir, after, limit)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -112,15 +118,17 @@ func list(ctx context.Context, dir string, fn func(storage.Info) error) error {
 	}
 }
 
-// errSkipDir, returned by a walk function for a directory, skips it.
+// errSkipDir, returned by a walk function for a directory, skips it
+// (for a file, it skips the file).
 var errSkipDir = errors.New("skip this directory")
 
 // errStop, returned by a walk function, ends the walk without an error.
 var errStop = errors.New("stop the walk")
 
 // walk calls fn for every file and directory under root (not root
-// itself), depth first in name order; post, if set, is called for each
-// directory after its contents. A missing root is empty.
+// itself): a directory's entries in name order, then each subdirectory's
+// in turn; post, if set, is called for each directory after its
+// contents. A missing root is empty.
 func walk(ctx context.Context, root string, fn func(storage.Info) error, post func(dir string)) error {
 	err := walkDir(ctx, root, fn, post)
 	if errors.Is(err, errStop) {
@@ -136,13 +144,11 @@ func walkDir(ctx context.Context, dir string, fn func(storage.Info) error, post 
 			return nil // a backend listing the directory itself
 		}
 		err := fn(e)
-		if e.IsDir {
-			if errors.Is(err, errSkipDir) {
-				return nil
-			}
-			if err == nil {
-				subdirs = append(subdirs, e.Name)
-			}
+		if errors.Is(err, errSkipDir) {
+			return nil // for a file: skip just the file
+		}
+		if e.IsDir && err == nil {
+			subdirs = append(subdirs, e.Name)
 		}
 		return err
 	})

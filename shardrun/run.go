@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/atomicfile"
 	"github.com/npyflow/npyflow/internal/storage"
 )
 
@@ -272,13 +273,22 @@ type StagedFile struct {
 // Stage opens a new output that will be published at final when the run
 // is committed. The file is a temporary one (beside final on a local
 // filesystem, named .<name>.tmp-*; in the system's temporary directory
-// for an object store) until the checkpoint that stages it.
+// for an object store, .npyflow-stage-<run>-<shard>.npyflow-tmp-<pid>-*,
+// removed by a later attempt if this process dies) until the checkpoint
+// that stages it.
 func (r *Run) Stage(final string) (*StagedFile, error) {
 	sf := &StagedFile{final: final, staged: r.stagedName(final), remote: remote(final)}
 	var f *os.File
 	var err error
 	if sf.remote {
-		f, err = os.CreateTemp("", "npyflow-stage-*")
+		// A local spool until the checkpoint uploads it. atomicfile's
+		// names carry the PID, so the next spool of this run and shard
+		// removes the spools of attempts that were killed.
+		var af *atomicfile.File
+		af, err = atomicfile.Create(filepath.Join(os.TempDir(), fmt.Sprintf("npyflow-stage-%s-%05d", r.cfg.Run, r.cfg.Shard.Index)))
+		if err == nil {
+			f = af.File
+		}
 	} else {
 		if err := r.mkdirAll(filepath.Dir(final)); err != nil {
 			return nil, err

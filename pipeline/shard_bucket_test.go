@@ -1,0 +1,120 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/internal/storage/storagetest"
+	"github.com/npyflow/npyflow/shardrun"
+	"github.com/npyflow/npyflow/shardrun/shardruntest"
+)
+
+// TestShardsToBucket runs the partitioned job of the e2e tests as four
+// shards of a frozen plan whose plan file, state directory and dataset
+// are in a bucket without rename (the in-memory test backend): nothing
+// is visible before the last shard commits, then the dataset holds every
+// row once (the same aggregates as the inputs) and no staging object is
+// left.
+func TestShardsToBucket(t *testing.T) {
+	mem := storagetest.NewMem("memtest")
+	copies := mem.Copies
+	files := checkShardsToStore(t, "memtest://bkt-pipeline/lake")
+	if mem.Copies-copies < files-1 {
+		t.Errorf("%d objects published with %d server-side copies", files, mem.Copies-copies)
+	}
+}
+
+// TestShardsToLocal is the same on the local filesystem.
+func TestShardsToLocal(t *testing.T) {
+	checkShardsToStore(t, t.TempDir())
+}
+
+// checkShardsToStore runs the test under base (a directory or a URL
+// prefix; the S3 integration tests call it with a server's URL) and
+// returns how many objects readers see in the dataset.
+func checkShardsToStore(t *testing.T, base string) int {
+	dir := t.TempDir()
+	want := shardData(t, dir, 2, 6)
+	lookup := env(map[string]string{"OUT": base})
+	text := []byte(shardJob)
+	j, err := Load(filepath.Join(dir, "job.yaml"), text, &LoadOptions{LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := p.Freeze(4, text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := shardrun.Join(base, "ds")
+	if fp.StateDir != shardrun.Join(ds, "_npyflow") || fp.Sinks[0].Root != ds {
+		t.Fatalf("plan: state %s, root %s", fp.StateDir, fp.Sinks[0].Root)
+	}
+	planURL := shardrun.Join(base, "plan.json")
+	if err := fp.WriteFile(planURL); err != nil {
+		t.Fatal(err)
+	}
+	if fp, err = LoadFrozenPlan(planURL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		job, err := fp.LoadJob(&LoadOptions{LookupEnv: lookup})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlanWith(job, &PlanOptions{Frozen: fp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := p.Run(context.Background(), &RunOptions{Workers: 2, Shard: &ShardOptions{Shard: Shard{Index: i}, CheckpointBytes: 5000}})
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+		if i < 3 {
+			if f, _ := shardrun.FirstVisibleFile(ds); f != "" || shardrun.Exists(shardrun.Join(ds, "_SUCCESS")) || sum.Shard.Committed != nil {
+				t.Fatalf("after shard %d of 4, readers see %q (committed %v)", i, f, sum.Shard.Committed)
+			}
+			continue
+		}
+		if sum.Shard.Committed == nil || sum.Shard.Committed.Inputs != 12 {
+			t.Fatalf("the last shard did not commit: %+v", sum.Shard.Committed)
+		}
+	}
+	// Mirror what readers see to a local directory and read it there.
+	mirror := filepath.Join(dir, "mirror")
+	files := 0
+	for name, data := range shardruntest.Files(t, ds) {
+		rel, ok := strings.CutPrefix(name, ds)
+		if !ok {
+			t.Fatalf("%s listed under %s", name, ds)
+		}
+		rel = strings.TrimLeft(filepath.ToSlash(rel), "/")
+		if strings.Contains(rel, "/staging/") {
+			t.Errorf("staging object left: %s", name)
+		}
+		if strings.HasPrefix(rel, "_npyflow/") {
+			continue
+		}
+		p := filepath.Join(mirror, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o777)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files++
+	}
+	got, shards := readDataset(t, mirror)
+	compareAgg(t, "bucket", got, want)
+	if len(shards) != 4 {
+		t.Errorf("files from %d shards, want 4", len(shards))
+	}
+	if _, err := os.Stat(filepath.Join(mirror, "_SUCCESS")); err != nil || files < 9 {
+		t.Errorf("%d objects, _SUCCESS: %v", files, err)
+	}
+	return files
+}
