@@ -155,14 +155,14 @@ func runConvert(e *env) error {
 func convertError(in, out string, err error) error {
 	var fe *pipeline.FileError
 	if errors.As(err, &fe) {
-		return fmt.Errorf("%s: %w", fe.Path, trimPrefix(fe.Err))
+		return fmt.Errorf("%s: %w", storage.Redact(fe.Path), trimPrefix(fe.Err))
 	}
 	file := in
 	var oe *pipeline.OutputError
 	if errors.As(err, &oe) {
 		file = out
 	}
-	return fmt.Errorf("%s: %w", file, trimPrefix(err))
+	return fmt.Errorf("%s: %w", storage.Redact(file), trimPrefix(err))
 }
 
 // converter is the terminal side of one conversion: its progress bar.

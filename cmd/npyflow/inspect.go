@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 )
 
@@ -54,7 +55,7 @@ func runInspect(e *env) error {
 	name := args[0]
 	ins, err := pipeline.Inspect(e.ctx, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, trimPrefix(err))
+		return fmt.Errorf("%s: %w", storage.Redact(name), trimPrefix(err))
 	}
 	if ins.NPZ != nil {
 		for i, m := range ins.NPZ.Members {
