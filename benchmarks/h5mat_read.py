@@ -14,9 +14,11 @@ megabytes (default 256) as a (rows, 1024) matrix and as a column vector:
   v73_vector.mat the same values as an n x 1 vector
   v7.mat, v6.mat scipy.io.savemat, compressed and not (the matrix)
 
-Each reader runs in its own process, RUNS times (default 3); the table
+The values are a random walk rounded to 3 decimals. Each reader runs in
+its own process, RUNS times (default 3) after a warm-up run; the table
 gives the best wall time, the CPU time (user + system) of that run and
-the process's peak RSS. The Python readers time only the read (imports
+the process's peak RSS (run the script twice: the first run's Python
+children inherit the peak RSS of the process that generated the data). The Python readers time only the read (imports
 excluded) into a numpy array in memory; npyflow is timed end to end by
 /usr/bin/time as `npyflow convert IN OUT.npy` (reading, reordering to C
 order and writing the .npy to the same disk), so it does more work than
@@ -40,8 +42,11 @@ ROWS = MB * (1 << 20) // 8 // COLS
 
 
 def data():
-    idx = np.arange(ROWS * COLS, dtype=np.float64)
-    return (np.round(np.sin(idx / 100) * 1000) / 8).reshape(ROWS, COLS)
+    # A random walk rounded to 3 decimals: compresses about as much as
+    # measured data does (a sine would compress 30 times and make inflate
+    # a memory copy).
+    rng = np.random.default_rng(1)
+    return np.round(np.cumsum(rng.standard_normal(ROWS * COLS)), 3).reshape(ROWS, COLS)
 
 
 def make():

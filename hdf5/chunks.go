@@ -28,7 +28,8 @@ type chunkReader struct {
 	nchunks  []uint64 // chunks per dim over the current dims
 	fill     []byte   // one element of fill value, nil for zeros
 
-	zr io.ReadCloser
+	states []*decodeState // one per decoding goroutine, reused
+	pool   sync.Pool      // *[]byte of chunkSize: decoded chunks not cached
 
 	// index state
 	loaded  bool
@@ -633,24 +634,61 @@ func (r *chunkReader) locate(scaled []uint64) (chunkRec, bool, error) {
 	return c, true, nil
 }
 
-// decode reads and decodes one stored chunk, into out when it is not nil
-// (chunkSize bytes). It is safe to call from several goroutines, each with
-// its own zlib reader.
-func (r *chunkReader) decode(c chunkRec, zr *io.ReadCloser, out []byte) ([]byte, error) {
-	if !r.filtered() && out != nil {
+// decodeState is one decoding goroutine's zlib reader and scratch
+// buffers (the stored chunk, a filter's intermediate output).
+type decodeState struct {
+	zr  io.ReadCloser
+	raw []byte
+	tmp []byte
+}
+
+// state returns the decodeState of goroutine w.
+func (r *chunkReader) state(w int) *decodeState {
+	for len(r.states) <= w {
+		r.states = append(r.states, &decodeState{})
+	}
+	return r.states[w]
+}
+
+// getBuf returns a chunkSize buffer for a decoded chunk; putBuf takes it
+// back once its bytes are copied out.
+func (r *chunkReader) getBuf() []byte {
+	if b, ok := r.pool.Get().(*[]byte); ok && uint64(len(*b)) == r.layout.chunkSize {
+		return *b
+	}
+	return make([]byte, r.layout.chunkSize)
+}
+
+func (r *chunkReader) putBuf(b []byte) {
+	if uint64(len(b)) == r.layout.chunkSize {
+		r.pool.Put(&b)
+	}
+}
+
+// decode reads and decodes one stored chunk into out (chunkSize bytes; a
+// new buffer when nil). It is safe to call from several goroutines, each
+// with its own decodeState.
+func (r *chunkReader) decode(c chunkRec, st *decodeState, out []byte) ([]byte, error) {
+	if out == nil {
+		out = make([]byte, r.layout.chunkSize)
+	}
+	if !r.filtered() {
 		if err := r.f.readInto(out, c.addr, "chunk"); err != nil {
 			return nil, err
 		}
 		return out, nil
 	}
-	raw, err := r.f.readAt(c.addr, c.size, "chunk")
-	if err != nil {
+	if c.size > maxMetaBlock && c.size > uint64(r.f.opts.MaxReadBytes) {
+		return nil, r.f.corrupt(int64(c.addr), "%s: stored chunk of %d bytes is over the limit", r.path, c.size)
+	}
+	if uint64(cap(st.raw)) < c.size {
+		st.raw = make([]byte, c.size)
+	}
+	raw := st.raw[:c.size]
+	if err := r.f.readInto(raw, c.addr, "chunk"); err != nil {
 		return nil, err
 	}
-	if !r.filtered() {
-		return raw, nil
-	}
-	return r.unfilter(raw, c.mask, r.layout.chunkSize, c.addr, zr, out)
+	return r.unfilter(raw, c.mask, r.layout.chunkSize, c.addr, st, out)
 }
 
 func (r *chunkReader) remember(key uint64, data []byte) {
@@ -673,7 +711,7 @@ func (r *chunkReader) remember(key uint64, data []byte) {
 // is one contiguous run (direct returns it, or nil) is decoded straight
 // into dst and marked done. The caller copies the others before the next
 // prefetch.
-func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]uint64) []byte, done map[uint64]bool) (map[uint64][]byte, error) {
+func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]uint64) []byte, done, pooled map[uint64]bool) (map[uint64][]byte, error) {
 	type job struct {
 		key uint64
 		rec chunkRec
@@ -697,13 +735,16 @@ func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]u
 		out := direct(coords[i])
 		if out != nil {
 			done[k] = true
+		} else {
+			out = r.getBuf()
+			pooled[k] = true
 		}
 		jobs = append(jobs, job{k, c, out})
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs))
 	if !r.filtered() || workers <= 1 {
 		for _, j := range jobs {
-			b, err := r.decode(j.rec, &r.zr, j.out)
+			b, err := r.decode(j.rec, r.state(0), j.out)
 			if err != nil {
 				return nil, err
 			}
@@ -717,15 +758,15 @@ func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]u
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
+		st := r.state(w)
 		go func() {
 			defer wg.Done()
-			var zr io.ReadCloser
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) {
 					return
 				}
-				out[i], errs[i] = r.decode(jobs[i].rec, &zr, jobs[i].out)
+				out[i], errs[i] = r.decode(jobs[i].rec, st, jobs[i].out)
 			}
 		}()
 	}
@@ -833,8 +874,9 @@ func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 		return dst[off : off+r.layout.chunkSize]
 	}
 	done := map[uint64]bool{}
+	pooled := map[uint64]bool{}
 	flush := func() error {
-		got, err := r.prefetch(keys, coords, direct, done)
+		got, err := r.prefetch(keys, coords, direct, done, pooled)
 		if err != nil {
 			return err
 		}
@@ -846,8 +888,11 @@ func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 		for i, k := range keys {
 			if c := got[k]; !done[k] && c != nil && !inside(coords[i]) {
 				r.remember(k, c)
+			} else if pooled[k] {
+				r.putBuf(c)
 			}
 			delete(done, k)
+			delete(pooled, k)
 			coords[i] = nil
 		}
 		keys, coords = keys[:0], coords[:0]

@@ -13,7 +13,7 @@ import (
 // skipped for this chunk. With out non-nil (want bytes), the result is
 // written there, the last filter decoding straight into it; otherwise the
 // returned slice may alias raw.
-func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64, zr *io.ReadCloser, out []byte) ([]byte, error) {
+func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64, st *decodeState, out []byte) ([]byte, error) {
 	f := r.f
 	fl := r.filters
 	data := raw
@@ -34,9 +34,9 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 			var dec []byte
 			var err error
 			if final {
-				dec, err = r.inflateInto(data, out, addr, zr)
+				dec, err = r.inflateInto(data, out, addr, &st.zr)
 			} else {
-				dec, err = r.inflate(data, want+64, addr, zr)
+				dec, err = r.inflate(data, want+64, addr, st)
 			}
 			if err != nil {
 				return nil, err
@@ -124,7 +124,8 @@ func (r *chunkReader) inflateInto(src, out []byte, addr uint64, zrp *io.ReadClos
 	}
 }
 
-func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, zrp *io.ReadCloser) ([]byte, error) {
+func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, st *decodeState) ([]byte, error) {
+	zrp := &st.zr
 	br := bytes.NewReader(src)
 	var err error
 	if *zrp == nil {
@@ -136,8 +137,16 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, zrp *io.Rea
 		return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
 	}
 	// Start small and grow with the output actually produced, so that a
-	// tiny stream claiming a huge chunk costs no memory up front.
-	out := make([]byte, min(limit, uint64(len(src))*16+4096))
+	// tiny stream claiming a huge chunk costs no memory up front; the
+	// buffer is kept for the next chunk (the result aliases it).
+	out := st.tmp[:cap(st.tmp)]
+	if uint64(len(out)) > limit {
+		out = out[:limit]
+	}
+	if len(out) == 0 {
+		out = make([]byte, min(limit, uint64(len(src))*16+4096))
+		st.tmp = out
+	}
 	n := 0
 	for {
 		if n == len(out) {
@@ -147,6 +156,7 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, zrp *io.Rea
 			grown := make([]byte, min(limit, uint64(n)*2))
 			copy(grown, out)
 			out = grown
+			st.tmp = grown
 		}
 		k, err := (*zrp).Read(out[n:])
 		n += k

@@ -85,6 +85,28 @@ func readDataset(t *testing.T, ds *Dataset) {
 	if errAll == nil && got != nil && !bytes.Equal(got, all) {
 		t.Errorf("%s (%s): row reader and ReadAll differ", ds.Path(), dt)
 	}
+	// The element reader (boxes, partial rows) gives the same bytes.
+	er, err := ds.NewElementReader(40)
+	if err != nil {
+		return
+	}
+	got = got[:0]
+	for i := 0; ; i++ {
+		if i > 2000 {
+			return
+		}
+		b, err := er.Read()
+		if err != nil {
+			if err != io.EOF {
+				return
+			}
+			break
+		}
+		got = append(got, b...)
+	}
+	if errAll == nil && !bytes.Equal(got, all) {
+		t.Errorf("%s (%s): element reader and ReadAll differ", ds.Path(), dt)
+	}
 }
 
 func FuzzOpen(f *testing.F) {
