@@ -27,14 +27,22 @@ func readArrowHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := fo.checkArrowNames(info.Schema); err != nil {
+	schema, proj, err := fo.project(info.Schema)
+	if err == nil {
+		err = fo.checkArrowNames(schema)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m, err := fo.arrowMapping(info.Schema, func() (array.RecordReader, error) {
+	m, err := fo.arrowMapping(schema, func() (array.RecordReader, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return arrowconv.NewIPCReader(f, nil)
+		rr, err := arrowconv.NewIPCReader(f, nil)
+		if err != nil {
+			return nil, err
+		}
+		return projectRecords(rr, schema, proj), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -54,12 +62,20 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr, err := arrowconv.NewIPCReader(f, nil)
+	in, err := arrowconv.NewIPCReader(f, nil)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
-	m, err := foreignFromComponent(s.c).arrowMapping(rr.Schema(), func() (array.RecordReader, error) {
+	fo := foreignFromComponent(s.c)
+	schema, proj, err := fo.project(in.Schema())
+	if err != nil {
+		in.Release()
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
+	}
+	rr := projectRecords(in, schema, proj)
+	m, err := fo.arrowMapping(schema, func() (array.RecordReader, error) {
 		g, err := openFile(p.Path)
 		if err != nil {
 			return nil, err
@@ -69,7 +85,7 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 			g.Close()
 			return nil, err
 		}
-		return closingReader{sr, g}, nil
+		return closingReader{projectRecords(sr, schema, proj), g}, nil
 	})
 	closer := closeFunc(func() error {
 		rr.Release()
