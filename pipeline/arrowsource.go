@@ -96,12 +96,12 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	dt, _ := m.DType()
-	rs, _ := m.RowSize()
-	if got := (&Schema{DType: dt.Native(), Shape: m.RowShape()}); !got.Equal(s.file) {
+	got := &Schema{DType: dt.Native(), Shape: m.RowShape()}
+	if w, ok := widerStrings(s.file, got); !ok || !w.Equal(s.file) {
 		closer.Close()
 		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
 	}
-	pr := &npyPartReader{rd: &arrowRows{rr: rr, m: m, rowSize: rs}, closer: closer, name: p.Path}
+	pr := &npyPartReader{rd: &arrowRows{rr: rr, m: m, rowSize: int(s.file.RowSize()), widen: newRepacker(got, s.file)}, closer: closer, name: p.Path}
 	if err := s.withCaptures(pr, p); err != nil {
 		closer.Close()
 		return nil, err
@@ -129,7 +129,9 @@ func (f closeFunc) Close() error { return f() }
 type arrowRows struct {
 	rr      array.RecordReader
 	m       *arrowconv.Mapping
-	rowSize int
+	rowSize int       // of the source's rows
+	widen   *repacker // the file's strings are narrower than the source's
+	buf     []byte
 	rec     arrow.RecordBatch // owned by rr, valid until its next Next
 	pos     int
 }
@@ -152,7 +154,13 @@ func (a *arrowRows) ReadRows(dst []byte) (int, error) {
 			return 0, io.ErrShortBuffer
 		}
 	}
-	if _, err := a.m.EncodeRows(a.rec, a.pos, a.pos+n, dst[:0]); err != nil {
+	if a.widen != nil {
+		var err error
+		if a.buf, err = a.m.EncodeRows(a.rec, a.pos, a.pos+n, a.buf[:0]); err != nil {
+			return 0, err
+		}
+		a.widen.rows(dst, a.buf, n)
+	} else if _, err := a.m.EncodeRows(a.rec, a.pos, a.pos+n, dst[:0]); err != nil {
 		return 0, err
 	}
 	a.pos += n

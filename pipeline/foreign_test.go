@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/parquet-go/parquet-go"
 )
 
 // Files other tools wrote (DuckDB, arrow-go) with the values the producer
@@ -413,5 +414,65 @@ func TestConvertColumns(t *testing.T) {
 	}
 	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "n_i32") {
 		t.Errorf("unknown column: %v", err)
+	}
+}
+
+// TestParquetSourceWidths: two Parquet files parquet-go wrote whose longest
+// strings differ (2 and 6 characters) are one source: every row reads at
+// the widest, the shorter strings padded, values as written.
+func TestParquetSourceWidths(t *testing.T) {
+	dir := t.TempDir()
+	type row struct {
+		ID int64  `parquet:"id"`
+		S  string `parquet:"s"`
+	}
+	parts := [][]row{{{1, "ab"}, {2, "c"}}, {{3, "abcdef"}, {4, ""}, {5, "xyz"}}}
+	for i, rows := range parts {
+		var buf bytes.Buffer
+		w := parquet.NewGenericWriter[row](&buf)
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: parquet, paths: [%q]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "out.npy"))
+	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := npyio.ReadFile(filepath.Join(dir, "out.npy"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Header.DType.String(); got != "[('id', '<i8'), ('s', '<U6')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	r := 0
+	for _, rows := range parts {
+		for _, want := range rows {
+			b := a.CData()[r*a.Header.DType.Size:][:a.Header.DType.Size]
+			var sb strings.Builder
+			for k := 8; k < len(b); k += 4 {
+				if c := rune(binary.LittleEndian.Uint32(b[k:])); c != 0 {
+					sb.WriteRune(c)
+				}
+			}
+			if id := int64(binary.LittleEndian.Uint64(b)); id != want.ID || sb.String() != want.S {
+				t.Fatalf("row %d: %d %q, want %d %q", r, id, sb.String(), want.ID, want.S)
+			}
+			r++
+		}
 	}
 }
