@@ -100,8 +100,8 @@
 // write them, .feather LZ4 as pyarrow.feather does). An IPC file's schema
 // is read from its footer (Arrow JS writes none at the start); file
 // bodies are read into recycled buffers. arrow-go's reader swaps
-// big-endian IPC data to native order (not tested here: no producer at
-// hand writes big-endian files). [ReadIPCInfo] gives the schema and row count of an
+// big-endian IPC data to native order (tested on files and streams as
+// arrow-go writes them on a big-endian machine; see gen_foreign.go). [ReadIPCInfo] gives the schema and row count of an
 // IPC file or stream from its metadata alone.
 //
 // IPC input is untrusted: [NewIPCReader] reads the IPC messages itself

@@ -324,7 +324,7 @@ func FuzzIPCReader(f *testing.F) {
 		f.Add(ipcTestData(f, opts))
 	}
 	// Files other producers wrote: every type the Mapping converts.
-	for _, name := range []string{"every_type.arrow", "every_type_lz4.arrows", "dict_delta.arrows", "nulls.arrow", "arrowjs_every_type.arrow"} {
+	for _, name := range []string{"every_type.arrow", "every_type_lz4.arrows", "dict_delta.arrows", "nulls.arrow", "arrowjs_every_type.arrow", "big_endian.arrows"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", "foreign", name)); err == nil {
 			f.Add(b)
 		}

@@ -281,7 +281,7 @@ func unsupported(path string, t arrow.DataType, msg string) error {
 	return &UnsupportedError{Column: path, DType: t.String(), Msg: msg}
 }
 
-const dropHint = "; leave the column out (a select or drop step in a job, --columns in the CLI)"
+const dropHint = "; leave the column out: read the others (--columns in the CLI, columns on a job's source)"
 
 // plan builds the node of field f at path; top is the top-level column name.
 func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,8 +20,12 @@ import (
 // deriveSchema maps a Parquet schema without npyflow metadata to numpy.
 func (r *Reader) deriveSchema() (*Schema, error) {
 	root := r.pf.MetaData().Schema.Root()
+	order, err := r.selectColumns(root)
+	if err != nil {
+		return nil, err
+	}
 	var cols []Column
-	for i := 0; i < root.NumFields(); i++ {
+	for _, i := range order {
 		c := root.Field(i)
 		if elem, ok := listElement(c); ok {
 			// A list of primitives: a subarray when every row's list
@@ -59,24 +64,66 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	}
 	// List levels may have any names (list/element, array, bag/array_element,
 	// a repeated primitive): the leaves read the file's own paths.
-	if len(s.leaves) == len(r.leaves) {
+	// The file's leaves of the columns read, in their order.
+	leaves := r.leaves
+	if r.opts.selects() {
+		leaves = nil
+		r.sel = nil
+		for _, i := range order {
+			for j, l := range r.leaves {
+				if l.ColumnPath()[0] == root.Field(i).Name() {
+					leaves = append(leaves, l)
+					r.sel = append(r.sel, j)
+				}
+			}
+		}
+	}
+	if len(s.leaves) == len(leaves) {
 		for i, l := range s.leaves {
-			if len(l.path) > 1 || len(r.leaves[i].ColumnPath()) > 1 {
-				if l.path[0] == r.leaves[i].ColumnPath()[0] && len(cols[l.src].Shape) > 0 {
-					l.path = append([]string(nil), r.leaves[i].ColumnPath()...)
+			if len(l.path) > 1 || len(leaves[i].ColumnPath()) > 1 {
+				if l.path[0] == leaves[i].ColumnPath()[0] && len(cols[l.src].Shape) > 0 {
+					l.path = append([]string(nil), leaves[i].ColumnPath()...)
 				}
 			}
 			// Scaled decimals are renamed ("price_x1e2"): the leaf
 			// reads the file's column.
-			if fp := r.leaves[i].ColumnPath(); r.opts.scaled() && len(fp) == len(l.path) && strings.Join(unscaledPath(l.path), ".") == strings.Join(fp, ".") {
+			if fp := leaves[i].ColumnPath(); r.opts.scaled() && len(fp) == len(l.path) && strings.Join(unscaledPath(l.path), ".") == strings.Join(fp, ".") {
 				l.path = append([]string(nil), fp...)
 			}
 		}
 	}
-	if !samePaths(s, r.leaves) {
+	if !samePaths(s, leaves) {
 		return nil, errors.New("parquetio: cannot map this Parquet schema to a numpy dtype")
 	}
 	return s, nil
+}
+
+// selectColumns returns the indexes of the top-level fields to read:
+// ReadOptions.Columns in their order, or every field.
+func (r *Reader) selectColumns(root *schema.GroupNode) ([]int, error) {
+	if !r.opts.selects() {
+		out := make([]int, root.NumFields())
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	var out []int
+	for _, name := range r.opts.Columns {
+		i := root.FieldIndexByName(name)
+		if i < 0 {
+			var names []string
+			for k := 0; k < root.NumFields(); k++ {
+				names = append(names, root.Field(k).Name())
+			}
+			return nil, fmt.Errorf("parquetio: no column %q to read (columns: %s)", name, strings.Join(names, ", "))
+		}
+		if slices.Contains(out, i) {
+			return nil, fmt.Errorf("parquetio: column %q selected twice", name)
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }
 
 // RefusedError is the error for a column numpy has no faithful type for.
@@ -91,7 +138,7 @@ func (e *RefusedError) Error() string {
 }
 
 // listHint is what a refused nested column can do instead.
-const listHint = "numpy has no type for it; leave the column out (--columns, or a select/drop step in a job)"
+const listHint = "numpy has no type for it; leave the column out: read the others (--columns in the CLI, columns on a job's source)"
 
 func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	name := c.Path()
@@ -557,7 +604,7 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 		if length < 0 {
 			length = cur
 		} else if cur != length {
-			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row 0 holds %d values, row %d holds %d): numpy needs one length; leave the column out (--columns, or a select/drop step in a job)", length, row, cur)}
+			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row 0 holds %d values, row %d holds %d): numpy needs one length; leave the column out: read the others (--columns in the CLI, columns on a job's source)", length, row, cur)}
 		}
 	}
 	def := make([]int16, 4096)

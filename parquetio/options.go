@@ -36,7 +36,16 @@ type ReadOptions struct {
 	// renamed arrowconv.ScaledName(name, scale); precision above 18 is
 	// refused).
 	Decimal arrowconv.DecimalMode
+	// Columns are the top-level columns to read, in this order (nil:
+	// every column). Columns left out are not mapped, so a column numpy
+	// has no type for (a MAP, a list of varying length) does not stop the
+	// others. With Columns, a file npyflow wrote is mapped from its
+	// Parquet types like any other.
+	Columns []string
 }
+
+// selects reports whether only some columns are read.
+func (o *ReadOptions) selects() bool { return o != nil && o.Columns != nil }
 
 // validityNames are the columns named for validity fields ("*" left out).
 func (o *ReadOptions) validityNames() []string {

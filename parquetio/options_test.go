@@ -254,3 +254,47 @@ func TestHadoopLZ4(t *testing.T) {
 		}
 	}
 }
+
+// TestColumns: ReadOptions.Columns reads only the named columns, in that
+// order: DuckDB's file with a MAP column (refused) reads its other column
+// with DuckDB's values; columns come back reordered; an unknown name is
+// refused naming the file's columns.
+func TestColumns(t *testing.T) {
+	ff, rd, data := readCorpus(t, "duck_map.parquet", &ReadOptions{Columns: []string{"k"}}, false)
+	if cols := rd.Columns(); len(cols) != 1 || cols[0].Name != "k" {
+		t.Fatalf("columns %v", cols)
+	}
+	for r, v := range ff.Columns[0].Values {
+		if err := checkForeignValue(rd.Columns()[0].DType, ff.Columns[0].Type, data[0][r*8:r*8+8], v); err != nil {
+			t.Fatalf("row %d: %v", r, err)
+		}
+	}
+	ff, rd, data = readCorpus(t, "duck_types.parquet", &ReadOptions{Columns: []string{"s", "i8", "dec10_2"}}, true)
+	h := rd.Header()
+	if len(h.DType.Fields) != 3 || h.DType.Fields[0].Name != "s" || h.DType.Fields[1].Name != "i8" || h.DType.Fields[2].Name != "dec10_2" {
+		t.Fatalf("dtype %s", h.DType)
+	}
+	checked := 0
+	for _, fc := range ff.Columns {
+		for k, f := range h.DType.Fields {
+			if f.Name != fc.Name {
+				continue
+			}
+			for r, v := range fc.Values {
+				b := data[0][r*h.DType.Size+f.Offset:][:f.Type.Size]
+				if err := checkForeignValue(f.Type, fc.Type, b, v); err != nil {
+					t.Fatalf("%s row %d: %v", f.Name, r, err)
+				}
+				checked++
+			}
+			_ = k
+		}
+	}
+	if checked != 3*400 {
+		t.Fatalf("%d values checked", checked)
+	}
+	b, _ := os.ReadFile(filepath.Join("testdata", "foreign", "duck_map.parquet"))
+	if _, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "k, m") {
+		t.Errorf("unknown column: %v", err)
+	}
+}

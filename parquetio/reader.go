@@ -60,6 +60,7 @@ type Reader struct {
 	bufN   int
 	groupN int // rows of the row group being decoded
 	conv   []readConv
+	sel    []int // ReadOptions.Columns: the file leaf of each leaf read
 	err    error
 	out    [][]byte
 	decs   []*leafDecoder
@@ -227,7 +228,7 @@ func fileLeaves(pf *file.Reader) []*schema.Column {
 
 func (r *Reader) plan() error {
 	leaves := r.leaves
-	if v := r.pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v != nil {
+	if v := r.pf.MetaData().KeyValueMetadata().FindValue(MetaTable); v != nil && !r.opts.selects() {
 		var tm TableMeta
 		if err := json.Unmarshal([]byte(*v), &tm); err == nil && len(tm.Columns) > 0 {
 			s, err := schemaFromMeta(&tm)
@@ -267,8 +268,12 @@ func (r *Reader) plan() error {
 	}
 	r.conv = make([]readConv, len(r.s.leaves))
 	for i, l := range r.s.leaves {
-		c := leaves[i]
-		rc := readConv{fileCol: i, factor: 1, maxDef: int(c.MaxDefinitionLevel()), maxRep: int(c.MaxRepetitionLevel())}
+		fc := i
+		if r.sel != nil {
+			fc = r.sel[i]
+		}
+		c := leaves[fc]
+		rc := readConv{fileCol: fc, factor: 1, maxDef: int(c.MaxDefinitionLevel()), maxRep: int(c.MaxRepetitionLevel())}
 		l.optional = rc.maxDef > int(l.maxDef)
 		if err := planConv(l, c, &rc, r.meta != nil); err != nil {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)

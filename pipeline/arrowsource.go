@@ -27,14 +27,22 @@ func readArrowHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := fo.checkArrowNames(info.Schema); err != nil {
+	schema, proj, err := fo.project(info.Schema)
+	if err == nil {
+		err = fo.checkArrowNames(schema)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m, err := fo.arrowMapping(info.Schema, func() (array.RecordReader, error) {
+	m, err := fo.arrowMapping(schema, func() (array.RecordReader, error) {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return arrowconv.NewIPCReader(f, nil)
+		rr, err := arrowconv.NewIPCReader(f, nil)
+		if err != nil {
+			return nil, err
+		}
+		return projectRecords(rr, schema, proj), nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -54,12 +62,20 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rr, err := arrowconv.NewIPCReader(f, nil)
+	in, err := arrowconv.NewIPCReader(f, nil)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
-	m, err := foreignFromComponent(s.c).arrowMapping(rr.Schema(), func() (array.RecordReader, error) {
+	fo := foreignFromComponent(s.c)
+	schema, proj, err := fo.project(in.Schema())
+	if err != nil {
+		in.Release()
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
+	}
+	rr := projectRecords(in, schema, proj)
+	m, err := fo.arrowMapping(schema, func() (array.RecordReader, error) {
 		g, err := openFile(p.Path)
 		if err != nil {
 			return nil, err
@@ -69,7 +85,7 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 			g.Close()
 			return nil, err
 		}
-		return closingReader{sr, g}, nil
+		return closingReader{projectRecords(sr, schema, proj), g}, nil
 	})
 	closer := closeFunc(func() error {
 		rr.Release()
@@ -80,12 +96,12 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	dt, _ := m.DType()
-	rs, _ := m.RowSize()
-	if got := (&Schema{DType: dt.Native(), Shape: m.RowShape()}); !got.Equal(s.file) {
+	got := &Schema{DType: dt.Native(), Shape: m.RowShape()}
+	if w, ok := widerStrings(s.file, got); !ok || !w.Equal(s.file) {
 		closer.Close()
 		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
 	}
-	pr := &npyPartReader{rd: &arrowRows{rr: rr, m: m, rowSize: rs}, closer: closer, name: p.Path}
+	pr := &npyPartReader{rd: &arrowRows{rr: rr, m: m, rowSize: int(s.file.RowSize()), widen: newRepacker(got, s.file)}, closer: closer, name: p.Path}
 	if err := s.withCaptures(pr, p); err != nil {
 		closer.Close()
 		return nil, err
@@ -113,7 +129,9 @@ func (f closeFunc) Close() error { return f() }
 type arrowRows struct {
 	rr      array.RecordReader
 	m       *arrowconv.Mapping
-	rowSize int
+	rowSize int       // of the source's rows
+	widen   *repacker // the file's strings are narrower than the source's
+	buf     []byte
 	rec     arrow.RecordBatch // owned by rr, valid until its next Next
 	pos     int
 }
@@ -136,7 +154,13 @@ func (a *arrowRows) ReadRows(dst []byte) (int, error) {
 			return 0, io.ErrShortBuffer
 		}
 	}
-	if _, err := a.m.EncodeRows(a.rec, a.pos, a.pos+n, dst[:0]); err != nil {
+	if a.widen != nil {
+		var err error
+		if a.buf, err = a.m.EncodeRows(a.rec, a.pos, a.pos+n, a.buf[:0]); err != nil {
+			return 0, err
+		}
+		a.widen.rows(dst, a.buf, n)
+	} else if _, err := a.m.EncodeRows(a.rec, a.pos, a.pos+n, dst[:0]); err != nil {
 		return 0, err
 	}
 	a.pos += n

@@ -778,29 +778,42 @@ func (c *converter) fromArrowFile(outKind string) error {
 	if err != nil {
 		return err
 	}
-	// The one Arrow -> numpy mapping, with the conversion's options; a
-	// pass over the data finds string widths when nothing gives them.
-	mapping := func(schema *arrow.Schema, col int) (*arrowconv.Mapping, *npyio.Header, error) {
-		m, err := c.fo.arrowMapping(schema, func() (array.RecordReader, error) {
+	// The columns read (--columns), then the one Arrow -> numpy mapping
+	// with the conversion's options; a pass over the data finds string
+	// widths when nothing gives them.
+	schema, proj, err := c.fo.project(info.Schema)
+	if err != nil {
+		return err
+	}
+	if err := c.fo.checkArrowNames(schema); err != nil {
+		return err
+	}
+	// records opens the input's records, columns idx of it only (nil: the
+	// columns read), as records of sch.
+	records := func(sch *arrow.Schema, idx []int) func() (array.RecordReader, error) {
+		if idx == nil {
+			idx = proj
+		}
+		return func() (array.RecordReader, error) {
 			if _, err := fh.Seek(0, io.SeekStart); err != nil {
 				return nil, err
 			}
 			rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
-			if err != nil || col < 0 {
-				return rr, err
+			if err != nil {
+				return nil, err
 			}
-			return &columnReader{RecordReader: rr, schema: schema, col: col}, nil
-		})
+			return projectRecords(rr, sch, idx), nil
+		}
+	}
+	mapping := func(sch *arrow.Schema, idx []int) (*arrowconv.Mapping, *npyio.Header, error) {
+		m, err := c.fo.arrowMapping(sch, records(sch, idx))
 		if err != nil {
 			return nil, nil, err
 		}
 		h, err := m.Header(info.Rows)
 		return m, h, err
 	}
-	if err := c.fo.checkArrowNames(info.Schema); err != nil {
-		return err
-	}
-	m, h, err := mapping(info.Schema, -1)
+	m, h, err := mapping(schema, nil)
 	if err != nil {
 		return err
 	}
@@ -812,31 +825,36 @@ func (c *converter) fromArrowFile(outKind string) error {
 			if err != nil {
 				return err
 			}
-			return c.pumpArrow(fh, m, -1, wr)
+			return c.pumpArrow(records(schema, nil), m, true, wr)
 		})
 	case "npz":
 		// The exact array for a plain one, else one member per column.
 		c.startBar(info.Rows, h.DataSize())
 		return c.withOutput(func(f io.Writer) error {
 			z := npyio.NewNPZWriter(f, c.npzDeflate)
-			if info.Schema.NumFields() == 1 && h.DType.Kind != npyio.Struct {
-				wr, err := z.Create(info.Schema.Field(0).Name, h)
+			if schema.NumFields() == 1 && h.DType.Kind != npyio.Struct {
+				wr, err := z.Create(schema.Field(0).Name, h)
 				if err == nil {
-					err = c.pumpArrow(fh, m, -1, wr)
+					err = c.pumpArrow(records(schema, nil), m, true, wr)
 				}
 				if err != nil {
 					return err
 				}
 				return z.Close()
 			}
-			for k, fld := range info.Schema.Fields() {
-				cm, ch, err := mapping(arrow.NewSchema([]arrow.Field{fld}, nil), k)
+			for k, fld := range schema.Fields() {
+				idx := []int{k}
+				if proj != nil {
+					idx = []int{proj[k]}
+				}
+				one := arrow.NewSchema([]arrow.Field{fld}, nil)
+				cm, ch, err := mapping(one, idx)
 				if err != nil {
 					return err
 				}
 				wr, err := z.Create(fld.Name, ch)
 				if err == nil {
-					err = c.pumpArrow(fh, cm, k, wr)
+					err = c.pumpArrow(records(one, idx), cm, false, wr)
 				}
 				if err != nil {
 					return err
@@ -851,10 +869,7 @@ func (c *converter) fromArrowFile(outKind string) error {
 			return err
 		}
 		defer tmp.Close()
-		if _, err := fh.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+		rr, err := records(schema, nil)()
 		if err != nil {
 			return err
 		}
@@ -875,13 +890,10 @@ func (c *converter) fromArrowFile(outKind string) error {
 	return nil
 }
 
-// pumpArrow streams the IPC input through enc into wr (column col only,
-// if col >= 0) in chunks of at most 64Ki rows, and closes wr.
-func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.Mapping, col int, wr *npyio.Writer) error {
-	if _, err := fh.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+// pumpArrow streams the records open gives through enc into wr in chunks
+// of at most 64Ki rows (reporting progress if progress), and closes wr.
+func (c *converter) pumpArrow(open func() (array.RecordReader, error), enc *arrowconv.Mapping, progress bool, wr *npyio.Writer) error {
+	rr, err := open()
 	if err != nil {
 		return err
 	}
@@ -890,9 +902,6 @@ func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.Mapping, col int, wr 
 	var done int64
 	for rr.Next() {
 		rec := rr.RecordBatch()
-		if col >= 0 {
-			rec = array.NewRecordBatch(enc.Schema(), []arrow.Array{rec.Column(col)}, rec.NumRows())
-		}
 		n := int(rec.NumRows())
 		for start := 0; start < n && err == nil; start += 1 << 16 {
 			buf, err = enc.EncodeRows(rec, start, min(n, start+1<<16), buf[:0])
@@ -900,14 +909,11 @@ func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.Mapping, col int, wr 
 				_, err = wr.Write(buf)
 			}
 		}
-		if col >= 0 {
-			rec.Release()
-		}
 		if err != nil {
 			return err
 		}
 		done += int64(n)
-		if col < 0 {
+		if progress {
 			c.setProgress(done)
 		}
 	}
@@ -942,6 +948,10 @@ type ConvertOptions struct {
 	Fill     []string `flag:"fill"`
 	Validity []string `flag:"validity"`
 	Decimal  string   `flag:"decimal"`
+	// Columns are the Parquet or Arrow columns to read, in this order
+	// (nil: every column): the others are not mapped, so a column numpy
+	// has no type for does not stop the conversion.
+	Columns []string `flag:"columns"`
 	// Member picks one member of an .npz input.
 	Member string `flag:"member"`
 	// Dataset picks one dataset of an HDF5 input ("/group/data").
@@ -1042,9 +1052,9 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
-	if len(o.Fill)+len(o.Validity) > 0 || o.Decimal != "" && !strings.EqualFold(o.Decimal, "f8") {
+	if len(o.Fill)+len(o.Validity)+len(o.Columns) > 0 || o.Decimal != "" && !strings.EqualFold(o.Decimal, "f8") {
 		if from.Name != "parquet" && from.Name != "arrow" {
-			return nil, optionErrorf("--fill, --validity and --decimal apply to Parquet and Arrow inputs only")
+			return nil, optionErrorf("--fill, --validity, --decimal and --columns apply to Parquet and Arrow inputs only")
 		}
 		fo, err := foreignFromConvert(&o)
 		if err != nil {
@@ -1155,18 +1165,27 @@ func WriteFile(ctx context.Context, path string, sync bool, write func(w io.Writ
 	return c.withOutput(write)
 }
 
-// columnReader reads column col of the records of an IPC reader, as
-// records of schema (that column alone).
-type columnReader struct {
+// projReader reads columns idx of the records of an IPC reader, as
+// records of schema.
+type projReader struct {
 	array.RecordReader
 	schema *arrow.Schema
-	col    int
+	idx    []int
 	rec    arrow.RecordBatch
 }
 
-func (r *columnReader) Schema() *arrow.Schema { return r.schema }
+// projectRecords returns rr's records with columns idx only, as records
+// of schema (rr itself for idx nil).
+func projectRecords(rr array.RecordReader, schema *arrow.Schema, idx []int) array.RecordReader {
+	if idx == nil {
+		return rr
+	}
+	return &projReader{RecordReader: rr, schema: schema, idx: idx}
+}
 
-func (r *columnReader) Next() bool {
+func (r *projReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *projReader) Next() bool {
 	if r.rec != nil {
 		r.rec.Release()
 		r.rec = nil
@@ -1175,15 +1194,19 @@ func (r *columnReader) Next() bool {
 		return false
 	}
 	in := r.RecordReader.RecordBatch()
-	r.rec = array.NewRecordBatch(r.schema, []arrow.Array{in.Column(r.col)}, in.NumRows())
+	cols := make([]arrow.Array, len(r.idx))
+	for k, i := range r.idx {
+		cols[k] = in.Column(i)
+	}
+	r.rec = array.NewRecordBatch(r.schema, cols, in.NumRows())
 	return true
 }
 
-func (r *columnReader) RecordBatch() arrow.RecordBatch { return r.rec }
+func (r *projReader) RecordBatch() arrow.RecordBatch { return r.rec }
 
-func (r *columnReader) Record() arrow.RecordBatch { return r.rec }
+func (r *projReader) Record() arrow.RecordBatch { return r.rec }
 
-func (r *columnReader) Release() {
+func (r *projReader) Release() {
 	if r.rec != nil {
 		r.rec.Release()
 		r.rec = nil

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,11 +20,39 @@ type foreignOptions struct {
 	validity    []string       // columns with a validity field, "*" for every nullable one
 	scaled      bool           // decimals as exact scaled int64
 	stringChars int            // Arrow sources: width of strings without numpy metadata (0: a pass over the data)
+	columns     []string       // the top-level columns read, in this order (nil: all)
+}
+
+// project returns the schema of the columns read and their indexes in
+// schema (nil: every column, schema itself).
+func (o *foreignOptions) project(schema *arrow.Schema) (*arrow.Schema, []int, error) {
+	if o == nil || o.columns == nil {
+		return schema, nil, nil
+	}
+	var fields []arrow.Field
+	var idx []int
+	for _, name := range o.columns {
+		is := schema.FieldIndices(name)
+		if len(is) == 0 {
+			var names []string
+			for _, f := range schema.Fields() {
+				names = append(names, f.Name)
+			}
+			return nil, nil, fmt.Errorf("no column %q to read (columns: %s)", name, strings.Join(names, ", "))
+		}
+		if slices.Contains(idx, is[0]) {
+			return nil, nil, fmt.Errorf("column %q selected twice", name)
+		}
+		idx = append(idx, is[0])
+		fields = append(fields, schema.Field(is[0]))
+	}
+	md := schema.Metadata()
+	return arrow.NewSchema(fields, &md), idx, nil
 }
 
 // foreignFromComponent reads the options of a parquet or arrow source.
 func foreignFromComponent(c *Component) *foreignOptions {
-	o := &foreignOptions{validity: c.Strings("validity"), scaled: c.String("decimal") == "scaled"}
+	o := &foreignOptions{validity: c.Strings("validity"), scaled: c.String("decimal") == "scaled", columns: c.Strings("columns")}
 	if c.Type == "arrow" {
 		o.stringChars = int(c.Int("string_chars"))
 	}
@@ -39,7 +68,7 @@ func foreignFromComponent(c *Component) *foreignOptions {
 // foreignFromConvert reads the options of a conversion: --fill
 // column=value,..., --validity, --decimal.
 func foreignFromConvert(co *ConvertOptions) (*foreignOptions, error) {
-	o := &foreignOptions{validity: co.Validity}
+	o := &foreignOptions{validity: co.Validity, columns: co.Columns}
 	switch strings.ToLower(co.Decimal) {
 	case "", "f8":
 	case "scaled":
@@ -65,7 +94,7 @@ func (o *foreignOptions) parquet() *parquetio.ReadOptions {
 	if o == nil {
 		return nil
 	}
-	ro := &parquetio.ReadOptions{Fill: o.fill, Validity: o.validity}
+	ro := &parquetio.ReadOptions{Fill: o.fill, Validity: o.validity, Columns: o.columns}
 	if o.scaled {
 		ro.Decimal = arrowconv.DecimalScaledInt64
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/parquet-go/parquet-go"
 )
 
 // Files other tools wrote (DuckDB, arrow-go) with the values the producer
@@ -342,6 +343,136 @@ func TestConvertArrowDefaults(t *testing.T) {
 		a, err := npyio.ReadFile(back, nil)
 		if err != nil || !bytes.Equal(a.CData(), data) {
 			t.Errorf("%s: not read back equal (%v)", ext, err)
+		}
+	}
+}
+
+// TestConvertColumns: --columns reads only the named columns, in that
+// order, so a column numpy has no type for (DuckDB's MAP, arrow-go's map)
+// does not stop the rest; the job source's columns option gives the same
+// bytes; the refusal of the whole file points at the option.
+func TestConvertColumns(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ in, keep string }{
+		{"../parquetio/testdata/foreign/duck_map.parquet", "k"},
+		{"../arrowconv/testdata/foreign/map.arrow", "id"},
+	} {
+		out := filepath.Join(dir, "x.npy")
+		_, err := Convert(context.Background(), c.in, out, nil)
+		if err == nil || !strings.Contains(err.Error(), "--columns") {
+			t.Fatalf("%s: %v, want the map refused, pointing at --columns", c.in, err)
+		}
+		if _, err := Convert(context.Background(), c.in, out, &ConvertOptions{Columns: []string{c.keep}}); err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		a, err := npyio.ReadFile(out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := producerColumns(t, strings.TrimSuffix(c.in, ".parquet")+".json")
+		if strings.HasSuffix(c.in, ".arrow") {
+			want = producerColumns(t, c.in+".json")
+		}
+		vals := want[c.keep]
+		if a.Header.DType.Kind != npyio.Int || len(a.Header.Shape) != 1 || a.Header.Shape[0] != len(vals) {
+			t.Fatalf("%s: %s %v for %d values", c.in, a.Header.DType, a.Header.Shape, len(vals))
+		}
+		for r, v := range vals {
+			if got := int64(binary.LittleEndian.Uint64(a.CData()[8*r:])); strconv.FormatInt(got, 10) != v.(string) {
+				t.Fatalf("%s row %d: %d, want %v", c.in, r, got, v)
+			}
+		}
+	}
+	// Reordered, and the same bytes from a job.
+	conv := filepath.Join(dir, "conv.npy")
+	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"n_f64", "id"}}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := npyio.ReadFile(conv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Header.DType.String(); got != "[('n_f64', '<f8'), ('id', '<i8')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: arrow, paths: %q, columns: [n_f64, id]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", abs(t, arrowNulls), filepath.Join(dir, "job.npy"))
+	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatalf("%s\n%v", text, err)
+	}
+	plan, err := NewPlan(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(conv)
+	g, _ := os.ReadFile(filepath.Join(dir, "job.npy"))
+	if !bytes.Equal(w, g) {
+		t.Fatalf("the job wrote %d bytes, convert %d: they differ", len(g), len(w))
+	}
+	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "n_i32") {
+		t.Errorf("unknown column: %v", err)
+	}
+}
+
+// TestParquetSourceWidths: two Parquet files parquet-go wrote whose longest
+// strings differ (2 and 6 characters) are one source: every row reads at
+// the widest, the shorter strings padded, values as written.
+func TestParquetSourceWidths(t *testing.T) {
+	dir := t.TempDir()
+	type row struct {
+		ID int64  `parquet:"id"`
+		S  string `parquet:"s"`
+	}
+	parts := [][]row{{{1, "ab"}, {2, "c"}}, {{3, "abcdef"}, {4, ""}, {5, "xyz"}}}
+	for i, rows := range parts {
+		var buf bytes.Buffer
+		w := parquet.NewGenericWriter[row](&buf)
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%d.parquet", i)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: parquet, paths: [%q]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "out.npy"))
+	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := npyio.ReadFile(filepath.Join(dir, "out.npy"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Header.DType.String(); got != "[('id', '<i8'), ('s', '<U6')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	r := 0
+	for _, rows := range parts {
+		for _, want := range rows {
+			b := a.CData()[r*a.Header.DType.Size:][:a.Header.DType.Size]
+			var sb strings.Builder
+			for k := 8; k < len(b); k += 4 {
+				if c := rune(binary.LittleEndian.Uint32(b[k:])); c != 0 {
+					sb.WriteRune(c)
+				}
+			}
+			if id := int64(binary.LittleEndian.Uint64(b)); id != want.ID || sb.String() != want.S {
+				t.Fatalf("row %d: %d %q, want %d %q", r, id, sb.String(), want.ID, want.S)
+			}
+			r++
 		}
 	}
 }

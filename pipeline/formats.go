@@ -37,8 +37,8 @@ var formats = []*Format{
 
 // foreignReadFields are the options of reading Parquet and Arrow files
 // other tools wrote, declared once: they are fields of the parquet and
-// arrow job sources and, by their Flag, convert's --fill, --validity and
-// --decimal (so validate, the schema, list and convert -h all show them).
+// arrow job sources and, by their Flag, convert's --fill, --validity,
+// --columns and --decimal (so validate, the schema, list and convert -h all show them).
 // See foreignOptions (foreign.go) for what they become.
 func foreignReadFields() []Field {
 	return []Field{
@@ -47,6 +47,8 @@ func foreignReadFields() []Field {
 			Doc:     "column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"},
 		{Name: "validity", Type: StringList, Flag: "validity",
 			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (the null slots hold the fill value, NaN, NaT or zeros); * for every nullable column"},
+		{Name: "columns", Type: StringList, Flag: "columns",
+			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest"},
 		{Name: "decimal", Type: String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",
 			Doc: "DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"},
 	}

@@ -85,11 +85,12 @@ func (s *fileSource) openParquet(p *Part) (partReader, error) {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	h := r.Header()
-	if got := (&Schema{DType: h.DType.Native(), Shape: h.Shape[min(1, len(h.Shape)):]}); !got.Equal(s.file) {
+	got := &Schema{DType: h.DType.Native(), Shape: h.Shape[min(1, len(h.Shape)):]}
+	if w, ok := widerStrings(s.file, got); !ok || !w.Equal(s.file) {
 		f.Close()
 		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
 	}
-	pr := &npyPartReader{rd: &parquetRows{r: r, rowSize: int(s.file.RowSize())}, closer: f, name: p.Path}
+	pr := &npyPartReader{rd: &parquetRows{r: r, rowSize: int(s.file.RowSize()), widen: newRepacker(got, s.file)}, closer: f, name: p.Path}
 	if err := s.withCaptures(pr, p); err != nil {
 		f.Close()
 		return nil, err
@@ -101,6 +102,7 @@ func (s *fileSource) openParquet(p *Part) (partReader, error) {
 type parquetRows struct {
 	r       *parquetio.Reader
 	rowSize int
+	widen   *repacker // the file's strings are narrower than the source's
 }
 
 func (p *parquetRows) ReadRows(dst []byte) (int, error) {
@@ -114,6 +116,10 @@ func (p *parquetRows) ReadRows(dst []byte) (int, error) {
 	b, err := p.r.Next(n)
 	if err != nil {
 		return 0, err
+	}
+	if p.widen != nil {
+		p.widen.rows(dst, b.Data, b.Rows)
+		return b.Rows, nil
 	}
 	copy(dst, b.Data)
 	return b.Rows, nil

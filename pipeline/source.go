@@ -287,6 +287,8 @@ func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
 	}
 	if s.file == nil {
 		s.file = fs
+	} else if w, ok := widerStrings(s.file, fs); ok && (s.c.Type == "parquet" || s.c.Type == "arrow") {
+		s.file = w // string widths from each file's data: read all at the widest
 	} else if !s.file.Equal(fs) {
 		first := s.parts[0].Path
 		if s.parts[0].Member != "" {

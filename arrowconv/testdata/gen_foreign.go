@@ -14,12 +14,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -149,7 +151,124 @@ func main() {
 	write("zero_batches.arrows", cols[:3], "stream", "", true)
 	writeDict()
 	writeUnion()
+	writeBigEndian("big_endian.arrow", "file")
+	writeBigEndian("big_endian.arrows", "stream")
 }
+
+// writeBigEndian writes an IPC file or stream as arrow-go writes it on a
+// big-endian machine: the schema says big-endian and every buffer holds
+// big-endian values (arrow-go writes buffers as they are; here they are
+// swapped from the arrays built on this little-endian machine). Fixed-width
+// types only: arrow-go's writer reads string offsets natively. The JSON
+// holds the values arrow-go's reader gives back (it swaps big-endian IPC
+// data to native order).
+func writeBigEndian(name, format string) {
+	cols := []column{
+		{arrow.Field{Name: "i64", Type: arrow.PrimitiveTypes.Int64}, []string{`[1, -2, 300000000000, 9007199254740993]`}},
+		{arrow.Field{Name: "i32", Type: arrow.PrimitiveTypes.Int32}, []string{`[7, -9, 2147483647, 0]`}},
+		{arrow.Field{Name: "u16", Type: arrow.PrimitiveTypes.Uint16}, []string{`[1, 65535, 256, 2]`}},
+		{arrow.Field{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, []string{`[1.5, null, -2.25e300, 0.1]`}},
+		{arrow.Field{Name: "f32", Type: arrow.PrimitiveTypes.Float32}, []string{`[0.1, -3.5, 1e30, 2]`}},
+		{arrow.Field{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true}, []string{`[0, -1, null, 1700000000123]`}},
+		{arrow.Field{Name: "d32", Type: arrow.FixedWidthTypes.Date32}, []string{`[0, -1, 19000, 2932896]`}},
+		{arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean}, []string{`[true, false, true, true]`}},
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = c.field
+	}
+	schema := arrow.NewSchemaWithEndian(fields, nil, endian.BigEndian)
+	fh, w := writer(name, format, "", schema)
+	arrs := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		le := fromJSON(c.field.Type, c.batches[0]).Data()
+		bufs := le.Buffers()
+		swapped := make([]*memory.Buffer, len(bufs))
+		copy(swapped, bufs)
+		if width := c.field.Type.(arrow.FixedWidthDataType).BitWidth() / 8; width > 1 {
+			b := append([]byte(nil), bufs[1].Bytes()...)
+			for k := 0; k+width <= len(b); k += width {
+				slices.Reverse(b[k : k+width])
+			}
+			swapped[1] = memory.NewBufferBytes(b)
+		}
+		arrs[i] = array.MakeFromData(array.NewData(c.field.Type, le.Len(), swapped, nil, le.NullN(), le.Offset()))
+	}
+	if err := w.Write(array.NewRecordBatch(schema, arrs, int64(arrs[0].Len()))); err != nil {
+		panic(err)
+	}
+	exp := expectation{Producer: "arrow-go v18.8.0 ipc, big-endian", Format: format, Batches: 1}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	fh.Close()
+	// arrow-go reads it back (swapping to native order).
+	rf, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		panic(err)
+	}
+	defer rf.Close()
+	var rr interface {
+		Next() bool
+		RecordBatch() arrow.RecordBatch
+	}
+	if format == "stream" {
+		r, err := ipc.NewReader(rf)
+		if err != nil {
+			panic(err)
+		}
+		rr = r
+	} else {
+		r, err := ipc.NewFileReader(rf)
+		if err != nil {
+			panic(err)
+		}
+		rr = &fileRecords{r: r}
+	}
+	for _, c := range cols {
+		exp.Columns = append(exp.Columns, expectedColumn{Name: c.field.Name, Type: c.field.Type.String(), Values: []any{}})
+	}
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if !rec.Schema().IsNativeEndian() {
+			panic("arrow-go did not swap to native order")
+		}
+		for i := range cols {
+			a := rec.Column(i)
+			for r := 0; r < a.Len(); r++ {
+				exp.Columns[i].Values = append(exp.Columns[i].Values, value(a, r))
+			}
+		}
+	}
+	js, err := json.MarshalIndent(exp, "", " ")
+	if err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), append(js, '\n'), 0o644); err != nil {
+		panic(err)
+	}
+}
+
+// fileRecords walks the record batches of an IPC file.
+type fileRecords struct {
+	r   *ipc.FileReader
+	i   int
+	rec arrow.RecordBatch
+}
+
+func (f *fileRecords) Next() bool {
+	if f.i >= f.r.NumRecords() {
+		return false
+	}
+	rec, err := f.r.RecordBatch(f.i)
+	if err != nil {
+		panic(err)
+	}
+	f.rec, f.i = rec, f.i+1
+	return true
+}
+
+func (f *fileRecords) RecordBatch() arrow.RecordBatch { return f.rec }
 
 func writer(name, format, codec string, schema *arrow.Schema, extra ...ipc.Option) (*os.File, interface {
 	Write(arrow.RecordBatch) error
