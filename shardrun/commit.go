@@ -224,17 +224,45 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	for r := range roots {
 		storage.Remove(ctx, Join(r, SuccessFile))
 	}
+	published := map[string][]string{} // by root
+	for _, o := range outs {
+		if rel, ok := relTo(sinks[o.Sink].Root, o.Path); ok {
+			published[sinks[o.Sink].Root] = append(published[sinks[o.Sink].Root], rel)
+		}
+	}
+	now := time.Now().UTC()
+	writeSuccess := func() error {
+		for r := range roots {
+			pub := published[r]
+			sort.Strings(pub)
+			b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
+			if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// raced handles a failure to publish: if another commit of the run
+	// finished meanwhile (it moved or removed the staged files under
+	// this one), the run is committed; its markers are written again,
+	// since this commit may have removed _SUCCESS after the other wrote
+	// it.
+	raced := func(err error) (*CommitSummary, error) {
+		if !Exists(Join(runDir, CommittedFile)) {
+			return nil, err
+		}
+		if werr := writeSuccess(); werr != nil {
+			return nil, werr
+		}
+		cs.Already = true
+		return cs, nil
+	}
 	// Publish: rename where the storage can (the staged file is gone
 	// afterwards), else copy (the staged object stays until the run is
 	// marked committed, so an interrupted commit can be run again).
 	dirs := map[string]bool{}
 	var copied []string
-	published := map[string][]string{} // by root
 	for _, o := range outs {
-		root := sinks[o.Sink].Root
-		if rel, ok := relTo(root, o.Path); ok {
-			published[root] = append(published[root], rel)
-		}
 		if !stagedNow[o.Staged] {
 			continue // published by an earlier, interrupted commit
 		}
@@ -255,7 +283,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("publishing %s: %w", o.Path, err)
+			return raced(fmt.Errorf("publishing %s: %w", o.Path, err))
 		}
 		dirs[Dir(o.Path)] = true
 	}
@@ -266,19 +294,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		if s.Dataset && s.Mode == "overwrite" {
 			n, err := removeOthers(ctx, s.Root, finals)
 			if err != nil {
-				return nil, err
+				return raced(err)
 			}
 			cs.Removed += n
 		}
 	}
-	now := time.Now().UTC()
-	for r := range roots {
-		pub := published[r]
-		sort.Strings(pub)
-		b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
-		if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
-			return nil, err
-		}
+	if err := writeSuccess(); err != nil {
+		return nil, err
 	}
 	b, _ := json.MarshalIndent(successData{CommitSummary: cs, Committed: now}, "", " ")
 	if err := Files.WriteFileAtomic(Join(runDir, CommittedFile), append(b, '\n')); err != nil {
