@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
 
 all: build
 
@@ -18,6 +18,13 @@ test: lint
 	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/... ./hdf5/... ./matfile/...
 	$(GO) test -count=1 -race -short -run 'Concurrent|RoundTrip' ./parquetio/...
 	$(GO) test -count=1 -race -short ./cmd/npyflow/...
+
+# Object-storage tests against a real S3-compatible server: SeaweedFS, built
+# once from the Go module proxy and cached in ~/.cache/npyflow/weed by
+# scripts/seaweedfs.sh (minutes the first time), started by the tests on free
+# ports. `make test` runs the same behaviour tests on the local backend only.
+test-s3:
+	NPYFLOW_WEED=$$(scripts/seaweedfs.sh) $(GO) test -count=1 -run 'S3' ./objstore/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

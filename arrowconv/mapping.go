@@ -81,8 +81,8 @@ type NullError struct {
 
 func (e *NullError) Error() string {
 	return fmt.Sprintf("arrowconv: column %q holds %d null(s) (first at row %d) and numpy %s; "+
-		"give a fill value for the column (MapOptions.Fill, CLI --fill, job transform fill_null), "+
-		"add a validity field (MapOptions.ValidityFields, giving %q), or drop the column",
+		"give a fill value for the column (MapOptions.Fill; convert --fill COLUMN=VALUE; fill on a job's source), "+
+		"add a validity field %q (MapOptions.Validity; convert --validity COLUMN; validity on a job's source), or drop the column",
 		e.Column, e.Nulls, e.Row, "has no null for its type", ValidityName(topName(e.Column)))
 }
 

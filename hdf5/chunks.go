@@ -749,16 +749,25 @@ func allZero(b []byte) bool {
 }
 
 // readRows copies rows [start, start+n) of the dataset (dim 0) into dst,
-// which holds n*rowBytes bytes. The chunks the rows touch are decoded in
-// groups of at most the cache size, each group in parallel.
+// which holds n*rowBytes bytes.
 func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
+	lo := make([]uint64, len(r.dims))
+	hi := append([]uint64(nil), r.dims...)
+	lo[0], hi[0] = start, start+n
+	return r.readRegion(lo, hi, dst)
+}
+
+// groupBytes bounds the decoded chunks held at once by one read.
+const groupBytes = 8 << 20
+
+// readRegion copies the hyperslab [lo, hi) of the dataset into dst (C
+// order, the region's own shape). Only the chunks the region touches are
+// read; they are decoded in groups of at most the cache size, each group
+// in parallel.
+func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 	rank := len(r.dims)
 	ch := r.layout.Chunk
 	es := uint64(r.elemSize)
-	lo := make([]uint64, rank)
-	hi := make([]uint64, rank)
-	copy(hi, r.dims)
-	lo[0], hi[0] = start, start+n
 	rstride := make([]uint64, rank)
 	cstride := make([]uint64, rank)
 	rs, cs := es, es
@@ -779,22 +788,48 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 		}
 		r.loaded = true
 	}
-	groupMax := max(r.cacheMax/int64(max(r.layout.chunkSize, 1)), 1)
+	// Chunks are decoded in groups of at most groupBytes (but one chunk
+	// per core at least, when the cache allows it).
+	cs64 := int64(max(r.layout.chunkSize, 1))
+	groupMax := max(min(r.cacheMax, groupBytes)/cs64, 1)
+	if w := int64(runtime.GOMAXPROCS(0)); groupMax < w && w*cs64 <= r.cacheMax {
+		groupMax = w
+	}
 	var keys []uint64
 	var coords [][]uint64
 	scaled := append([]uint64(nil), cfirst...)
-	// A chunk spanning whole rows (all dimensions but the first complete)
-	// that lies inside [start, start+n) is one run of dst.
-	wholeRows := true
-	for i := 1; i < rank; i++ {
-		wholeRows = wholeRows && ch[i] == r.dims[i]
+	// inside reports a chunk wholly inside the region (used once by a
+	// sequential reader: not worth caching).
+	inside := func(sc []uint64) bool {
+		for i := range sc {
+			o := sc[i] * ch[i]
+			if o < lo[i] || o+ch[i] > hi[i] {
+				return false
+			}
+		}
+		return true
 	}
+	// A chunk inside the region is one run of dst when, for some p, it
+	// is one element thick along every dimension before p and spans the
+	// region along every dimension after p: its C-order bytes are then
+	// the run's.
 	direct := func(sc []uint64) []byte {
-		first := sc[0] * ch[0]
-		if !wholeRows || first < start || first+ch[0] > start+n {
+		if !inside(sc) {
 			return nil
 		}
-		off := (first - start) * rstride[0]
+		p := 0
+		for p < rank && ch[p] == 1 {
+			p++
+		}
+		for i := p + 1; i < rank; i++ {
+			if ch[i] != hi[i]-lo[i] {
+				return nil
+			}
+		}
+		var off uint64
+		for i := range sc {
+			off += (sc[i]*ch[i] - lo[i]) * rstride[i]
+		}
 		return dst[off : off+r.layout.chunkSize]
 	}
 	done := map[uint64]bool{}
@@ -809,7 +844,7 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 			}
 		}
 		for i, k := range keys {
-			if c := got[k]; !done[k] && c != nil {
+			if c := got[k]; !done[k] && c != nil && !inside(coords[i]) {
 				r.remember(k, c)
 			}
 			delete(done, k)

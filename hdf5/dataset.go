@@ -269,6 +269,7 @@ type RowReader struct {
 	cr       *chunkReader
 	buf      []byte
 	raw      []byte
+	scratch  []byte // spans of contiguous storage read by ReadSlab
 	strWidth int
 	unicode  bool
 	vlenStr  bool
@@ -278,6 +279,12 @@ type RowReader struct {
 // NewRowReader returns a reader of batchRows rows at a time (at least 1).
 // A scalar dataset has one row; a null one none.
 func (ds *Dataset) NewRowReader(batchRows int) (*RowReader, error) {
+	return ds.newRowReader(batchRows, true)
+}
+
+// newRowReader makes a row reader; rowLimit refuses rows over
+// MaxReadBytes (not for box reads, which may read parts of a row).
+func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error) {
 	if err := ds.load(); err != nil {
 		return nil, err
 	}
@@ -312,7 +319,7 @@ func (ds *Dataset) NewRowReader(batchRows int) (*RowReader, error) {
 			return nil, err
 		}
 	}
-	if rb := max(r.rawRow, r.outRow); rb > uint64(ds.f.opts.MaxReadBytes) {
+	if rb := max(r.rawRow, r.outRow); rowLimit && rb > uint64(ds.f.opts.MaxReadBytes) {
 		return nil, fmt.Errorf("hdf5: %s: %s: one row of %d bytes exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, rb, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
 	l := ds.info.layout

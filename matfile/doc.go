@@ -63,18 +63,113 @@
 // cells, structs, sparse) are read whole.
 //
 // A v7.3 numeric variable is not read until its Var is opened and then
-// streams in batches of about 4 MiB of HDF5 rows (MATLAB columns)
-// through the hdf5 package's row reader, so a matrix of many gigabytes
-// converts in bounded memory (the hdf5 package decodes the chunks of a
-// batch in parallel, through a chunk cache of 64 MiB at most). The row
-// reader reads whole rows, and a MATLAB vector is a single HDF5 row: it
-// is read at once, and refused over Options.MaxVariableBytes. [Var.Array]
-// reads a v7.3 array in one call. Char arrays, cells, structs and sparse
-// matrices are read whole.
+// streams through the hdf5 package's element reader in batches of about
+// 4 MiB in storage order (column-major), whatever its shape: a MATLAB
+// vector, which is a single HDF5 row, streams too. [Var.OpenRowMajor]
+// delivers the same array in C order (what a table, a C-order .npy or a
+// row-by-row consumer wants) in bands of about 8 MiB of rows: each band
+// is one HDF5 hyperslab (MATLAB rows are the last HDF5 dimension), which
+// decodes only the chunks it meets, reversed in memory. Memory is a few
+// bands plus the hdf5 chunk cache (64 MiB at most), never the variable:
+// a 256 MiB matrix converts to .npy with a peak RSS of about 85 MiB.
+// [Var.Array] reads a v7.3 array in one call (bounded by
+// Options.MaxVariableBytes). Char arrays, cells, structs and sparse
+// matrices are read whole. Read row-major, a large uncompressed Level 5
+// numeric variable (v6) is read band by band from the file (one read per
+// column and band); a compressed one (v7) is inflated whole (it is one
+// zlib stream) and reordered band by band.
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in
 // v7.3 files are checked. Malformed files give a [*FormatError] naming
 // the file, the variable and the offset; limits a [*LimitError] naming
 // the option to raise.
+//
+// # Writing
+//
+// [NewWriter] (an io.WriteSeeker and [WriteOptions]) returns a [Writer];
+// [Writer.WriteArray] writes an array held in memory,
+// [Writer.CreateVariable] a variable whose C-order rows arrive in batches
+// ([VarWriter.Write], then Close; a row count of -1 when it is not known
+// yet), [Writer.WriteReader] streams an npyio.Reader and
+// [Writer.WriteNPZ] every member of an .npz. Nothing is valid before
+// [Writer.Close] returns nil.
+//
+// WriteOptions.Version is MATLAB's save flag (the command line's
+// --mat-version):
+//   - "7.3" (the default): an HDF5 file through package hdf5, in the
+//     layout MATLAB writes (superblock 0 after a 512-byte user block,
+//     old-style groups) with hdf5storage's matlab_compatible conventions
+//     (and MATLAB's where they differ): the user block holds the 116-byte
+//     header text (platform naming npyflow and its version, the creation
+//     date) and the version and endian bytes; every variable has
+//     MATLAB_class; dimensions are reversed, so a MATLAB m-by-n array is an
+//     HDF5 dataset of shape (n, m) holding the column-major data and
+//     MATLAB and hdf5storage see numpy's shape; logical is uint8 with
+//     MATLAB_int_decode 1; complex a compound of "real" and "imag"; char
+//     uint16 UTF-16 code units with MATLAB_int_decode 2 (a character
+//     outside the BMP makes the array uint32 UTF-32 with
+//     MATLAB_int_decode 4, one unit per character, as hdf5storage stores
+//     it; this needs the whole array, so a streamed variable with one is
+//     an error); an empty array is a uint64 dataset holding its MATLAB
+//     size in MATLAB's order, with MATLAB_empty 1 (an empty complex array
+//     reads back real: the convention has no place for complexity);
+//     structs are groups with MATLAB_class "struct" and MATLAB_fields.
+//     Datasets of up to 4 KiB are compact; larger ones are chunked
+//     (chunks of at most 1 MiB) and deflated at level 3, MATLAB's default,
+//     on all cores, unless WriteOptions.NoCompression (--compression
+//     none). No size limit.
+//   - "7": Level 5, each variable one zlib stream (miCOMPRESSED),
+//     compressed in parallel blocks. A variable is assembled in memory and
+//     holds at most 2 GiB (MATLAB's own limit for -v7).
+//   - "6": Level 5 uncompressed. Variables without char data are written
+//     in place (headers first, each batch of rows seeked to its place in
+//     every column), so they stream in bounded memory; char data is
+//     assembled in memory (its storage type depends on all of it). At
+//     most 2 GiB per variable.
+//
+// Level 5 stores numeric data in its class's own type, logical as
+// miUINT8 with the logical flag, complex as the real part then the
+// imaginary part, and char data as miUTF8 when it is all ASCII, miUTF16
+// when it is all in the BMP and miUTF32 otherwise (one unit per
+// character; scipy reads it, Octave 7 shows '?').
+//
+// The mapping from numpy (all versions):
+//   - bool is logical, int8..uint64 keep their class, float16 becomes
+//     single (exact), float32 single, float64 double, complex64 and
+//     complex128 complex single and double;
+//   - U<n> and S<n> strings are char arrays: an array of shape S of
+//     n-character strings is a char array of shape S+(n) (a 0-d string is
+//     a 1xn row), shorter strings padded with spaces as MATLAB's char()
+//     pads them; S<n> bytes must be ASCII, as hdf5storage requires;
+//   - datetime64 is double POSIX seconds since 1970-01-01 and
+//     timedelta64 double seconds (NaT is NaN): MATLAB uses them with
+//     datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Units finer
+//     than a microsecond may lose precision in a double; Strict refuses
+//     both; month and year timedeltas and generic units are refused;
+//   - a structured array (a Parquet or Arrow table) becomes a 1x1 struct
+//     whose fields hold the columns: N records give N-by-1 column vectors
+//     (what struct2table turns into a table), a field of subarray shape
+//     (k,) an N-by-k matrix; nested structured fields are nested 1x1
+//     structs. A struct array of N elements would be N HDF5 objects, so
+//     records are not written as one;
+//   - shapes: numpy's shape is MATLAB's size; a 0-d array is 1x1, a 1-D
+//     array of n elements a 1xn row vector (scipy's and hdf5storage's
+//     default oned_as='row'), except struct fields, which are columns;
+//   - refused, naming the variable: object arrays, void without fields,
+//     long double, structured fields with a subarray shape of records
+//     (struct arrays), and anything else MATLAB has no class
+//     for;
+//   - names: variables and struct fields must be MATLAB identifiers
+//     (a letter, then letters, digits and underscores, at most 63
+//     characters, not a keyword; [ValidName]); [CheckNames] checks a whole
+//     .npz at once, listing every offending name, or renames them
+//     (WriteOptions.RenameInvalid with [MakeValidName]'s rules, each
+//     rename reported through OnRename and [Writer.Renames]).
+//
+// Memory: v7.3 holds one band of chunks per field (the chunks' extent
+// along numpy's axis 0 times the other dimensions, laid out column-major
+// and cut into chunks), v6 one batch, v7 and v6 char data the whole
+// variable; a row count of -1 spools the rows to a temporary file in
+// WriteOptions.TempDir first.
 package matfile

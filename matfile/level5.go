@@ -829,6 +829,33 @@ func (l *level5) direct(e l5elem, pb []byte, h *mheader, total int64) *Var {
 		}
 		return cr, nil
 	}
+	if e.typ == MiMATRIX {
+		// Uncompressed: a band of rows is one run per column, read where
+		// it lies and converted to the class (OpenRowMajor).
+		base := e.off + 8 + skip
+		v.slab = func() (io.ReadCloser, error) {
+			var raw []byte
+			return newBandStream(h.dims, dt.Size, func(r0, r1 int, box []byte) error {
+				rows := int64(h.dims[0])
+				k := int64(r1 - r0)
+				run := int(k) * dt.Size
+				if cap(raw) < int(k*es) {
+					raw = make([]byte, k*es)
+				}
+				src := raw[:k*es]
+				for c := 0; c*run < len(box); c++ {
+					off := base + (int64(c)*rows+int64(r0))*es
+					if _, err := f.r.ReadAt(src, off); err != nil {
+						return &FormatError{File: f.name, Path: h.name, Off: off, Msg: "reading the data: " + zerr(err).Error()}
+					}
+					if err := decodeInto(box[c*run:(c+1)*run], dt, 1, 0, typ, src, l.bo, k); err != nil {
+						return f.errfPath(h.name, "%v", err)
+					}
+				}
+				return nil
+			}), nil
+		}
+	}
 	return v
 }
 

@@ -174,7 +174,8 @@ type Var struct {
 
 	data  []byte
 	open  func() (io.ReadCloser, error)
-	whole func() ([]byte, error) // reads everything at once (Array), if set
+	whole func() ([]byte, error)        // reads everything at once (Array), if set
+	slab  func() (io.ReadCloser, error) // row-major bands (OpenRowMajor), if set
 }
 
 // Open returns a reader of the data: Header.DataSize() bytes in the

@@ -730,6 +730,9 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 		out.Kind == npyio.Bool && dt.Kind == npyio.Bool
 	if same && (dt.Kind != npyio.Complex || dt.Size == out.Size) {
 		v.open = func() (io.ReadCloser, error) { return w.v.newStream(ds, path, dt, out) }
+		if len(dims) == len(ds.Shape()) {
+			v.slab = func() (io.ReadCloser, error) { return w.v.slabStream(ds, path, dt, out, dims) }
+		}
 		v.whole = func() ([]byte, error) {
 			// One read into one buffer, converted in place.
 			b, err := ds.ReadAll()
@@ -773,7 +776,7 @@ func (w *v73walk) numeric(ds *hdf5.Dataset, path, class string) error {
 // h5stream reads a dataset batch by batch, converting each to native
 // byte order (and bools to 0/1).
 type h5stream struct {
-	rr      *hdf5.RowReader
+	er      *hdf5.ElementReader
 	path    string
 	v       *v73File
 	swap    int // element size to swap, 0 for none
@@ -782,20 +785,6 @@ type h5stream struct {
 }
 
 func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType) (io.ReadCloser, error) {
-	rowBytes := int64(out.Size)
-	sh := ds.Shape()
-	for i := 1; i < len(sh); i++ {
-		rowBytes *= int64(sh[i])
-	}
-	if rowBytes > v.f.opts.MaxVariableBytes {
-		// The hdf5 row reader reads whole rows: a MATLAB vector (HDF5
-		// shape (1, n)) is one row.
-		return nil, &LimitError{Path: path, What: "HDF5 row (read at once)", Size: rowBytes, Limit: v.f.opts.MaxVariableBytes, Hint: "MaxVariableBytes"}
-	}
-	batch := 1
-	if rowBytes > 0 && rowBytes < streamBatchBytes {
-		batch = int(streamBatchBytes / rowBytes)
-	}
 	s := &h5stream{path: path, v: v, normB: out.Kind == npyio.Bool}
 	if !dt.IsNative() {
 		s.swap = dt.Size
@@ -803,17 +792,17 @@ func (v *v73File) newStream(ds *hdf5.Dataset, path string, dt, out *npyio.DType)
 			s.swap = dt.Size / 2
 		}
 	}
-	rr, err := ds.NewRowReader(batch)
+	er, err := ds.NewElementReader(int(streamBatchBytes))
 	if err != nil {
 		return nil, v.h5err(path, err)
 	}
-	s.rr = rr
+	s.er = er
 	return s, nil
 }
 
 func (s *h5stream) Read(p []byte) (int, error) {
 	for len(s.pending) == 0 {
-		b, err := s.rr.Read()
+		b, err := s.er.Read()
 		if err == io.EOF {
 			return 0, io.EOF
 		}

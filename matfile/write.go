@@ -2,45 +2,9 @@ package matfile
 
 // Writing MAT-files: the public API (Writer, WriteOptions, VarWriter) and
 // the mapping from numpy dtypes to MATLAB classes shared by the Level 5
-// (write_level5.go) and v7.3 (write_v73.go) encoders.
-//
-// The mapping (both formats):
-//   - bool is logical (stored as uint8), int8..uint64 keep their class,
-//     float16 becomes single (exact), float32 single, float64 double,
-//     complex64/complex128 are complex single/double.
-//   - U<n> and S<n> strings are char arrays: an array of shape S of
-//     n-character strings is a char array of shape S+(n) (a 0-d string is a
-//     1xn row), shorter strings padded with spaces as MATLAB's char() pads
-//     them. S<n> bytes must be ASCII (as hdf5storage requires). Characters
-//     outside the BMP: see write_v73.go and write_level5.go (one unit per
-//     code point, UTF-32, as hdf5storage does).
-//   - datetime64 is double POSIX seconds since 1970-01-01 (NaT is NaN),
-//     timedelta64 double seconds (NaT is NaN): MATLAB uses them directly
-//     with datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Units
-//     finer than a microsecond may lose precision in a double; Strict
-//     refuses datetime64 and timedelta64. Month and year timedeltas (no
-//     fixed length) and generic units are refused.
-//   - A structured array becomes a 1x1 struct whose fields hold the columns:
-//     a 1-D structured array of N records gives N-by-1 column vectors (what
-//     struct2table turns into a table), a field of subarray shape (k,) an
-//     N-by-k matrix; nested structured fields are nested 1x1 structs.
-//   - Shapes: numpy's shape is MATLAB's size. A 0-d array is 1x1; a 1-D
-//     array of n elements is a 1xn row vector (scipy's and hdf5storage's
-//     default oned_as='row'), except struct fields, which are columns (a
-//     single string is a row everywhere).
-//   - Refused, naming the variable: object arrays, void without fields,
-//     long double, structured fields with a subarray shape (struct
-//     arrays), and anything else MATLAB has no class for.
-//   - Names: variables and struct fields must be MATLAB identifiers;
-//     CheckNames checks a whole npz at once (listing every offending name)
-//     or renames (RenameInvalid, reported through OnRename and Renames).
-//
-// Streaming: CreateVariable takes C-order rows in batches; v7.3 holds one
-// band of chunks per field, v6 writes batches in place, v7 (and v6 char
-// data) hold the whole variable (at most 2 GiB); a row count of -1 spools
-// the rows to a temporary file first.
-// Compression: v7.3 chunks are deflated by package hdf5 on all cores, v7
-// variables by a pigz-style parallel zlib writer (write_zlib.go).
+// (write_level5.go) and v7.3 (write_v73.go) encoders. What each version
+// writes, the mapping and the limits are documented in doc.go's Writing
+// section.
 
 import (
 	"errors"

@@ -34,6 +34,7 @@ type Reader struct {
 	rowSize int64
 	rows    int64
 	next    int64
+	partial int64 // bytes of row next already read by NextPart
 	read    int64 // data bytes consumed from src
 	buf     []byte
 	scratch []byte
@@ -140,6 +141,9 @@ func (r *Reader) Next(maxRows int) (Batch, error) {
 	if r.err != nil {
 		return Batch{}, r.err
 	}
+	if r.partial != 0 {
+		return Batch{}, ErrPartialRow
+	}
 	if maxRows < 1 {
 		maxRows = 1
 	}
@@ -176,6 +180,9 @@ func (r *Reader) Next(maxRows int) (Batch, error) {
 func (r *Reader) ReadRows(dst []byte) (int, error) {
 	if r.err != nil {
 		return 0, r.err
+	}
+	if r.partial != 0 {
+		return 0, ErrPartialRow
 	}
 	rem := r.Remaining()
 	if rem == 0 {

@@ -57,4 +57,6 @@ func init() {
 		}
 		compress.RegisterCodec(c.arrow, boundedCodec{Codec: orig, id: c.id})
 	}
+	// arrow-go has no codec for the legacy (Hadoop-framed) LZ4.
+	compress.RegisterCodec(compress.Codecs.Lz4, boundedCodec{Codec: hadoopLZ4Codec{}, id: format.Lz4})
 }

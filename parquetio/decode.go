@@ -33,15 +33,16 @@ import (
 type convKind uint8
 
 const (
-	cvCopy    convKind = iota // same representation (numeric of the same width)
-	cvBool                    // BOOLEAN -> b1
-	cvNarrow                  // INT32 -> 1 or 2 bytes
-	cvFloat16                 // FIXED_LEN_BYTE_ARRAY(2) -> f2
-	cvBytes                   // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> S<n> / V<n>
-	cvUnicode                 // UTF-8 BYTE_ARRAY -> U<n>
-	cvTime                    // INT32/INT64 -> M8/m8 with a unit factor
-	cvInt96                   // INT96 -> M8[ns]
-	cvDecimal                 // DECIMAL on any physical type -> f8
+	cvCopy       convKind = iota // same representation (numeric of the same width)
+	cvBool                       // BOOLEAN -> b1
+	cvNarrow                     // INT32 -> 1 or 2 bytes
+	cvFloat16                    // FIXED_LEN_BYTE_ARRAY(2) -> f2
+	cvBytes                      // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> S<n> / V<n>
+	cvUnicode                    // UTF-8 BYTE_ARRAY -> U<n>
+	cvTime                       // INT32/INT64 -> M8/m8 with a unit factor
+	cvInt96                      // INT96 -> M8[ns]
+	cvDecimal                    // DECIMAL on any physical type -> f8
+	cvDecimalI64                 // DECIMAL (precision <= 18) -> exact scaled i8
 )
 
 // stepRows is the number of rows decoded per step of a row group: the
@@ -65,10 +66,12 @@ func planConv(l *leaf, c *schema.Column, rc *readConv, npyflow bool) error {
 		return fmt.Errorf("stored as %s, cannot read it as numpy %s", pt, dt.TypeStr())
 	}
 	if dec, ok := lt.(schema.DecimalLogicalType); ok && !npyflow {
-		if dt.Kind != npyio.Float || dt.Size != 8 {
+		rc.kind, rc.scale = cvDecimal, int(dec.Scale())
+		if dt.Kind == npyio.Int && dt.Size == 8 {
+			rc.kind = cvDecimalI64 // exact, value*10^scale
+		} else if dt.Kind != npyio.Float || dt.Size != 8 {
 			return fmt.Errorf("DECIMAL cannot be read as numpy %s", dt.TypeStr())
 		}
-		rc.kind, rc.scale = cvDecimal, int(dec.Scale())
 		if rc.scale < 0 || rc.scale > 76 || dec.Precision() <= 0 {
 			return corrupt("DECIMAL(%d,%d)", dec.Precision(), dec.Scale())
 		}
@@ -206,6 +209,9 @@ func (r *Reader) loadGroup() error {
 	for i := range r.bufs {
 		r.bufs[i] = r.bufs[i][:0]
 	}
+	for i := range r.masks {
+		r.masks[i] = r.masks[i][:0]
+	}
 	rg := r.pf.RowGroup(r.rg)
 	if r.decs == nil {
 		r.decs = make([]*leafDecoder, len(r.s.leaves))
@@ -213,6 +219,9 @@ func (r *Reader) loadGroup() error {
 			d := &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol], buf: l.src}
 			if r.interleaved {
 				d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
+			}
+			if r.conv[i].valid {
+				d.mask = &r.masks[l.src]
 			}
 			r.decs[i] = d
 		}
@@ -240,6 +249,7 @@ func (r *Reader) loadGroup() error {
 		for i := range r.bufs {
 			r.grow(i, row+k)
 		}
+		r.growMasks(row + k)
 		if err := r.step(workers, row, k); err != nil {
 			return err
 		}
@@ -386,11 +396,13 @@ type leafDecoder struct {
 	v96      []parquet.Int96
 	vba      []parquet.ByteArray
 	vfl      []parquet.FixedLenByteArray
+	arena    []byte // copies of byte-array values of earlier pages of a batch
 
 	// within the row group
-	row   int // rows started
-	ei    int // next entry of the current row
-	vals  int // values read
+	mask  *[]byte // the column's validity mask (rows of the row group), nil if none
+	row   int     // rows started
+	ei    int     // next entry of the current row
+	vals  int     // values read
 	nulls int64
 }
 
@@ -460,8 +472,17 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 	// page that has values left is a corrupt page.
 	var total int64
 	var nv int
+	// BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values point into the page's
+	// buffer, which the next page may overwrite: before moving on (HasNext
+	// loads the next page), the values read so far are copied out.
+	d.arena = d.arena[:0]
+	kept := 0
 	err := guard(func() error {
 		for total < int64(k) {
+			if nv > kept {
+				d.keep(kept, nv)
+				kept = nv
+			}
 			if !d.cr.HasNext() {
 				return d.cr.Err()
 			}
@@ -484,6 +505,31 @@ func (d *leafDecoder) readSome(k int) (int, int, error) {
 		return 0, 0, d.errf("%w: %d values for %d slots", errCorrupt, nv, total)
 	}
 	return int(total), nv, nil
+}
+
+// keep copies byte-array values [from, to) of the batch into d.arena.
+func (d *leafDecoder) keep(from, to int) {
+	switch d.cr.(type) {
+	case *file.ByteArrayColumnChunkReader:
+		for i := from; i < to; i++ {
+			d.vba[i] = d.stash(d.vba[i])
+		}
+	case *file.FixedLenByteArrayColumnChunkReader:
+		for i := from; i < to; i++ {
+			d.vfl[i] = d.stash(d.vfl[i])
+		}
+	}
+}
+
+// stash appends v to the arena and returns the copy. Earlier copies stay
+// valid when the arena grows (they keep the old array).
+func (d *leafDecoder) stash(v []byte) []byte {
+	if v == nil {
+		return nil
+	}
+	n := len(d.arena)
+	d.arena = append(d.arena, v...)
+	return d.arena[n:len(d.arena):len(d.arena)]
 }
 
 // readInPage reads up to n level slots of the current page, the values
@@ -722,6 +768,13 @@ func (d *leafDecoder) rowErr(row int, err error) error {
 
 // setNull stores the null of the leaf's numpy type (NaN, NaT) or refuses.
 func (d *leafDecoder) setNull(dst []byte, row int) error {
+	if d.mask != nil {
+		(*d.mask)[row] = 0
+		if d.rc.fill == nil && d.l.dt.Kind != npyio.Float && d.l.dt.Kind != npyio.Datetime && d.l.dt.Kind != npyio.Timedelta {
+			clear(dst[:d.l.dt.Size])
+			return nil
+		}
+	}
 	if d.rc.fill != nil {
 		copy(dst[:len(d.rc.fill)], d.rc.fill)
 		return nil
@@ -828,6 +881,12 @@ func (d *leafDecoder) put(dst []byte, j int) error {
 			return err
 		}
 		store(dst, f)
+	case cvDecimalI64:
+		u, err := d.unscaled(j)
+		if err != nil {
+			return err
+		}
+		store(dst, u)
 	default:
 		return fmt.Errorf("cannot read %s", dt.TypeStr())
 	}

@@ -2,6 +2,7 @@ package parquetio
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,17 @@ import (
 // every codec itself, into dst.
 func decompress(codec format.CompressionCodec, dst, src []byte) error {
 	switch codec {
+	case format.Lz4:
+		if hadoopLZ4(dst, src) {
+			return nil
+		}
+		// Some writers stored bare LZ4 blocks under this codec (Arrow C++
+		// reads them the same way).
+		n, err := lz4.UncompressBlock(src, dst)
+		if err != nil || n != len(dst) {
+			return corrupt("LZ4 (legacy codec) page data is neither Hadoop-framed LZ4 nor an LZ4 block of its %d bytes", len(dst))
+		}
+		return nil
 	case format.Lz4Raw:
 		n, err := lz4.UncompressBlock(src, dst)
 		if err != nil || n != len(dst) {
@@ -120,4 +132,62 @@ func zstdPool(limit int64) *sync.Pool {
 	}}
 	v, _ := zstdPools.LoadOrStore(limit, p)
 	return v.(*sync.Pool)
+}
+
+// hadoopLZ4 decodes the legacy LZ4 codec as Hadoop frames it (parquet-mr,
+// Arrow C++): blocks of [uncompressed size, compressed size] (4 bytes each,
+// big-endian) and an LZ4 block, until src ends. It reports whether src is
+// such blocks filling dst exactly.
+func hadoopLZ4(dst, src []byte) bool {
+	out := 0
+	for len(src) > 0 {
+		if len(src) < 8 {
+			return false
+		}
+		usize, csize := int(binary.BigEndian.Uint32(src)), int(binary.BigEndian.Uint32(src[4:]))
+		src = src[8:]
+		if csize > len(src) || usize > len(dst)-out {
+			return false
+		}
+		n, err := lz4.UncompressBlock(src[:csize], dst[out:out+usize])
+		if err != nil || n != usize {
+			return false
+		}
+		out += usize
+		src = src[csize:]
+	}
+	return out == len(dst)
+}
+
+// hadoopLZ4Codec is the legacy LZ4 codec for arrow-go, which has none:
+// decoding as above, encoding one Hadoop-framed block as Arrow C++ does.
+type hadoopLZ4Codec struct{}
+
+func (hadoopLZ4Codec) Encode(dst, src []byte) []byte {
+	bound := lz4.CompressBlockBound(len(src))
+	if cap(dst) < 8+bound {
+		dst = make([]byte, 8+bound)
+	}
+	dst = dst[:8+bound]
+	var c lz4.Compressor
+	n, err := c.CompressBlock(src, dst[8:])
+	if err != nil {
+		panic(err)
+	}
+	binary.BigEndian.PutUint32(dst, uint32(len(src)))
+	binary.BigEndian.PutUint32(dst[4:], uint32(n))
+	return dst[:8+n]
+}
+
+func (c hadoopLZ4Codec) EncodeLevel(dst, src []byte, _ int) []byte { return c.Encode(dst, src) }
+
+func (hadoopLZ4Codec) CompressBound(n int64) int64 {
+	return 8 + int64(lz4.CompressBlockBound(int(n)))
+}
+
+func (hadoopLZ4Codec) Decode(dst, src []byte) []byte {
+	if err := decompress(format.Lz4, dst, src); err != nil {
+		panic(err)
+	}
+	return dst
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -35,7 +36,22 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 		if err != nil {
 			return nil, err
 		}
-		cols = append(cols, Column{Name: c.Name(), DType: dt})
+		name := c.Name()
+		if p, ok := c.(*schema.PrimitiveNode); ok {
+			if isInterval(p) {
+				// Decoded as its 12 bytes, shown as the struct of the
+				// three little-endian uint32 the format defines.
+				if r.ext == nil {
+					r.ext = map[int]*npyio.DType{}
+				}
+				r.ext[len(cols)] = dt
+				dt, _ = npyio.NewString(npyio.Void, 12)
+			}
+			if sc, ok := scaledDecimal(p, r.opts); ok {
+				name = arrowconv.ScaledName(name, sc)
+			}
+		}
+		cols = append(cols, Column{Name: name, DType: dt})
 	}
 	s, err := NewSchema(cols)
 	if err != nil {
@@ -49,6 +65,11 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 				if l.path[0] == r.leaves[i].ColumnPath()[0] && len(cols[l.src].Shape) > 0 {
 					l.path = append([]string(nil), r.leaves[i].ColumnPath()...)
 				}
+			}
+			// Scaled decimals are renamed ("price_x1e2"): the leaf
+			// reads the file's column.
+			if fp := r.leaves[i].ColumnPath(); r.opts.scaled() && len(fp) == len(l.path) && strings.Join(unscaledPath(l.path), ".") == strings.Join(fp, ".") {
+				l.path = append([]string(nil), fp...)
 			}
 		}
 	}
@@ -95,7 +116,13 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 			if err != nil {
 				return nil, err
 			}
-			fs = append(fs, npyio.Field{Name: ch.Name(), Type: dt})
+			fname := ch.Name()
+			if p, ok := ch.(*schema.PrimitiveNode); ok {
+				if sc, ok := scaledDecimal(p, r.opts); ok {
+					fname = arrowconv.ScaledName(fname, sc)
+				}
+			}
+			fs = append(fs, npyio.Field{Name: fname, Type: dt})
 		}
 		return npyio.NewStruct(fs)
 	}
@@ -103,7 +130,7 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	if !ok {
 		return nil, fmt.Errorf("parquetio: column %s: unknown schema node", name)
 	}
-	return primitiveDType(p, func(chars bool) (int, error) {
+	return primitiveDType(p, r.opts.scaled(), func(chars bool) (int, error) {
 		n, err := r.maxLen(p, chars)
 		if v, ok := r.opts.fillFor(strings.Split(name, ".")); ok {
 			n = max(n, fillWidth(v, chars))
@@ -114,7 +141,7 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 
 // primitiveDType maps a leaf of a foreign file to numpy; width gives the
 // longest value of a BYTE_ARRAY column (characters for strings).
-func primitiveDType(p *schema.PrimitiveNode, width func(chars bool) (int, error)) (*npyio.DType, error) {
+func primitiveDType(p *schema.PrimitiveNode, scaled bool, width func(chars bool) (int, error)) (*npyio.DType, error) {
 	name := p.Path()
 	lt := p.LogicalType()
 	pt := p.PhysicalType()
@@ -142,9 +169,9 @@ func primitiveDType(p *schema.PrimitiveNode, width func(chars bool) (int, error)
 	case *schema.TimeLogicalType:
 		return timeDType(name, p, v.TimeUnit(), true)
 	case schema.DecimalLogicalType:
-		return npyio.Float64Type, nil
+		return decimalDType(name, v.Precision(), v.Scale(), scaled)
 	case *schema.DecimalLogicalType:
-		return npyio.Float64Type, nil
+		return decimalDType(name, v.Precision(), v.Scale(), scaled)
 	case schema.StringLogicalType, *schema.StringLogicalType, schema.EnumLogicalType, *schema.EnumLogicalType, schema.JSONLogicalType, *schema.JSONLogicalType:
 		if pt != parquet.Types.ByteArray {
 			return nil, corruptCol(name, "%s on %s", lt, physName(p))
@@ -155,7 +182,13 @@ func primitiveDType(p *schema.PrimitiveNode, width func(chars bool) (int, error)
 		}
 		return npyio.NewString(npyio.Unicode, n)
 	case schema.IntervalLogicalType, *schema.IntervalLogicalType:
-		return nil, &RefusedError{Column: name, Type: "INTERVAL", Reason: "numpy has no interval type (months, days and milliseconds do not add up to one duration)"}
+		if pt != parquet.Types.FixedLenByteArray || p.TypeLength() != 12 {
+			return nil, corruptCol(name, "INTERVAL on %s", physName(p))
+		}
+		if p.Parent() != nil && p.Parent().Parent() != nil {
+			return nil, &RefusedError{Column: name, Type: "INTERVAL", Reason: "an INTERVAL inside a group; only top-level INTERVAL columns become a (months, days, milliseconds) struct: " + listHint}
+		}
+		return intervalDType, nil
 	}
 	switch pt {
 	case parquet.Types.Boolean:
@@ -184,6 +217,61 @@ func primitiveDType(p *schema.PrimitiveNode, width func(chars bool) (int, error)
 		return npyio.NewString(npyio.Bytes, n)
 	}
 	return nil, fmt.Errorf("parquetio: column %s: no numpy type for %s", name, physName(p))
+}
+
+// intervalDType is a Parquet INTERVAL: three little-endian unsigned
+// 32-bit integers, as the format defines it.
+var intervalDType, _ = npyio.NewStruct([]npyio.Field{
+	{Name: "months", Type: npyio.Uint32Type}, {Name: "days", Type: npyio.Uint32Type}, {Name: "milliseconds", Type: npyio.Uint32Type}})
+
+func isInterval(p *schema.PrimitiveNode) bool {
+	switch p.LogicalType().(type) {
+	case schema.IntervalLogicalType, *schema.IntervalLogicalType:
+		return p.PhysicalType() == parquet.Types.FixedLenByteArray && p.TypeLength() == 12
+	}
+	return false
+}
+
+// decimalDType is the numpy type of DECIMAL(prec, scale): f8, or int64
+// holding value*10^scale when scaled (precision 18 at most).
+func decimalDType(name string, prec, scale int32, scaled bool) (*npyio.DType, error) {
+	if !scaled {
+		return npyio.Float64Type, nil
+	}
+	if prec > 18 || scale < 0 {
+		return nil, &RefusedError{Column: name, Type: fmt.Sprintf("DECIMAL(%d,%d)", prec, scale),
+			Reason: "more than 18 digits do not fit an exact scaled int64; read it as f8 (decimal mode f8), or leave the column out"}
+	}
+	return npyio.Int64Type, nil
+}
+
+// scaledDecimal reports whether p is a DECIMAL read as scaled int64, and
+// its scale.
+func scaledDecimal(p *schema.PrimitiveNode, o *ReadOptions) (int32, bool) {
+	if !o.scaled() {
+		return 0, false
+	}
+	switch v := p.LogicalType().(type) {
+	case schema.DecimalLogicalType:
+		return v.Scale(), true
+	case *schema.DecimalLogicalType:
+		return v.Scale(), true
+	}
+	return 0, false
+}
+
+// unscaledPath undoes the renames of scaled decimals ("_x1e<scale>").
+func unscaledPath(path []string) []string {
+	out := make([]string, len(path))
+	for i, p := range path {
+		if k := strings.LastIndex(p, "_x1e"); k > 0 {
+			if _, err := strconv.Atoi(p[k+4:]); err == nil {
+				p = p[:k]
+			}
+		}
+		out[i] = p
+	}
+	return out
 }
 
 func corruptCol(name, format string, args ...any) error {
@@ -329,6 +417,42 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 	return decimalFloat(u, d.rc.scale), nil
 }
 
+// unscaled returns DECIMAL value j of the batch as its unscaled integer,
+// exactly, or an error if it does not fit int64.
+func (d *leafDecoder) unscaled(j int) (int64, error) {
+	switch d.col.PhysicalType() {
+	case parquet.Types.Int32:
+		return int64(d.v32[j]), nil
+	case parquet.Types.Int64:
+		return d.v64[j], nil
+	}
+	var b []byte
+	if d.col.PhysicalType() == parquet.Types.FixedLenByteArray {
+		b = d.vfl[j]
+	} else {
+		b = d.vba[j]
+	}
+	if len(b) == 0 || len(b) > 64 {
+		return 0, fmt.Errorf("a DECIMAL value of %d bytes", len(b))
+	}
+	if len(b) <= 8 {
+		var u int64
+		for _, c := range b {
+			u = u<<8 | int64(c)
+		}
+		sh := 64 - 8*len(b)
+		return u << sh >> sh, nil // sign-extended
+	}
+	x := new(big.Int).SetBytes(b)
+	if b[0]&0x80 != 0 { // two's complement
+		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	if !x.IsInt64() {
+		return 0, fmt.Errorf("DECIMAL value %s (unscaled) does not fit int64", x)
+	}
+	return x.Int64(), nil
+}
+
 // pow10 holds the powers of ten that float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
@@ -396,7 +520,7 @@ func listElement(c schema.Node) (*schema.PrimitiveNode, bool) {
 // whose list differs in length.
 func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.DType, int, error) {
 	name := c.Path()
-	dt, err := primitiveDType(elem, func(chars bool) (int, error) { return r.maxLen(elem, chars) })
+	dt, err := primitiveDType(elem, r.opts.scaled(), func(chars bool) (int, error) { return r.maxLen(elem, chars) })
 	if err != nil {
 		return nil, 0, err
 	}

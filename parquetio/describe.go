@@ -135,11 +135,11 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 		describeElement(ci, elem)
 		return
 	}
-	// Any other list, map or repeated field on the path is refused.
+	// Any other list, map or repeated field on the path is refused (named
+	// by its outermost LIST or MAP, if any).
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
-		if n.RepetitionType() == parquet.Repetitions.Repeated {
+		if n.RepetitionType() == parquet.Repetitions.Repeated && ci.Refused == "" {
 			ci.Refused = fmt.Sprintf("inside the repeated field %s (a list); %s", n.Path(), listHint)
-			return
 		}
 		switch n.LogicalType().(type) {
 		case schema.ListLogicalType, *schema.ListLogicalType:
@@ -150,12 +150,15 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 			return
 		}
 	}
+	if ci.Refused != "" {
+		return
+	}
 	describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode))
 }
 
 // describeElement fills in the numpy type of a primitive.
 func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
-	dt, err := primitiveDType(p, func(bool) (int, error) {
+	dt, err := primitiveDType(p, false, func(bool) (int, error) {
 		ci.WidthFromData = true
 		return 0, nil
 	})
@@ -169,6 +172,9 @@ func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
 		return
 	}
 	ci.DType = dt.TypeStr()
+	if dt.Kind == npyio.Struct {
+		ci.DType = dt.String()
+	}
 	if ci.WidthFromData {
 		ci.DType = strings.TrimSuffix(ci.DType, "0")
 	}

@@ -32,11 +32,11 @@ func TestDescribe(t *testing.T) {
 		},
 		"duck_uuid.parquet":      {"id": {"UUID", "|V16", ""}},
 		"duck_rowgroups.parquet": {"i8": {"INT(64)", "<i8", ""}},
-		"duck_interval.parquet":  {"iv": {"INTERVAL", "", "interval"}},
+		"duck_interval.parquet":  {"iv": {"INTERVAL", "[('months', '<u4'), ('days', '<u4'), ('milliseconds', '<u4')]", ""}},
 		"duck_int_nulls.parquet": {"i4n": {"INT(32)", "<i4", "holds 30 nulls"}, "sn": {"STRING", "<U", "holds 60 nulls"}},
 		"duck_nulls.parquet":     {"f8n": {"DOUBLE", "<f8", ""}, "tsn": {"TIMESTAMP(us)", "<M8[us]", ""}, "i4_optional_no_nulls": {"INT(32)", "<i4", ""}},
 		"duck_list.parquet":      {"l.list.element": {"INT(64)", "<i8", ""}},
-		"duck_map.parquet":       {"m.key_value.key": {"STRING", "", "repeated"}},
+		"duck_map.parquet":       {"m.key_value.key": {"STRING", "", "inside the MAP m"}},
 	}
 	for file, cols := range cases {
 		b, err := os.ReadFile(filepath.Join("testdata", "foreign", file))

@@ -77,7 +77,9 @@
 //	  INT_8..UINT_64; plain INT32/INT64  i4, i8
 //	FLOAT16, FLOAT, DOUBLE               f2, f4, f8
 //	DECIMAL(p,s) on INT32, INT64,        f8, correctly rounded from the exact
-//	  FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY   decimal (ties to even)
+//	  FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY   decimal (ties to even); or, with
+//	                                     ReadOptions.Decimal, exact i8 holding
+//	                                     value*10^s, field "<name>_x1e<s>" (p <= 18)
 //	DATE                                 M8[D]
 //	TIMESTAMP(ms|us|ns), any UTC flag    M8[ms|us|ns]
 //	INT96 (Spark, Impala)                M8[ns]
@@ -88,14 +90,17 @@
 //	group                                nested struct
 //	top-level LIST of primitives (3- or  subarray field, when every row's
 //	  2-level, or a repeated primitive)    list has one length
-//	INTERVAL, MAP, other lists           refused, naming the column
+//	INTERVAL (top level)                 struct (months, days, milliseconds), u4 each
+//	MAP, other lists                     refused, naming the column
 //
 // The longest string is found by a first pass over those columns alone,
 // the length of lists by a pass over their levels (lists of varying
 // length are refused naming the first row that differs).
 // Nulls become NaN in float columns and NaT in time columns; in any other
 // column a null is refused with a [*NullError] naming the column, the
-// first null row and the null count of the statistics. A column declared
+// first null row and the null count of the statistics, unless
+// [ReadOptions] gives a fill value or a validity field ("<name>_valid",
+// a bool field after the column, false where it is null). A column declared
 // OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
 // gives all of this from the footer alone, for inspect.
 //
@@ -113,9 +118,17 @@
 // goroutines), in steps of 64Ki rows, so the row buffers grow with the
 // rows decoded. parquet-go is the writer only.
 //
+// Page CRCs (CRC-32 of the stored page bytes, which parquet-go and
+// parquet-mr write) are verified when a page header has one: arrow-go does
+// not verify them; a mismatch is a corrupt-data error naming the column and
+// page. Byte-array values are copied out of a page's buffer before the
+// next page of the same batch is read (arrow-go reuses the buffer).
+//
 // arrow-go decodes a page into a buffer of the size its header claims;
 // npyflow registers its own decoders for SNAPPY, GZIP (several members
-// included), ZSTD, BROTLI and LZ4_RAW with arrow-go (compress.RegisterCodec:
+// included), ZSTD, BROTLI, LZ4_RAW and the legacy LZ4 (Hadoop-framed, as
+// parquet-mr and Arrow C++ write it, or a bare LZ4 block; arrow-go has no
+// codec for it) with arrow-go (compress.RegisterCodec:
 // encoding stays arrow-go's), which decompress into exactly that buffer
 // and call data that does not fill it exactly, or goes on beyond it,
 // corrupt; ZSTD output is bounded by [MaxPageSize] whatever a frame claims.

@@ -60,7 +60,6 @@ func loadForeign(t *testing.T, prefix string) []corpusFile {
 // foreignRefusals are the columns of the corpus that must be refused, and
 // a word of the reason.
 var foreignRefusals = map[string]struct{ column, why string }{
-	"duck_interval.parquet":  {"iv", "INTERVAL"},
 	"duck_list.parquet":      {"l", "varying length (row 0 holds 0 values, row 1 holds 1)"},
 	"duck_map.parquet":       {"m", "map"},
 	"duck_int_nulls.parquet": {"i4n", "30 nulls"},
@@ -179,6 +178,9 @@ func checkForeign(t *testing.T, b []byte, ff *corpusFile) {
 // producer's reading of it (see gen_duckdb.mjs for the forms).
 func checkForeignValue(dt *npyio.DType, ptype string, b []byte, want any) error {
 	ws, _ := want.(string)
+	if ptype == "INTERVAL" {
+		return checkInterval(dt, b, ws)
+	}
 	switch dt.Kind {
 	case npyio.Float:
 		var got float64
@@ -523,4 +525,45 @@ func TestNextAndNextColumns(t *testing.T) {
 			t.Fatalf("%d rows left", rd.Remaining())
 		}
 	}
+}
+
+// checkInterval compares a (months, days, milliseconds) struct with
+// DuckDB's text of an INTERVAL: "1 year 2 months 3 days 00:00:01.234".
+func checkInterval(dt *npyio.DType, b []byte, ws string) error {
+	if dt.String() != "[('months', '<u4'), ('days', '<u4'), ('milliseconds', '<u4')]" {
+		return fmt.Errorf("INTERVAL as %s", dt)
+	}
+	var months, days, ms int64
+	f := strings.Fields(ws)
+	for k := 0; k < len(f); k++ {
+		if strings.Contains(f[k], ":") {
+			var h, m int64
+			var sec float64
+			if _, err := fmt.Sscanf(f[k], "%d:%d:%f", &h, &m, &sec); err != nil {
+				return fmt.Errorf("DuckDB's %q: %v", ws, err)
+			}
+			ms = (h*3600+m*60)*1000 + int64(math.Round(sec*1000))
+			continue
+		}
+		n, err := strconv.ParseInt(f[k], 10, 64)
+		if err != nil || k+1 >= len(f) {
+			return fmt.Errorf("DuckDB's %q", ws)
+		}
+		k++
+		switch strings.TrimSuffix(f[k], "s") {
+		case "year":
+			months += 12 * n
+		case "month", "mon":
+			months += n
+		case "day":
+			days += n
+		default:
+			return fmt.Errorf("DuckDB's %q: unit %q", ws, f[k])
+		}
+	}
+	got := [3]int64{int64(le(b[0:4])), int64(le(b[4:8])), int64(le(b[8:12]))}
+	if got != [3]int64{months, days, ms} {
+		return fmt.Errorf("(months, days, ms) %v, want %v (%s)", got, [3]int64{months, days, ms}, ws)
+	}
+	return nil
 }

@@ -438,16 +438,26 @@ func TestCorruptLZ4(t *testing.T) {
 	header := func(col int, edit func(h *format.PageHeader)) func([]byte) []byte {
 		return func(b []byte) []byte { return editFirstPage(t, b, col, edit) }
 	}
+	// The pages carry CRCs (parquet-go writes them): damaged data is
+	// refused for its CRC; with the CRC removed, by the decoder.
+	noCRC := func(col int, damage func([]byte) []byte) func([]byte) []byte {
+		return func(b []byte) []byte {
+			return editFirstPage(t, damage(b), col, func(h *format.PageHeader) { h.CRC = 0 })
+		}
+	}
 	const bad = "LZ4_RAW page data does not decompress to its"
+	const badCRC = "the page is damaged"
 	cases := []struct {
 		name   string
 		damage func([]byte) []byte
 		want   string
 	}{
-		{"0xff data", fill(0, 0xff), bad},
-		{"zero data", fill(0, 0), bad},
-		{"zero dictionary", fill(2, 0), bad},
-		{"block cut", header(1, func(h *format.PageHeader) { h.CompressedPageSize -= 8 }), "page 1: corrupt Parquet file: page header cut off"},
+		{"0xff data", fill(0, 0xff), badCRC},
+		{"0xff data, no CRC", noCRC(0, fill(0, 0xff)), bad},
+		{"zero data, no CRC", noCRC(0, fill(0, 0)), bad},
+		{"zero dictionary", fill(2, 0), badCRC},
+		{"zero dictionary, no CRC", noCRC(2, fill(2, 0)), bad},
+		{"block cut", header(1, func(h *format.PageHeader) { h.CompressedPageSize -= 8; h.CRC = 0 }), "page 1: corrupt Parquet file: page header cut off"},
 		{"uncompressed size +1", header(0, func(h *format.PageHeader) { h.UncompressedPageSize++ }), bad},
 		{"uncompressed size -1", header(0, func(h *format.PageHeader) { h.UncompressedPageSize-- }), bad},
 		{"uncompressed size 200 MiB", header(0, func(h *format.PageHeader) { h.UncompressedPageSize = 200 << 20 }), "more than LZ4_RAW can expand"},

@@ -17,5 +17,5 @@ func (e *NullError) Error() string {
 	if e.Nulls > 0 {
 		n = fmt.Sprintf("%d nulls (by its statistics)", e.Nulls)
 	}
-	return fmt.Sprintf("parquetio: column %s holds %s, the first in row %d, and numpy %s has no null: leave the column out, or read it with a fill value or a validity field", e.Column, n, e.Row, e.DType)
+	return fmt.Sprintf("parquetio: column %s holds %s, the first in row %d, and numpy %s has no null: give a fill value (ReadOptions.Fill; convert --fill COLUMN=VALUE; fill on a job's source) or a validity field (ReadOptions.Validity; convert --validity COLUMN; validity on a job's source), or leave the column out", e.Column, n, e.Row, e.DType)
 }

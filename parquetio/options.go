@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -23,6 +24,51 @@ type ReadOptions struct {
 	// replaces NaN and NaT too. The width of a string column of a foreign
 	// file grows to hold its fill value.
 	Fill map[string]any
+	// Validity adds, next to each of these top-level columns of a foreign
+	// file ("*": every nullable one), a bool field named
+	// arrowconv.ValidityName(column) ("<column>_valid") that is false where
+	// the column is null; its null slots then hold the fill value, NaN,
+	// NaT or zero bytes. Only flat columns (no group, no list) take one.
+	Validity []string
+	// Decimal selects how DECIMAL columns of foreign files are read:
+	// arrowconv.DecimalFloat64 (the default, f8 correctly rounded) or
+	// arrowconv.DecimalScaledInt64 (exact int64 value*10^scale, the field
+	// renamed arrowconv.ScaledName(name, scale); precision above 18 is
+	// refused).
+	Decimal arrowconv.DecimalMode
+}
+
+// validityNames are the columns named for validity fields ("*" left out).
+func (o *ReadOptions) validityNames() []string {
+	if o == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range o.Validity {
+		if v != "*" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// scaled reports whether decimals are read as scaled int64.
+func (o *ReadOptions) scaled() bool {
+	return o != nil && o.Decimal == arrowconv.DecimalScaledInt64
+}
+
+// validityFor reports whether top-level column name gets a validity
+// field (nullable: whether the file lets it hold nulls).
+func (o *ReadOptions) validityFor(name string, nullable bool) bool {
+	if o == nil {
+		return false
+	}
+	for _, v := range o.Validity {
+		if v == name || v == "*" && nullable {
+			return true
+		}
+	}
+	return false
 }
 
 // NewReaderOptions opens the Parquet file r of size size as [NewReader]
@@ -52,6 +98,11 @@ func (o *ReadOptions) checkFill(s *Schema) error {
 	for k := range o.Fill {
 		if !s.hasColumn(k) {
 			return fmt.Errorf("parquetio: a fill value for %q, which is no column of the file", k)
+		}
+	}
+	for _, k := range o.Validity {
+		if k != "*" && !s.hasColumn(k) {
+			return fmt.Errorf("parquetio: a validity field for %q, which is no column of the file", k)
 		}
 	}
 	return nil

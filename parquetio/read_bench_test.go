@@ -2,11 +2,15 @@ package parquetio
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"sync"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -75,4 +79,68 @@ func BenchmarkParquetRead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkNPYvsPQArrow compares, on one file (2M rows of (i8, f8, f4,
+// b1), ZSTD, in memory, one row group): npyflow's Parquet -> .npy (the
+// rows written as an .npy stream to io.Discard) and arrow-go's pqarrow
+// ReadTable of every column (batches of 64Ki rows). The target is
+// npyflow at most 1.0x pqarrow. In one process npyflow's page decoders
+// (registered with arrow-go) serve both; benchmarks/pqread times pqarrow
+// alone as a process of its own.
+//
+//	go test -run '^$' -bench NPYvsPQArrow -benchtime 10x ./parquetio
+func BenchmarkNPYvsPQArrow(b *testing.B) {
+	data := readBenchFile(b, "zstd")
+	b.Run("npyflow-npy", func(b *testing.B) {
+		b.SetBytes(readBenchRows * 21)
+		for b.Loop() {
+			rd, err := NewReader(bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := rd.Header()
+			h.FortranOrder = false
+			w, err := npyio.NewWriter(io.Discard, h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				bt, err := rd.Next(1 << 16)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := w.Write(bt.Data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("pqarrow-ReadTable", func(b *testing.B) {
+		b.SetBytes(readBenchRows * 21)
+		for b.Loop() {
+			pf, err := file.NewParquetReader(bytes.NewReader(data))
+			if err != nil {
+				b.Fatal(err)
+			}
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tbl, err := fr.ReadTable(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if tbl.NumRows() != readBenchRows {
+				b.Fatal(tbl.NumRows())
+			}
+			tbl.Release()
+		}
+	})
 }

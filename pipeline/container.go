@@ -41,6 +41,9 @@ type containerMember struct {
 	name   string
 	header *npyio.Header // dtype (in the byte order of the data), shape, order
 	open   func() (io.ReadCloser, error)
+	// openC, if set, streams a Fortran-order member's data in C order
+	// (a MAT-file array read in bands of rows).
+	openC func() (io.ReadCloser, error)
 }
 
 // containerOptions are the source options of an hdf5 or mat input.
@@ -163,34 +166,63 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 		return containerMember{}, err
 	}
 	h := &npyio.Header{DType: dt, Shape: shape}
-	rowBytes := int64(dt.Size)
-	for _, d := range shape[min(1, len(shape)):] {
-		rowBytes *= int64(d)
-	}
-	batch := int(max(1, min(1<<16, (4<<20)/max(1, rowBytes))))
 	open := func() (io.ReadCloser, error) {
-		rr, err := ds.NewRowReader(batch)
+		er, err := ds.NewElementReader(containerBatchBytes)
 		if err != nil {
 			return nil, err
 		}
-		return &rowStream{rr: rr}, nil
+		return &elemStream{er: er}, nil
 	}
 	return containerMember{name: strings.TrimPrefix(ds.Path(), "/"), header: h, open: open}, nil
 }
 
-// rowStream is a dataset's rows as one byte stream.
-type rowStream struct {
-	rr  *hdf5.RowReader
+// containerBatchBytes is the size of the batches HDF5 datasets are read
+// in (and the most rows a conversion moves at once, see batchRows).
+const containerBatchBytes = 4 << 20
+
+// batchRows is how many rows of r to read at once: at most most, and
+// about containerBatchBytes (at least one row), so wide rows (a MATLAB
+// matrix with many columns) come in small batches.
+func batchRows(r *npyio.Reader, most int) int {
+	return int(max(1, min(int64(most), containerBatchBytes/max(r.RowSize(), 1))))
+}
+
+// pumpParts is pump for rows over containerBatchBytes (a 1 x N MATLAB
+// row vector is one row): the data moves in parts of that size, so no
+// row is held whole.
+func pumpParts(wr *npyio.Writer, r *npyio.Reader, progress func(int64)) error {
+	for {
+		b, err := r.NextPart(containerBatchBytes)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := wr.Write(b); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(r.Rows() - r.Remaining())
+		}
+	}
+	return wr.Close()
+}
+
+// elemStream is a dataset's elements as one byte stream, in batches of
+// bounded size whatever its shape.
+type elemStream struct {
+	er  *hdf5.ElementReader
 	buf []byte
 	eof bool
 }
 
-func (s *rowStream) Read(p []byte) (int, error) {
+func (s *elemStream) Read(p []byte) (int, error) {
 	for len(s.buf) == 0 {
 		if s.eof {
 			return 0, io.EOF
 		}
-		b, err := s.rr.Read()
+		b, err := s.er.Read()
 		if err == io.EOF {
 			s.eof = true
 			continue
@@ -205,7 +237,7 @@ func (s *rowStream) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (s *rowStream) Close() error { return nil }
+func (s *elemStream) Close() error { return nil }
 
 func matMembers(name string, r io.ReaderAt, size int64, o containerOptions, warn func(string)) ([]containerMember, error) {
 	mf, err := matfile.Open(r, size, &matfile.Options{Strict: o.strict, Warn: func(w matfile.Warning) {
@@ -219,7 +251,7 @@ func matMembers(name string, r io.ReaderAt, size int64, o containerOptions, warn
 		if len(o.pick) > 0 && !matPicked(path, o.pick) {
 			return nil
 		}
-		out = append(out, containerMember{name: path, header: v.Header, open: v.Open})
+		out = append(out, containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor})
 		return nil
 	})
 	if err != nil {
@@ -275,11 +307,18 @@ func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 		// struct's column): column-major is row-major, so it streams.
 		h.FortranOrder = false
 	}
+	open := m.open
+	if h.FortranOrder && len(h.Shape) >= 2 && m.openC != nil {
+		// Bands of rows in C order (a MAT-file array read by hyperslabs):
+		// nothing is held whole.
+		h.FortranOrder = false
+		open = m.openC
+	}
 	hb, err := npyio.EncodeHeader(&h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 	}
-	rc, err := m.open()
+	rc, err := open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 	}
@@ -313,7 +352,7 @@ type rowBytes struct {
 
 func (s *rowBytes) Read(p []byte) (int, error) {
 	for len(s.buf) == 0 {
-		b, err := s.r.Next(1 << 14)
+		b, err := s.r.Next(batchRows(s.r, 1<<14))
 		if err != nil {
 			return 0, err
 		}

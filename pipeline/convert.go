@@ -128,10 +128,12 @@ type converter struct {
 	ctx        context.Context
 	opts       *ConvertOptions
 	popts      *parquetio.Options
+	fo         *foreignOptions // reading Parquet and Arrow inputs
 	in, out    string
 	name       string   // column name of a plain array
 	npzDeflate bool     // .npz output: Deflate members
 	inFile     *os.File // IN already open, or a scratch copy standing for it
+	seekable   bool     // the writer seeks back (storage.CreateOptions.Seekable)
 	started    bool     // progress started, not yet stopped
 }
 
@@ -315,7 +317,7 @@ func (c *converter) withOutput(write func(w io.Writer) error) error {
 		c.stopBar(false)
 		return errors.New("interrupted; no output written")
 	}
-	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync})
+	f, err := storage.Create(c.ctx, c.out, storage.CreateOptions{Sync: c.opts.Sync, Seekable: c.seekable})
 	if err != nil {
 		return &OutputError{bare(err)}
 	}
@@ -483,8 +485,15 @@ type batchReader interface {
 // pump copies every batch of r into wr and closes wr.
 func pump(wr *npyio.Writer, r batchReader, progress func(int64)) error {
 	var done int64
+	n := 1 << 16
+	if nr, ok := r.(*npyio.Reader); ok {
+		if nr.RowSize() > containerBatchBytes {
+			return pumpParts(wr, nr, progress)
+		}
+		n = batchRows(nr, n)
+	}
 	for {
-		b, err := r.Next(1 << 16)
+		b, err := r.Next(n)
 		if err == io.EOF {
 			break
 		}
@@ -564,7 +573,7 @@ func (c *converter) openParquet() (*parquetio.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := parquetio.NewReader(fh, size)
+	r, err := parquetio.NewReaderOptions(fh, size, c.fo.parquet())
 	if err != nil {
 		closeIn()
 		return nil, nil, err
@@ -769,29 +778,51 @@ func (c *converter) fromArrowFile(outKind string) error {
 	if err != nil {
 		return err
 	}
-	enc, err := arrowconv.NewRowEncoder(info.Schema, nil)
+	// The one Arrow -> numpy mapping, with the conversion's options; a
+	// pass over the data finds string widths when nothing gives them.
+	mapping := func(schema *arrow.Schema, col int) (*arrowconv.Mapping, *npyio.Header, error) {
+		m, err := c.fo.arrowMapping(schema, func() (array.RecordReader, error) {
+			if _, err := fh.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			rr, err := arrowconv.NewIPCReader(fh, memory.DefaultAllocator)
+			if err != nil || col < 0 {
+				return rr, err
+			}
+			return &columnReader{RecordReader: rr, schema: schema, col: col}, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		h, err := m.Header(info.Rows)
+		return m, h, err
+	}
+	if err := c.fo.checkArrowNames(info.Schema); err != nil {
+		return err
+	}
+	m, h, err := mapping(info.Schema, -1)
 	if err != nil {
 		return err
 	}
 	switch outKind {
 	case "npy":
-		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
+		c.startBar(info.Rows, h.DataSize())
 		return c.withOutput(func(f io.Writer) error {
-			wr, err := npyio.NewWriter(f, enc.Header(info.Rows))
+			wr, err := npyio.NewWriter(f, h)
 			if err != nil {
 				return err
 			}
-			return c.pumpArrow(fh, enc, -1, wr)
+			return c.pumpArrow(fh, m, -1, wr)
 		})
 	case "npz":
 		// The exact array for a plain one, else one member per column.
-		c.startBar(info.Rows, info.Rows*int64(enc.RowSize()))
+		c.startBar(info.Rows, h.DataSize())
 		return c.withOutput(func(f io.Writer) error {
 			z := npyio.NewNPZWriter(f, c.npzDeflate)
-			if info.Schema.NumFields() == 1 && enc.DType().Kind != npyio.Struct {
-				wr, err := z.Create(info.Schema.Field(0).Name, enc.Header(info.Rows))
+			if info.Schema.NumFields() == 1 && h.DType.Kind != npyio.Struct {
+				wr, err := z.Create(info.Schema.Field(0).Name, h)
 				if err == nil {
-					err = c.pumpArrow(fh, enc, -1, wr)
+					err = c.pumpArrow(fh, m, -1, wr)
 				}
 				if err != nil {
 					return err
@@ -799,13 +830,13 @@ func (c *converter) fromArrowFile(outKind string) error {
 				return z.Close()
 			}
 			for k, fld := range info.Schema.Fields() {
-				ce, err := arrowconv.NewRowEncoder(arrow.NewSchema([]arrow.Field{fld}, nil), nil)
+				cm, ch, err := mapping(arrow.NewSchema([]arrow.Field{fld}, nil), k)
 				if err != nil {
 					return err
 				}
-				wr, err := z.Create(fld.Name, ce.Header(info.Rows))
+				wr, err := z.Create(fld.Name, ch)
 				if err == nil {
-					err = c.pumpArrow(fh, ce, k, wr)
+					err = c.pumpArrow(fh, cm, k, wr)
 				}
 				if err != nil {
 					return err
@@ -827,7 +858,7 @@ func (c *converter) fromArrowFile(outKind string) error {
 		if err != nil {
 			return err
 		}
-		_, err = arrowconv.WriteNPY(outputFile{tmp}, rr, nil)
+		_, err = arrowconv.WriteMappedNPY(outputFile{tmp}, rr, m)
 		rr.Release()
 		if err != nil {
 			return err
@@ -846,7 +877,7 @@ func (c *converter) fromArrowFile(outKind string) error {
 
 // pumpArrow streams the IPC input through enc into wr (column col only,
 // if col >= 0) in chunks of at most 64Ki rows, and closes wr.
-func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.RowEncoder, col int, wr *npyio.Writer) error {
+func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.Mapping, col int, wr *npyio.Writer) error {
 	if _, err := fh.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -893,7 +924,9 @@ func (c *converter) pumpArrow(fh inputFile, enc *arrowconv.RowEncoder, col int, 
 type ConvertOptions struct {
 	// Compression of OUT: zstd, snappy, gzip, lz4 or none for Parquet;
 	// zstd, lz4 or none for Arrow; deflate or none for .npz. "" is the
-	// format's default: zstd for Parquet and Arrow, none for .npz.
+	// format's default: zstd for Parquet, none for .arrow and lz4 for
+	// .feather (as pyarrow.ipc, Polars and pyarrow.feather write them),
+	// none for .npz.
 	Compression   string   `flag:"compression"`
 	RowGroupRows  int      `flag:"row-group-rows"` // Parquet rows per row group (0: 1Mi rows, at most 128 MiB)
 	PageSize      int      `flag:"page-size"`      // Parquet data page size in bytes (0: 1 MiB)
@@ -901,6 +934,14 @@ type ConvertOptions struct {
 	Dictionary    []string `flag:"dictionary"`     // Parquet columns to dictionary-encode
 	BloomFilters  []string `flag:"bloom-filter"`   // Parquet columns to write bloom filters for
 	Concurrency   int      `flag:"concurrency"`    // Parquet row groups encoded at once besides the one filling
+	// Fill gives the values written where Parquet or Arrow columns are
+	// null, as "column=value" items; Validity the columns that get a bool
+	// field <column>_valid ("*": every nullable one); Decimal reads
+	// decimals as f8 ("" or "f8") or exact scaled int64 ("scaled"). See
+	// foreignReadFields (formats.go).
+	Fill     []string `flag:"fill"`
+	Validity []string `flag:"validity"`
+	Decimal  string   `flag:"decimal"`
 	// Member picks one member of an .npz input.
 	Member string `flag:"member"`
 	// Dataset picks one dataset of an HDF5 input ("/group/data").
@@ -964,7 +1005,7 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Error() string { return storage.Redact(e.Path) + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Convert converts the file in to the file out, each in the format of
@@ -1001,6 +1042,16 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
+	if len(o.Fill)+len(o.Validity) > 0 || o.Decimal != "" && !strings.EqualFold(o.Decimal, "f8") {
+		if from.Name != "parquet" && from.Name != "arrow" {
+			return nil, optionErrorf("--fill, --validity and --decimal apply to Parquet and Arrow inputs only")
+		}
+		fo, err := foreignFromConvert(&o)
+		if err != nil {
+			return nil, err
+		}
+		c.fo = fo
+	}
 	switch to.Name {
 	case "npz":
 		switch strings.ToLower(o.Compression) {
@@ -1010,11 +1061,19 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 		default:
 			return nil, optionErrorf("--compression %q is not available for .npz (deflate or none)", o.Compression)
 		}
-	case "parquet", "arrow":
+	case "parquet":
 		if o.Compression == "" {
 			o.Compression = "zstd"
 		}
+	case "arrow":
+		if o.Compression == "" {
+			o.Compression = "none"
+			if arrowconv.DefaultIPCOptions(out).Compression == arrowconv.LZ4 {
+				o.Compression = "lz4"
+			}
+		}
 	case "mat", "hdf5":
+		c.seekable = true // their writers patch sizes anywhere
 		if err := checkContainerOutput(to.Name, &o); err != nil {
 			return nil, err
 		}
@@ -1024,7 +1083,8 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 	c.name = o.Name
 	if c.name == "" {
-		c.name = strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+		base := filepath.Base(storage.Path(in))
+		c.name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 	c.popts = &parquetio.Options{
 		Compression:   o.Compression,
@@ -1042,8 +1102,8 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 		return nil, fileError(in, out, err)
 	}
 	res := &Result{In: in, Out: out, From: from, To: to, Rows: rows}
-	if st, err := os.Stat(out); err == nil {
-		res.OutputBytes = st.Size()
+	if st, err := storage.Stat(ctx, out); err == nil {
+		res.OutputBytes = st.Size
 	}
 	return res, nil
 }
@@ -1093,4 +1153,40 @@ func (c *countRows) Stop(ok bool) {
 func WriteFile(ctx context.Context, path string, sync bool, write func(w io.Writer) error) error {
 	c := &converter{ctx: ctx, opts: &ConvertOptions{Sync: sync}, out: path}
 	return c.withOutput(write)
+}
+
+// columnReader reads column col of the records of an IPC reader, as
+// records of schema (that column alone).
+type columnReader struct {
+	array.RecordReader
+	schema *arrow.Schema
+	col    int
+	rec    arrow.RecordBatch
+}
+
+func (r *columnReader) Schema() *arrow.Schema { return r.schema }
+
+func (r *columnReader) Next() bool {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if !r.RecordReader.Next() {
+		return false
+	}
+	in := r.RecordReader.RecordBatch()
+	r.rec = array.NewRecordBatch(r.schema, []arrow.Array{in.Column(r.col)}, in.NumRows())
+	return true
+}
+
+func (r *columnReader) RecordBatch() arrow.RecordBatch { return r.rec }
+
+func (r *columnReader) Record() arrow.RecordBatch { return r.rec }
+
+func (r *columnReader) Release() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	r.RecordReader.Release()
 }

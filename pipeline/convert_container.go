@@ -113,7 +113,7 @@ type rowSink interface {
 func pumpTo(w rowSink, r *npyio.Reader, progress func(int64)) error {
 	var done int64
 	for {
-		b, err := r.Next(1 << 16)
+		b, err := r.Next(batchRows(r, 1<<16))
 		if err == io.EOF {
 			break
 		}

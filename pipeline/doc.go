@@ -22,11 +22,16 @@
 // HDF5 files and MAT-files (container.go) read like .npz archives: each
 // dataset (named by its path, "group/data") or MAT-file array (named by
 // its MATLAB path, "s.a", "c{3}") is a member, read as an .npy stream
-// through packages hdf5 and matfile. HDF5 datasets stream in row
-// batches; MAT-file arrays of two or more dimensions are column-major
-// and are reordered to rows in memory (up to 2 GiB each), Level 5
-// variables being read whole by matfile anyway. Values without a numpy
-// form are skipped with a warning ([WarnFunc], [ConvertOptions].Warn) or
+// through packages hdf5 and matfile. HDF5 datasets stream in batches of
+// about 4 MiB (hdf5.ElementReader: a huge single row in parts); MAT-file
+// arrays of two or more dimensions are column-major and are read in C
+// order through matfile's Var.OpenRowMajor: a v7.3 array in bands of
+// rows, each an HDF5 hyperslab (bounded memory), a Level 5 variable
+// reordered from memory, where matfile holds it anyway (up to 2 GiB).
+// Conversions move at most about 4 MiB of rows at a time; a larger row
+// (a 1 x N MATLAB row vector is one row) goes to .npy and .npz in parts
+// of that size, and is read whole for the other outputs. Values
+// without a numpy form are skipped with a warning ([WarnFunc], [ConvertOptions].Warn) or
 // refused (a dataset picked by name; a MAT-file with strict). The mat and
 // hdf5 sinks (containersink.go) write one variable or dataset per part,
 // spooled to a scratch file until its row count is known; to .mat a

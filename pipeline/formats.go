@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/npyflow/npyflow/internal/storage"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -34,12 +35,31 @@ var formats = []*Format{
 	{Name: "mat", Exts: []string{".mat"}, Summary: "MATLAB MAT-file (v7.3 HDF5, v7 and v6 Level 5)"},
 }
 
+// foreignReadFields are the options of reading Parquet and Arrow files
+// other tools wrote, declared once: they are fields of the parquet and
+// arrow job sources and, by their Flag, convert's --fill, --validity and
+// --decimal (so validate, the schema, list and convert -h all show them).
+// See foreignOptions (foreign.go) for what they become.
+func foreignReadFields() []Field {
+	return []Field{
+		{Name: "fill", Type: StringMap, Flag: "fill", FlagType: &flagStringList,
+			FlagDoc: "column=value,...: the value written where a column is null (numbers, true/false, text; a datetime in numpy's ISO form); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row",
+			Doc:     "column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"},
+		{Name: "validity", Type: StringList, Flag: "validity",
+			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (the null slots hold the fill value, NaN, NaT or zeros); * for every nullable column"},
+		{Name: "decimal", Type: String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",
+			Doc: "DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"},
+	}
+}
+
+var flagStringList = StringList
+
 // Formats returns the registered file formats, in registry order.
 func Formats() []*Format { return append([]*Format(nil), formats...) }
 
 // FormatOf returns the format of a path by its extension, or nil.
 func FormatOf(path string) *Format {
-	ext := strings.ToLower(filepath.Ext(path))
+	ext := strings.ToLower(filepath.Ext(storage.Path(path)))
 	for _, f := range formats {
 		for _, e := range f.Exts {
 			if e == ext {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/npyflow/npyflow/internal/storage"
 )
 
 // Path patterns
@@ -35,15 +38,22 @@ type pattern struct {
 	root    string // the directory before the first wildcard
 	re      *regexp.Regexp
 	caps    []capture
-	literal bool // no wildcard at all
-	deep    bool // contains **
-	depth   int  // segments after root
+	literal bool   // no wildcard at all
+	deep    bool   // contains **
+	depth   int    // segments after root
+	query   string // "?..." of a URL pattern (s3://b/*.npy?region=x), kept off the match
 }
 
 // compilePattern parses a path pattern. On error it returns the byte
 // offset of the problem.
 func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
 	pt := &pattern{raw: p}
+	if storage.Scheme(p) != "" {
+		// The query of a URL carries bucket parameters, not wildcards.
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p, pt.query = p[:i], p[i:]
+		}
+	}
 	var re strings.Builder
 	re.WriteString("^")
 	segs := strings.Split(filepath.ToSlash(p), "/")
@@ -204,6 +214,9 @@ type match struct {
 // glob lists the regular files matching pat, sorted by path. The pattern
 // must already be resolved against the job directory.
 func (pt *pattern) glob() ([]match, error) {
+	if storage.Scheme(pt.root) != "" {
+		return pt.globStorage(context.Background())
+	}
 	if pt.literal {
 		st, err := os.Stat(pt.root)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -273,10 +286,79 @@ func (pt *pattern) glob() ([]match, error) {
 	return out, nil
 }
 
+// globStorage is glob for a URL pattern: it lists the prefixes under the
+// root through the storage backend, one page at a time, descending only as
+// deep as the pattern reaches.
+func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
+	if pt.literal {
+		st, err := storage.Stat(ctx, pt.root+pt.query)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no such file: %s", storage.Redact(pt.root+pt.query))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir {
+			return nil, fmt.Errorf("%s is a directory", storage.Redact(pt.root+pt.query))
+		}
+		return []match{{Path: pt.root + pt.query, Size: st.Size}}, nil
+	}
+	var out []match
+	rootDepth := strings.Count(strings.TrimSuffix(pt.root, "/"), "/")
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		after := ""
+		for {
+			page, more, err := storage.List(ctx, dir+pt.query, after, 1000)
+			if err != nil {
+				if dir == pt.root && errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			for _, e := range page {
+				p := storage.Path(e.Name)
+				if e.IsDir {
+					if !pt.deep && strings.Count(p, "/")-rootDepth >= pt.depth {
+						continue
+					}
+					if err := walk(p); err != nil {
+						return err
+					}
+					continue
+				}
+				sm := pt.re.FindStringSubmatch(p)
+				if sm == nil {
+					continue
+				}
+				m := match{Path: p + pt.query, Size: e.Size}
+				if len(pt.caps) > 0 {
+					m.Caps = map[string]string{}
+					for i, n := range pt.re.SubexpNames() {
+						if n != "" {
+							m.Caps[n] = sm[i]
+						}
+					}
+				}
+				out = append(out, m)
+			}
+			if !more || len(page) == 0 {
+				return nil
+			}
+			after = page[len(page)-1].Name
+		}
+	}
+	if err := walk(strings.TrimSuffix(pt.root, "/")); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
 // excluded reports whether path matches one of the exclusion patterns; a
 // pattern without "/" is matched against the base name.
 func excluded(path string, ex []*pattern) bool {
-	slash := filepath.ToSlash(path)
+	slash := filepath.ToSlash(storage.Path(path))
 	for _, e := range ex {
 		if !strings.Contains(e.raw, "/") {
 			if e.re.MatchString(filepath.Base(slash)) {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
@@ -160,12 +162,22 @@ type TableInfo struct {
 	Columns  []ColumnInfo `json:"columns"`
 }
 
-// ColumnInfo is one column of a table.
+// ColumnInfo is one column of a table: for files other tools wrote, its
+// own type next to the numpy dtype it maps to, or why it is refused.
 type ColumnInfo struct {
 	Name  string `json:"name"`
-	Descr string `json:"descr,omitempty"` // the numpy dtype it reads back as
+	Descr string `json:"descr,omitempty"` // the numpy dtype it reads back as ("<U": width from the data)
 	Shape []int  `json:"shape,omitempty"` // of each row (subarray or extra axes)
-	Type  string `json:"type,omitempty"`  // Arrow type
+	Type  string `json:"type,omitempty"`  // its Parquet or Arrow type: DECIMAL(10,2), INT96, timestamp[us, tz=UTC]
+	// Nullable, NullCount (Parquet statistics; -1 unknown) and
+	// Dictionary describe the source column; Nulls says what its nulls
+	// become (NaN, NaT, refused: a fill value or validity field is needed).
+	Nullable   bool   `json:"nullable,omitempty"`
+	NullCount  *int64 `json:"null_count,omitempty"`
+	Dictionary bool   `json:"dictionary,omitempty"`
+	Nulls      string `json:"nulls,omitempty"`
+	// Refused says why converting the column would be refused.
+	Refused string `json:"refused,omitempty"`
 }
 
 // inspectNPY reads an .npy header from r, whose data may be size bytes
@@ -257,13 +269,50 @@ func (info *NPZInfo) WriteText(w io.Writer) {
 }
 
 func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
-	r, err := parquetio.NewReader(f, size)
+	d, err := parquetio.Describe(f, size)
 	if err != nil {
 		return nil, err
 	}
-	info := &TableInfo{Format: "parquet", FileSize: size, Rows: r.Rows(), Array: r.IsArray(), Columns: []ColumnInfo{}}
-	for _, c := range r.Columns() {
-		info.Columns = append(info.Columns, ColumnInfo{Name: c.Name, Descr: c.DType.String(), Shape: c.Shape})
+	if d.Npyflow {
+		// npyflow's own file: its numpy columns, exactly.
+		r, err := parquetio.NewReader(f, size)
+		if err != nil {
+			return nil, err
+		}
+		info := &TableInfo{Format: "parquet", FileSize: size, Rows: r.Rows(), Array: r.IsArray(), Columns: []ColumnInfo{}}
+		for _, c := range r.Columns() {
+			info.Columns = append(info.Columns, ColumnInfo{Name: c.Name, Descr: c.DType.String(), Shape: c.Shape})
+		}
+		return info, nil
+	}
+	// Another tool's file: each leaf column's Parquet type and mapping,
+	// from the footer alone.
+	info := &TableInfo{Format: "parquet", FileSize: size, Rows: d.Rows, Columns: []ColumnInfo{}}
+	for _, c := range d.Columns {
+		ci := ColumnInfo{Name: c.Path, Descr: c.DType, Type: c.Type, Nullable: c.Nullable, Dictionary: c.Dictionary, Refused: c.Refused}
+		if c.Type != c.Physical {
+			ci.Type += " (" + c.Physical + ")"
+		}
+		if c.List {
+			ci.Type = "LIST<" + ci.Type + ">"
+			ci.Descr += " (list length from the data)"
+		}
+		if c.Nullable {
+			n := c.NullCount
+			ci.NullCount = &n
+			switch {
+			case n == 0:
+			case strings.Contains(c.DType, "f"):
+				ci.Nulls = "NaN"
+			case strings.Contains(c.DType, "M8") || strings.Contains(c.DType, "m8"):
+				ci.Nulls = "NaT"
+			case n < 0:
+				ci.Nulls = "refused if any (no statistics; give a fill value or a validity field)"
+			default:
+				ci.Nulls = "refused (give a fill value or a validity field)"
+			}
+		}
+		info.Columns = append(info.Columns, ci)
 	}
 	return info, nil
 }
@@ -277,11 +326,21 @@ func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
 	if ii.Format == arrowconv.IPCStream {
 		info.IPC = "stream"
 	}
-	for _, fl := range ii.Schema.Fields() {
-		ci := ColumnInfo{Name: fl.Name, Type: fl.Type.String()}
-		if fl.Nullable {
-			ci.Type += " (nullable)"
+	for _, c := range arrowconv.DescribeSchema(ii.Schema, nil) {
+		ci := ColumnInfo{Name: c.Name, Type: c.ArrowType, Descr: c.DType, Nullable: c.Nullable}
+		if c.NeedsScan {
+			ci.Descr = "(string width or list length from the data)"
 		}
+		if c.Refused != nil {
+			ci.Refused = strings.TrimPrefix(c.Refused.Error(), "arrowconv: ")
+		}
+		if c.Nullable {
+			ci.Nulls = c.NullPolicy
+			if ci.Nulls == "refused" {
+				ci.Nulls = "refused (give a fill value or a validity field)"
+			}
+		}
+		_, ci.Dictionary = ii.Schema.Field(len(info.Columns)).Type.(*arrow.DictionaryType)
 		info.Columns = append(info.Columns, ci)
 	}
 	return info, nil
@@ -299,7 +358,27 @@ func (info *TableInfo) WriteText(w io.Writer) {
 	for _, c := range info.Columns {
 		switch {
 		case c.Type != "":
-			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Type)
+			var notes []string
+			if c.Dictionary {
+				notes = append(notes, "dictionary")
+			}
+			if c.Nullable {
+				n := "nullable"
+				if c.NullCount != nil && *c.NullCount >= 0 {
+					n += fmt.Sprintf(", %d nulls", *c.NullCount)
+				}
+				notes = append(notes, n)
+			}
+			line := c.Type + " -> " + c.Descr
+			if c.Refused != "" {
+				line = c.Type + " REFUSED: " + c.Refused
+			} else if c.Nulls != "" && c.Nulls != "NaN" && c.Nulls != "NaT" {
+				notes = append(notes, "nulls "+c.Nulls)
+			}
+			if len(notes) > 0 {
+				line += "  [" + strings.Join(notes, ", ") + "]"
+			}
+			fmt.Fprintf(w, "  %-16s %s\n", c.Name, line)
 		case len(c.Shape) > 0:
 			fmt.Fprintf(w, "  %-16s %s shape %s per row\n", c.Name, c.Descr, npyio.FormatShape(c.Shape))
 		default:

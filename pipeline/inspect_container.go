@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/hdf5"
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -81,7 +82,7 @@ var hdf5Magic = []byte("\x89HDF\r\n\x1a\n")
 func containerKind(name string, r io.ReaderAt, size int64) string {
 	var head [128]byte
 	n, _ := r.ReadAt(head[:], 0)
-	if bytes.HasPrefix(head[:n], []byte("MATLAB")) || strings.EqualFold(filepath.Ext(name), ".mat") {
+	if bytes.HasPrefix(head[:n], []byte("MATLAB")) || strings.EqualFold(filepath.Ext(storage.Path(name)), ".mat") {
 		return "mat"
 	}
 	for off := int64(0); off+8 <= size && off <= 1<<20; off = max(512, off*2) {

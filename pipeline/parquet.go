@@ -61,13 +61,13 @@ func (w *parquetWriter) Write(b Batch) error {
 
 func (w *parquetWriter) Close() error { return w.w.Close() }
 
-func readParquetHeader(path string) (*npyio.Header, error) {
+func readParquetHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := parquetio.NewReader(f, f.Size())
+	r, err := parquetio.NewReaderOptions(f, f.Size(), fo.parquet())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -79,7 +79,7 @@ func (s *fileSource) openParquet(p *Part) (partReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := parquetio.NewReader(f, f.Size())
+	r, err := parquetio.NewReaderOptions(f, f.Size(), foreignFromComponent(s.c).parquet())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)

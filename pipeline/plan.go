@@ -1,9 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/npyflow/npyflow/internal/storage"
 	"strings"
 )
 
@@ -207,7 +208,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		c := job.Component(o.Sink)
 		if c.String("mode") == "error_if_exists" {
 			for _, path := range o.Paths {
-				if _, err := os.Stat(path); err == nil {
+				if _, err := storage.Stat(context.Background(), path); err == nil {
 					fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})
 				}
 			}

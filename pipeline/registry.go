@@ -27,13 +27,13 @@ func init() {
 				Flag: "member", FlagType: &flagString, FlagDoc: "use only this member of the archive"}),
 		build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "parquet", Summary: "read Parquet files",
-		Doc:    "Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value).",
-		Fields: srcFields, build: buildFileSource})
+		Doc:    "Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value; decimals, INT96, TIME, INTERVAL and nulls as `npyflow inspect` shows).",
+		Fields: append(append([]Field(nil), srcFields...), foreignReadFields()...), build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "arrow", Summary: "read Arrow IPC files or streams",
-		Doc: "Reads Arrow IPC files (.arrow, .feather v2) or streams: files npyflow wrote come back with their exact numpy dtype and shape; others become records (one field per column). Planning reads only the schema and row counts from the IPC metadata.",
-		Fields: append(append([]Field(nil), srcFields...),
+		Doc: "Reads Arrow IPC files (.arrow, .feather v2) or streams: files npyflow wrote come back with their exact numpy dtype and shape; others become records (one field per column). Planning reads only the schema and row counts from the IPC metadata (and string lengths, by a pass over the data, when no width is known).",
+		Fields: append(append(append([]Field(nil), srcFields...), foreignReadFields()...),
 			Field{Name: "string_chars", Type: Int, Default: int64(0), Min: ptr(0),
-				Doc: "width (U characters, S bytes) of string and binary columns without numpy metadata; 0 refuses such columns; a longer value is an error"}),
+				Doc: "width (U characters, S bytes) of string and binary columns without numpy metadata; 0 finds the longest value by a pass over the data; a longer value is an error"}),
 		build: buildFileSource})
 	register(&Spec{Kind: Source, Type: "hdf5", Summary: "read datasets of HDF5 files",
 		Doc: "Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, fixed strings to S, variable-length strings to S/U of the longest value; references, opaque, time and variable-length sequences are refused (skipped with a warning when every dataset is read).",
@@ -159,7 +159,7 @@ func init() {
 		Fields: append(append([]Field(nil), sinkFields...),
 			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
 			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression", Flag: "compression",
-				FlagDoc: "buffer compression: zstd (the default of convert), lz4 or none"},
+				FlagDoc: "buffer compression: none (the default for .arrow, as pyarrow.ipc and Polars write it: memory-mappable), lz4 (the default for .feather, as pyarrow.feather) or zstd"},
 			Field{Name: "column", Type: String, Default: "value", Doc: "the column name of a plain (non-record) array", Flag: "name"},
 			Field{Name: "batch_rows", Type: Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
 		Doc:   "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -32,6 +34,18 @@ type outFile struct {
 
 // create opens a temporary file for final.
 func (o *outputs) create(final string) (*os.File, error) {
+	if storage.Scheme(final) != "" {
+		// An object store has no rename: spool to a local temporary
+		// file, uploaded by commit.
+		f, err := os.CreateTemp("", ".npyflow-upload-*")
+		if err != nil {
+			return nil, err
+		}
+		o.mu.Lock()
+		o.files = append(o.files, &outFile{final: final, tmp: f.Name(), f: f})
+		o.mu.Unlock()
+		return f, nil
+	}
 	dir := filepath.Dir(final)
 	if err := o.mkdirAll(dir); err != nil {
 		return nil, err
@@ -114,13 +128,39 @@ func (o *outputs) commit() error {
 			os.Remove(f.tmp)
 			continue
 		}
-		if err := os.Rename(f.tmp, f.final); err != nil {
+		if storage.Scheme(f.final) != "" {
+			if err := upload(f.tmp, f.final, o.sync); err != nil {
+				return err
+			}
+		} else if err := os.Rename(f.tmp, f.final); err != nil {
 			return err
 		}
 		f.tmp = ""
 	}
 	o.files = nil
 	o.dirs = nil
+	return nil
+}
+
+// upload copies the local file tmp to the object final, then removes tmp.
+func upload(tmp, final string, sync bool) error {
+	src, err := os.Open(tmp)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	w, err := storage.Create(context.Background(), final, storage.CreateOptions{Sync: sync})
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, src); err != nil {
+		w.Abort()
+		return fmt.Errorf("%s: %w", storage.Redact(final), err)
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	os.Remove(tmp)
 	return nil
 }
 
@@ -291,8 +331,8 @@ func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 
 func (s *fileSink) start(final string) error {
 	if s.c.String("mode") == "error_if_exists" {
-		if _, err := os.Stat(final); err == nil {
-			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), final)
+		if _, err := storage.Stat(context.Background(), final); err == nil {
+			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}
 	}
 	f, err := s.env.create(final)

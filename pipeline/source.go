@@ -98,9 +98,9 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		read := readNPYHeader
 		switch c.Type {
 		case "parquet":
-			read = readParquetHeader
+			read = func(path string) (*npyio.Header, error) { return readParquetHeader(path, foreignFromComponent(c)) }
 		case "arrow":
-			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, arrowWriteOptions(c)) }
+			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, foreignFromComponent(c)) }
 		}
 		h, err := read(m.Path)
 		if err != nil {
@@ -166,7 +166,7 @@ func expandPaths(c *Component) ([]match, []capture, error) {
 		}
 		if n == 0 && !c.Bool("allow_empty") {
 			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i),
-				err: fmt.Errorf("pattern %q matched no files (looked in %s%s; set allow_empty: true to allow)", raw, pt.root, missingDir(pt.root))}
+				err: fmt.Errorf("pattern %q matched no files (looked in %s%s; set allow_empty: true to allow)", storage.Redact(raw), storage.Redact(pt.root+pt.query), missingDir(pt.root))}
 		}
 	}
 	return out, caps, nil
@@ -174,6 +174,9 @@ func expandPaths(c *Component) ([]match, []capture, error) {
 
 // missingDir says when dir does not exist.
 func missingDir(dir string) string {
+	if storage.Scheme(dir) != "" {
+		return ""
+	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return ", which does not exist"
 	}
@@ -292,11 +295,11 @@ func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
 		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths",
 			err: fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, first, s.file)}
 	}
-	base := filepath.Base(m.Path)
+	base := filepath.Base(storage.Path(m.Path))
 	vars := map[string]string{
 		"source": s.c.Name,
 		"name":   base,
-		"dir":    filepath.Base(filepath.Dir(m.Path)),
+		"dir":    filepath.Base(filepath.Dir(storage.Path(m.Path))),
 		"stem":   strings.TrimSuffix(base, filepath.Ext(base)),
 		"member": member,
 		"index":  strconv.Itoa(len(s.parts)),

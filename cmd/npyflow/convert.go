@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -154,14 +155,14 @@ func runConvert(e *env) error {
 func convertError(in, out string, err error) error {
 	var fe *pipeline.FileError
 	if errors.As(err, &fe) {
-		return fmt.Errorf("%s: %w", fe.Path, trimPrefix(fe.Err))
+		return fmt.Errorf("%s: %w", storage.Redact(fe.Path), trimPrefix(fe.Err))
 	}
 	file := in
 	var oe *pipeline.OutputError
 	if errors.As(err, &oe) {
 		file = out
 	}
-	return fmt.Errorf("%s: %w", file, trimPrefix(err))
+	return fmt.Errorf("%s: %w", storage.Redact(file), trimPrefix(err))
 }
 
 // converter is the terminal side of one conversion: its progress bar.
@@ -195,7 +196,7 @@ func (c *converter) Start(rows, bytes int64) {
 	rowBytes := float64(bytes) / float64(rows)
 	c.bars = mpb.New(mpb.WithOutput(c.stderr), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
 	c.bar = c.bars.AddBar(rows,
-		mpb.PrependDecorators(decor.Name(filepath.Base(c.in)+" "), decor.CountersNoUnit("%d/%d rows")),
+		mpb.PrependDecorators(decor.Name(filepath.Base(storage.Path(c.in))+" "), decor.CountersNoUnit("%d/%d rows")),
 		mpb.AppendDecorators(
 			decor.Any(func(st decor.Statistics) string {
 				return fmt.Sprintf("%.1f/%.1f MiB", float64(st.Current)*rowBytes/(1<<20), float64(st.Total)*rowBytes/(1<<20))

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 )
 
@@ -19,8 +20,12 @@ FILE is an .npy, .npz, Parquet, Arrow IPC, HDF5 or MAT file (recognized by
 its first bytes). Only headers and metadata are read:
   .npy      version, descr, shape, order, item size, data offset and size
   .npz      each member's header, compression and sizes
-  .parquet  rows, and each column's numpy dtype and shape
-  .arrow    IPC format, rows, record batches and the Arrow schema
+  .parquet  rows, and each column's numpy dtype and shape; for files other
+            tools wrote, each column's Parquet type (DECIMAL(10,2), INT96,
+            dictionary, nullable, null count) next to its numpy dtype, or
+            why converting it would be refused
+  .arrow    IPC format, rows, record batches, and each column's Arrow type
+            next to its numpy dtype, or why it would be refused
   .h5       groups, datasets (dtype, shape, layout, chunking, filters) and
             attributes
   .mat      version, and each variable's class, MATLAB size, bytes and
@@ -50,7 +55,7 @@ func runInspect(e *env) error {
 	name := args[0]
 	ins, err := pipeline.Inspect(e.ctx, name)
 	if err != nil {
-		return fmt.Errorf("%s: %w", name, trimPrefix(err))
+		return fmt.Errorf("%s: %w", storage.Redact(name), trimPrefix(err))
 	}
 	if ins.NPZ != nil {
 		for i, m := range ins.NPZ.Members {

@@ -14,7 +14,9 @@
 //   - Create returns a [Writer] whose data becomes visible at its name
 //     all at once by Commit, or never (Abort, or a crash): no reader ever
 //     sees a partial output. Writers are io.WriteSeekers because the .npy
-//     writer patches its header on close; a remote backend spools to a
+//     stream writer patches its header on close and the MAT and HDF5
+//     writers patch sizes; a remote backend streams (seeks within the
+//     bytes it still holds) or, with CreateOptions.Seekable, spools to a
 //     local temporary file and uploads on Commit.
 //   - List returns a directory's (or prefix's) entries in name order, one
 //     page at a time, so a listing of millions of objects is bounded.
@@ -29,6 +31,8 @@ import (
 	"context"
 	"io"
 	"io/fs"
+	"net/url"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -57,7 +61,14 @@ type Writer interface {
 // CreateOptions tune [Create].
 type CreateOptions struct {
 	// Sync makes the data durable (fsync) before Commit publishes it.
+	// Remote backends always return from Commit only after the store
+	// has acknowledged the whole object.
 	Sync bool
+	// Seekable says the caller may seek back anywhere in what it has
+	// written (MAT and HDF5 writers patch sizes and offsets). Remote
+	// backends then spool to a local temporary file and upload on Commit;
+	// without it they stream and refuse seeks back into uploaded bytes.
+	Seekable bool
 }
 
 // Info describes one file or directory.
@@ -177,4 +188,68 @@ func Remove(ctx context.Context, name string) error {
 		return err
 	}
 	return b.Remove(ctx, name)
+}
+
+// Path returns name without the query of a URL ("s3://b/k.npy?region=x"
+// gives "s3://b/k.npy"), for extensions, base names and pattern matching.
+// A local path is returned as it is ('?' is a valid file name character).
+func Path(name string) string {
+	if Scheme(name) == "" || Scheme(name) == "file" {
+		return name
+	}
+	if i := strings.IndexByte(name, '?'); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// Redact returns name fit to print: a URL's userinfo and the values of its
+// query parameters are replaced by "REDACTED" (presigned URLs carry their
+// signatures there), except the harmless s3 parameters region,
+// use_path_style, disable_https and the like, and the scheme and host of
+// an endpoint. A local path is returned as it is.
+func Redact(name string) string {
+	if Scheme(name) == "" || Scheme(name) == "file" {
+		return name
+	}
+	u, err := url.Parse(name)
+	if err != nil {
+		return Scheme(name) + "://REDACTED"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		keys := make([]string, 0, len(q))
+		for k := range q {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			for _, v := range q[k] {
+				parts = append(parts, url.QueryEscape(k)+"="+RedactValue(u.Scheme, k, v))
+			}
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	return u.String()
+}
+
+// RedactValue returns the printable form of query parameter k=v of a
+// scheme:// URL: v escaped if it is known to be harmless, else "REDACTED".
+func RedactValue(scheme, k, v string) string {
+	if scheme == "s3" || scheme == "gs" || scheme == "azblob" {
+		switch k {
+		case "region", "use_path_style", "s3ForcePathStyle", "disable_https", "awssdk", "anonymous",
+			"request_checksum_calculation", "response_checksum_validation", "localemu", "protocol", "domain":
+			return url.QueryEscape(v)
+		case "endpoint":
+			if e, err := url.Parse(v); err == nil && e.Host != "" {
+				return url.QueryEscape(e.Scheme + "://" + e.Host)
+			}
+		}
+	}
+	return "REDACTED"
 }

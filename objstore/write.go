@@ -1,0 +1,231 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"gocloud.dev/blob"
+
+	"github.com/npyflow/npyflow/internal/storage"
+)
+
+// Upload tuning: memory per output is about holdMax + partSize*(concurrency+1).
+var (
+	partSize    = 8 << 20
+	concurrency = 4
+	holdMax     = 1 << 20
+)
+
+func (b *bucketFS) Create(ctx context.Context, name string, opts storage.CreateOptions) (storage.Writer, error) {
+	bk, n, err := b.open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(name, n); err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	w := &writer{ctx: wctx, cancel: cancel, bk: bk, key: n.key, name: name}
+	if opts.Seekable {
+		f, err := os.CreateTemp("", ".npyflow-upload-*")
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		os.Remove(f.Name())
+		w.spool = f
+	}
+	return w, nil
+}
+
+// writer streams an object through a multipart upload; see the package
+// doc for what it holds and how it seeks.
+type writer struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	bk     *blob.Bucket
+	key    string
+	name   string
+
+	mu      sync.Mutex   // Abort may come from another goroutine
+	w       *blob.Writer // opened at the first flush
+	hold    []byte       // bytes [flushed, flushed+len(hold)) not yet uploaded
+	flushed int64
+	pos     int64
+	spool   *os.File
+	done    bool
+	err     error
+}
+
+func (w *writer) fail(err error) error {
+	if w.err == nil {
+		w.err = pathError("write", w.name, err)
+	}
+	return w.err
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return 0, errors.New("write after Commit or Abort")
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if err := w.ctx.Err(); err != nil {
+		return 0, w.fail(err)
+	}
+	if w.spool != nil {
+		n, err := w.spool.Write(p)
+		if err != nil {
+			return n, w.fail(err)
+		}
+		return n, nil
+	}
+	i := int(w.pos - w.flushed)
+	for len(w.hold) < i { // a seek past the end: zeros, as a file has
+		w.hold = append(w.hold, 0)
+	}
+	if i+len(p) <= len(w.hold) {
+		copy(w.hold[i:], p)
+	} else {
+		w.hold = append(w.hold[:i], p...)
+	}
+	w.pos += int64(len(p))
+	if len(w.hold) >= holdMax && w.pos == w.flushed+int64(len(w.hold)) {
+		if err := w.flush(); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
+
+func (w *writer) openWriter() error {
+	if w.w != nil {
+		return nil
+	}
+	bw, err := w.bk.NewWriter(w.ctx, w.key, &blob.WriterOptions{
+		BufferSize:     partSize,
+		MaxConcurrency: concurrency,
+		ContentType:    "application/octet-stream",
+	})
+	if err != nil {
+		return w.fail(err)
+	}
+	w.w = bw
+	return nil
+}
+
+// flush hands the held bytes to the upload.
+func (w *writer) flush() error {
+	if err := w.openWriter(); err != nil {
+		return err
+	}
+	if len(w.hold) > 0 {
+		if _, err := w.w.Write(w.hold); err != nil {
+			return w.fail(err)
+		}
+	}
+	w.flushed += int64(len(w.hold))
+	if cap(w.hold) > 4*holdMax {
+		w.hold = nil
+	} else {
+		w.hold = w.hold[:0]
+	}
+	return nil
+}
+
+func (w *writer) Seek(off int64, whence int) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spool != nil {
+		return w.spool.Seek(off, whence)
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		off += w.pos
+	case io.SeekEnd:
+		off += w.flushed + int64(len(w.hold))
+	default:
+		return 0, errors.New("seek: invalid whence")
+	}
+	if off < 0 {
+		return 0, errors.New("seek: negative position")
+	}
+	if off < w.flushed {
+		return 0, fmt.Errorf("seek to %d in %s: %w", off, Redact(w.name), ErrSeekUploaded)
+	}
+	w.pos = off
+	return off, nil
+}
+
+// Commit completes the upload: the object appears now, whole.
+func (w *writer) Commit() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return errors.New("Commit after Commit or Abort")
+	}
+	if w.err != nil {
+		w.abort()
+		return w.err
+	}
+	var err error
+	if w.spool != nil {
+		if _, err = w.spool.Seek(0, io.SeekStart); err == nil {
+			if err = w.openWriter(); err == nil {
+				_, err = io.Copy(w.w, w.spool)
+			}
+		}
+	} else {
+		err = w.flush()
+	}
+	if err != nil {
+		w.abort()
+		return w.fail(err)
+	}
+	w.done = true
+	err = w.w.Close()
+	w.cancel()
+	w.release()
+	if err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Abort cancels the upload: a multipart upload is aborted, and nothing
+// appears at the name.
+func (w *writer) Abort() error {
+	w.cancel() // first: unblocks a Write waiting on the upload
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.abort()
+}
+
+func (w *writer) abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.cancel()
+	if w.w != nil {
+		w.w.Close() // with the context cancelled: aborts, returns its error
+	}
+	w.release()
+	return nil
+}
+
+func (w *writer) release() {
+	w.hold = nil
+	if w.spool != nil {
+		w.spool.Close()
+		w.spool = nil
+	}
+}
