@@ -98,7 +98,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", runDir)
+		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", show(runDir))
 	}
 	var mans []*Manifest
 	for _, n := range names {
@@ -113,7 +113,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	var probs []string
 	for i, m := range mans {
 		if m.Run != run || m.Shards != shards {
-			probs = append(probs, fmt.Sprintf("%s is of run %s with %d shards, not run %s with %d", names[i], m.Run, m.Shards, run, shards))
+			probs = append(probs, fmt.Sprintf("%s is of run %s with %d shards, not run %s with %d", show(names[i]), m.Run, m.Shards, run, shards))
 			continue
 		}
 		byShard[m.Shard] = m
@@ -157,7 +157,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, in := range ins {
 			if prev, dup := seenIn[in.Key()]; dup {
-				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", in.Path, prev, i))
+				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", show(in.Path), prev, i))
 			}
 			seenIn[in.Key()] = i
 		}
@@ -166,16 +166,16 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, o := range m.Outputs {
 			if finals[o.Path] {
-				probs = append(probs, fmt.Sprintf("%s written twice", o.Path))
+				probs = append(probs, fmt.Sprintf("%s written twice", show(o.Path)))
 			}
 			finals[o.Path] = true
 			if st, err := storage.Stat(ctx, o.Staged); err == nil {
 				stagedNow[o.Staged] = true
 				if st.Size != o.Bytes {
-					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", o.Staged, st.Size, i, o.Bytes))
+					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", show(o.Staged), st.Size, i, o.Bytes))
 				}
 			} else if st, err := storage.Stat(ctx, o.Path); err != nil || st.Size != o.Bytes {
-				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", o.Staged, i))
+				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", show(o.Staged), i))
 			}
 			cs.Rows[o.Sink] += o.Rows
 			outs = append(outs, o)
@@ -188,7 +188,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, in := range opts.Expect.Inputs {
 			if _, ok := seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.Key()]; !ok {
-				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", in.Path))
+				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", show(in.Path)))
 				break
 			}
 		}
@@ -200,13 +200,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 				return nil, err
 			}
 			if f != "" {
-				probs = append(probs, fmt.Sprintf("dataset %s already holds %s (mode: error_if_exists)", s.Root, f))
+				probs = append(probs, fmt.Sprintf("dataset %s already holds %s (mode: error_if_exists)", show(s.Root), show(f)))
 			}
 		}
 	}
 	for _, o := range outs {
 		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(o.Path) {
-			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", o.Path))
+			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", show(o.Path)))
 		}
 	}
 	if len(probs) > 0 {
@@ -283,7 +283,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			}
 		}
 		if err != nil {
-			return raced(fmt.Errorf("publishing %s: %w", o.Path, err))
+			return raced(fmt.Errorf("publishing %s: %w", show(o.Path), err))
 		}
 		dirs[Dir(o.Path)] = true
 	}
@@ -399,12 +399,12 @@ func FindRun(stateDir, id string) (string, error) {
 	if id != "" {
 		d := Join(stateDir, id)
 		if ms, err := manifestNames(ctx, d); err != nil || (len(ms) == 0 && !Exists(d)) {
-			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, stateDir)
+			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, show(stateDir))
 		}
 		return d, nil
 	}
 	if _, err := storage.Stat(ctx, stateDir); err != nil {
-		return "", fmt.Errorf("no runs in %s: %w", stateDir, err)
+		return "", fmt.Errorf("no runs in %s: %w", show(stateDir), err)
 	}
 	best, bestT, bestDone := "", time.Time{}, true
 	err := list(ctx, stateDir, func(e storage.Info) error {
@@ -436,7 +436,7 @@ func FindRun(stateDir, id string) (string, error) {
 		return "", err
 	}
 	if best == "" {
-		return "", fmt.Errorf("no runs in %s", stateDir)
+		return "", fmt.Errorf("no runs in %s", show(stateDir))
 	}
 	return best, nil
 }
