@@ -78,3 +78,17 @@ func TestFirstVisibleFile(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSecretsInErrors: names in shardrun's messages are redacted.
+func TestNoSecretsInErrors(t *testing.T) {
+	storagetest.NewMem("memtest")
+	state := "memtest://bkt-redact/state?token=s3cr3t"
+	_, err1 := shardrun.CommitRun(shardrun.Join(state, "run1"), nil)
+	_, err2 := shardrun.FindRun(state, "run1")
+	_, err3 := shardrun.FindRun(state, "")
+	for _, err := range []error{err1, err2, err3} {
+		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "bkt-redact/state") {
+			t.Errorf("error %v", err)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", runDir)
+		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", show(runDir))
 	}
 	var mans []*Manifest
 	for _, n := range names {
@@ -113,7 +113,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	var probs []string
 	for i, m := range mans {
 		if m.Run != run || m.Shards != shards {
-			probs = append(probs, fmt.Sprintf("%s is of run %s with %d shards, not run %s with %d", names[i], m.Run, m.Shards, run, shards))
+			probs = append(probs, fmt.Sprintf("%s is of run %s with %d shards, not run %s with %d", show(names[i]), m.Run, m.Shards, run, shards))
 			continue
 		}
 		byShard[m.Shard] = m
@@ -157,7 +157,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, in := range ins {
 			if prev, dup := seenIn[in.Key()]; dup {
-				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", in.Path, prev, i))
+				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", show(in.Path), prev, i))
 			}
 			seenIn[in.Key()] = i
 		}
@@ -166,16 +166,16 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, o := range m.Outputs {
 			if finals[o.Path] {
-				probs = append(probs, fmt.Sprintf("%s written twice", o.Path))
+				probs = append(probs, fmt.Sprintf("%s written twice", show(o.Path)))
 			}
 			finals[o.Path] = true
 			if st, err := storage.Stat(ctx, o.Staged); err == nil {
 				stagedNow[o.Staged] = true
 				if st.Size != o.Bytes {
-					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", o.Staged, st.Size, i, o.Bytes))
+					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", show(o.Staged), st.Size, i, o.Bytes))
 				}
 			} else if st, err := storage.Stat(ctx, o.Path); err != nil || st.Size != o.Bytes {
-				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", o.Staged, i))
+				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", show(o.Staged), i))
 			}
 			cs.Rows[o.Sink] += o.Rows
 			outs = append(outs, o)
@@ -188,7 +188,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 		for _, in := range opts.Expect.Inputs {
 			if _, ok := seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.Key()]; !ok {
-				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", in.Path))
+				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", show(in.Path)))
 				break
 			}
 		}
@@ -200,13 +200,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 				return nil, err
 			}
 			if f != "" {
-				probs = append(probs, fmt.Sprintf("dataset %s already holds %s (mode: error_if_exists)", s.Root, f))
+				probs = append(probs, fmt.Sprintf("dataset %s already holds %s (mode: error_if_exists)", show(s.Root), show(f)))
 			}
 		}
 	}
 	for _, o := range outs {
 		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(o.Path) {
-			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", o.Path))
+			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", show(o.Path)))
 		}
 	}
 	if len(probs) > 0 {
@@ -224,17 +224,45 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	for r := range roots {
 		storage.Remove(ctx, Join(r, SuccessFile))
 	}
+	published := map[string][]string{} // by root
+	for _, o := range outs {
+		if rel, ok := relTo(sinks[o.Sink].Root, o.Path); ok {
+			published[sinks[o.Sink].Root] = append(published[sinks[o.Sink].Root], rel)
+		}
+	}
+	now := time.Now().UTC()
+	writeSuccess := func() error {
+		for r := range roots {
+			pub := published[r]
+			sort.Strings(pub)
+			b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
+			if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// raced handles a failure to publish: if another commit of the run
+	// finished meanwhile (it moved or removed the staged files under
+	// this one), the run is committed; its markers are written again,
+	// since this commit may have removed _SUCCESS after the other wrote
+	// it.
+	raced := func(err error) (*CommitSummary, error) {
+		if !Exists(Join(runDir, CommittedFile)) {
+			return nil, err
+		}
+		if werr := writeSuccess(); werr != nil {
+			return nil, werr
+		}
+		cs.Already = true
+		return cs, nil
+	}
 	// Publish: rename where the storage can (the staged file is gone
 	// afterwards), else copy (the staged object stays until the run is
 	// marked committed, so an interrupted commit can be run again).
 	dirs := map[string]bool{}
 	var copied []string
-	published := map[string][]string{} // by root
 	for _, o := range outs {
-		root := sinks[o.Sink].Root
-		if rel, ok := relTo(root, o.Path); ok {
-			published[root] = append(published[root], rel)
-		}
 		if !stagedNow[o.Staged] {
 			continue // published by an earlier, interrupted commit
 		}
@@ -255,7 +283,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("publishing %s: %w", o.Path, err)
+			return raced(fmt.Errorf("publishing %s: %w", show(o.Path), err))
 		}
 		dirs[Dir(o.Path)] = true
 	}
@@ -266,19 +294,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		if s.Dataset && s.Mode == "overwrite" {
 			n, err := removeOthers(ctx, s.Root, finals)
 			if err != nil {
-				return nil, err
+				return raced(err)
 			}
 			cs.Removed += n
 		}
 	}
-	now := time.Now().UTC()
-	for r := range roots {
-		pub := published[r]
-		sort.Strings(pub)
-		b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
-		if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
-			return nil, err
-		}
+	if err := writeSuccess(); err != nil {
+		return nil, err
 	}
 	b, _ := json.MarshalIndent(successData{CommitSummary: cs, Committed: now}, "", " ")
 	if err := Files.WriteFileAtomic(Join(runDir, CommittedFile), append(b, '\n')); err != nil {
@@ -377,12 +399,12 @@ func FindRun(stateDir, id string) (string, error) {
 	if id != "" {
 		d := Join(stateDir, id)
 		if ms, err := manifestNames(ctx, d); err != nil || (len(ms) == 0 && !Exists(d)) {
-			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, stateDir)
+			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, show(stateDir))
 		}
 		return d, nil
 	}
 	if _, err := storage.Stat(ctx, stateDir); err != nil {
-		return "", fmt.Errorf("no runs in %s: %w", stateDir, err)
+		return "", fmt.Errorf("no runs in %s: %w", show(stateDir), err)
 	}
 	best, bestT, bestDone := "", time.Time{}, true
 	err := list(ctx, stateDir, func(e storage.Info) error {
@@ -414,7 +436,7 @@ func FindRun(stateDir, id string) (string, error) {
 		return "", err
 	}
 	if best == "" {
-		return "", fmt.Errorf("no runs in %s", stateDir)
+		return "", fmt.Errorf("no runs in %s", show(stateDir))
 	}
 	return best, nil
 }

@@ -74,10 +74,10 @@ func ReadManifest(name string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: corrupt manifest: %v", name, err)
+		return nil, fmt.Errorf("%s: corrupt manifest: %v", show(name), err)
 	}
 	if m.Format != Format {
-		return nil, fmt.Errorf("%s: not an npyflow manifest", name)
+		return nil, fmt.Errorf("%s: not an npyflow manifest", show(name))
 	}
 	return &m, nil
 }

@@ -16,6 +16,10 @@ import (
 // ?query of backend options). These helpers treat both: local paths
 // with filepath, URLs with "/" and their query kept at the end.
 
+// show is name fit for messages: a URL's secrets (userinfo, query
+// values other than harmless endpoint options) redacted.
+func show(name string) string { return storage.Redact(name) }
+
 // isURL reports whether name is a URL other than file://.
 func isURL(name string) bool {
 	s := storage.Scheme(name)

@@ -142,7 +142,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 			return r, nil
 		case cfg.Shard.Count > 1:
 			return nil, fmt.Errorf("run %s (the same job, inputs and shard count) is already committed: "+
-				"--resume does nothing for it; to write it again, remove %s first", cfg.Run, r.dir)
+				"--resume does nothing for it; to write it again, remove %s first", cfg.Run, show(r.dir))
 		}
 		// One shard: running the same work again starts a new attempt.
 		if err := removeAll(ctx, r.dir); err != nil {
@@ -197,7 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 			return nil, err
 		}
 		if got != in.Fingerprint {
-			return nil, fmt.Errorf("%s changed since planning (fingerprint %s, planned %s)", in.Path, got, in.Fingerprint)
+			return nil, fmt.Errorf("%s changed since planning (fingerprint %s, planned %s)", show(in.Path), got, in.Fingerprint)
 		}
 	}
 	if old != nil && cfg.Resume && old.Complete {
@@ -349,10 +349,10 @@ func (f *StagedFile) Commit() error {
 	n, err := io.Copy(w, in)
 	if err != nil {
 		w.Abort()
-		return fmt.Errorf("staging %s: %w", f.staged, err)
+		return fmt.Errorf("staging %s: %w", show(f.staged), err)
 	}
 	if err := w.Commit(); err != nil {
-		return fmt.Errorf("staging %s: %w", f.staged, err)
+		return fmt.Errorf("staging %s: %w", show(f.staged), err)
 	}
 	f.size = n
 	return nil

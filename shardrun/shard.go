@@ -203,14 +203,14 @@ func Fingerprint(path string) (string, error) {
 	buf := make([]byte, min(size, fingerprintBytes))
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return "", fmt.Errorf("%s: %w", show(path), err)
 	}
 	h.Write(buf[:n])
 	if size > fingerprintBytes {
 		off := max(int64(fingerprintBytes), size-fingerprintBytes)
 		n, err := f.ReadAt(buf[:size-off], off)
 		if err != nil && err != io.EOF {
-			return "", fmt.Errorf("%s: %w", path, err)
+			return "", fmt.Errorf("%s: %w", show(path), err)
 		}
 		h.Write(buf[:n])
 	}

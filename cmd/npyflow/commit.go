@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 )
 
@@ -60,7 +61,7 @@ func runCommit(e *env) error {
 	}
 	cs, err := pipeline.CommitRun(runDir, &pipeline.CommitOptions{Plan: frozen})
 	if err != nil {
-		return fmt.Errorf("run %s not committed:\n%w", runDir, err)
+		return fmt.Errorf("run %s not committed:\n%w", storage.Redact(runDir), err)
 	}
 	if !*quiet {
 		if cs.Already {

@@ -104,7 +104,9 @@ func (m *Mem) key(name string) string {
 // exported fields and methods are not mistaken for the backend's).
 type memFS struct{ m *Mem }
 
-func notExist(op, name string) error { return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist} }
+func notExist(op, name string) error {
+	return &fs.PathError{Op: op, Path: storage.Redact(name), Err: fs.ErrNotExist}
+}
 
 type memFile struct {
 	*bytes.Reader
@@ -182,7 +184,7 @@ func (b memFS) Create(_ context.Context, name string, _ storage.CreateOptions) (
 		}
 	}
 	if k := b.m.key(name); k == "" || strings.HasSuffix(k, "/") {
-		return nil, fmt.Errorf("storagetest: create %s: not an object name", name)
+		return nil, fmt.Errorf("storagetest: create %s: not an object name", storage.Redact(name))
 	}
 	return &memWriter{m: b.m, name: name}, nil
 }
