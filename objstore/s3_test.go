@@ -94,8 +94,10 @@ func rootAt(endpoint, prefix string) string {
 }
 
 func startS3(t *testing.T) (string, error) {
-	// Anonymous access is on in the server; the SDK still signs, and must
-	// not look for credentials on the network.
+	// SeaweedFS takes AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from its
+	// environment as its admin identity (anonymous access is on only
+	// without them), so requests are signed with these; and the SDK must not
+	// look for credentials on the network.
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "npyflow", "AWS_SECRET_ACCESS_KEY": "npyflow-test",
 		"AWS_EC2_METADATA_DISABLED": "true", "AWS_REGION": "us-east-1"} {
 		if os.Getenv(k) == "" {
@@ -152,7 +154,9 @@ func s3Client(endpoint string) *s3.Client {
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
 		UsePathStyle: true,
-		Credentials:  aws.AnonymousCredentials{},
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY")}, nil
+		}),
 	})
 }
 
@@ -398,12 +402,12 @@ func TestS3RetriedTransientError(t *testing.T) {
 	u, _ := url.Parse(s3Endpoint)
 	px := newDropProxy(t, u.Host, 200<<10)
 	via := rootAt("http://"+px.l.Addr().String(), "retry")
+	px.cut.Store(2) // the first two connections: the HEAD passes, the GET is cut
 	f, err := storage.Open(context.Background(), join(via, "r.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	px.cut.Store(2)
 	got, err := io.ReadAll(f)
 	if err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("read through resets: %d bytes, %v", len(got), err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 
@@ -28,8 +29,12 @@ func (b *bucketFS) Create(ctx context.Context, name string, opts storage.CreateO
 	if err := checkKey(name, n); err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	w := &writer{ctx: wctx, cancel: cancel, bk: bk, key: n.key, name: name}
+	// The upload runs on a context the caller cannot cancel: a cancelled
+	// context would also cancel the request that aborts a multipart
+	// upload (the S3 transfer manager aborts with the upload's context).
+	// The caller's cancellation aborts the writer instead.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	w := &writer{ctx: wctx, cancel: cancel, bk: bk, key: n.key, name: name, s3: b.scheme == "s3"}
 	if opts.Seekable {
 		f, err := os.CreateTemp("", ".npyflow-upload-*")
 		if err != nil {
@@ -39,8 +44,14 @@ func (b *bucketFS) Create(ctx context.Context, name string, opts storage.CreateO
 		os.Remove(f.Name())
 		w.spool = f
 	}
+	w.mu.Lock() // an Abort from the watch waits for stop to be set
+	w.stop = context.AfterFunc(ctx, func() { w.Abort() })
+	w.mu.Unlock()
 	return w, nil
 }
+
+// errAborted ends the data of an aborted upload.
+var errAborted = errors.New("upload aborted")
 
 // writer streams an object through a multipart upload; see the package
 // doc for what it holds and how it seeks.
@@ -51,9 +62,12 @@ type writer struct {
 	key    string
 	name   string
 
-	mu      sync.Mutex   // Abort may come from another goroutine
-	w       *blob.Writer // opened at the first flush
-	hold    []byte       // bytes [flushed, flushed+len(hold)) not yet uploaded
+	s3      bool        // the driver aborts a multipart upload on a read error
+	stop    func() bool // stops the watch on the caller's context
+	mu      sync.Mutex  // Abort may come from another goroutine
+	pw      *io.PipeWriter
+	donec   chan error // the upload's result
+	hold    []byte     // bytes [flushed, flushed+len(hold)) not yet uploaded
 	flushed int64
 	pos     int64
 	spool   *os.File
@@ -105,19 +119,22 @@ func (w *writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// openWriter starts the upload, reading what flush writes to w.pw.
 func (w *writer) openWriter() error {
-	if w.w != nil {
+	if w.pw != nil {
 		return nil
 	}
-	bw, err := w.bk.NewWriter(w.ctx, w.key, &blob.WriterOptions{
-		BufferSize:     partSize,
-		MaxConcurrency: concurrency,
-		ContentType:    "application/octet-stream",
-	})
-	if err != nil {
-		return w.fail(err)
-	}
-	w.w = bw
+	pr, pw := io.Pipe()
+	w.pw, w.donec = pw, make(chan error, 1)
+	go func() {
+		err := w.bk.Upload(w.ctx, w.key, pr, &blob.WriterOptions{
+			BufferSize:     partSize,
+			MaxConcurrency: concurrency,
+			ContentType:    "application/octet-stream",
+		})
+		pr.CloseWithError(errAborted) // unblocks a flush after a failure
+		w.donec <- err
+	}()
 	return nil
 }
 
@@ -127,7 +144,7 @@ func (w *writer) flush() error {
 		return err
 	}
 	if len(w.hold) > 0 {
-		if _, err := w.w.Write(w.hold); err != nil {
+		if _, err := w.pw.Write(w.hold); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -180,7 +197,7 @@ func (w *writer) Commit() error {
 	if w.spool != nil {
 		if _, err = w.spool.Seek(0, io.SeekStart); err == nil {
 			if err = w.openWriter(); err == nil {
-				_, err = io.Copy(w.w, w.spool)
+				_, err = io.Copy(w.pw, w.spool)
 			}
 		}
 	} else {
@@ -191,7 +208,9 @@ func (w *writer) Commit() error {
 		return w.fail(err)
 	}
 	w.done = true
-	err = w.w.Close()
+	w.pw.Close()
+	err = <-w.donec
+	w.stop()
 	w.cancel()
 	w.release()
 	if err != nil {
@@ -203,7 +222,6 @@ func (w *writer) Commit() error {
 // Abort cancels the upload: a multipart upload is aborted, and nothing
 // appears at the name.
 func (w *writer) Abort() error {
-	w.cancel() // first: unblocks a Write waiting on the upload
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.abort()
@@ -214,10 +232,22 @@ func (w *writer) abort() error {
 		return nil
 	}
 	w.done = true
-	w.cancel()
-	if w.w != nil {
-		w.w.Close() // with the context cancelled: aborts, returns its error
+	w.stop()
+	if w.pw != nil {
+		if !w.s3 {
+			// Other drivers commit what they read when the data ends,
+			// even with an error; a cancelled context aborts them.
+			w.cancel()
+		}
+		// The S3 driver aborts its multipart upload when the data ends
+		// with an error, with the context still live.
+		w.pw.CloseWithError(errAborted)
+		select {
+		case <-w.donec:
+		case <-time.After(time.Minute):
+		}
 	}
+	w.cancel()
 	w.release()
 	return nil
 }
