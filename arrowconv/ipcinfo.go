@@ -70,6 +70,10 @@ func fieldNodes(t arrow.DataType) int {
 	return 1
 }
 
+// maxCountedNodes bounds the field nodes whose null counts are kept per
+// record batch.
+const maxCountedNodes = 1 << 12
+
 // batchNodeNulls reads the null count of each field node of a record
 // batch message.
 func batchNodeNulls(b []byte) []int64 {
@@ -85,6 +89,9 @@ func batchNodeNulls(b []byte) []int64 {
 	if err != nil {
 		return nil
 	}
+	// Kept for every batch until the schema is known: bounded (columns
+	// beyond count as unknown).
+	n = min(n, maxCountedNodes)
 	out := make([]int64, n)
 	for j := range out {
 		out[j] = int64(binary.LittleEndian.Uint64(rb.b[start+16*j+8:]))
