@@ -643,3 +643,46 @@ func TestForeignBigEndian(t *testing.T) {
 		}
 	}
 }
+
+// TestIPCInfoNullCounts: ReadIPCInfo gives each top-level column's nulls
+// from the record batches' metadata, equal to the nulls arrow-go and Arrow
+// JS wrote (counted in their JSON), for files and streams, nested columns
+// included; unknown (-1) for dictionary columns.
+func TestIPCInfoNullCounts(t *testing.T) {
+	for _, name := range []string{"nulls.arrow", "every_type.arrow", "every_type_lz4.arrows", "big_endian.arrows", "arrowjs_every_type.arrow", "dict_delta.arrows"} {
+		path := filepath.Join("testdata", "foreign", name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := arrowconv.ReadIPCInfo(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		exp := loadExpect(t, path)
+		if len(info.NullCounts) != len(exp.Columns) {
+			t.Fatalf("%s: %d null counts for %d columns", name, len(info.NullCounts), len(exp.Columns))
+		}
+		nonzero := 0
+		for i, c := range exp.Columns {
+			want := int64(0)
+			for _, v := range c.Values {
+				if v == nil {
+					want++
+				}
+			}
+			if strings.HasPrefix(c.Type, "dictionary") || strings.HasPrefix(c.Type, "Dictionary") {
+				want = -1 // nulls in the dictionary are not counted by the batches
+			}
+			if info.NullCounts[i] != want {
+				t.Errorf("%s: column %s: %d nulls, the producer wrote %d", name, c.Name, info.NullCounts[i], want)
+			}
+			if want > 0 {
+				nonzero++
+			}
+		}
+		if name == "nulls.arrow" && nonzero != 6 {
+			t.Errorf("%s: %d columns with nulls", name, nonzero)
+		}
+	}
+}

@@ -19,6 +19,84 @@ type IPCInfo struct {
 	Schema  *arrow.Schema
 	Batches int   // record batches
 	Rows    int64 // rows in all record batches
+	// NullCounts are the nulls of each top-level column in all record
+	// batches, from their metadata (-1 where it does not say, and for
+	// dictionary columns: a null in a dictionary makes values null that
+	// the batches do not count).
+	NullCounts []int64
+
+	nodeNulls [][]int64 // per batch: the null count of each field node
+}
+
+// sumNulls fills NullCounts from the batches' field nodes: a top-level
+// column's node comes first among its own (depth-first, as the IPC format
+// orders them).
+func (info *IPCInfo) sumNulls() {
+	if info.Schema == nil {
+		return
+	}
+	info.NullCounts = make([]int64, info.Schema.NumFields())
+	for _, nodes := range info.nodeNulls {
+		k := 0
+		for i, f := range info.Schema.Fields() {
+			_, dict := f.Type.(*arrow.DictionaryType)
+			if k >= len(nodes) || info.NullCounts[i] < 0 || dict {
+				info.NullCounts[i] = -1
+			} else {
+				info.NullCounts[i] += nodes[k]
+			}
+			k += fieldNodes(f.Type)
+		}
+	}
+	info.nodeNulls = nil
+}
+
+// fieldNodes counts the field nodes an array of type t has in a record
+// batch: its own and its children's (a dictionary's values are in
+// dictionary batches).
+func fieldNodes(t arrow.DataType) int {
+	switch tt := t.(type) {
+	case arrow.ExtensionType:
+		return fieldNodes(tt.StorageType())
+	case *arrow.DictionaryType:
+		return 1
+	case arrow.NestedType:
+		n := 1
+		for _, f := range tt.Fields() {
+			n += fieldNodes(f.Type)
+		}
+		return n
+	}
+	return 1
+}
+
+// maxCountedNodes bounds the field nodes whose null counts are kept per
+// record batch.
+const maxCountedNodes = 1 << 12
+
+// batchNodeNulls reads the null count of each field node of a record
+// batch message.
+func batchNodeNulls(b []byte) []int64 {
+	m, err := fbRoot(b)
+	if err != nil {
+		return nil
+	}
+	rb, ok, err := m.table(2)
+	if err != nil || !ok {
+		return nil
+	}
+	start, n, err := rb.vector(1, 16) // nodes: FieldNode structs (length, null_count)
+	if err != nil {
+		return nil
+	}
+	// Kept for every batch until the schema is known: bounded (columns
+	// beyond count as unknown).
+	n = min(n, maxCountedNodes)
+	out := make([]int64, n)
+	for j := range out {
+		out[j] = int64(binary.LittleEndian.Uint64(rb.b[start+16*j+8:]))
+	}
+	return out
 }
 
 // maxIPCMeta bounds the metadata of one IPC message read by ReadIPCInfo.
@@ -206,7 +284,9 @@ func readFileInfo(r io.ReaderAt, size int64) (*IPCInfo, *fileBlocks, error) {
 			return nil, nil, fmt.Errorf("arrowconv: IPC file record batch %d: the block holds a message of type %d, not a record batch", i, typ)
 		}
 		info.Rows += rows
+		info.nodeNulls = append(info.nodeNulls, batchNodeNulls(meta[hdr:]))
 	}
+	info.sumNulls()
 	return info, blocks, nil
 }
 
@@ -270,6 +350,7 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 		if typ == msgRecordBatch {
 			info.Batches++
 			info.Rows += rows
+			info.nodeNulls = append(info.nodeNulls, batchNodeNulls(meta))
 		}
 		pos += hdr + mlen + body
 	}
@@ -279,6 +360,7 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 	}
 	info.Schema = sr.Schema()
 	sr.Release()
+	info.sumNulls()
 	return info, nil
 }
 

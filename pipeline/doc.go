@@ -19,6 +19,15 @@
 // A new format is added as one Format entry, a source spec and a sink
 // spec.
 //
+// Parquet and Arrow files other tools wrote are read by one mapping
+// (parquetio's Reader, arrowconv's MapSchema) everywhere: convert, the
+// parquet and arrow sources and inspect. Its options (fill values,
+// validity fields, the decimal mode, the columns read) are declared once
+// (foreignReadFields in formats.go, foreign.go) as source options and
+// convert flags. String widths come from each file's data; the files of
+// one source that differ only in those widths are read at the widest
+// (widen.go).
+//
 // HDF5 files and MAT-files (container.go) read like .npz archives: each
 // dataset (named by its path, "group/data") or MAT-file array (named by
 // its MATLAB path, "s.a", "c{3}") is a member, read as an .npy stream

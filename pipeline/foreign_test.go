@@ -287,7 +287,7 @@ func TestInspectForeign(t *testing.T) {
 	}
 	sb.Reset()
 	ins.WriteText(&sb)
-	for _, want := range []string{"n_i32            int32 -> <i4  [nullable, nulls refused", "n_f64            float64 -> <f8  [nullable]\n"} {
+	for _, want := range []string{"n_i32            int32 REFUSED: holds 2 nulls and numpy <i4 has no null", "n_f64            float64 -> <f8  [nullable, 2 nulls]\n", "id               int64 -> <i8\n"} {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("no %q in\n%s", want, sb.String())
 		}

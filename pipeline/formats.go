@@ -5,6 +5,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,8 +153,15 @@ func ConvertFlags() []Flag {
 					}
 					doc += ")"
 				}
+				// Formats sharing an option's text share its line:
+				// "parquet and arrow input: ...".
 				line := fmt.Sprintf("%s %s: %s", fm.Name, kindWord(spec.Kind), doc)
-				if !strings.Contains(f.Doc, line) {
+				if k := strings.Index(f.Doc, " "+kindWord(spec.Kind)+": "+doc); k >= 0 {
+					start := strings.LastIndex(f.Doc[:k], "; ") + 1
+					if !slices.Contains(strings.Split(strings.TrimSpace(f.Doc[start:k]), " and "), fm.Name) {
+						f.Doc = f.Doc[:k] + " and " + fm.Name + f.Doc[k:]
+					}
+				} else if !strings.Contains(f.Doc, line) {
 					if f.Doc != "" {
 						f.Doc += "; "
 					}

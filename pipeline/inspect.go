@@ -326,7 +326,7 @@ func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
 	if ii.Format == arrowconv.IPCStream {
 		info.IPC = "stream"
 	}
-	for _, c := range arrowconv.DescribeSchema(ii.Schema, nil) {
+	for i, c := range arrowconv.DescribeSchema(ii.Schema, nil) {
 		ci := ColumnInfo{Name: c.Name, Type: c.ArrowType, Descr: c.DType, Nullable: c.Nullable}
 		if c.NeedsScan {
 			ci.Descr = "(string width or list length from the data)"
@@ -334,10 +334,24 @@ func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
 		if c.Refused != nil {
 			ci.Refused = strings.TrimPrefix(c.Refused.Error(), "arrowconv: ")
 		}
-		if c.Nullable {
+		n := int64(-1)
+		if i < len(ii.NullCounts) {
+			n = ii.NullCounts[i]
+		}
+		if c.Nullable || n > 0 {
+			ci.NullCount = &n
 			ci.Nulls = c.NullPolicy
-			if ci.Nulls == "refused" {
-				ci.Nulls = "refused (give a fill value or a validity field)"
+			switch {
+			case n == 0:
+				ci.Nulls = ""
+			case ci.Nulls == "refused" && n > 0 && ci.Refused == "":
+				dt := c.DType
+				if dt == "" {
+					dt = "U/S" // a string width from the data
+				}
+				ci.Refused = fmt.Sprintf("holds %d nulls and numpy %s has no null: give a fill value (--fill) or a validity field (--validity), or leave the column out", n, dt)
+			case ci.Nulls == "refused":
+				ci.Nulls = "refused if any (give a fill value or a validity field)"
 			}
 		}
 		_, ci.Dictionary = ii.Schema.Field(len(info.Columns)).Type.(*arrow.DictionaryType)
