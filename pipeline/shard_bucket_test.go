@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/shardrun"
 	"github.com/npyflow/npyflow/shardrun/shardruntest"
@@ -38,8 +40,10 @@ func TestShardsToLocal(t *testing.T) {
 func checkShardsToStore(t *testing.T, base string) int {
 	dir := t.TempDir()
 	want := shardData(t, dir, 2, 6)
-	lookup := env(map[string]string{"OUT": base})
-	text := []byte(shardJob)
+	// The dataset's URL is one variable: a URL's ?query stays at its end.
+	ds := shardrun.Join(base, "ds")
+	lookup := env(map[string]string{"DS": ds})
+	text := []byte(strings.Replace(shardJob, "path: ${OUT}/ds", "path: ${DS}", 1))
 	j, err := Load(filepath.Join(dir, "job.yaml"), text, &LoadOptions{LookupEnv: lookup})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +56,6 @@ func checkShardsToStore(t *testing.T, base string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := shardrun.Join(base, "ds")
 	if fp.StateDir != shardrun.Join(ds, "_npyflow") || fp.Sinks[0].Root != ds {
 		t.Fatalf("plan: state %s, root %s", fp.StateDir, fp.Sinks[0].Root)
 	}
@@ -90,11 +93,17 @@ func checkShardsToStore(t *testing.T, base string) int {
 	mirror := filepath.Join(dir, "mirror")
 	files := 0
 	for name, data := range shardruntest.Files(t, ds) {
-		rel, ok := strings.CutPrefix(name, ds)
+		rel, ok := strings.CutPrefix(storage.Path(name), storage.Path(ds))
 		if !ok {
 			t.Fatalf("%s listed under %s", name, ds)
 		}
 		rel = strings.TrimLeft(filepath.ToSlash(rel), "/")
+		if storage.Scheme(ds) != "" {
+			// A URL's path is percent-encoded: the key is the file name.
+			if rel, err = url.PathUnescape(rel); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if strings.Contains(rel, "/staging/") {
 			t.Errorf("staging object left: %s", name)
 		}

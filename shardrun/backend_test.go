@@ -42,6 +42,8 @@ func TestJoin(t *testing.T) {
 		{"s3://bkt/p", "c/d.json", "s3://bkt/p/c/d.json", "s3://bkt/p/c", "d.json"},
 		{"s3://bkt/p/?endpoint=http://h:1&x=y", "d", "s3://bkt/p/d?endpoint=http://h:1&x=y", "s3://bkt/p?endpoint=http://h:1&x=y", "d"},
 		{"s3://bkt", "d", "s3://bkt/d", "s3://bkt", "d"},
+		// Hive-escaped partition values are key characters: '%' is encoded.
+		{"s3://bkt/ds?region=x", "k=B%2Fx/p.parquet", "s3://bkt/ds/k=B%252Fx/p.parquet?region=x", "s3://bkt/ds/k=B%252Fx?region=x", "p.parquet"},
 	}
 	for _, c := range cases {
 		j := shardrun.Join(c.base, c.elem)

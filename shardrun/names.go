@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
@@ -37,17 +38,20 @@ func splitQuery(name string) (string, string) {
 	return name, ""
 }
 
-// Join joins a path or URL and elements ("/"-separated for URLs).
+// Join joins a path or URL and elements ("/"-separated for URLs). The
+// elements are plain names (an object key's own characters): in a URL
+// they are percent-encoded as a URL path is, so that a Hive partition
+// directory like station=B%2Fx names the key station=B%2Fx, not B/x.
 func Join(base string, elem ...string) string {
 	if !isURL(base) {
 		return filepath.Join(append([]string{base}, elem...)...)
 	}
 	b, q := splitQuery(base)
-	rest := path.Join(elem...)
+	rest := strings.TrimPrefix(path.Join(elem...), "/")
 	if rest == "" || rest == "." {
 		return base
 	}
-	return strings.TrimSuffix(b, "/") + "/" + strings.TrimPrefix(rest, "/") + q
+	return strings.TrimSuffix(b, "/") + "/" + (&url.URL{Path: rest}).EscapedPath() + q
 }
 
 // Dir is the directory (prefix) of a path or URL.
@@ -74,11 +78,17 @@ func Base(name string) string {
 	return b[strings.LastIndexByte(b, '/')+1:]
 }
 
-// bare is a name without scheme and query, usable as a relative path.
+// bare is a name without scheme and query, usable as a relative path: a
+// URL's path is decoded (the object key), a local path kept as it is.
 func bare(name string) string {
 	b, _ := splitQuery(name)
 	if s := storage.Scheme(b); s != "" {
 		b = b[len(s)+3:]
+		if s != "file" {
+			if u, err := url.PathUnescape(b); err == nil {
+				b = u
+			}
+		}
 	}
 	return strings.TrimLeft(filepath.ToSlash(b), "/")
 }

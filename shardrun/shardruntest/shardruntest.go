@@ -24,15 +24,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
-// Run runs every behaviour test under base (a directory or a URL
-// prefix; each test uses its own sub-prefix, and leaves its objects for
-// inspection on failure).
+// Run runs every behaviour test under a fresh prefix of base (a
+// directory or a URL prefix; each test uses its own sub-prefix, and
+// leaves its objects for inspection).
 func Run(t *testing.T, base string) {
+	// A fresh prefix per call, so that a server kept between runs starts
+	// every test empty.
+	base = shardrun.Join(base, fmt.Sprintf("run-%d", time.Now().UnixNano()))
 	t.Run("FourShards", func(t *testing.T) { FourShards(t, shardrun.Join(base, "four")) })
 	t.Run("KilledShardResumes", func(t *testing.T) { KilledShardResumes(t, shardrun.Join(base, "killed")) })
 	t.Run("RerunOverwritesOwnStaging", func(t *testing.T) { RerunOverwritesOwnStaging(t, shardrun.Join(base, "rerun")) })

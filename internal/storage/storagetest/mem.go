@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -74,7 +75,7 @@ func (m *Mem) Keys(prefix string) []string {
 	var out []string
 	for k := range m.objs {
 		if strings.HasPrefix(k, p) {
-			out = append(out, m.scheme+"://"+k)
+			out = append(out, m.name(k))
 		}
 	}
 	sort.Strings(out)
@@ -92,12 +93,22 @@ func (m *Mem) Bytes(name string) []byte {
 	return append([]byte(nil), o.data...)
 }
 
+// key is the object key of a name: names are URLs, their paths
+// percent-encoded (as with the gocloud backends), so "a%25b" is key "a%b".
 func (m *Mem) key(name string) string {
 	k := strings.TrimPrefix(name, m.scheme+"://")
 	if i := strings.IndexByte(k, '?'); i >= 0 {
 		k = k[:i]
 	}
+	if u, err := url.PathUnescape(k); err == nil {
+		k = u
+	}
 	return k
+}
+
+// name is the URL of a key.
+func (m *Mem) name(key string) string {
+	return m.scheme + "://" + (&url.URL{Path: key}).EscapedPath()
 }
 
 // memFS is the storage.FS of a Mem (a separate type so that Mem's
@@ -224,6 +235,9 @@ func (b memFS) List(_ context.Context, dir, after string, limit int) ([]storage.
 		}
 		afterName = strings.TrimSuffix(afterName, "/")
 		afterName = afterName[strings.LastIndexByte(afterName, '/')+1:]
+		if u, err := url.PathUnescape(afterName); err == nil {
+			afterName = u
+		}
 	}
 	m.mu.Lock()
 	children := map[string]storage.Info{}
@@ -234,10 +248,10 @@ func (b memFS) List(_ context.Context, dir, after string, limit int) ([]storage.
 		}
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
 			n := rest[:i]
-			children[n] = storage.Info{Name: base + "/" + n + query, IsDir: true}
+			children[n] = storage.Info{Name: base + "/" + escape(n) + query, IsDir: true}
 			continue
 		}
-		children[rest] = storage.Info{Name: base + "/" + rest + query, Size: int64(len(o.data)), ModTime: o.mod}
+		children[rest] = storage.Info{Name: base + "/" + escape(rest) + query, Size: int64(len(o.data)), ModTime: o.mod}
 	}
 	m.mu.Unlock()
 	if len(children) == 0 {
@@ -260,6 +274,9 @@ func (b memFS) List(_ context.Context, dir, after string, limit int) ([]storage.
 	}
 	return out, more, nil
 }
+
+// escape percent-encodes one key element for a name.
+func escape(elem string) string { return (&url.URL{Path: elem}).EscapedPath() }
 
 func (b memFS) Remove(_ context.Context, name string) error {
 	m := b.m
