@@ -305,13 +305,15 @@ func (ds *Dataset) NewElementReader(batchBytes int) (*ElementReader, error) {
 		inner = next
 		e.axis--
 	}
-	e.step = max(limit/inner, 1)
+	e.step = max(limit/max(inner, 1), 1) // inner is 0 for an empty dimension
 	if l := ds.info.layout; l.Class == LayoutChunked && e.axis < len(l.Chunk) {
 		c := l.Chunk[e.axis]
+		band, ok := mulOK(c, inner, 1<<62)
 		switch {
+		case c == 0: // a null or hostile dataspace: nothing to align to
 		case e.step > c:
 			e.step -= e.step % c
-		case e.step < c && c*inner <= 4*limit && e.axis == 0:
+		case e.step < c && ok && band <= 4*limit && e.axis == 0:
 			// A batch of one band of chunks (at most four times the size
 			// asked for): each chunk is decoded once, straight into the
 			// batch, instead of staying in the cache for several batches.
