@@ -13,8 +13,11 @@ import (
 // storage touches only the chunks the box meets, through the reader's
 // bounded chunk cache.
 
-// spanSlack is how far apart (in bytes) two contiguous-storage runs may
-// lie and still be read with one ReadAt.
+// spanSlack bounds how far apart (in bytes) two contiguous-storage runs
+// may lie and still be read with one ReadAt: at most spanSlack, and at
+// most the run's own length beyond 4 KiB, so a span never reads much more
+// than it uses (a band of a few columns of a wide matrix is read run by
+// run, not as the whole matrix).
 const spanSlack = 64 << 10
 
 // checkSlab checks a box against the dataset's dimensions and returns its
@@ -193,7 +196,8 @@ func (r *RowReader) readContigRuns(dims, lo, hi []uint64, dst []byte) error {
 		}
 		if len(pend) > 0 {
 			first, last := pend[0], pend[len(pend)-1]
-			if src < last.src+last.n || src-(last.src+last.n) > spanSlack || src+n-first.src > 4<<20 || n >= spanSlack {
+			gap := src - (last.src + last.n)
+			if src < last.src+last.n || gap > spanSlack || gap > max(n, 4<<10) || src+n-first.src > 4<<20 || n >= spanSlack {
 				err = flush()
 			}
 		}
@@ -305,13 +309,15 @@ func (ds *Dataset) NewElementReader(batchBytes int) (*ElementReader, error) {
 		inner = next
 		e.axis--
 	}
-	e.step = max(limit/inner, 1)
+	e.step = max(limit/max(inner, 1), 1) // inner is 0 for an empty dimension
 	if l := ds.info.layout; l.Class == LayoutChunked && e.axis < len(l.Chunk) {
 		c := l.Chunk[e.axis]
+		band, ok := mulOK(c, inner, 1<<62)
 		switch {
+		case c == 0: // a null or hostile dataspace: nothing to align to
 		case e.step > c:
 			e.step -= e.step % c
-		case e.step < c && c*inner <= 4*limit && e.axis == 0:
+		case e.step < c && ok && band <= 4*limit && e.axis == 0:
 			// A batch of one band of chunks (at most four times the size
 			// asked for): each chunk is decoded once, straight into the
 			// batch, instead of staying in the cache for several batches.

@@ -3,10 +3,14 @@ package hdf5
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
 )
 
 // sliceBox cuts the box [lo, hi) out of a C-order array (the reference
@@ -238,5 +242,54 @@ func BenchmarkUnshuffle8(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	for i := 0; i < b.N; i++ {
 		unshuffle(src, 8, dst)
+	}
+}
+
+// TestElementReaderEmpty: datasets with a zero dimension give no batch,
+// whichever dimension is zero (a zero after the first divided by zero:
+// the fuzz input testdata/fuzz/FuzzReadDataset/1b2eb28b527ef3af).
+func TestElementReaderEmpty(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "e.h5")
+	fh, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(fh, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := [][]uint64{{0, 3}, {3, 0}, {2, 0, 4}}
+	for i, sh := range shapes {
+		dw, err := w.Root().CreateDataset(fmt.Sprintf("d%d", i), npyio.Float64Type, sh, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	f, err := OpenFile(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i, sh := range shapes {
+		o, err := f.OpenPath(fmt.Sprintf("/d%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range []int{1, 12, 1 << 20} {
+			er, err := o.(*Dataset).NewElementReader(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := er.Read(); err != io.EOF || er.Len() != 0 {
+				t.Errorf("%v batch %d: %d bytes, %v, Len %d", sh, batch, len(b), err, er.Len())
+			}
+		}
 	}
 }

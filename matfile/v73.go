@@ -427,7 +427,10 @@ func (w *v73walk) value(obj hdf5.Object, path string, depth int) error {
 			if err != nil {
 				return f.errfPath(path, "%v", err)
 			}
-			n, _ := numel(dims)
+			n, ok := numel(dims)
+			if !ok {
+				return f.errfPath(path, "size %v too large", dims)
+			}
 			return w.marker(path, NameStruct, dims, n)
 		case "", NameLogical, NameDouble, NameSingle, NameInt8, NameUint8, NameInt16, NameUint16, NameInt32, NameUint32, NameInt64, NameUint64:
 			return w.numeric(o, path, class)
@@ -477,7 +480,10 @@ func (w *v73walk) cell(ds *hdf5.Dataset, path string, depth int) error {
 	if err != nil {
 		return w.v.f.errfPath(path, "%v", err)
 	}
-	n, _ := numel(dims)
+	n, ok := numel(dims)
+	if !ok {
+		return w.v.f.errfPath(path, "size %v too large", dims)
+	}
 	if n == 0 {
 		return w.marker(path, NameCell, dims, 0)
 	}
@@ -547,7 +553,10 @@ func (w *v73walk) structGroup(g *hdf5.Group, path string, depth int) error {
 }
 
 func (w *v73walk) structArray(g *hdf5.Group, path string, depth int, fields []string, dims []int) error {
-	n, _ := numel(dims)
+	n, ok := numel(dims)
+	if !ok {
+		return w.v.f.errfPath(path, "size %v too large", dims)
+	}
 	if n == 0 {
 		return w.marker(path, NameStruct, dims, 0)
 	}
