@@ -42,6 +42,7 @@ var (
 	s3Err      error
 	weedOnce   sync.Once
 	weedCmd    *exec.Cmd
+	weedDir    string
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 	if weedCmd != nil {
 		weedCmd.Process.Kill()
 		weedCmd.Wait()
+		os.RemoveAll(weedDir)
 	}
 	os.Exit(code)
 }
@@ -127,7 +129,7 @@ func startS3(t *testing.T) (string, error) {
 		if err := cmd.Start(); err != nil {
 			return "", err
 		}
-		weedCmd = cmd
+		weedCmd, weedDir = cmd, dir
 		endpoint = fmt.Sprintf("http://127.0.0.1:%d", ports[3])
 		t.Logf("weed server -s3 on %s (log %s)", endpoint, log.Name())
 	}
