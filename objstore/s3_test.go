@@ -42,6 +42,7 @@ var (
 	s3Err      error
 	weedOnce   sync.Once
 	weedCmd    *exec.Cmd
+	weedDir    string
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 	if weedCmd != nil {
 		weedCmd.Process.Kill()
 		weedCmd.Wait()
+		os.RemoveAll(weedDir)
 	}
 	os.Exit(code)
 }
@@ -127,7 +129,7 @@ func startS3(t *testing.T) (string, error) {
 		if err := cmd.Start(); err != nil {
 			return "", err
 		}
-		weedCmd = cmd
+		weedCmd, weedDir = cmd, dir
 		endpoint = fmt.Sprintf("http://127.0.0.1:%d", ports[3])
 		t.Logf("weed server -s3 on %s (log %s)", endpoint, log.Name())
 	}
@@ -258,7 +260,8 @@ func testGlobJob(t *testing.T, root string) {
 		}
 	}
 	put(t, join(root, "runs/r1/notes.txt"), []byte("not an array"))
-	yaml := fmt.Sprintf(`version: 1
+	for _, pat := range []string{"runs/{run}/*.npy", "**/part?.npy"} {
+		yaml := fmt.Sprintf(`version: 1
 sources:
   parts:
     type: npy
@@ -268,33 +271,40 @@ sinks:
     type: npy
     input: parts
     path: %q
-`, join(root, "runs/{run}/*.npy"), join(root, "out/all.npy"))
-	job, err := pipeline.Load(filepath.Join(dir, "job.yaml"), []byte(yaml), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := pipeline.NewPlan(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := plan.Run(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Files != 6 || sum.Rows != 63 {
-		t.Errorf("glob job read %d files, %d rows; want 6, 63", sum.Files, sum.Rows)
-	}
-	f, err := storage.Open(ctx, join(root, "out/all.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h, err := npyio.ReadHeader(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Shape) != 1 || h.Shape[0] != 63 {
-		t.Errorf("output shape %v, want [63]", h.Shape)
+`, join(root, pat), join(root, "out/all.npy"))
+		job, err := pipeline.Load(filepath.Join(dir, "job.yaml"), []byte(yaml), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := pipeline.NewPlan(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := plan.Run(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Files != 6 || sum.Rows != 63 {
+			t.Errorf("%s: glob job read %d files, %d rows; want 6, 63", pat, sum.Files, sum.Rows)
+		}
+		// With a capture the rows are records (run, values); without,
+		// the array itself.
+		want := "[63 4]"
+		if strings.Contains(pat, "{") {
+			want = "[63]"
+		}
+		f, err := storage.Open(ctx, join(root, "out/all.npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := npyio.ReadHeader(f, nil)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(h.Shape); got != want {
+			t.Errorf("%s: output shape %s, want %s", pat, got, want)
+		}
 	}
 }
 

@@ -27,6 +27,8 @@ import (
 // Wildcards do not match names starting with ".", so temporary files
 // (which npyflow names ".*.tmp-*") are never picked up.
 
+var urlQueryRE = regexp.MustCompile(`\?[A-Za-z_][A-Za-z0-9_]*=`)
+
 // capture is one {name:type} in a path pattern.
 type capture struct {
 	Name string
@@ -49,9 +51,11 @@ type pattern struct {
 func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
 	pt := &pattern{raw: p}
 	if storage.Scheme(p) != "" {
-		// The query of a URL carries bucket parameters, not wildcards.
-		if i := strings.IndexByte(p, '?'); i >= 0 {
-			p, pt.query = p[:i], p[i:]
+		// The query of a URL carries bucket parameters, not wildcards:
+		// it starts at the first '?' followed by "name=" (a ? wildcard
+		// before such text needs writing as a class, [x]).
+		if loc := urlQueryRE.FindStringIndex(p); loc != nil {
+			p, pt.query = p[:loc[0]], p[loc[0]:]
 		}
 	}
 	var re strings.Builder

@@ -58,7 +58,10 @@ start() {
 	build >/dev/null
 	local m v f s
 	m=$(free_port) v=$(free_port) f=$(free_port) s=$(free_port)
-	"$BIN" server -dir="$dir" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
+	# Without AWS_ACCESS_KEY_ID in its environment weed has no identities:
+	# anonymous access, and signed requests with any key pass too.
+	env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN \
+		"$BIN" server -dir="$dir" -ip=127.0.0.1 -ip.bind=127.0.0.1 \
 		-master.port="$m" -volume.port="$v" -filer -filer.port="$f" \
 		-s3 -s3.port="$s" -s3.port.iceberg=0 -s3.port.lance=0 \
 		-master.telemetry=false -master.volumeSizeLimitMB=1024 -volume.max=0 \
