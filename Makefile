@@ -25,6 +25,10 @@ test: lint
 # ports. `make test` runs the same behaviour tests on the local backend only.
 test-s3:
 	NPYFLOW_WEED=$$(scripts/seaweedfs.sh) $(GO) test -count=1 -run 'S3' ./objstore/
+	@dir=$$(mktemp -d) && out=$$(scripts/seaweedfs.sh start $$dir) && eval "$$out" && \
+	  { NPYFLOW_S3_ENDPOINT=$$NPYFLOW_S3_ENDPOINT $(GO) test -count=1 -tags s3 -run 'S3' ./pipeline/; rc=$$?; \
+	    kill $$WEED_PID; for i in 1 2 3 4 5; do kill -0 $$WEED_PID 2>/dev/null && sleep 1; done; \
+	    kill -9 $$WEED_PID 2>/dev/null; rm -rf $$dir; exit $$rc; }
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

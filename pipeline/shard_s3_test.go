@@ -23,7 +23,7 @@ import (
 func TestShardsToS3(t *testing.T) {
 	ep := os.Getenv("NPYFLOW_S3_ENDPOINT")
 	if ep == "" {
-		t.Skip("no S3 server: set NPYFLOW_S3_ENDPOINT")
+		t.Fatal("no S3 server: set NPYFLOW_S3_ENDPOINT (make test-s3 does)")
 	}
 	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "npyflow", "AWS_SECRET_ACCESS_KEY": "npyflow-test",
 		"AWS_EC2_METADATA_DISABLED": "true", "AWS_REGION": "us-east-1"} {

@@ -22,8 +22,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-
-	_ "github.com/npyflow/npyflow/objstore" // s3://, gs://, azblob://, https:// paths
 )
 
 // Exit codes.
