@@ -119,6 +119,9 @@ func checkShardsToStore(t *testing.T, base string) int {
 	}
 	got, shards := readDataset(t, mirror)
 	compareAgg(t, "bucket", got, want)
+	// DuckDB (when installed) reads the objects the store shows readers
+	// with hive_partitioning and must get the same aggregates.
+	duckCheck(t, mirror, want)
 	if len(shards) != 4 {
 		t.Errorf("files from %d shards, want 4", len(shards))
 	}
