@@ -3,7 +3,7 @@
 //   node duckdb_bench.mjs copy SRC.parquet OUT.parquet
 //     Loads SRC into an in-memory table t (untimed), then times
 //     COPY t TO 'OUT' (FORMAT parquet, COMPRESSION zstd). Prints
-//     RESULT op_secs=<s> check=<rows,id_sum> out_bytes=<n> version=<duckdb>
+//     RESULT op_secs=<s> cpu_secs=<user+sys of the COPY> check=<rows,id_sum> out_bytes=<n> version=<duckdb>
 //
 //   node duckdb_bench.mjs check FILE.parquet
 //     Prints VERIFY <summary of the id, x, flag and ts columns>, in the
@@ -22,11 +22,14 @@ const one = async (sql) => (await con.runAndReadAll(sql)).getRows()[0];
 if (cmd === 'copy' && a && b) {
   await con.run(`CREATE TABLE t AS SELECT * FROM read_parquet(${quote(a)})`);
   const [n, idSum] = await one('SELECT count(*)::BIGINT, sum(id)::BIGINT FROM t');
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await con.run(`COPY t TO ${quote(b)} (FORMAT parquet, COMPRESSION zstd)`);
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const c1 = process.cpuUsage(c0); // user+system of every thread, in µs
+  const cpu = (c1.user + c1.system) / 1e6;
   const [version] = await one('SELECT version()');
-  console.log(`RESULT op_secs=${secs.toFixed(6)} check=rows=${n},id_sum=${idSum} out_bytes=${statSync(b).size} version=${version}`);
+  console.log(`RESULT op_secs=${secs.toFixed(6)} cpu_secs=${cpu.toFixed(3)} check=rows=${n},id_sum=${idSum} out_bytes=${statSync(b).size} version=${version}`);
 } else if (cmd === 'check' && a) {
   const [n, idSum, xSum, flags, tsMin, tsMax] = await one(
     `SELECT count(*)::BIGINT, sum(id)::BIGINT, sum(x), sum(flag::INT)::BIGINT,

@@ -603,8 +603,15 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             cmd = " ".join(rel(a) if a.startswith(HERE) else a for a in c["cmd"])
             L.append("%-4s %s" % (w["id"], cmd.replace(PY + " ", "/usr/bin/python3 ")))
     L.append("```\n")
+    # Sections measured by hand (after KEEP_MARK) survive a regeneration.
+    kept = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+        if KEEP_MARK in old:
+            kept = "\n" + old[old.index(KEEP_MARK):]
     with open(path, "w") as f:
-        f.write("\n".join(L))
+        f.write("\n".join(L) + kept)
     log("wrote", path)
 
 
@@ -613,6 +620,9 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
 
 def loadavg():
     return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+KEEP_MARK = "<!-- measured by hand: run.py keeps this line and everything after it -->"
 
 
 def main():

@@ -1,6 +1,8 @@
 package parquetio
 
 import (
+	"encoding/binary"
+	"math"
 	"math/bits"
 	"sync"
 
@@ -39,8 +41,29 @@ func zstdFor(page int) *zstdCodec {
 func (c *zstdCodec) String() string                            { return "ZSTD" }
 func (c *zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
-// Encode compresses src as one frame appended to dst[:0].
+// Encode compresses src as one frame appended to dst[:0]. A page that
+// looks incompressible (see [incompressible]) is stored in raw blocks
+// instead: the encoder's match search over such a page (random floats,
+// hashes) costs as much CPU as a compressible one and gains nothing.
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	e, err := c.get()
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if incompressible(e, src, dst[:0]) {
+		out = rawFrame(dst[:0], src)
+	} else {
+		out = e.EncodeAll(src, dst[:0])
+	}
+	c.mu.Lock()
+	c.free = append(c.free, e)
+	c.mu.Unlock()
+	return out, nil
+}
+
+// get takes an encoder from the free list or makes one.
+func (c *zstdCodec) get() (*zstd.Encoder, error) {
 	c.mu.Lock()
 	var e *zstd.Encoder
 	if n := len(c.free); n > 0 {
@@ -61,11 +84,75 @@ func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out := e.EncodeAll(src, dst[:0])
-	c.mu.Lock()
-	c.free = append(c.free, e)
-	c.mu.Unlock()
-	return out, nil
+	return e, nil
+}
+
+// Probing for incompressible pages: pages of at least probeMin bytes are
+// sampled at probeSamples places, probeLen bytes each; the page is stored
+// raw when no sample compresses below probeKeep of its size.
+const (
+	probeMin     = 256 << 10
+	probeLen     = 16 << 10
+	probeSamples = 3
+	probeKeep    = 0.97
+)
+
+// incompressible reports whether src is a large page whose samples do not
+// compress. It costs one sample's compression (about 1.5% of the page's)
+// for a page whose first sample compresses, and three for a page that is
+// stored raw. scratch is reused for the samples' output.
+func incompressible(e *zstd.Encoder, src, scratch []byte) bool {
+	if len(src) < probeMin {
+		return false
+	}
+	step := (len(src) - probeLen) / (probeSamples - 1)
+	for i := range probeSamples {
+		off := i * step
+		out := e.EncodeAll(src[off:off+probeLen], scratch[:0])
+		if float64(len(out)) < probeKeep*probeLen {
+			return false
+		}
+		scratch = out[:0]
+	}
+	return true
+}
+
+// zstd frame format (RFC 8878): magic number, frame header and blocks.
+const (
+	zstdMagic    = 0xFD2FB528
+	zstdMaxBlock = 128 << 10
+)
+
+// rawFrame appends to dst a zstd frame holding src in raw
+// (uncompressed) blocks: a single-segment frame with the content size in
+// its header, as every zstd decoder reads.
+func rawFrame(dst, src []byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, zstdMagic)
+	n := len(src)
+	switch {
+	case n < 256: // Frame_Content_Size on 1 byte
+		dst = append(dst, 0x20, byte(n))
+	case n < 65536+256: // 2 bytes, minus 256
+		dst = append(dst, 0x60)
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(n-256))
+	case uint64(n) <= math.MaxUint32: // 4 bytes
+		dst = append(dst, 0xA0)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
+	default: // 8 bytes
+		dst = append(dst, 0xE0)
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(n))
+	}
+	for first := true; first || len(src) > 0; first = false {
+		k := min(len(src), zstdMaxBlock)
+		h := uint32(k) << 3 // Block_Type 0: raw
+		if k == len(src) {
+			h |= 1 // Last_Block
+		}
+		dst = append(dst, byte(h), byte(h>>8), byte(h>>16))
+		dst = append(dst, src[:k]...)
+		src = src[k:]
+	}
+	return dst
 }
 
 // Decode is parquet-go's.
