@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/npyflow/npyflow/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,25 +83,11 @@ func (o *outputs) scratch(dir string) (*os.File, error) {
 }
 
 func (o *outputs) mkdirAll(dir string) error {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
-			break
-		}
-		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, os.ErrExist) {
-			return err
-		}
-		o.mu.Lock()
-		o.dirs = append(o.dirs, missing[i])
-		o.mu.Unlock()
-	}
-	return nil
+	made, err := atomicfile.MkdirAll(dir)
+	o.mu.Lock()
+	o.dirs = append(o.dirs, made...)
+	o.mu.Unlock()
+	return err
 }
 
 // commit closes every file and renames the outputs into place.

@@ -371,23 +371,9 @@ func (f *StagedFile) Abort() error {
 // mkdirAll makes a local directory, remembering what it made so that
 // Abort can remove it again when empty.
 func (r *Run) mkdirAll(dir string) error {
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
-			break
-		}
-		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o777); err != nil && !errors.Is(err, os.ErrExist) {
-			return err
-		}
-		r.dirs = append(r.dirs, missing[i])
-	}
-	return nil
+	made, err := atomicfile.MkdirAll(dir)
+	r.dirs = append(r.dirs, made...)
+	return err
 }
 
 // Done records that an input is finished (all its rows handed to the
