@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/npyflow/npyflow/internal/storage"
 	"io"
 	"os"
 	"strings"
@@ -271,7 +272,7 @@ func printSummary(w io.Writer, sum *pipeline.Summary) {
 				fmt.Fprintf(w, "  ... %d more\n", len(s.Files)-10)
 				break
 			}
-			fmt.Fprintf(w, "  wrote %s\n", f)
+			fmt.Fprintf(w, "  wrote %s\n", storage.Redact(f))
 		}
 	}
 }
