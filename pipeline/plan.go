@@ -260,7 +260,7 @@ func (p *Plan) Describe() string {
 				fmt.Fprintf(&b, "    ... %d more\n", len(s.Parts)-10)
 				break
 			}
-			name := pt.Path
+			name := storage.Redact(pt.Path)
 			if pt.Member != "" {
 				name += ":" + pt.Member
 			}
@@ -282,7 +282,7 @@ func (p *Plan) Describe() string {
 				fmt.Fprintf(&b, "    ... %d more\n", len(o.Paths)-10)
 				break
 			}
-			fmt.Fprintf(&b, "    %s\n", path)
+			fmt.Fprintf(&b, "    %s\n", storage.Redact(path))
 		}
 		fmt.Fprintf(&b, "  schema:\n")
 		for _, col := range o.Schema.Columns() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/npyflow/npyflow/internal/storage"
 	"os"
 	"strconv"
 
@@ -126,7 +127,7 @@ func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out s
 	if err := fp.WriteFile(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "plan %s: run %s, %d input(s) in %d shard(s); state in %s\n", out, fp.ID, len(fp.Inputs), fp.Shards, fp.StateDir)
+	fmt.Fprintf(e.stdout, "plan %s: run %s, %d input(s) in %d shard(s); state in %s\n", storage.Redact(out), fp.ID, len(fp.Inputs), fp.Shards, storage.Redact(fp.StateDir))
 	for i := range fp.ShardBytes {
 		if i == 10 && fp.Shards > 12 {
 			fmt.Fprintf(e.stdout, "  ... %d more\n", fp.Shards-10)
