@@ -150,47 +150,50 @@ func (e dataError) Error() string { return string(e) }
 const errUnexpectedData = dataError("more data than the shape holds")
 
 // scatterCols writes src, k columns (c0..c0+k-1) of rows [i0, i1) each,
-// column after column, into dst, a C-order matrix of cols columns.
+// column after column, into dst, a C-order matrix of cols columns of
+// es-byte elements (dst and src aligned to es, as allocFor makes them).
 func scatterCols(dst, src []byte, cols, c0, k, i0, i1, es int) {
-	const tile = 64
-	n := i1 - i0
 	switch es {
 	case 8:
-		d := unsafe.Slice((*uint64)(unsafe.Pointer(&dst[0])), len(dst)/8)
-		s := unsafe.Slice((*uint64)(unsafe.Pointer(&src[0])), len(src)/8)
-		for t0 := 0; t0 < n; t0 += tile {
-			t1 := min(n, t0+tile)
-			for j := 0; j < k; j++ {
-				col := s[j*n : (j+1)*n]
-				o := (i0+t0)*cols + c0 + j
-				for i := t0; i < t1; i++ {
-					d[o] = col[i]
-					o += cols
-				}
-			}
-		}
+		scatterT(words[uint64](dst), words[uint64](src), cols, c0, k, i0, i1)
 	case 4:
-		d := unsafe.Slice((*uint32)(unsafe.Pointer(&dst[0])), len(dst)/4)
-		s := unsafe.Slice((*uint32)(unsafe.Pointer(&src[0])), len(src)/4)
-		for t0 := 0; t0 < n; t0 += tile {
-			t1 := min(n, t0+tile)
-			for j := 0; j < k; j++ {
-				col := s[j*n : (j+1)*n]
-				o := (i0+t0)*cols + c0 + j
-				for i := t0; i < t1; i++ {
-					d[o] = col[i]
-					o += cols
-				}
+		scatterT(words[uint32](dst), words[uint32](src), cols, c0, k, i0, i1)
+	case 2:
+		scatterT(words[uint16](dst), words[uint16](src), cols, c0, k, i0, i1)
+	case 1:
+		scatterT(dst, src, cols, c0, k, i0, i1)
+	default:
+		n := i1 - i0
+		for j := 0; j < k; j++ {
+			for i := 0; i < n; i++ {
+				o := ((i0+i)*cols + c0 + j) * es
+				q := (j*n + i) * es
+				copy(dst[o:o+es], src[q:q+es])
 			}
 		}
-	default:
-		for t0 := 0; t0 < n; t0 += tile {
-			t1 := min(n, t0+tile)
-			for j := 0; j < k; j++ {
-				for i := t0; i < t1; i++ {
-					o := ((i0+i)*cols + c0 + j) * es
-					q := (j*n + i) * es
-					copy(dst[o:o+es], src[q:q+es])
+	}
+}
+
+func words[T uint16 | uint32 | uint64](b []byte) []T {
+	var z T
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(z)))
+}
+
+// scatterT is scatterCols on elements: blocks of 8 x 8, so that the cache
+// lines read (one per column) and written (one per row) are used whole.
+func scatterT[T uint8 | uint16 | uint32 | uint64](d, s []T, cols, c0, k, i0, i1 int) {
+	n := i1 - i0
+	for t0 := 0; t0 < n; t0 += 8 {
+		t1 := min(n, t0+8)
+		for j0 := 0; j0 < k; j0 += 8 {
+			j1 := min(k, j0+8)
+			for i := t0; i < t1; i++ {
+				o := (i0+i)*cols + c0
+				row := d[o+j0 : o+j1]
+				q := j0*n + i
+				for j := range row {
+					row[j] = s[q]
+					q += n
 				}
 			}
 		}
