@@ -114,6 +114,7 @@ func readRowMajor2D(rc io.Reader, rows, cols, es int) ([]byte, error) {
 	if len(dst) == 0 {
 		return dst, nil
 	}
+	adviseHuge(dst)
 	colBytes := rows * es
 	w, seg := 1, rows // columns per block, rows per block
 	if colBytes <= colBlock {
