@@ -44,8 +44,16 @@ func TestOpenRowMajorV7Matrix(t *testing.T) {
 	oldMin, oldBlk := streamMin, colBlock
 	defer func() { streamMin, colBlock = oldMin, oldBlk }()
 	streamMin = 1 << 10
-	for _, dt := range []*npyio.DType{npyio.Float64Type, npyio.Float32Type, npyio.Int16Type, npyio.BoolType} {
-		h := &npyio.Header{DType: dt, Shape: []int{301, 67}}
+	type tc struct {
+		dt    *npyio.DType
+		shape []int
+	}
+	cases := []tc{{npyio.Float64Type, []int{301, 67}}, {npyio.Float32Type, []int{301, 67}}, {npyio.Int16Type, []int{301, 67}}, {npyio.BoolType, []int{301, 67}}}
+	// Over 8 MiB: the result buffer is advised to huge pages (Linux).
+	cases = append(cases, tc{npyio.Float64Type, []int{1100, 1001}})
+	for _, c := range cases {
+		dt := c.dt
+		h := &npyio.Header{DType: dt, Shape: c.shape}
 		data := make([]byte, h.DataSize())
 		for i := range data {
 			data[i] = byte(i*7 + i/1000)
@@ -57,6 +65,9 @@ func TestOpenRowMajorV7Matrix(t *testing.T) {
 		}
 		path := writeV7(t, h, data)
 		for _, cb := range []int{1000, 64 << 10, 4 << 20} {
+			if h.DataSize() > 1<<20 && cb != 4<<20 {
+				continue
+			}
 			colBlock = cb
 			mf, err := OpenFile(path, nil)
 			if err != nil {
