@@ -76,8 +76,14 @@
 // Options.MaxVariableBytes). Char arrays, cells, structs and sparse
 // matrices are read whole. Read row-major, a large uncompressed Level 5
 // numeric variable (v6) is read band by band from the file (one read per
-// column and band); a compressed one (v7) is inflated whole (it is one
-// zlib stream) and reordered band by band.
+// column and band). A compressed one (v7) is one zlib stream in
+// column-major order, inflated in its own goroutine a few 1 MiB buffers
+// ahead of the consumer (the conversion, and the reorder or the writing,
+// run meanwhile on another core); read row-major, a 2-D one is scattered
+// block of columns by block into a C-order buffer of the whole variable
+// (on Linux advised to transparent huge pages), which is then delivered:
+// its memory is the variable's size, not bounded (an N-D one above two
+// dimensions is inflated whole and reordered band by band).
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in

@@ -2,6 +2,7 @@ package matfile
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -819,15 +820,37 @@ func (l *level5) direct(e l5elem, pb []byte, h *mheader, total int64) *Var {
 		if _, err := io.CopyN(io.Discard, zr, 8+skip); err != nil {
 			return nil, f.errf(e.off, "compressed variable: %v", zerr(err))
 		}
-		cr.src = zr
+		// Inflate in a goroutine, a few buffers ahead of the consumer.
+		pr := newPipeReader(zr)
+		cr.src, cr.closer = pr, pr
 		cr.finish = func() error {
 			// Read on to the end of the stream: it verifies the checksum.
-			if _, err := io.Copy(io.Discard, io.LimitReader(zr, total)); errors.Is(err, zlib.ErrChecksum) {
+			if _, err := io.Copy(io.Discard, io.LimitReader(pr, total)); errors.Is(err, zlib.ErrChecksum) {
 				return err
 			}
 			return nil
 		}
 		return cr, nil
+	}
+	if e.typ == MiCOMPRESSED && len(h.dims) == 2 {
+		// Compressed matrix: one zlib stream in column-major order, so the
+		// first row needs the last column. The stream is inflated (in its
+		// own goroutine) a block of columns at a time, each block scattered
+		// into the C-order result while the next is inflated; the result
+		// is held whole (Header.DataSize() bytes, bounded by
+		// Options.MaxVariableBytes), not the column-major data besides.
+		v.slab = func() (io.ReadCloser, error) {
+			rc, err := v.open()
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			data, err := readRowMajor2D(rc, h.dims[0], h.dims[1], dt.Size)
+			if err != nil {
+				return nil, readErr(h.name, err)
+			}
+			return io.NopCloser(bytes.NewReader(data)), nil
+		}
 	}
 	if e.typ == MiMATRIX {
 		// Uncompressed: a band of rows is one run per column, read where
@@ -874,6 +897,7 @@ type convReader struct {
 	in, out []byte
 	pending []byte
 	finish  func() error
+	closer  io.Closer // src's, if it needs closing
 }
 
 const convBatch = 1 << 17 // elements per batch
@@ -930,7 +954,12 @@ func (c *convReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *convReader) Close() error { return nil }
+func (c *convReader) Close() error {
+	if c.closer != nil {
+		return c.closer.Close()
+	}
+	return nil
+}
 
 // aligned reports whether b starts at a multiple of size (for typed views
 // of the data).

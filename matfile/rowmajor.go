@@ -23,8 +23,14 @@ var bandBytes int64 = 8 << 20
 // most one dimension longer than 1) it is Open. A v7.3 numeric or
 // logical array streams in bands of about 8 MiB of rows, each read as
 // one HDF5 hyperslab, so memory stays bounded whatever the variable's
-// size; any other variable is read whole (bounded by
-// Options.MaxVariableBytes, as Array) and delivered band by band.
+// size; so does an uncompressed (v6) Level 5 numeric array, read one run
+// per column and band. A compressed (v7) Level 5 numeric matrix is one
+// zlib stream in column-major order, so its first row needs its last
+// column: it is inflated in a goroutine while blocks of columns are
+// scattered into a C-order buffer of the whole variable (held, bounded
+// by Options.MaxVariableBytes; no column-major copy besides). Any other
+// variable is read whole (bounded the same way, as Array) and delivered
+// band by band.
 func (v *Var) OpenRowMajor() (io.ReadCloser, error) {
 	h := v.Header
 	if !h.FortranOrder || longAxes(h.Shape) <= 1 || h.DataSize() == 0 {
