@@ -125,23 +125,7 @@ func TestConvertForeignOptions(t *testing.T) {
 		t.Fatalf("%d nulls in i4n", nulls)
 	}
 	// The same options on a job's source.
-	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: parquet, paths: %q, fill: {i4n: '-7'}, validity: ['*']}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", abs(t, duckNulls), filepath.Join(dir, "job.npy"))
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
-	if err != nil {
-		t.Fatalf("%s\n%v", text, err)
-	}
-	plan, err := NewPlan(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	w, _ := os.ReadFile(conv)
-	g, _ := os.ReadFile(filepath.Join(dir, "job.npy"))
-	if !bytes.Equal(w, g) {
-		t.Fatalf("the job wrote %d bytes, convert %d: they differ", len(g), len(w))
-	}
+	jobMatchesConvert(t, dir, fmt.Sprintf("{type: parquet, paths: %q, fill: {i4n: '-7'}, validity: ['*']}", abs(t, duckNulls)), conv)
 	for _, bad := range []*ConvertOptions{{Fill: []string{"i4n"}}, {Decimal: "int"}} {
 		if _, err := Convert(context.Background(), duckNulls, filepath.Join(dir, "bad.npy"), bad); err == nil {
 			t.Errorf("%+v accepted", bad)
@@ -221,23 +205,7 @@ func TestConvertForeignArrow(t *testing.T) {
 			t.Fatalf("n_str row %d: %q, want %q", r, sb.String(), w)
 		}
 	}
-	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: arrow, paths: %q, fill: {n_str: '?'}, validity: [n_i32, n_bool, n_bin]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", abs(t, arrowNulls), filepath.Join(dir, "job.npy"))
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
-	if err != nil {
-		t.Fatalf("%s\n%v", text, err)
-	}
-	plan, err := NewPlan(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	w, _ := os.ReadFile(conv)
-	g, _ := os.ReadFile(filepath.Join(dir, "job.npy"))
-	if !bytes.Equal(w, g) {
-		t.Fatalf("the job wrote %d bytes, convert %d: they differ", len(g), len(w))
-	}
+	jobMatchesConvert(t, dir, fmt.Sprintf("{type: arrow, paths: %q, fill: {n_str: '?'}, validity: [n_i32, n_bool, n_bin]}", abs(t, arrowNulls)), conv)
 }
 
 // TestInspectForeign: inspect shows each column's own type, its numpy
@@ -395,23 +363,7 @@ func TestConvertColumns(t *testing.T) {
 	if got := a.Header.DType.String(); got != "[('n_f64', '<f8'), ('id', '<i8')]" {
 		t.Fatalf("dtype %s", got)
 	}
-	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: arrow, paths: %q, columns: [n_f64, id]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", abs(t, arrowNulls), filepath.Join(dir, "job.npy"))
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
-	if err != nil {
-		t.Fatalf("%s\n%v", text, err)
-	}
-	plan, err := NewPlan(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	w, _ := os.ReadFile(conv)
-	g, _ := os.ReadFile(filepath.Join(dir, "job.npy"))
-	if !bytes.Equal(w, g) {
-		t.Fatalf("the job wrote %d bytes, convert %d: they differ", len(g), len(w))
-	}
+	jobMatchesConvert(t, dir, fmt.Sprintf("{type: arrow, paths: %q, columns: [n_f64, id]}", abs(t, arrowNulls)), conv)
 	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "n_i32") {
 		t.Errorf("unknown column: %v", err)
 	}
@@ -474,5 +426,30 @@ func TestParquetSourceWidths(t *testing.T) {
 			}
 			r++
 		}
+	}
+}
+
+// jobMatchesConvert runs a job of one source (source: its YAML flow
+// mapping) and an npy sink, and requires the bytes the convert call wrote
+// to conv.
+func jobMatchesConvert(t *testing.T, dir, source, conv string) {
+	t.Helper()
+	out := filepath.Join(dir, "job.npy")
+	text := fmt.Sprintf("version: 1\nsources:\n  s: %s\nsinks:\n  o: {type: npy, input: s, path: %q}\n", source, out)
+	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatalf("%s\n%v", text, err)
+	}
+	plan, err := NewPlan(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := os.ReadFile(conv)
+	g, _ := os.ReadFile(out)
+	if !bytes.Equal(w, g) {
+		t.Fatalf("the job wrote %d bytes, convert %d: they differ", len(g), len(w))
 	}
 }
