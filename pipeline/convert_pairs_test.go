@@ -157,7 +157,13 @@ func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions)
 	case "hdf5":
 		sink += ", dataset: col"
 	}
-	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: %s, paths: %q}\nsinks:\n  o: %s}\n", from, in, sink)
+	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  s: {type: %s, paths: %q}\nsinks:\n  o: %s}\n", from, in, sink))
+}
+
+// runJobText loads job text (as dir/job.yaml) and runs it, failing the
+// test on any error.
+func runJobText(t *testing.T, dir, text string) {
+	t.Helper()
 	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatalf("%s\n%v", text, err)

@@ -436,17 +436,7 @@ func jobMatchesConvert(t *testing.T, dir, source, conv string) {
 	t.Helper()
 	out := filepath.Join(dir, "job.npy")
 	text := fmt.Sprintf("version: 1\nsources:\n  s: %s\nsinks:\n  o: {type: npy, input: s, path: %q}\n", source, out)
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
-	if err != nil {
-		t.Fatalf("%s\n%v", text, err)
-	}
-	plan, err := NewPlan(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	runJobText(t, dir, text)
 	w, _ := os.ReadFile(conv)
 	g, _ := os.ReadFile(out)
 	if !bytes.Equal(w, g) {
