@@ -201,7 +201,11 @@ func (r *Reader) loadGroup() error {
 		if err != nil {
 			return err
 		}
-		if want, ok := mulInt(n, len(l.entries)); !ok || int64(want) != got {
+		want, ok := mulInt(n, len(l.entries))
+		if r.conv[i].nullList > 0 && ok && got >= int64(n) && got <= int64(want) {
+			continue // null rows of a list column are one value each
+		}
+		if !ok || int64(want) != got {
 			return fmt.Errorf("parquetio: corrupt Parquet file: row group %d claims %d rows, but the pages of column %s hold %d values (%d per row expected)", r.rg, n, strings.Join(l.path, "."), got, len(l.entries))
 		}
 	}
@@ -220,8 +224,11 @@ func (r *Reader) loadGroup() error {
 			if r.interleaved {
 				d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
 			}
-			if r.conv[i].valid {
-				d.mask = &r.masks[l.src]
+			if r.vrec != nil {
+				for _, v := range r.vrec[i] {
+					d.vm = append(d.vm, vmask{m: &r.masks[v.mask], level: v.level})
+				}
+				d.explain = r.explain[i]
 			}
 			r.decs[i] = d
 		}
@@ -398,17 +405,25 @@ type leafDecoder struct {
 	vfl      []parquet.FixedLenByteArray
 	arena    []byte // copies of byte-array values of earlier pages of a batch
 
+	// validity fields: the masks it records (rows of the row group), and
+	// the level below which a null is recorded by one (its slot may
+	// hold zeros)
+	vm      []vmask
+	explain int16
+
 	// within the row group
-	mask  *[]byte // the column's validity mask (rows of the row group), nil if none
-	row   int     // rows started
-	ei    int     // next entry of the current row
-	vals  int     // values read
-	nulls int64
+	pi, pn, pvi, pnv int  // slots [pi, pn) and values [pvi, pnv) of the batch not placed yet
+	nullRow          bool // the current row is a null list
+	row              int  // rows started
+	ei               int  // next entry of the current row
+	vals             int  // values read
+	nulls            int64
 }
 
 func (d *leafDecoder) start(cr file.ColumnChunkReader, rg int, row0 int64) {
 	d.cr, d.rg, d.row0 = cr, rg, row0
 	d.row, d.ei, d.vals, d.nulls = -1, 0, 0, 0
+	d.pi, d.pn, d.pvi, d.pnv = 0, 0, 0, 0
 }
 
 func (d *leafDecoder) name() string { return strings.Join(d.l.path, ".") }
@@ -595,6 +610,9 @@ func (d *leafDecoder) decode(buf []byte, stride, row, k int) error {
 		}
 		return d.sparse(buf, stride, row, n, nv)
 	}
+	if d.rc.nullList > 0 {
+		return d.decodeNullable(buf, stride, row+k)
+	}
 	// Nested (lists): walk the levels.
 	left := slots
 	for left > 0 {
@@ -603,10 +621,53 @@ func (d *leafDecoder) decode(buf []byte, stride, row, k int) error {
 		if err != nil {
 			return err
 		}
-		if err := d.nested(buf, stride, row+k, n, nv); err != nil {
+		i, j, err := d.nested(buf, stride, row+k, 0, n, 0, nv)
+		if err != nil {
 			return err
 		}
+		if i < n {
+			return d.errf("%w: more rows than the row group's", errCorrupt)
+		}
+		if j != nv {
+			return d.errf("%w: %d values for %d defined levels", errCorrupt, nv, j)
+		}
+		d.vals += nv
 		left -= n
+	}
+	return nil
+}
+
+// decodeNullable reads the rows up to end of a list column whose rows
+// may be null: a null row is one slot, so the slots of the rows are
+// found by reading on to the slot that starts row end (kept for the next
+// step) or to the end of the column chunk.
+func (d *leafDecoder) decodeNullable(buf []byte, stride, end int) error {
+	for {
+		if d.pi == d.pn {
+			n, nv, err := d.readSome(1 << 16)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+			d.pi, d.pn, d.pvi, d.pnv = 0, n, 0, nv
+		}
+		i, j, err := d.nested(buf, stride, end, d.pi, d.pn, d.pvi, d.pnv)
+		if err != nil {
+			return err
+		}
+		d.vals += j - d.pvi
+		d.pi, d.pvi = i, j
+		if i == d.pn && j != d.pnv {
+			return d.errf("%w: %d values for %d defined levels", errCorrupt, d.pnv, j)
+		}
+		if i < d.pn {
+			break // row end starts here
+		}
+	}
+	if d.row != end-1 {
+		return d.errf("%w: its pages end after %d of the row group's rows", errCorrupt, d.row+1)
 	}
 	return nil
 }
@@ -689,7 +750,8 @@ func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 			j++
 			continue
 		}
-		if err := d.setNull(dst, row+i); err != nil {
+		d.record(row+i, lv)
+		if err := d.setNull(dst, row+i, lv); err != nil {
 			return err
 		}
 	}
@@ -700,13 +762,13 @@ func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 	return nil
 }
 
-// nested places n slots (nv values) of a repeated leaf; rows must stay
-// below end.
-func (d *leafDecoder) nested(buf []byte, stride, end, n, nv int) error {
+// nested places slots [i, n) of a repeated leaf, their values from j on
+// (nv in the batch); it stops before a slot that starts row end and
+// returns the slot and value where it stopped.
+func (d *leafDecoder) nested(buf []byte, stride, end, i, n, j, nv int) (int, int, error) {
 	l := d.l
 	maxDef := int16(d.rc.maxDef)
-	j := 0
-	for i := 0; i < n; i++ {
+	for ; i < n; i++ {
 		rep := int16(0)
 		if d.rc.maxRep > 0 {
 			rep = d.rep[i]
@@ -717,63 +779,82 @@ func (d *leafDecoder) nested(buf []byte, stride, end, n, nv int) error {
 		}
 		if rep == 0 {
 			if d.row >= 0 && d.ei != len(l.entries) {
-				return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+				return i, j, d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+			}
+			if d.row+1 >= end {
+				return i, j, nil
 			}
 			d.row++
 			d.ei = 0
-			if d.row >= end {
-				return d.errf("%w: more rows than the row group's", errCorrupt)
+			d.nullRow = false
+		} else if d.nullRow {
+			// More slots of a null list: DuckDB writes a null ARRAY(n)
+			// as n null slots.
+			if def >= d.rc.nullList {
+				return i, j, d.errf("%w: row %d: a value in a null list", errCorrupt, d.row0+int64(d.row))
 			}
+			continue
 		}
 		if d.row < 0 {
-			return d.errf("%w: the column chunk starts inside a row (repetition level %d)", errCorrupt, rep)
+			return i, j, d.errf("%w: the column chunk starts inside a row (repetition level %d)", errCorrupt, rep)
+		}
+		if def < maxDef {
+			d.record(d.row, def)
+			if rep == 0 && def < d.rc.nullList {
+				// A null list: every value of the row is null.
+				for _, e := range l.entries {
+					if !e.null {
+						if err := d.setNull(buf[d.row*stride+e.off:], d.row, def); err != nil {
+							return i, j, err
+						}
+					}
+				}
+				d.ei = len(l.entries)
+				d.nullRow = true
+				continue
+			}
 		}
 		has := def == maxDef
 		if d.ei >= len(l.entries) {
-			return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+			return i, j, d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
 		}
 		e := l.entries[d.ei]
 		d.ei++
 		if has && j >= nv {
-			return d.errf("%w: more defined levels than values", errCorrupt)
+			return i, j, d.errf("%w: more defined levels than values", errCorrupt)
 		}
 		if e.null {
 			if has {
-				return d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
+				return i, j, d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
 			}
 			continue
 		}
 		dst := buf[d.row*stride+e.off:]
 		if !has {
-			if err := d.setNull(dst, d.row); err != nil {
-				return err
+			if err := d.setNull(dst, d.row, def); err != nil {
+				return i, j, err
 			}
 			continue
 		}
 		if err := d.put(dst, j); err != nil {
-			return d.rowErr(d.row, err)
+			return i, j, d.rowErr(d.row, err)
 		}
 		j++
 	}
-	if j != nv {
-		return d.errf("%w: %d values for %d defined levels", errCorrupt, nv, j)
-	}
-	d.vals += nv
-	return nil
+	return i, j, nil
 }
 
 func (d *leafDecoder) rowErr(row int, err error) error {
 	return d.errf("row %d: %v", d.row0+int64(row), err)
 }
 
-// setNull stores the null of the leaf's numpy type (NaN, NaT) or refuses.
-func (d *leafDecoder) setNull(dst []byte, row int) error {
-	if d.mask != nil {
-		(*d.mask)[row] = 0
-		if d.rc.fill == nil && d.l.dt.Kind != npyio.Float && d.l.dt.Kind != npyio.Datetime && d.l.dt.Kind != npyio.Timedelta {
-			clear(dst[:d.l.dt.Size])
-			return nil
-		}
+// setNull stores the null (of definition level def) of the leaf's numpy
+// type: the fill value, NaN, NaT, zeros where a validity field records
+// it, or a refusal.
+func (d *leafDecoder) setNull(dst []byte, row int, def int16) error {
+	if def < d.explain && d.rc.fill == nil && d.l.dt.Kind != npyio.Float && d.l.dt.Kind != npyio.Datetime && d.l.dt.Kind != npyio.Timedelta {
+		clear(dst[:d.l.dt.Size])
+		return nil
 	}
 	if d.rc.fill != nil {
 		copy(dst[:len(d.rc.fill)], d.rc.fill)

@@ -35,6 +35,7 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 				return nil, err
 			}
 			cols = append(cols, Column{Name: c.Name(), DType: dt, Shape: []int{n}})
+			r.tops = append(r.tops, c)
 			continue
 		}
 		dt, err := r.deriveType(c, 0)
@@ -57,6 +58,7 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 			}
 		}
 		cols = append(cols, Column{Name: name, DType: dt})
+		r.tops = append(r.tops, c)
 	}
 	s, err := NewSchema(cols)
 	if err != nil {
@@ -138,7 +140,10 @@ func (e *RefusedError) Error() string {
 }
 
 // listHint is what a refused nested column can do instead.
-const listHint = "numpy has no type for it; leave the column out: read the others (--columns in the CLI, columns on a job's source)"
+const listHint = "numpy has no type for it; " + varyingHint
+
+// varyingHint says what works with a column numpy has no type for.
+const varyingHint = "leave the column out: read the others (--columns in the CLI, columns on a job's source)"
 
 func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	name := c.Path()
@@ -595,16 +600,23 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 			break
 		}
 	}
-	length, row, cur := -1, int64(-1), 0
+	// A null list (the column is OPTIONAL) has no length: its row is
+	// null, and its values are nulls (see ReadOptions).
+	var nullDef int16 = -1
+	if c.RepetitionType() == parquet.Repetitions.Optional {
+		nullDef = defLevel(c)
+	}
+	length, row, cur, first := -1, int64(-1), 0, int64(-1)
+	null := false
 	var differ error
 	check := func() {
-		if row < 0 || differ != nil {
+		if row < 0 || differ != nil || null {
 			return
 		}
 		if length < 0 {
-			length = cur
+			length, first = cur, row
 		} else if cur != length {
-			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row 0 holds %d values, row %d holds %d): numpy needs one length; leave the column out: read the others (--columns in the CLI, columns on a job's source)", length, row, cur)}
+			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row %d holds %d values, row %d holds %d): numpy needs one length (a subarray field); %s", first, length, row, cur, varyingHint)}
 		}
 	}
 	def := make([]int16, 4096)
@@ -636,6 +648,7 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 					check()
 					row++
 					cur = 0
+					null = d.def[i] < nullDef
 				}
 				if d.def[i] >= defRep {
 					cur++

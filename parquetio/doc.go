@@ -100,8 +100,11 @@
 // column a null is refused with a [*NullError] naming the column, the
 // first null row and the null count of the statistics, unless
 // [ReadOptions] gives a fill value or a validity field ("<name>_valid",
-// a bool field after the column, false where it is null). A column declared
-// OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
+// a bool field after the column, false where it is null; a struct column
+// also gets "x_valid" after each OPTIONAL field x inside it, and a list
+// column of one length is null in a row where the list is). A null list
+// row holds NaN, NaT, the fill value or zeros in every place. A column
+// declared OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
 // gives all of this from the footer alone, for inspect.
 //
 // Column chunks are decoded by arrow-go's Parquet column readers

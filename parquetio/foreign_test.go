@@ -63,6 +63,9 @@ var foreignRefusals = map[string]struct{ column, why string }{
 	"duck_list.parquet":      {"l", "varying length (row 0 holds 0 values, row 1 holds 1)"},
 	"duck_map.parquet":       {"m", "map"},
 	"duck_int_nulls.parquet": {"i4n", "30 nulls"},
+	// Nested nulls: read with validity fields in TestValidityNested.
+	"duck_struct_nulls.parquet": {"st.a", "18 nulls"},
+	"duck_list_nulls.parquet":   {"l3.list.element", "10 nulls"},
 }
 
 // TestForeignDuckDB reads every DuckDB file of the corpus and compares

@@ -27,8 +27,13 @@ type ReadOptions struct {
 	// Validity adds, next to each of these top-level columns of a foreign
 	// file ("*": every nullable one), a bool field named
 	// arrowconv.ValidityName(column) ("<column>_valid") that is false where
-	// the column is null; its null slots then hold the fill value, NaN,
-	// NaT or zero bytes. Only flat columns (no group, no list) take one.
+	// the column is null: a flat column, a group (struct) or a list of
+	// one length (a null list). Inside a group column, each OPTIONAL
+	// field x (at any depth) gets a bool field "x_valid" right after it,
+	// inside the struct, false where x has no value (x or a group around
+	// it is null): numpy's arr["st"]["x_valid"]. Null slots hold the fill
+	// value, NaN, NaT or zero bytes. Nulls inside a list that is not
+	// null are values of the list: NaN, NaT, the fill value or refused.
 	Validity []string
 	// Decimal selects how DECIMAL columns of foreign files are read:
 	// arrowconv.DecimalFloat64 (the default, f8 correctly rounded) or

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
-	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -74,15 +72,17 @@ type Reader struct {
 
 	// The rows as shown (foreign files): INTERVAL columns (ext, by
 	// column) are decoded as V12 and shown as structs; validity fields
-	// (vsrc, by column) follow their columns, from masks (one byte per
-	// row of the row group, 0 where null).
-	ext      map[int]*npyio.DType
-	vsrc     []bool
-	masks    [][]byte
-	outDT    *npyio.DType
-	outCols  []Column
-	outOff   []int // by column: offset in an output row
-	validOff []int // by column: offset of its validity field, -1 if none
+	// (validity.go) come from masks (one byte per row of the row group,
+	// 0 where null) that leaves record (vrec, by leaf); a leaf's nulls
+	// below level explain[leaf] are recorded by a validity field.
+	ext     map[int]*npyio.DType
+	tops    []schema.Node // foreign files: the file's node of each column
+	masks   [][]byte
+	vrec    [][]vrec
+	explain []int16
+	shown   []shownCol // nil: the rows as decoded (or same bytes)
+	outDT   *npyio.DType
+	outCols []Column
 }
 
 type readConv struct {
@@ -93,7 +93,9 @@ type readConv struct {
 	kind    convKind
 	scale   int    // DECIMAL scale
 	fill    []byte // the value of a null, if a fill value is given
-	valid   bool   // the column has a validity field: nulls are recorded there
+	// nullList: a list column whose rows are null below this definition
+	// level (0: not a nullable list).
+	nullList int16
 }
 
 // NewReader opens the Parquet file r of size size.
@@ -295,136 +297,6 @@ func (r *Reader) plan() error {
 	return nil
 }
 
-// planOutput sets up the rows as shown when they differ from the rows
-// decoded: INTERVAL structs and validity fields.
-func (r *Reader) planOutput() error {
-	cols := r.s.cols
-	leafOf := make([]int, len(cols)) // the column's only leaf, -1 if several
-	for i := range leafOf {
-		leafOf[i] = -2
-	}
-	for k, l := range r.s.leaves {
-		if leafOf[l.src] == -2 {
-			leafOf[l.src] = k
-		} else {
-			leafOf[l.src] = -1
-		}
-	}
-	valid := make([]bool, len(cols))
-	vname := make([]string, len(cols))
-	anyValid := false
-	for i, c := range cols {
-		if leafOf[i] < 0 {
-			continue
-		}
-		fc := r.leaves[r.conv[leafOf[i]].fileCol]
-		top := fc.ColumnPath()[0]
-		if !r.opts.validityFor(top, fc.MaxDefinitionLevel() > 0) {
-			continue
-		}
-		if len(fc.ColumnPath()) > 1 || len(c.Shape) > 0 || c.DType.Kind == npyio.Struct && r.ext[i] == nil {
-			if slices.Contains(r.opts.Validity, top) {
-				return fmt.Errorf("parquetio: column %s: validity fields are given to flat columns only (not groups or lists)", top)
-			}
-			continue
-		}
-		valid[i], anyValid = true, true
-		vname[i] = arrowconv.ValidityName(top) // the file's name, also of a renamed decimal
-		r.conv[leafOf[i]].valid = true
-	}
-	for _, k := range r.opts.validityNames() {
-		found := false
-		for i := range cols {
-			if leafOf[i] >= 0 && r.leaves[r.conv[leafOf[i]].fileCol].ColumnPath()[0] == k {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("parquetio: column %s: validity fields are given to flat columns only (not groups or lists)", k)
-		}
-	}
-	if !anyValid && r.ext == nil {
-		return nil
-	}
-	var fs []npyio.Field
-	for i, c := range cols {
-		oc := c
-		if r.ext[i] != nil {
-			oc.DType = r.ext[i]
-		}
-		r.outCols = append(r.outCols, oc)
-		fs = append(fs, npyio.Field{Name: oc.Name, Type: oc.DType, Shape: oc.Shape})
-		if valid[i] {
-			vc := Column{Name: vname[i], DType: npyio.BoolType}
-			r.outCols = append(r.outCols, vc)
-			fs = append(fs, npyio.Field{Name: vc.Name, Type: vc.DType})
-		}
-	}
-	if len(fs) == 1 && len(fs[0].Shape) == 0 {
-		r.outDT = fs[0].Type // one INTERVAL column
-		return nil
-	}
-	dt, err := npyio.NewStruct(fs)
-	if err != nil {
-		return fmt.Errorf("parquetio: %w", err)
-	}
-	r.outDT = dt
-	if !anyValid {
-		return nil // same bytes, other field types
-	}
-	r.vsrc, r.masks = valid, make([][]byte, len(cols))
-	k := 0
-	for i := range cols {
-		r.outOff = append(r.outOff, dt.Fields[k].Offset)
-		k++
-		v := -1
-		if valid[i] {
-			v = dt.Fields[k].Offset
-			k++
-		}
-		r.validOff = append(r.validOff, v)
-	}
-	return nil
-}
-
-// widen builds n output rows (validity fields included) from the column
-// sources cols, whose rows start at row bstart of the row group.
-func (r *Reader) widen(n, bstart int, cols [][]byte) []byte {
-	rs := r.outDT.Size
-	out := make([]byte, n*rs)
-	for i, c := range cols {
-		w, off := r.s.srcs[i], r.outOff[i]
-		for k := 0; k < n; k++ {
-			copy(out[k*rs+off:k*rs+off+w], c[k*w:(k+1)*w])
-		}
-		if v := r.validOff[i]; v >= 0 {
-			m := r.masks[i][bstart : bstart+n]
-			for k := 0; k < n; k++ {
-				out[k*rs+v] = m[k]
-			}
-		}
-	}
-	return out
-}
-
-// growMasks makes the validity masks hold rows rows of the row group (1
-// beyond what they held).
-func (r *Reader) growMasks(rows int) {
-	for i, m := range r.masks {
-		if r.vsrc[i] && len(m) < rows {
-			old := len(m)
-			if cap(m) < rows {
-				m = append(m[:cap(m)], make([]byte, rows-cap(m))...)
-			}
-			m = m[:rows]
-			for k := old; k < rows; k++ {
-				m[k] = 1
-			}
-			r.masks[i] = m
-		}
-	}
-}
-
 // tableDType is the row dtype of a table: one field per column, or the
 // column's own type for a single plain column.
 func (r *Reader) tableDType() *npyio.DType {
@@ -565,16 +437,8 @@ func (r *Reader) NextColumns(maxRows int) (int, [][]byte, error) {
 		r.layout(false)
 	}
 	n, cols, err := r.nextRows(maxRows)
-	if err == nil && r.vsrc != nil {
-		bstart := int(r.next - int64(n) - r.bufRow)
-		out := make([][]byte, 0, len(r.outCols))
-		for i, c := range cols {
-			out = append(out, c)
-			if r.vsrc[i] {
-				out = append(out, r.masks[i][bstart:bstart+n])
-			}
-		}
-		return n, out, nil
+	if err == nil && r.shown != nil {
+		return n, r.shownColumns(n, int(r.next-int64(n)-r.bufRow), cols), nil
 	}
 	if err != nil || !r.interleaved {
 		return n, cols, err
@@ -626,14 +490,14 @@ func (r *Reader) Next(maxRows int) (npyio.Batch, error) {
 		return npyio.Batch{}, r.err
 	}
 	if r.bufs == nil {
-		r.layout(r.vsrc == nil) // validity fields are added to column sources
+		r.layout(r.shown == nil) // validity fields are added to column sources
 	}
 	start := r.next
 	n, cols, err := r.nextRows(maxRows)
 	if err != nil {
 		return npyio.Batch{}, err
 	}
-	if r.vsrc != nil {
+	if r.shown != nil {
 		return npyio.Batch{Start: start, Rows: n, Data: r.widen(n, int(start-r.bufRow), cols)}, nil
 	}
 	if len(cols) == 1 {

@@ -46,7 +46,7 @@ function expr(col, type) {
   if (type === 'TIME') return `CAST(epoch_us(DATE '1970-01-01' + ${c}) AS VARCHAR)`;
   if (type === 'BLOB') return `hex(${c})`;
   if (type === 'INTERVAL') return `CAST(to_months(0) + ${c} AS VARCHAR)`;
-  if (/^STRUCT|\[\]$|^MAP/.test(type)) return `CAST(to_json(${c}) AS VARCHAR)`;
+  if (/^STRUCT|\[\d*\]$|^MAP/.test(type)) return `CAST(to_json(${c}) AS VARCHAR)`;
   return `CAST(${c} AS VARCHAR)`;
 }
 
@@ -150,6 +150,22 @@ await emit('duck_list.parquet', `
   SELECT i AS k, range(i % 4) AS l FROM range(40) t(i)`, "FORMAT parquet", "list of varying length");
 await emit('duck_fixed_list.parquet', `
   SELECT i AS k, [i, i + 1, i + 2] AS l3, [i * 0.5, -i * 0.5]::DOUBLE[] AS l2f FROM range(40) t(i)`, "FORMAT parquet", "lists of one length");
+// Nulls in nested columns (issue 16's validity fields): a struct whose
+// rows, nested struct and fields are null in different rows; lists of one
+// length (LIST and DuckDB's fixed-size ARRAY) whose rows are null.
+await emit('duck_struct_nulls.parquet', `
+  SELECT i AS k,
+    CASE WHEN i % 5 = 2 THEN NULL ELSE {
+      'a': CASE WHEN i % 3 = 1 THEN NULL ELSE i * 2 END,
+      'b': CASE WHEN i % 7 = 3 THEN NULL ELSE {'x': CASE WHEN i % 4 = 0 THEN NULL ELSE i / 4.0 END, 'y': (i % 2 = 0)} END,
+      's': CASE WHEN i % 6 = 5 THEN NULL ELSE 'v' || i::VARCHAR END} END AS st
+  FROM range(40) t(i)`, "FORMAT parquet", "struct with null rows, a null nested struct and null fields");
+await emit('duck_list_nulls.parquet', `
+  SELECT i AS k,
+    CASE WHEN i % 4 = 1 THEN NULL ELSE [i, i + 1, i + 2] END AS l3,
+    CASE WHEN i % 3 = 0 THEN NULL ELSE [i * 0.5, -i * 0.5]::DOUBLE[] END AS l2f,
+    (CASE WHEN i % 6 = 4 THEN NULL ELSE [i, i * 2] END)::INTEGER[2] AS a2
+  FROM range(40) t(i)`, "FORMAT parquet", "lists of one length with null rows (LIST and fixed-size ARRAY)");
 await emit('duck_map.parquet', `
   SELECT i AS k, MAP {'a': i, 'b': i * 2} AS m FROM range(20) t(i)`, "FORMAT parquet", "map");
 
