@@ -46,10 +46,15 @@ type MapOptions struct {
 	Fill map[string]any
 	// ValidityFields adds, next to every nullable top-level column, a
 	// bool field "<name>_valid" (see [ValidityName]) that is false where
-	// the column is null; null values are then written as their fill
-	// value, or NaN/NaT/zero bytes when there is none.
+	// the column is null (a struct or list row too); null values are
+	// then written as their fill value, or NaN/NaT/zero bytes when there
+	// is none. Inside a struct, each nullable field x (at any depth, also
+	// in list elements) gets a bool field "x_valid" right after it,
+	// inside the struct, false where x has no value (x or a struct or
+	// list around it is null): numpy's arr["st"]["x_valid"].
 	ValidityFields bool
-	// Validity adds validity fields for these top-level columns only.
+	// Validity adds validity fields for these top-level columns only
+	// (and the nullable fields inside them, as ValidityFields does).
 	Validity []string
 	// StringWidths fixes, per top-level column name, the width of a string
 	// (characters) or binary (bytes) column, or of string/binary values
@@ -122,6 +127,10 @@ type mnode struct {
 	children []*mnode     // struct fields, list element, dictionary values
 	names    []string     // struct field names
 	titles   []string
+	nullable []bool // struct fields: declared nullable
+	cvalid   []bool // struct fields: followed by a validity field "<name>_valid"
+	fidx     []int  // struct fields: index in dt.Fields (validity fields in between)
+	nullB    []byte // struct and list with a validity field: the element where null (nullElem)
 	width    int   // strings: characters or bytes; -1 unknown
 	listLen  int   // lists: values per list; -1 unknown
 	listRow  int64 // row where listLen was first seen (for errors)
@@ -244,6 +253,9 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 		} else if v {
 			setZeroNull(nd)
 		}
+		if v || o.ValidityFields {
+			setFieldValidity(nd)
+		}
 		m.cols = append(m.cols, nd)
 		m.valid = append(m.valid, v)
 	}
@@ -272,9 +284,31 @@ func setFill(nd *mnode, v any) error {
 }
 
 // setZeroNull makes nulls of the column itself zeros (its validity field
-// records them). Nulls of its children in rows where it is valid are not
-// recorded anywhere and stay refused.
+// records them). Nulls of its children in rows where it is valid are
+// recorded by their own validity fields (setFieldValidity) or refused.
 func setZeroNull(nd *mnode) { nd.zeroNull = true }
+
+// setFieldValidity gives each nullable field of the structs in nd (at any
+// depth, in list elements too) a validity field "<name>_valid" right
+// after it, inside the struct: false where the field has no value (it
+// is null, or a struct or list around it is); its nulls become zeros
+// (or the fill value, NaN, NaT).
+func setFieldValidity(nd *mnode) {
+	if nd.kind == mStruct {
+		nd.cvalid = make([]bool, len(nd.children))
+		for k, c := range nd.children {
+			if nd.nullable[k] {
+				nd.cvalid[k] = true
+				c.zeroNull = true
+			}
+		}
+	}
+	if nd.kind == mStruct || nd.kind == mList {
+		for _, c := range nd.children {
+			setFieldValidity(c)
+		}
+	}
+}
 
 // unsupported builds the refusal of a column's type.
 func unsupported(path string, t arrow.DataType, msg string) error {
@@ -437,6 +471,7 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 			nd.children = append(nd.children, c)
 			nd.names = append(nd.names, cf.Name)
 			nd.titles = append(nd.titles, title)
+			nd.nullable = append(nd.nullable, cf.Nullable)
 		}
 		return nd, nil
 	case *arrow.FixedSizeListType:
@@ -751,7 +786,8 @@ func (nd *mnode) build() error {
 			return err
 		}
 	case mStruct:
-		fields := make([]npyio.Field, len(nd.children))
+		fields := make([]npyio.Field, 0, len(nd.children))
+		nd.fidx = make([]int, len(nd.children))
 		for k, c := range nd.children {
 			if err := c.build(); err != nil {
 				return err
@@ -762,7 +798,11 @@ func (nd *mnode) build() error {
 			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
 				name = ScaledName(name, c.children[0].scale)
 			}
-			fields[k] = npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape}
+			nd.fidx[k] = len(fields)
+			fields = append(fields, npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape})
+			if nd.cvalid != nil && nd.cvalid[k] {
+				fields = append(fields, npyio.Field{Name: ValidityName(nd.names[k]), Type: npyio.BoolType})
+			}
 		}
 		st, err := npyio.NewStruct(fields)
 		if err != nil {
@@ -1245,11 +1285,19 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 			cskip = func(i int) bool { return s.IsNull(i) || skip != nil && skip(i) }
 		}
 		for k, c := range nd.children {
-			src, err := c.pack(m, s.Field(k), row0, rowOf, cskip)
+			ca := s.Field(k)
+			src, err := c.pack(m, ca, row0, rowOf, cskip)
 			if err != nil {
 				return nil, err
 			}
-			scatter(out, nd.dt.Fields[k].Offset, coalesce([]dim{{n, nd.size}}), src, c.size)
+			fi := nd.fidx[k]
+			scatter(out, nd.dt.Fields[fi].Offset, coalesce([]dim{{n, nd.size}}), src, c.size)
+			if nd.cvalid != nil && nd.cvalid[k] {
+				vo := nd.dt.Fields[fi+1].Offset
+				for i := 0; i < n; i++ {
+					out[i*nd.size+vo] = b2u(!ca.IsNull(i) && (cskip == nil || !cskip(i)))
+				}
+			}
 		}
 	case mList:
 		var err error
@@ -1296,6 +1344,11 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 	case nd.isTime && nd.kind != mList:
 		nb = make([]byte, 8)
 		*(*int64)(unsafe.Pointer(&nb[0])) = nat
+	case nd.zeroNull && (nd.kind == mStruct || nd.kind == mList):
+		if nd.nullB == nil {
+			nd.nullB = nd.nullElem()
+		}
+		nb = nd.nullB
 	case nd.zeroNull:
 		nb = make([]byte, nd.size)
 	}
@@ -1327,6 +1380,41 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 		}
 	}
 	return out, nil
+}
+
+// nullElem is the element of nd where it has no value and a validity
+// field records it: each place holds its fill value, NaN, NaT or zeros
+// (validity fields false), as a Parquet leaf below a null struct or list
+// does.
+func (nd *mnode) nullElem() []byte {
+	b := make([]byte, nd.size)
+	switch {
+	case nd.fillB != nil && len(nd.fillB) == nd.size:
+		copy(b, nd.fillB)
+	case nd.kind == mStruct:
+		for k, c := range nd.children {
+			copy(b[nd.dt.Fields[nd.fidx[k]].Offset:], c.nullElem())
+		}
+	case nd.kind == mList:
+		if e := nd.children[0].nullElem(); len(e) > 0 {
+			for off := 0; off+len(e) <= len(b); off += len(e) {
+				copy(b[off:], e)
+			}
+		}
+	case nd.kind == mNumpy:
+	case nd.isFloat:
+		putNaN(b, nd.size)
+	case nd.isTime:
+		*(*int64)(unsafe.Pointer(&b[0])) = nat
+	}
+	return b
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (nd *mnode) packStrings(arr arrow.Array, row func(int) int64) ([]byte, error) {

@@ -396,7 +396,7 @@ func TestMappingNestedNulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	dt, _ := m.DType()
-	if got := dt.String(); got != "[('st', [('a', '<i4')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
+	if got := dt.String(); got != "[('st', [('a', '<i4'), ('a_valid', '|b1')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
 		t.Fatalf("dtype %s", got)
 	}
 	for r, want := range []struct {
@@ -431,9 +431,24 @@ func TestMappingNestedNulls(t *testing.T) {
 	}
 	rec2 := build(true)
 	defer rec2.Release()
-	_, _, err = mapRecord(t, rec2, opts)
+	_, _, err = mapRecord(t, rec2, &MapOptions{Validity: []string{"l"}, Fill: map[string]any{"d": "?"}})
 	if !errors.As(err, &ne) || ne.Column != "st.a" || ne.Nulls != 1 || ne.Row != 2 {
 		t.Errorf("null child in a valid struct row: want a NullError for st.a at row 2, got %v", err)
+	}
+	// The struct's validity field brings one for its nullable field a:
+	// false in the null struct row and where a is null.
+	m, out, err = mapRecord(t, rec2, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range []byte{1, 0, 0} {
+		st := fieldBytes(t, m, out, r, "st")
+		if st[4] != want {
+			t.Errorf("row %d st.a_valid = %d, want %d", r, st[4], want)
+		}
+		if r > 0 && binary.LittleEndian.Uint32(st) != 0 {
+			t.Errorf("row %d: st.a %d where null, want 0", r, binary.LittleEndian.Uint32(st))
+		}
 	}
 }
 

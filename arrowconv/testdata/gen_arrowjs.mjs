@@ -195,3 +195,40 @@ const table = new A.Table([batch(0, 3), batch(3, 4)]);
 write("arrowjs_every_type.arrow", table, "file");
 write("arrowjs_every_type.arrows", table, "stream");
 write("arrowjs_zero_batches.arrows", new A.Table(schema), "stream");
+
+// Nulls in nested columns (issue 16's validity fields): a struct whose
+// rows, nested struct and fields are null in different rows, a
+// fixed_size_list and a list of one length with null rows; two batches.
+function nestedColumns() {
+  const inner = new A.Struct([f("x", new A.Float64()), f("y", new A.Bool())]);
+  const st = new A.Struct([f("a", new A.Int32()), f("b", inner), f("s", new A.Utf8())]);
+  const fsl = new A.FixedSizeList(3, f("item", new A.Int16()));
+  const l2 = new A.List(f("item", new A.Float64()));
+  const n = 12;
+  const stVals = [], fslVals = [], l2Vals = [], kVals = [];
+  for (let i = 0; i < n; i++) {
+    kVals.push(i);
+    stVals.push(i % 5 === 2 ? null : {
+      a: i % 3 === 1 ? null : i * 2,
+      b: i % 7 === 3 ? null : { x: i % 4 === 0 ? null : i / 4, y: i % 2 === 0 },
+      s: i % 6 === 5 ? null : "v" + i,
+    });
+    fslVals.push(i % 4 === 1 ? null : [i, i + 1, -i]);
+    l2Vals.push(i % 3 === 0 ? null : [i * 0.5, -i * 0.5]);
+  }
+  return [
+    [f("k", new A.Int32(), false), A.vectorFromArray(kVals, new A.Int32())],
+    [f("st", st), A.vectorFromArray(stVals, st)],
+    [f("fsl", fsl), A.vectorFromArray(fslVals, fsl)],
+    [f("l2", l2), A.vectorFromArray(l2Vals, l2)],
+  ];
+}
+const ncols = nestedColumns();
+const nschema = new A.Schema(ncols.map(([fd]) => fd));
+const nbatch = (lo, hi) => new A.RecordBatch(nschema, A.makeData({
+  type: new A.Struct(nschema.fields), length: hi - lo, nullCount: 0,
+  children: ncols.map(([, vec]) => vec.slice(lo, hi).data[0]),
+}));
+const ntable = new A.Table([nbatch(0, 7), nbatch(7, 12)]);
+write("arrowjs_nested_nulls.arrow", ntable, "file");
+write("arrowjs_nested_nulls.arrows", ntable, "stream");
