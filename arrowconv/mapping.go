@@ -131,10 +131,10 @@ type mnode struct {
 	cvalid   []bool // struct fields: followed by a validity field "<name>_valid"
 	fidx     []int  // struct fields: index in dt.Fields (validity fields in between)
 	nullB    []byte // struct and list with a validity field: the element where null (nullElem)
-	width    int   // strings: characters or bytes; -1 unknown
-	listLen  int   // lists: values per list; -1 unknown
-	listRow  int64 // row where listLen was first seen (for errors)
-	scale    int32 // decimals
+	width    int    // strings: characters or bytes; -1 unknown
+	listLen  int    // lists: values per list; -1 unknown
+	listRow  int64  // row where listLen was first seen (for errors)
+	scale    int32  // decimals
 	prec     int32
 	esize    int  // decimals, fixed: bytes of one source value
 	isFloat  bool // nulls become NaN
