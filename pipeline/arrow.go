@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"os"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
@@ -35,7 +35,7 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	maxRows := int(c.Int("batch_rows"))
 	as := &arrowSink{fileSink: s}
-	s.open = func(f *os.File) (batchWriter, error) {
+	s.open = func(f io.WriteSeeker) (batchWriter, error) {
 		schema := schema
 		if as.known {
 			// The schema's metadata records the array's shape, as

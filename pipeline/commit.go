@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -348,21 +347,31 @@ func (d *distRun) finish() error {
 }
 
 // create creates an output file: staged by the sharded run if there is
-// one, else through outputs.
-func (e *buildEnv) create(final string) (*os.File, error) {
+// one, else through outputs; seekable says its writer seeks back
+// anywhere.
+func (e *buildEnv) create(final string, seekable bool) (io.WriteSeeker, error) {
 	if e.dist != nil {
-		return e.dist.stage(final)
+		return e.dist.stage(final, seekable)
 	}
-	return e.out.create(final)
+	return e.out.create(final, seekable)
+}
+
+// finished is told that a sink wrote the whole of an output created by
+// create: a sharded run's upload to a bucket completes (to its staging
+// object), a plain run's waits for the commit (see outputs.finished).
+func (e *buildEnv) finished(f io.WriteSeeker) error {
+	if sf, ok := f.(*shardrun.StagedFile); ok {
+		return sf.Close()
+	}
+	return e.out.finished(f)
 }
 
 // stage creates an output file of a sharded run.
-func (d *distRun) stage(final string) (*os.File, error) {
-	f, err := d.run.Stage(final)
-	if err != nil {
-		return nil, err
+func (d *distRun) stage(final string, seekable bool) (*shardrun.StagedFile, error) {
+	if seekable {
+		return d.run.StageSeekable(final)
 	}
-	return f.File, nil
+	return d.run.Stage(final)
 }
 
 // trackedSink wraps a file sink: it applies skip_existing and records

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/npyflow/npyflow/hdf5"
@@ -42,7 +41,7 @@ func buildMATSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.open = func(f *os.File) (batchWriter, error) {
+	s.open = func(f io.WriteSeeker) (batchWriter, error) {
 		mw, err := matfile.NewWriter(f, &matfile.WriteOptions{
 			Version:       c.String("version"),
 			NoCompression: !c.Bool("compressed"),
@@ -66,7 +65,7 @@ func buildHDF5Sink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.open = func(f *os.File) (batchWriter, error) {
+	s.open = func(f io.WriteSeeker) (batchWriter, error) {
 		w, err := hdf5.NewWriter(f, nil)
 		if err != nil {
 			return nil, err
@@ -107,6 +106,8 @@ func newContainerSink(c *Component, in *Schema, env *buildEnv, field string) (*c
 	if err != nil {
 		return nil, c.errorf(field, "%v", err)
 	}
+	// MAT and HDF5 writers patch sizes and offsets anywhere in the file.
+	fs.seekable = func() bool { return true }
 	return &containerSink{fileSink: fs, name: t, field: field}, nil
 }
 
@@ -212,7 +213,7 @@ func (w *containerWriter) startMember(key string) error {
 		return fmt.Errorf("%s: %s %q written twice", w.s.c.Path(), w.s.field, key)
 	}
 	w.keys[key] = true
-	f, err := w.s.env.out.scratch(filepath.Dir(w.s.curP))
+	f, err := w.s.env.out.scratchNear(w.s.curP)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
@@ -25,7 +24,7 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
 	opts := parquetOptions(c)
-	s.open = func(f *os.File) (batchWriter, error) {
+	s.open = func(f io.WriteSeeker) (batchWriter, error) {
 		sc, err := parquetio.NewArraySchema(h, c.String("column"))
 		if err != nil {
 			return nil, err

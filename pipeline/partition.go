@@ -4,14 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
 	"github.com/npyflow/npyflow/shardrun"
@@ -179,7 +180,7 @@ type partFile struct {
 }
 
 type countWriter struct {
-	f *os.File
+	f io.WriteSeeker
 	n int64
 }
 
@@ -497,7 +498,7 @@ func (s *datasetSink) fileFor(key string, row []byte) (*partFile, error) {
 		name += "-" + d.runID[:12]
 	}
 	final := shardrun.Join(s.root, dir, name+".parquet")
-	f, err := s.env.create(final)
+	f, err := s.env.create(final, false)
 	if err != nil {
 		return nil, err
 	}
@@ -525,6 +526,9 @@ func (s *datasetSink) closeFile(key string) error {
 	}
 	s.st.Files = append(s.st.Files, pf.final)
 	s.st.Bytes += pf.cw.n
+	if err := s.env.finished(pf.cw.f); err != nil {
+		return fmt.Errorf("%s: %w", storage.Redact(pf.final), err)
+	}
 	s.done = append(s.done, fileRec{sink: s.c.Name, final: pf.final, rows: pf.rows})
 	return nil
 }

@@ -83,6 +83,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		opts = &RunOptions{}
 	}
 	p.env.out.sync = opts.Sync
+	p.env.out.ctx = ctx
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -22,10 +22,15 @@ import (
 // left.
 func TestShardsToBucket(t *testing.T) {
 	mem := storagetest.NewMem("memtest")
-	copies := mem.Copies
+	copies, seekables := mem.Copies, mem.Seekables
 	files := checkShardsToStore(t, "memtest://bkt-pipeline/lake")
 	if mem.Copies-copies < files-1 {
 		t.Errorf("%d objects published with %d server-side copies", files, mem.Copies-copies)
+	}
+	// The shards' Parquet files stream to their staging objects: none is
+	// created seekable (which an object store's backend spools).
+	if n := mem.Seekables - seekables; n != 0 {
+		t.Errorf("%d staged outputs created seekable", n)
 	}
 }
 

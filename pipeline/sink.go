@@ -20,8 +20,14 @@ import (
 // Output files are written to a temporary file next to their final name
 // (".<name>.tmp-<random>") and renamed into place only when the whole run
 // succeeded, so a failed or interrupted run leaves no partial output.
+// Outputs bound for an object store (a URL) are uploaded as they are
+// written, streamed part by part (see package objstore), and completed
+// by commit: the object appears whole, then, or never (abort aborts the
+// upload). Writers that seek back anywhere (MAT, HDF5) spool to a local
+// temporary file instead, uploaded by commit.
 
 type outputs struct {
+	ctx   context.Context // the run's: cancelling it aborts the uploads
 	mu    sync.Mutex
 	files []*outFile
 	dirs  []string // directories created, parents first
@@ -31,21 +37,34 @@ type outputs struct {
 type outFile struct {
 	final, tmp string
 	f          *os.File
+	w          storage.Writer // an upload to final (a URL)
+	finished   bool           // the sink wrote all of w
 }
 
-// create opens a temporary file for final.
-func (o *outputs) create(final string) (*os.File, error) {
+// maxFinishedUploads is how many finished uploads a plain run keeps open
+// until its commit. Each holds its last part in memory (up to the part
+// size), so beyond it the oldest finished one is completed at once: a run
+// writing more objects than this publishes them as they are finished
+// (a sharded run stages them instead, all-or-nothing at its commit).
+const maxFinishedUploads = 8
+
+// create opens the output for final: a temporary file beside it or, for
+// a URL, an upload; seekable says the writer seeks back anywhere (an
+// upload then spools to a local temporary file).
+func (o *outputs) create(final string, seekable bool) (io.WriteSeeker, error) {
 	if storage.Scheme(final) != "" {
-		// An object store has no rename: spool to a local temporary
-		// file, uploaded by commit.
-		f, err := os.CreateTemp("", ".npyflow-upload-*")
+		ctx := o.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		w, err := storage.Create(ctx, final, storage.CreateOptions{Sync: o.sync, Seekable: seekable})
 		if err != nil {
 			return nil, err
 		}
 		o.mu.Lock()
-		o.files = append(o.files, &outFile{final: final, tmp: f.Name(), f: f})
+		o.files = append(o.files, &outFile{final: final, w: w})
 		o.mu.Unlock()
-		return f, nil
+		return w, nil
 	}
 	dir := filepath.Dir(final)
 	if err := o.mkdirAll(dir); err != nil {
@@ -67,7 +86,45 @@ func (o *outputs) create(final string) (*os.File, error) {
 	return f, nil
 }
 
-// scratch opens a temporary file that is never committed.
+// finished is told that the sink wrote the whole of w; beyond
+// maxFinishedUploads finished uploads, the oldest is completed now.
+func (o *outputs) finished(w io.WriteSeeker) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, f := range o.files {
+		if f.w != nil && f.w == w {
+			f.finished = true
+		}
+		if f.w != nil && f.finished {
+			n++
+		}
+	}
+	for _, f := range o.files {
+		if n <= maxFinishedUploads {
+			break
+		}
+		if f.w != nil && f.finished {
+			if err := f.w.Commit(); err != nil {
+				f.w = nil
+				return err
+			}
+			f.w, n = nil, n-1
+		}
+	}
+	return nil
+}
+
+// scratchNear opens a scratch file beside the output final, or in the
+// system's temporary directory when final is in an object store.
+func (o *outputs) scratchNear(final string) (*os.File, error) {
+	if storage.Scheme(final) != "" {
+		return o.scratch(os.TempDir())
+	}
+	return o.scratch(filepath.Dir(final))
+}
+
+// scratch opens a temporary file in dir that is never committed.
 func (o *outputs) scratch(dir string) (*os.File, error) {
 	if err := o.mkdirAll(dir); err != nil {
 		return nil, err
@@ -90,7 +147,8 @@ func (o *outputs) mkdirAll(dir string) error {
 	return err
 }
 
-// commit closes every file and renames the outputs into place.
+// commit closes every file and renames the outputs into place (completes
+// the uploads). On an error, abort discards what is left.
 func (o *outputs) commit() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -111,43 +169,25 @@ func (o *outputs) commit() error {
 		return first
 	}
 	for _, f := range o.files {
-		if f.final == "" {
-			os.Remove(f.tmp)
-			continue
-		}
-		if storage.Scheme(f.final) != "" {
-			if err := upload(f.tmp, f.final, o.sync); err != nil {
+		switch {
+		case f.w != nil:
+			w := f.w
+			f.w = nil
+			if err := w.Commit(); err != nil {
 				return err
 			}
-		} else if err := os.Rename(f.tmp, f.final); err != nil {
-			return err
+			continue
+		case f.final == "":
+			os.Remove(f.tmp)
+		case f.tmp != "":
+			if err := os.Rename(f.tmp, f.final); err != nil {
+				return err
+			}
 		}
 		f.tmp = ""
 	}
 	o.files = nil
 	o.dirs = nil
-	return nil
-}
-
-// upload copies the local file tmp to the object final, then removes tmp.
-func upload(tmp, final string, sync bool) error {
-	src, err := os.Open(tmp)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	w, err := storage.Create(context.Background(), final, storage.CreateOptions{Sync: sync})
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(w, src); err != nil {
-		w.Abort()
-		return fmt.Errorf("%s: %w", storage.Redact(final), err)
-	}
-	if err := w.Commit(); err != nil {
-		return err
-	}
-	os.Remove(tmp)
 	return nil
 }
 
@@ -161,6 +201,9 @@ func (o *outputs) abort() {
 		}
 		if f.tmp != "" {
 			os.Remove(f.tmp)
+		}
+		if f.w != nil {
+			f.w.Abort()
 		}
 	}
 	for i := len(o.dirs) - 1; i >= 0; i-- {
@@ -272,11 +315,14 @@ type fileSink struct {
 	schema *Schema
 	env    *buildEnv
 	path   *template
-	open   func(f *os.File) (batchWriter, error)
-	cur    batchWriter
-	curF   *os.File
-	curP   string
-	st     SinkStats
+	open   func(f io.WriteSeeker) (batchWriter, error)
+	// seekable, if set, says whether the writer of the file being opened
+	// seeks back anywhere (an object store's upload then spools).
+	seekable func() bool
+	cur      batchWriter
+	curF     *sinkFile
+	curP     string
+	st       SinkStats
 }
 
 func newFileSink(c *Component, in *Schema, env *buildEnv) (*fileSink, error) {
@@ -322,16 +368,38 @@ func (s *fileSink) start(final string) error {
 			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}
 	}
-	f, err := s.env.create(final)
+	f, err := s.env.create(final, s.seekable != nil && s.seekable())
 	if err != nil {
 		return err
 	}
-	w, err := s.open(f)
+	sf := &sinkFile{WriteSeeker: f}
+	w, err := s.open(sf)
 	if err != nil {
 		return fmt.Errorf("%s: %w", final, err)
 	}
-	s.cur, s.curF, s.curP = w, f, final
+	s.cur, s.curF, s.curP = w, sf, final
 	return nil
+}
+
+// sinkFile is a sink's output file, counting its size.
+type sinkFile struct {
+	io.WriteSeeker
+	pos, size int64
+}
+
+func (f *sinkFile) Write(p []byte) (int, error) {
+	n, err := f.WriteSeeker.Write(p)
+	f.pos += int64(n)
+	f.size = max(f.size, f.pos)
+	return n, err
+}
+
+func (f *sinkFile) Seek(off int64, whence int) (int64, error) {
+	n, err := f.WriteSeeker.Seek(off, whence)
+	if err == nil {
+		f.pos = n
+	}
+	return n, err
 }
 
 func (s *fileSink) finish() error {
@@ -344,8 +412,9 @@ func (s *fileSink) finish() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.curP, err)
 	}
-	if st, err := s.curF.Stat(); err == nil {
-		s.st.Bytes += st.Size()
+	s.st.Bytes += s.curF.size
+	if err := s.env.finished(s.curF.WriteSeeker); err != nil {
+		return fmt.Errorf("%s: %w", storage.Redact(s.curP), err)
 	}
 	s.st.Files = append(s.st.Files, s.curP)
 	s.cur = nil
@@ -431,6 +500,18 @@ type npySink struct {
 	zeroD     bool // whether the input chain keeps 0-d inputs 0-d
 	onePart   bool // the sink writes one file for all parts, and there is one
 	nextZeroD bool // the file being opened gets one 0-d part
+	known     bool // every row of the parts reaches the sink (knowRows)
+	total     int64
+	nextKnown bool  // the rows of the file being opened are known
+	next      int64 // and are this many
+}
+
+// knowRows is told the parts when every row reaches the sink unchanged.
+func (s *npySink) knowRows(parts []*Part) {
+	for _, p := range parts {
+		s.total += p.Rows
+	}
+	s.known = true
 }
 
 // zeroDKeeper is a sink that writes 0-d inputs back 0-d. The plan calls
@@ -453,12 +534,22 @@ func (s *npySink) keepZeroD(parts []*Part) {
 
 func (s *npySink) Begin(p *Part) error {
 	s.nextZeroD = s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+	s.nextKnown, s.next = s.known, s.total
+	if s.path.perPart() {
+		s.next = p.Rows
+	}
 	return s.fileSink.Begin(p)
+}
+
+func (s *npySink) Finish() error {
+	// No input at all: an empty file, written by Finish.
+	s.nextKnown, s.next = s.known, s.total
+	return s.fileSink.Finish()
 }
 
 // npy0dWriter writes a 0-d array: its one row is held until Close.
 type npy0dWriter struct {
-	f    *os.File
+	f    io.Writer
 	dt   *npyio.DType
 	data []byte
 	rows int
@@ -493,9 +584,20 @@ func buildNPYSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s := &npySink{fileSink: fs}
-	fs.open = func(f *os.File) (batchWriter, error) {
+	// The stream writer patches the header's row count at the end, which
+	// an upload to an object store can do only within the bytes it still
+	// holds: when the plan knows the rows, the header is written right.
+	fs.seekable = func() bool { return !s.nextKnown }
+	fs.open = func(f io.WriteSeeker) (batchWriter, error) {
 		if s.nextZeroD && len(in.Shape) == 0 {
 			return &npy0dWriter{f: f, dt: in.DType}, nil
+		}
+		if s.nextKnown {
+			w, err := npyio.NewWriter(f, &npyio.Header{DType: in.DType, Shape: append([]int{int(s.next)}, in.Shape...)})
+			if err != nil {
+				return nil, err
+			}
+			return &npyWriter{w: w}, nil
 		}
 		w, err := npyio.NewStreamWriter(f, in.DType, in.Shape)
 		if err != nil {
@@ -541,7 +643,7 @@ func buildNPZSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, c.errorf("member", "%v", err)
 	}
 	s := &npzSink{fileSink: fs, member: mt}
-	fs.open = func(f *os.File) (batchWriter, error) {
+	fs.open = func(f io.WriteSeeker) (batchWriter, error) {
 		return &npzWriter{s: s, z: npyio.NewNPZWriter(f, c.Bool("compressed")), keys: map[string]bool{}, schema: in}, nil
 	}
 	return s, nil
@@ -575,7 +677,7 @@ func (w *npzWriter) startMember(key string) error {
 		return fmt.Errorf("%s: member %q written twice", w.s.c.Path(), key)
 	}
 	w.keys[key] = true
-	f, err := w.s.env.out.scratch(filepath.Dir(w.s.curP))
+	f, err := w.s.env.out.scratchNear(w.s.curP)
 	if err != nil {
 		return err
 	}

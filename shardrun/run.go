@@ -259,113 +259,161 @@ func (r *Run) stagingDir() string {
 	return Join(r.dir, "staging", fmt.Sprintf("shard-%05d", r.cfg.Shard.Index))
 }
 
-// StagedFile is an output being written by a shard: a local file (the
-// caller writes it like any *os.File) that Commit stages, renamed beside
-// its final name or uploaded under the run's staging prefix. It is a
-// storage.Writer.
+// StagedFile is an output being written by a shard, a storage.Writer
+// (io.WriteSeeker with Commit and Abort). On a filesystem it is a
+// temporary file beside its final name that Commit renames to its staged
+// name. On an object store it is an upload streamed straight to its
+// staged object under the run's staging prefix, part by part (see
+// package objstore): Close completes the upload as soon as the caller has
+// written everything (a staging object is invisible to readers, and a
+// later attempt removes it unless a manifest lists it), Commit at the
+// checkpoint completes it if Close did not, Abort aborts it.
 type StagedFile struct {
-	*os.File
+	f             *os.File       // a filesystem's temporary file
+	w             storage.Writer // an object store's upload
 	final, staged string
 	remote, done  bool
-	size          int64
+	closed        bool  // remote: the upload is complete
+	pos, size     int64 // bytes written (the size after Commit)
 }
 
 // Stage opens a new output that will be published at final when the run
-// is committed. The file is a temporary one (beside final on a local
-// filesystem, named .<name>.tmp-*; in the system's temporary directory
-// for an object store, .npyflow-stage-<run>-<shard>.npyflow-tmp-<pid>-*,
-// removed by a later attempt if this process dies) until the checkpoint
-// that stages it.
-func (r *Run) Stage(final string) (*StagedFile, error) {
+// is committed: a temporary file beside final on a local filesystem
+// (named .<name>.tmp-*), an upload to its staged object on an object
+// store, streamed (the caller may seek back only within the bytes the
+// upload still holds: see storage.CreateOptions).
+func (r *Run) Stage(final string) (*StagedFile, error) { return r.stage(final, false) }
+
+// StageSeekable is Stage for writers that seek back anywhere (MAT and
+// HDF5 files): on an object store the upload spools to a local temporary
+// file, uploaded when the file is closed.
+func (r *Run) StageSeekable(final string) (*StagedFile, error) { return r.stage(final, true) }
+
+func (r *Run) stage(final string, seekable bool) (*StagedFile, error) {
 	sf := &StagedFile{final: final, staged: r.stagedName(final), remote: remote(final)}
-	var f *os.File
-	var err error
 	if sf.remote {
-		// A local spool until the checkpoint uploads it. atomicfile's
-		// names carry the PID, so the next spool of this run and shard
-		// removes the spools of attempts that were killed.
-		var af *atomicfile.File
-		af, err = atomicfile.Create(filepath.Join(os.TempDir(), fmt.Sprintf("npyflow-stage-%s-%05d", r.cfg.Run, r.cfg.Shard.Index)))
-		if err == nil {
-			f = af.File
+		w, err := storage.Create(r.ctx, sf.staged, storage.CreateOptions{Sync: true, Seekable: seekable})
+		if err != nil {
+			return nil, err
 		}
+		sf.w = w
 	} else {
 		if err := r.mkdirAll(filepath.Dir(final)); err != nil {
 			return nil, err
 		}
-		f, err = os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
-		if err == nil {
-			// CreateTemp makes 0600 files; outputs get the usual 0644.
-			if err = f.Chmod(0o644); err != nil {
-				f.Close()
-				os.Remove(f.Name())
-			}
+		f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+		if err != nil {
+			return nil, err
 		}
+		// CreateTemp makes 0600 files; outputs get the usual 0644.
+		if err := f.Chmod(0o644); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		sf.f = f
 	}
-	if err != nil {
-		return nil, err
-	}
-	sf.File = f
 	r.files = append(r.files, sf)
 	return sf, nil
 }
 
-// Commit makes the file durable and moves it to its staged name.
+// Write writes to the staged file.
+func (f *StagedFile) Write(p []byte) (int, error) {
+	var n int
+	var err error
+	if f.remote {
+		if f.closed {
+			return 0, fmt.Errorf("staging %s: write after Close", show(f.staged))
+		}
+		n, err = f.w.Write(p)
+	} else {
+		n, err = f.f.Write(p)
+	}
+	f.pos += int64(n)
+	f.size = max(f.size, f.pos)
+	return n, err
+}
+
+// Seek moves the write position (see Stage for the limits on an object
+// store).
+func (f *StagedFile) Seek(off int64, whence int) (int64, error) {
+	var n int64
+	var err error
+	if f.remote {
+		n, err = f.w.Seek(off, whence)
+	} else {
+		n, err = f.f.Seek(off, whence)
+	}
+	if err == nil {
+		f.pos = n
+	}
+	return n, err
+}
+
+// Close says the caller has written the whole file: on an object store
+// the upload is completed now (to its staging object), so it holds no
+// memory until the checkpoint; on a filesystem it does nothing.
+func (f *StagedFile) Close() error {
+	if !f.remote || f.closed || f.done {
+		return nil
+	}
+	f.closed = true
+	if err := f.w.Commit(); err != nil {
+		f.done = true
+		return fmt.Errorf("staging %s: %w", show(f.staged), err)
+	}
+	return nil
+}
+
+// Commit makes the file durable and moves it to (or completes it at) its
+// staged name.
 func (f *StagedFile) Commit() error {
 	if f.done {
 		return nil
 	}
+	if f.remote {
+		if err := f.Close(); err != nil {
+			return err
+		}
+		f.done = true
+		return nil
+	}
 	f.done = true
-	tmp := f.Name()
-	if err := f.File.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+	tmp := f.f.Name()
+	if err := f.f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
-	if err := f.File.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+	if err := f.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
 	ctx := context.Background()
-	if !f.remote {
-		if err := storage.Rename(ctx, tmp, f.staged); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		st, err := storage.Stat(ctx, f.staged)
-		if err != nil {
-			return err
-		}
-		f.size = st.Size
-		return nil
+	if err := storage.Rename(ctx, tmp, f.staged); err != nil {
+		os.Remove(tmp)
+		return err
 	}
-	defer os.Remove(tmp)
-	in, err := os.Open(tmp)
+	st, err := storage.Stat(ctx, f.staged)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	w, err := storage.Create(ctx, f.staged, storage.CreateOptions{Sync: true})
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(w, in)
-	if err != nil {
-		w.Abort()
-		return fmt.Errorf("staging %s: %w", show(f.staged), err)
-	}
-	if err := w.Commit(); err != nil {
-		return fmt.Errorf("staging %s: %w", show(f.staged), err)
-	}
-	f.size = n
+	f.size = st.Size
 	return nil
 }
 
-// Abort discards the file.
+// Abort discards the file: a filesystem's temporary file is removed, an
+// upload aborted (or its completed staging object removed).
 func (f *StagedFile) Abort() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
-	f.File.Close()
-	return os.Remove(f.Name())
+	if f.remote {
+		if f.closed {
+			return storage.Remove(context.Background(), f.staged)
+		}
+		return f.w.Abort()
+	}
+	f.f.Close()
+	return os.Remove(f.f.Name())
 }
 
 // mkdirAll makes a local directory, remembering what it made so that

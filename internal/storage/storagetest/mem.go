@@ -28,8 +28,11 @@ type Mem struct {
 	scheme string
 	mu     sync.Mutex
 	objs   map[string]memObj // by key (the name less scheme://)
-	// Copies counts server-side copies, Creates committed writes.
-	Copies, Creates int
+	// Copies counts server-side copies, Creates committed writes,
+	// Seekables writes created with CreateOptions.Seekable (which an
+	// object store's backend spools to local disk), Aborts aborted
+	// writes.
+	Copies, Creates, Seekables, Aborts int
 	// FailCreate, if set, is called on every Create; an error it returns
 	// fails the Create (to inject faults).
 	FailCreate func(name string) error
@@ -186,9 +189,17 @@ func (w *memWriter) Commit() error {
 	return nil
 }
 
-func (w *memWriter) Abort() error { w.done = true; return nil }
+func (w *memWriter) Abort() error {
+	if !w.done {
+		w.m.mu.Lock()
+		w.m.Aborts++
+		w.m.mu.Unlock()
+	}
+	w.done = true
+	return nil
+}
 
-func (b memFS) Create(_ context.Context, name string, _ storage.CreateOptions) (storage.Writer, error) {
+func (b memFS) Create(_ context.Context, name string, opts storage.CreateOptions) (storage.Writer, error) {
 	if f := b.m.FailCreate; f != nil {
 		if err := f(name); err != nil {
 			return nil, err
@@ -196,6 +207,11 @@ func (b memFS) Create(_ context.Context, name string, _ storage.CreateOptions) (
 	}
 	if k := b.m.key(name); k == "" || strings.HasSuffix(k, "/") {
 		return nil, fmt.Errorf("storagetest: create %s: not an object name", storage.Redact(name))
+	}
+	if opts.Seekable {
+		b.m.mu.Lock()
+		b.m.Seekables++
+		b.m.mu.Unlock()
 	}
 	return &memWriter{m: b.m, name: name}, nil
 }
