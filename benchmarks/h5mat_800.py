@@ -23,11 +23,14 @@ gen writes the inputs into WORK (about 3.5 GB):
 
 run times each case's two jobs (npyflow and the Python side) as whole
 processes pinned to one core, `taskset -c 1 /usr/bin/time -f "%e %U %S %M"`,
-RUNS times (default 5) interleaved after a warm-up round, and prints min,
+RUNS times (default 5; CASE:N for N runs of one case) interleaved (the
+inputs are read once first to warm the page cache), and prints min,
 median and range of CPU seconds (user + sys), wall seconds and peak RSS.
 Both sides do the same job, file to file: the Python side includes its
 interpreter start-up and imports (the case `imports` measures those
-alone), npyflow its start-up. Outputs go to WORK (page cache, no fsync
+alone), npyflow its start-up. mat_write_l3 is hdf5storage with npyflow's
+compression (deflate 3, no shuffle, no fletcher32; its own chunking), to
+be timed next to mat_write's npyflow row. Outputs go to WORK (page cache, no fsync
 on either side).
 
 wall2 times the compressed writers on both cores (`taskset -c 0,1`): where
@@ -55,6 +58,9 @@ JOBS = {
                    " compression_opts=%d, shuffle=True)" % (CHUNK, LEVEL)),
     "hs_save": ("import numpy as np, hdf5storage\na = np.load(IN)\n"
                 "hdf5storage.savemat(OUT, {'x': a}, format='7.3', matlab_compatible=True)"),
+    "hs_save_l3": ("import numpy as np, hdf5storage\na = np.load(IN)\n"
+                   "hdf5storage.savemat(OUT, {'x': a}, format='7.3', matlab_compatible=True,"
+                   " gzip_compression_level=3, shuffle_filter=False, compressed_fletcher32_filter=False)"),
     "hs_load": ("import numpy as np, hdf5storage\na = hdf5storage.loadmat(IN)['x']\nnp.save(OUT, a)"),
     "hs_save_t": ("import numpy as np, hdf5storage\nt = np.load(IN)\n"
                   "hdf5storage.savemat(OUT, {'t': {k: t[k].reshape(-1, 1) for k in t.dtype.names}},"
@@ -70,6 +76,7 @@ CASES = {
     "h5_deflate_read": (["--dataset", "/x"], "h5py_read", "chunked.h5", "out.npy"),
     "h5_deflate_write": ([], "h5py_write", "x.npy", "out.h5"),
     "mat_write": ([], "hs_save", "x.npy", "out.mat"),
+    "mat_write_l3": (None, "hs_save_l3", "x.npy", "out.mat"),
     "mat_read": ([], "hs_load", "hs.mat", "out.npy"),
     "table_mat_write": ([], "hs_save_t", "table.npy", "t.mat"),
     "table_mat_read": ([], "hs_load_t", "hs_t.mat", "out.npz"),
@@ -150,17 +157,25 @@ def summary(label, res):
 
 
 def run(work, npyflow, runs, cases, cores="1"):
-    plan = [(c, lbl, cmd) for c in cases for lbl, cmd in commands(c, work, npyflow)]
+    want = {}
+    for c in cases:
+        name, _, n = c.partition(":")
+        want[name] = int(n) if n else runs
+    plan = [(c, lbl, cmd) for c in want for lbl, cmd in commands(c, work, npyflow)]
     res = {(c, lbl): [] for c, lbl, _ in plan}
     loads = []
-    for r in range(runs + 1):  # round 0 warms the page cache
+    for c in want:  # warm the page cache
+        if CASES[c][2]:
+            subprocess.run(["cat", os.path.join(work, CASES[c][2])], stdout=subprocess.DEVNULL, check=True)
+    for r in range(1, max(want.values()) + 1):
         for c, lbl, cmd in plan:
+            if r > want[c]:
+                continue
             loads.append(load())
             t = timed(cmd, cores)
             print("# round %d %s %s: wall %.2f cpu %.2f rss %.0f MB (load %s)" % (r, c, lbl, t[0], t[1], t[2], loads[-1]),
                   file=sys.stderr, flush=True)
-            if r > 0:
-                res[(c, lbl)].append(t)
+            res[(c, lbl)].append(t)
     print("1-minute load average at the runs: %s - %s" % (min(loads, key=float), max(loads, key=float)))
     print("| case: contender | runs | CPU s min | CPU s median | CPU s range | wall s range | peak RSS MB |")
     print("|---|---:|---:|---:|---:|---:|---:|")
