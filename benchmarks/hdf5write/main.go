@@ -9,6 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/npyflow/npyflow/hdf5"
@@ -22,12 +25,38 @@ func main() {
 	level := flag.Int("level", 3, "deflate level (0: none)")
 	shuffle := flag.Bool("shuffle", false, "shuffle filter")
 	workers := flag.Int("workers", 0, "compression workers (0: GOMAXPROCS)")
+	chunkShape := flag.String("chunk-shape", "", "chunk shape, comma-separated (overrides -chunk)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(pf)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hdf5write:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *chunkShape != "" {
+		for _, f := range strings.Split(*chunkShape, ",") {
+			v, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "hdf5write: -chunk-shape:", err)
+				os.Exit(1)
+			}
+			shapeOverride = append(shapeOverride, v)
+		}
+	}
 	if err := run(*in, *out, *chunk, *level, *shuffle, *workers); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "hdf5write:", err)
 		os.Exit(1)
 	}
 }
+
+var shapeOverride []uint64
 
 func run(in, out string, chunk, level int, shuffle bool, workers int) error {
 	a, err := npyio.ReadFile(in, nil)
@@ -41,6 +70,9 @@ func run(in, out string, chunk, level int, shuffle bool, workers int) error {
 	opts := &hdf5.DatasetOptions{Contiguous: true}
 	if chunk > 0 {
 		c := append([]uint64{uint64(chunk)}, shape[1:]...)
+		if shapeOverride != nil {
+			c = shapeOverride
+		}
 		opts = &hdf5.DatasetOptions{Chunk: c, Deflate: level, Shuffle: shuffle}
 	}
 	data := a.CData()
