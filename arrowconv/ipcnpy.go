@@ -21,6 +21,24 @@ import (
 // copied to a temporary file in tmpDir (os.TempDir() if "") as it is
 // scanned, which is removed before ConvertIPC returns.
 func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, mem memory.Allocator) (int64, *Mapping, error) {
+	if f, ok := r.(*os.File); ok {
+		if pos, err := f.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
+			// A one-column IPC file whose values are the .npy data is
+			// copied by the kernel from a mapping's offsets (see
+			// convertIdentity). Anything else (more columns; a stream, a
+			// pipe; no mmap; a corrupt file, whose error the reader below
+			// gives again) is read through pread: transposing straight
+			// from a mapping was measured slower than from buffers read
+			// into cache (benchmarks/RESULTS.md).
+			if mi, err := MapIPC(f, -1); err == nil {
+				n, m, ok, err := convertIdentity(w, mi, opts, mem)
+				mi.Close()
+				if ok || err != nil {
+					return n, m, err
+				}
+			}
+		}
+	}
 	if ras, ok := r.(ipc.ReadAtSeeker); ok {
 		if pos, err := ras.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
 			rr, err := NewIPCReader(r, mem)
