@@ -28,7 +28,7 @@ import (
 // does so. Where memory mapping is not available (not Unix), [MapIPC]
 // returns an error wrapping errors.ErrUnsupported.
 type MappedIPC struct {
-	f      *os.File // to see whether it shrank; may be closed
+	f      *os.File // metadata is read from it; Changed stats it
 	name   string
 	data   []byte
 	size   int64
@@ -47,8 +47,9 @@ var ErrFileChanged = errors.New("the input file changed (truncated?) while it wa
 
 // MapIPC maps the Arrow IPC file f (at least its first size bytes;
 // size < 0: f's size now) read-only into memory, after checking its
-// footer and every block it lists against the size ([ReadIPCInfo]). f may
-// be closed afterwards; the mapping stays until Close. An IPC stream (not
+// footer and every block it lists against the size ([ReadIPCInfo]). f must
+// stay open until Close: the messages' metadata is read from it (pread),
+// the bodies are views of the mapping. An IPC stream (not
 // the file format) is an error wrapping errors.ErrUnsupported, as is an
 // empty mapping or a system without mmap: read those with [NewIPCReader].
 func MapIPC(f *os.File, size int64) (*MappedIPC, error) {
@@ -153,9 +154,6 @@ func (m *MappedIPC) Guard(fn func() error) (err error) {
 func (m *MappedIPC) Changed() error {
 	st, err := m.f.Stat()
 	if err != nil {
-		st, err = os.Stat(m.name)
-	}
-	if err != nil {
 		return nil // cannot tell
 	}
 	if st.Size() < m.size {
@@ -209,7 +207,13 @@ func (s *mapSource) next() (meta, body []byte, where string, err error) {
 	if b.off < 0 || b.meta < 8 || b.body < 0 || b.off+b.meta+b.body > int64(len(s.m.data)) {
 		return nil, nil, "", corruptf("IPC file %s: the block does not fit the file", where)
 	}
-	buf := s.m.data[b.off : b.off+b.meta]
+	// Metadata is read, not viewed: touching a page of a mapping costs a
+	// page fault (dear in a virtual machine), and a body whose values are
+	// copied by the kernel (ConvertIPC) is then never touched at all.
+	buf := make([]byte, b.meta)
+	if _, err := s.m.f.ReadAt(buf, b.off); err != nil {
+		return nil, nil, "", readErr(err, "IPC file %s: the file ends within its metadata", where)
+	}
 	hdr := int64(4)
 	mlen := int64(int32(binary.LittleEndian.Uint32(buf)))
 	if uint32(mlen) == 0xFFFFFFFF {

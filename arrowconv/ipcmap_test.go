@@ -277,3 +277,54 @@ type nopSeeker struct{ w io.Writer }
 
 func (s nopSeeker) Write(p []byte) (int, error)    { return s.w.Write(p) }
 func (s nopSeeker) Seek(int64, int) (int64, error) { return 0, nil }
+
+// BenchmarkConvertIPCOneColumn converts a 4M-row int64 IPC file (32 MB)
+// to .npy: copied by the kernel from the mapping's offsets (mapped) or
+// read through pread and encoded (pread).
+func BenchmarkConvertIPCOneColumn(b *testing.B) {
+	const n = 4 << 20
+	data := make([]byte, 8*n)
+	for i := range n {
+		binary.LittleEndian.PutUint64(data[8*i:], uint64(i)*3)
+	}
+	in := npyToIPCFile(b, npyBytes(b, "<i8", data), 0, IPCOptions{})
+	for _, pread := range []bool{false, true} {
+		name := "mapped"
+		if pread {
+			name = "pread"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			out, err := os.Create(filepath.Join(b.TempDir(), "out.npy"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer out.Close()
+			for b.Loop() {
+				f, err := os.Open(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var r io.Reader = f
+				if pread {
+					r = struct {
+						io.Reader
+						io.ReaderAt
+						io.Seeker
+					}{f, f, f}
+				}
+				if err := out.Truncate(0); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := out.Seek(0, io.SeekStart); err != nil {
+					b.Fatal(err)
+				}
+				_, _, err = ConvertIPC(out, r, nil, "", nil)
+				f.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
