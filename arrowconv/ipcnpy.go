@@ -20,6 +20,15 @@ import (
 // *os.File at offset 0) directly; any other r (a pipe, standard input) is
 // copied to a temporary file in tmpDir (os.TempDir() if "") as it is
 // scanned, which is removed before ConvertIPC returns.
+//
+// An IPC file (an *os.File at offset 0) of one column whose values are
+// stored as the .npy data (a fixed-width number, timestamp or duration
+// column without nulls, uncompressed, little-endian) is not read into the
+// process: it is mapped ([MapIPC]), the .npy header is written, and each
+// batch's value bytes are copied from the file to w by the kernel when w
+// is an *os.File on Linux (copy_file_range, as cp copies), else written
+// from the mapping. A file truncated meanwhile is an error wrapping
+// [ErrFileChanged].
 func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, mem memory.Allocator) (int64, *Mapping, error) {
 	if f, ok := r.(*os.File); ok {
 		if pos, err := f.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
