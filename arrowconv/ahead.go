@@ -1,6 +1,9 @@
 package arrowconv
 
-import "fmt"
+import (
+	"fmt"
+	"runtime/debug"
+)
 
 // ahead runs a producer on its own goroutine, one or more values ahead of
 // its consumer: the two pipeline stages of WriteIPC (records built while
@@ -23,8 +26,15 @@ func startAhead[T any](depth int, produce func(send func(T) bool, stopped <-chan
 	go func() {
 		defer close(a.done)
 		defer close(out)
+		// A producer may read a mapped file (MappedIPC): a fault there
+		// (the file was truncated) is an error, not a crash.
+		debug.SetPanicOnFault(true)
 		defer func() {
 			if p := recover(); p != nil {
+				if isFault(p) {
+					a.err = fmt.Errorf("arrowconv: %w (%v)", ErrFileChanged, p)
+					return
+				}
 				a.err = fmt.Errorf("arrowconv: internal error in a read-ahead: %v", p)
 			}
 		}()

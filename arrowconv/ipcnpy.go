@@ -20,7 +20,34 @@ import (
 // *os.File at offset 0) directly; any other r (a pipe, standard input) is
 // copied to a temporary file in tmpDir (os.TempDir() if "") as it is
 // scanned, which is removed before ConvertIPC returns.
+//
+// An IPC file (an *os.File at offset 0) of one column whose values are
+// stored as the .npy data (a fixed-width number, timestamp or duration
+// column without nulls, uncompressed, little-endian) is not read into the
+// process: it is mapped ([MapIPC]), the .npy header is written, and each
+// batch's value bytes are copied from the file to w by the kernel when w
+// is an *os.File on Linux (copy_file_range, as cp copies), else written
+// from the mapping. A file truncated meanwhile is an error wrapping
+// [ErrFileChanged].
 func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, mem memory.Allocator) (int64, *Mapping, error) {
+	if f, ok := r.(*os.File); ok {
+		if pos, err := f.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
+			// A one-column IPC file whose values are the .npy data is
+			// copied by the kernel from a mapping's offsets (see
+			// convertIdentity). Anything else (more columns; a stream, a
+			// pipe; no mmap; a corrupt file, whose error the reader below
+			// gives again) is read through pread: transposing straight
+			// from a mapping was measured slower than from buffers read
+			// into cache (benchmarks/RESULTS.md).
+			if mi, err := MapIPC(f, -1); err == nil {
+				n, m, ok, err := convertIdentity(w, mi, opts, mem)
+				mi.Close()
+				if ok || err != nil {
+					return n, m, err
+				}
+			}
+		}
+	}
 	if ras, ok := r.(ipc.ReadAtSeeker); ok {
 		if pos, err := ras.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
 			rr, err := NewIPCReader(r, mem)

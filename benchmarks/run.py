@@ -23,6 +23,7 @@ are excluded); command-line contenders (npyflow CLI, cp) are timed as whole
 processes. All inputs are in the page cache (the warm-up run sees to it);
 outputs go to data/ and are deleted after each run.
 """
+import filecmp
 import json
 import os
 import platform
@@ -79,7 +80,7 @@ def ensure_deps():
         apt_install("python3-numpy")
     if not os.path.exists(TIME):
         apt_install("time")
-    if shutil.which("npm") and not os.path.exists(
+    if shutil.which("npm") and not env("NPYFLOW_DUCKDB_MODULES", "") and not os.path.exists(
             os.path.join(HERE, "node_modules", "@duckdb", "node-api")):
         log("installing @duckdb/node-api with npm")
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent"],
@@ -115,9 +116,35 @@ def build():
     return "HEAD %s (snapshot: the working tree did not build)" % head
 
 
+def duck_modules():
+    """The node_modules directory holding @duckdb/node-api: the one named by
+    NPYFLOW_DUCKDB_MODULES (an existing install elsewhere, e.g. /tmp/duck/node_modules),
+    else benchmarks/node_modules (run.py installs it with npm)."""
+    return env("NPYFLOW_DUCKDB_MODULES", "") or os.path.join(HERE, "node_modules")
+
+
 def have_duckdb():
-    return shutil.which("node") and os.path.exists(
-        os.path.join(HERE, "node_modules", "@duckdb", "node-api"))
+    return shutil.which("node") and os.path.exists(os.path.join(duck_modules(), "@duckdb", "node-api"))
+
+
+def duck_script():
+    """duckdb_bench.mjs where node resolves @duckdb/node-api from it. An ES
+    module resolves packages from its own directory upwards (NODE_PATH does
+    not apply), so with NPYFLOW_DUCKDB_MODULES the script is copied into
+    data/duck/, next to a symlink node_modules -> that directory."""
+    mods = env("NPYFLOW_DUCKDB_MODULES", "")
+    if not mods:
+        return os.path.join(HERE, "duckdb_bench.mjs")
+    d = os.path.join(HERE, "data", "duck")
+    os.makedirs(d, exist_ok=True)
+    link = os.path.join(d, "node_modules")
+    if os.path.islink(link) and os.readlink(link) != os.path.abspath(mods):
+        os.remove(link)
+    if not os.path.lexists(link):
+        os.symlink(os.path.abspath(mods), link)
+    dst = os.path.join(d, "duckdb_bench.mjs")
+    shutil.copy(os.path.join(HERE, "duckdb_bench.mjs"), dst)
+    return dst
 
 
 def cli_commands():
@@ -142,8 +169,9 @@ def run_once(cmd, out_path):
     # outputs are still being written back and the kernel throttles this
     # run's writes (runs writing 800 MB varied from 0.2 s to 1 s).
     os.sync()
+    pin = ["taskset", "-c", env("PIN", "1")] if env("PIN", "1") != "none" and shutil.which("taskset") else []
     t0 = time.perf_counter()
-    p = subprocess.run([TIME, "-v", "-o", tfile] + cmd, capture_output=True, text=True, cwd=HERE)
+    p = subprocess.run(pin + [TIME, "-v", "-o", tfile] + cmd, capture_output=True, text=True, cwd=HERE)
     wall = time.perf_counter() - t0
     tv = open(tfile).read() if os.path.exists(tfile) else ""
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", tv)
@@ -169,12 +197,17 @@ def run_once(cmd, out_path):
             k, _, v = kv.partition("=")
             if k == "op_secs":
                 r["op_secs"] = float(v)
+            elif k == "cpu_secs":
+                r["cpu_op"] = float(v)
             elif k == "out_bytes":
                 r["out_bytes"] = int(v)
             elif k in ("check", "version"):
                 r[k] = v
     else:
         r["op_secs"] = wall  # a whole-process contender
+    # CPU seconds: of the timed operation where the contender reports them
+    # (DuckDB's COPY), else of the whole process (user + sys).
+    r["cpu"] = r.get("cpu_op", r.get("user", 0) + r.get("sys", 0))
     return r
 
 
@@ -183,7 +216,11 @@ def verify(kind, path):
     if kind == "parquet":
         if not have_duckdb():
             return None
-        cmd = ["node", os.path.join(HERE, "duckdb_bench.mjs"), "check", path]
+        cmd = ["node", duck_script(), "check", path]
+    elif kind.startswith("same:"):
+        # The output must be the given file, byte for byte.
+        want = kind[5:]
+        return "same bytes as %s" % rel(want) if filecmp.cmp(path, want, shallow=False) else "DIFFERS from %s" % rel(want)
     else:
         cmd = [GOBENCH, "ipccheck", path]
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE)
@@ -218,6 +255,7 @@ def measure(c, runs):
         if i > 0 or c.get("no_warmup"):
             samples.append(r)
     ops = [s["op_secs"] for s in samples]
+    cpus = [s["cpu"] for s in samples]
     res = dict(status="ok", runs=len(samples), op=statistics.median(ops),
                op_min=min(ops), op_max=max(ops),
                wall=statistics.median(s["wall"] for s in samples),
@@ -225,11 +263,13 @@ def measure(c, runs):
                check=samples[-1].get("check"), version=samples[-1].get("version"),
                user=statistics.median(s.get("user", 0) for s in samples),
                sys=statistics.median(s.get("sys", 0) for s in samples),
-               minflt=statistics.median(s.get("minflt", 0) for s in samples))
+               minflt=statistics.median(s.get("minflt", 0) for s in samples),
+               cpu=statistics.median(cpus), cpu_min=min(cpus), cpu_max=max(cpus))
     if "out_bytes" in samples[-1]:
         res["out_bytes"] = samples[-1]["out_bytes"]
     c["res"] = res
-    log("%8.3f s  %7.0f MB RSS  %s" % (res["op"], res["rss_mb"], res.get("check") or ""))
+    log("%8.3f s  %6.3f s CPU (%.3f - %.3f)  %7.0f MB RSS  %s" % (res["op"], res["cpu"], res["cpu_min"], res["cpu_max"],
+                                                                res["rss_mb"], res.get("check") or ""))
 
 
 # ---------------------------------------------------------------- workloads
@@ -294,7 +334,7 @@ def workloads(sc, cli, big_on):
             dict(name="npyflow convert CLI (end to end)", cmd=[CLI, "convert", "--progress=never", st, o("cli.parquet")], out=o("cli.parquet"), pending=convert, proc=True, verify="parquet"),
             dict(name="arrow-go pqarrow (from memory)", cmd=G("pqarrow", st, o("pqarrow.parquet")), out=o("pqarrow.parquet"), verify="parquet"),
             dict(name="arrow-go pqarrow, no dictionary (from memory)", cmd=G("pqarrow-nodict", st, o("pqarrow-nd.parquet")), out=o("pqarrow-nd.parquet"), verify="parquet"),
-            dict(name="DuckDB COPY (from memory)", cmd=["node", os.path.join(HERE, "duckdb_bench.mjs"), "copy", src_pq, o("duck.parquet")], out=o("duck.parquet"), pending=duck, verify="parquet"),
+            dict(name="DuckDB COPY (from memory)", cmd=["node", duck_script() if duck is None else "duckdb_bench.mjs", "copy", src_pq, o("duck.parquet")], out=o("duck.parquet"), pending=duck, verify="parquet"),
         ]))
     W.append(dict(
         id="w4", title="The same array -> Arrow IPC file (uncompressed)", input=st, kind="convert",
@@ -334,6 +374,26 @@ def workloads(sc, cli, big_on):
             dict(name="npyflow convert CLI (whole process)", ref=True, cmd=[CLI, "convert", "--progress=never", pq4, o("pq4.npy")], out=o("pq4.npy"), pending=convert, proc=True),
             dict(name="npyflow library (NewReader + npyio writer)", cmd=G("npy-from-parquet", pq4, o("pq4lib.npy")), out=o("pq4lib.npy")),
             dict(name="arrow-go pqarrow ReadTable (whole process)", cmd=[PQREAD, pq4], proc=True),
+        ]))
+    s_arrow = os.path.join(DATA, "struct.arrow")
+    f_arrow = os.path.join(DATA, "f64.arrow")
+    W.append(dict(
+        id="w9", title="%s-row Arrow IPC file (i8, f8, f4, bool, M8[ms]; uncompressed) -> .npy" % fmt_count(sc["struct"]),
+        input=s_arrow, kind="convert", data_bytes=STRUCT_ITEMSIZE * sc["struct"],
+        contenders=[
+            dict(name="npyflow convert CLI (whole process)", ref=True, cmd=[CLI, "convert", "--progress=never", s_arrow, o("s9.npy")], out=o("s9.npy"), pending=convert, proc=True, verify="same:" + st),
+            dict(name="npyflow library ConvertIPC", cmd=G("ipc2npy-npyflow", s_arrow, o("s9lib.npy")), out=o("s9lib.npy"), verify="same:" + st),
+            dict(name="npyflow library ConvertIPC, input through pread", cmd=G("ipc2npy-pread", s_arrow, o("s9pr.npy")), out=o("s9pr.npy"), verify="same:" + st),
+            dict(name="cp of the .arrow (floor)", cmd=["cp", s_arrow, o("s9cp.arrow")], out=o("s9cp.arrow"), proc=True, floor=True),
+        ]))
+    W.append(dict(
+        id="w10", title="%s-element one-column (f8) Arrow IPC file (uncompressed) -> .npy" % fmt_count(sc["f64"]),
+        input=f_arrow, kind="convert", data_bytes=8 * sc["f64"],
+        contenders=[
+            dict(name="npyflow convert CLI (whole process)", ref=True, cmd=[CLI, "convert", "--progress=never", f_arrow, o("f10.npy")], out=o("f10.npy"), pending=convert, proc=True, verify="same:" + f64),
+            dict(name="npyflow library ConvertIPC (copy_file_range)", cmd=G("ipc2npy-npyflow", f_arrow, o("f10lib.npy")), out=o("f10lib.npy"), verify="same:" + f64),
+            dict(name="npyflow library ConvertIPC, input through pread", cmd=G("ipc2npy-pread", f_arrow, o("f10pr.npy")), out=o("f10pr.npy"), verify="same:" + f64),
+            dict(name="cp of the .arrow (floor)", cmd=["cp", f_arrow, o("f10cp.arrow")], out=o("f10cp.arrow"), proc=True, floor=True),
         ]))
     w6 = dict(
         id="w6", title="A %s .npy (structured) -> Parquet zstd, peak RSS < %d MB" % (fmt_bytes(sc["big"]), RSS_LIMIT_MB),
@@ -384,6 +444,10 @@ def targets(W):
         c = by[w].get(name)
         return c["res"]["op"] if c and ok(c) else None
 
+    def tc(w, name):
+        c = by[w].get(name)
+        return c["res"]["cpu"] if c and ok(c) else None
+
     def add(label, a, b, limit, fmt, wid, cmp="le"):
         if a is None or b is None:
             out.append((label, "n/a (a contender is pending or failed)", "pending", None))
@@ -409,6 +473,18 @@ def targets(W):
     a = by["w5"]["npyflow NPZWriter(compressed)"].get("res", {}).get("out_bytes")
     b = by["w5"]["np.savez_compressed"].get("res", {}).get("out_bytes")
     add("Deflate npz output <= 1.05x numpy's size", a, b, 1.05, "npyflow / numpy size = %.3fx", "w5")
+    # Issue 16, by CPU seconds (user + sys) of whole processes pinned to one
+    # core, except DuckDB's COPY (the CPU of the statement alone).
+    add("Issue 16: Arrow IPC -> .npy <= 1.3x cp (CPU, 5 columns)", tc("w9", "npyflow convert CLI (whole process)"),
+        tc("w9", "cp of the .arrow (floor)"), 1.3, "npyflow / cp = %.2fx", "w9")
+    add("Issue 16: Arrow IPC -> .npy <= 1.3x cp (CPU, 1 column, CLI)", tc("w10", "npyflow convert CLI (whole process)"),
+        tc("w10", "cp of the .arrow (floor)"), 1.3, "npyflow / cp = %.2fx", "w10")
+    add("Issue 16: the same, library ConvertIPC", tc("w10", "npyflow library ConvertIPC (copy_file_range)"),
+        tc("w10", "cp of the .arrow (floor)"), 1.3, "npyflow / cp = %.2fx", "w10")
+    add("Issue 16: npy -> Parquet (zstd) <= 0.7x DuckDB COPY (CPU)", tc("w3", "npyflow convert CLI (end to end)"),
+        tc("w3", "DuckDB COPY (from memory)"), 0.7, "npyflow / DuckDB = %.2fx", "w3")
+    add("Issue 16: Parquet -> .npy <= 1.0x pqarrow ReadTable (CPU, whole process)", tc("w8", "npyflow convert CLI (whole process)"),
+        tc("w8", "arrow-go pqarrow ReadTable (whole process)"), 1.0, "npyflow / pqarrow = %.2fx", "w8")
     c = by["w6"]["npyflow library (streaming)"]
     if ok(c):
         rss = c["res"]["rss_mb"]
@@ -500,9 +576,12 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
              "Library contenders time only their operation (no interpreter start-up; "
              "\"from memory\" contenders load their input before the clock starts); CLI and `cp` "
              "rows are whole processes. Inputs are in the page cache; outputs are written to "
-             "the page cache (no fsync, except by the npyflow CLI, which syncs what it "
-             "writes before renaming it into place), after a `sync` so that no run waits "
-             "for an earlier run's writeback.\n" % runs)
+             "the page cache (no fsync: the npyflow CLI syncs only with --sync, and renames "
+             "its output into place), after a `sync` so that no run waits "
+             "for an earlier run's writeback. Every command runs pinned to one core "
+             "(`taskset -c $PIN`, 1 unless PIN=none); the CPU column is user + sys seconds of the "
+             "whole process (DuckDB: of its COPY statement alone), the measure the issue 16 "
+             "targets use, since wall clock means little on a shared machine.\n" % runs)
 
     L.append("## Results\n")
     for w in W:
@@ -512,8 +591,8 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
         ref = ref_of(w)
         refop = ref["res"]["op"] if ok(ref) else None
         showsize = any(ok(c) and "out_bytes" in c["res"] for c in w["contenders"])
-        hdr = "| Contender | Median | Min - max | Throughput | Peak RSS | vs npyflow |"
-        sep = "|---|---:|---:|---:|---:|---:|"
+        hdr = "| Contender | Median | Min - max | Throughput | CPU s median (min - max) | Peak RSS | vs npyflow |"
+        sep = "|---|---:|---:|---:|---:|---:|---:|"
         if showsize:
             hdr += " Output size |"
             sep += "---:|"
@@ -523,14 +602,15 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             r = c.get("res", {})
             name = c["name"] + (" **(ref)**" if c.get("ref") else "")
             if r.get("status") != "ok":
-                cells = [name, r.get("status", "not run"), "", "", "", ""]
+                cells = [name, r.get("status", "not run"), "", "", "", "", ""]
                 if showsize:
                     cells.append("")
                 L.append("| " + " | ".join(cells) + " |")
                 continue
             ratio = "%.2fx" % (r["op"] / refop) if refop else "n/a"
             cells = [name, fmt_secs(r["op"]), "%s - %s" % (fmt_secs(r["op_min"]), fmt_secs(r["op_max"])),
-                     "%.0f MB/s" % (size / r["op"] / 1e6) if size else "", "%.0f MB" % r["rss_mb"], ratio]
+                     "%.0f MB/s" % (size / r["op"] / 1e6) if size else "",
+                     "%.3f (%.3f - %.3f)" % (r["cpu"], r["cpu_min"], r["cpu_max"]), "%.0f MB" % r["rss_mb"], ratio]
             if showsize:
                 ob = r.get("out_bytes")
                 cells.append("%.1f MB" % (ob / 1e6) if ob else "")
@@ -574,7 +654,7 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
                 r = c["res"]
                 L.append("| %s | %s | %.2f s | %.2f s | %d |" % (w["id"], c["name"], r.get("user", 0), r.get("sys", 0), r.get("minflt", 0)))
     L.append("")
-    L.append("## Targets (issue 8)\n")
+    L.append("## Targets (issue 8; issue 16 by CPU seconds)\n")
     L.append("| Target | Measured | Verdict |\n|---|---|---|")
     for label, meas, verdict, _ in T:
         L.append("| %s | %s | %s |" % (label, meas, verdict))
@@ -593,7 +673,7 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
              "`CREATE TABLE t AS SELECT * FROM read_parquet(...)` before the clock starts); "
              "the .npz read input: `pybench.py savez`; workload w8's input: `bin/gobench pqsrc4 %d %s` "
              "(pqarrow, zstd, 1Mi-row groups). Each command below runs as "
-             "`/usr/bin/time -v CMD`.\n" % (rel(DATA), sc["f64"], sc["struct"], sc["big"] if any(
+             "`taskset -c 1 /usr/bin/time -v CMD`.\n" % (rel(DATA), sc["f64"], sc["struct"], sc["big"] if any(
                  ok(c) for c in W[-1]["contenders"]) else 0,
                  rel(os.path.join(DATA, "struct.npy")), rel(os.path.join(DATA, "struct-src.parquet")),
                  sc["struct"], rel(os.path.join(DATA, "pq4.parquet"))))
@@ -658,6 +738,9 @@ def main():
     pq4 = os.path.join(DATA, "pq4.parquet")
     if not os.path.exists(pq4) or os.path.getmtime(pq4) < os.path.getmtime(st):
         subprocess.run([GOBENCH, "pqsrc4", str(sc["struct"]), pq4], check=True, capture_output=True)
+    for src, dst in ((st, os.path.join(DATA, "struct.arrow")), (os.path.join(DATA, "f64.npy"), os.path.join(DATA, "f64.arrow"))):
+        if not os.path.exists(dst) or os.path.getmtime(dst) < os.path.getmtime(src):
+            subprocess.run([CLI, "convert", "--progress=never", "--compression=none", src, dst], check=True, capture_output=True)
     npz_in = os.path.join(DATA, "struct.npz")
     if not os.path.exists(npz_in) or os.path.getmtime(npz_in) < os.path.getmtime(st):
         subprocess.run(P("savez", st, npz_in), check=True, capture_output=True)

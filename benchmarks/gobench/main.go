@@ -66,6 +66,8 @@ var ops = map[string]op{
 	"ipcmmap-npyflow":  {"IN.npy OUT.arrow", "npyio.Map + arrowconv.NewArrayRecordReader + WriteIPC", ipcMmapNpyflow},
 	"parquet-npyflow":  {"IN.npy OUT.parquet", "npyflow's Parquet sink, zstd, end to end from the file", parquetNpyflow},
 	"pqsrc4":           {"ROWS OUT.parquet", "pqarrow-written (i8, f8, f4, bool) zstd Parquet for workload w8 (setup, not a contender)", pqSource4},
+	"ipc2npy-npyflow":  {"IN.arrow OUT.npy", "arrowconv.ConvertIPC of an IPC file (read through a read-only mapping)", ipc2npyMapped},
+	"ipc2npy-pread":    {"IN.arrow OUT.npy", "arrowconv.ConvertIPC of an IPC file read through pread (the file as a plain io.ReaderAt)", ipc2npyPread},
 	"npy-from-parquet": {"IN.parquet OUT.npy", "parquetio.NewReader + npyio.NewWriter, end to end", parquetToNPY},
 }
 

@@ -161,3 +161,53 @@ func parquetToNPY(args []string) (result, error) {
 	}
 	return result{secs: secs, check: "rows=" + strconv.FormatInt(rows, 10), outBytes: n}, nil
 }
+
+// ipcToNPY converts an Arrow IPC file to .npy with arrowconv.ConvertIPC:
+// through a read-only mapping of the file (mapped), or through pread as
+// for any other io.ReaderAt (the file hidden behind another type).
+func ipcToNPY(args []string, mapped bool) (result, error) {
+	var rows, n int64
+	secs, err := timed(func() error {
+		in, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(args[1])
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		var r io.Reader = in
+		if !mapped {
+			r = preadFile{in}
+		}
+		rows, _, err = arrowconv.ConvertIPC(out, r, nil, "", memory.DefaultAllocator)
+		if err != nil {
+			return err
+		}
+		st, err := out.Stat()
+		if err != nil {
+			return err
+		}
+		n = st.Size()
+		return out.Close()
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{secs: secs, check: "rows=" + strconv.FormatInt(rows, 10), outBytes: n}, nil
+}
+
+// preadFile is an *os.File that is only an io.Reader, io.ReaderAt and
+// io.Seeker.
+type preadFile struct{ f *os.File }
+
+func (p preadFile) Read(b []byte) (int, error)              { return p.f.Read(b) }
+func (p preadFile) ReadAt(b []byte, off int64) (int, error) { return p.f.ReadAt(b, off) }
+func (p preadFile) Seek(off int64, whence int) (int64, error) {
+	return p.f.Seek(off, whence)
+}
+
+func ipc2npyMapped(args []string) (result, error) { return ipcToNPY(args, true) }
+func ipc2npyPread(args []string) (result, error)  { return ipcToNPY(args, false) }
