@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // FileInfo describes a Parquet file from its footer alone (see [Describe]).
@@ -19,8 +21,27 @@ type FileInfo struct {
 	// Npyflow is set for files written by npyflow: their numpy dtypes come
 	// from its metadata ([MetaTable]) and are exact.
 	Npyflow bool
-	// Columns are the file's leaf columns in order.
+	// Columns are the file's leaf columns in order (with
+	// ReadOptions.Columns: those of the columns read, in their order).
 	Columns []ColumnInfo
+	// Fields are the numpy fields a [Reader] with the same options
+	// gives, flattened in order (struct fields as dotted paths), validity
+	// fields included; nil for npyflow's own files read whole.
+	Fields []FieldInfo
+}
+
+// FieldInfo is one numpy field of [FileInfo.Fields].
+type FieldInfo struct {
+	Name  string // dotted path of the field: "st.b.x", "price_x1e2", "st.a_valid"
+	DType string // its numpy type; "<U" or "|S" when the width comes from the data
+	Shape []int  // its subarray shape; a list's length is 0 until read from the data
+	// Column is the index in [FileInfo.Columns] of the leaf it holds, -1
+	// for a validity field, which records the nulls of ValidityOf (the
+	// dotted path of a column or struct field).
+	Column     int
+	ValidityOf string
+	// Refused: the column it belongs to would be refused (see ColumnInfo).
+	Refused bool
 }
 
 // ColumnInfo describes one leaf column of a Parquet file.
@@ -50,6 +71,10 @@ type ColumnInfo struct {
 	List bool
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
+	// Fill is set when a fill value (ReadOptions.Fill) covers its nulls;
+	// Validity names the validity field that records them, if any.
+	Fill     bool
+	Validity string
 }
 
 // Describe reads the footer of the Parquet file r of size size and
@@ -58,6 +83,17 @@ type ColumnInfo struct {
 // (null counts come from the statistics). The footer is checked as by
 // [NewReader].
 func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
+	return DescribeOptions(r, size, nil)
+}
+
+// DescribeOptions is [Describe] under read options: the columns are
+// those opts selects, and each is mapped as a [Reader] opened with opts
+// ([NewReaderOptions]) maps it (the same code: scaled decimals, fill
+// values, validity fields), one column at a time so that one refused
+// column does not hide the others. Options that a Reader would refuse
+// (a column that does not exist, a fill value that does not fit) are
+// errors. No data is read: string widths and list lengths stay unknown.
+func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, error) {
 	fmd, flen, err := checkFooter(r, size)
 	if err != nil {
 		return nil, err
@@ -70,9 +106,17 @@ func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
 	if err := checkFooterChunks(fmd, size-8-flen, len(leaves)); err != nil {
 		return nil, fmt.Errorf("parquetio: %w", err)
 	}
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), noData: true}
-	rd.values = make([][]int64, len(fmd.RowGroups))
 	md := pf.MetaData()
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), noData: true, opts: opts}
+	rd.values = make([][]int64, len(fmd.RowGroups))
+	root := md.Schema.Root()
+	order, err := rd.selectColumns(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOptionNames(opts, root); err != nil {
+		return nil, err
+	}
 	info := &FileInfo{Rows: pf.NumRows(), RowGroups: md.NumRowGroups(), CreatedBy: md.GetCreatedBy()}
 	// npyflow's own files: the exact dtypes of its metadata.
 	var metaLeaves []*leaf
@@ -80,7 +124,8 @@ func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
 		info.Npyflow = true
 		metaLeaves = rd.s.leaves
 	}
-	for i, c := range leaves {
+	for _, i := range leafOrder(leaves, root, order) {
+		c := leaves[i]
 		ci := ColumnInfo{Path: strings.Join(c.ColumnPath(), "."), Physical: physName(c.SchemaNode().(*schema.PrimitiveNode)), NullCount: rd.nullCount(i)}
 		ci.Type = parquetType(c)
 		ci.Nullable, ci.Repeated = nodeFlags(c.SchemaNode())
@@ -117,22 +162,204 @@ func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
 				ci.DType = l.orig.TypeStr()
 			}
 		} else {
-			describeForeign(&ci, c)
+			describeForeign(&ci, c, opts)
 		}
 		info.Columns = append(info.Columns, ci)
+	}
+	if metaLeaves != nil {
+		return info, nil
+	}
+	for _, k := range order {
+		if err := describeFields(info, r, size, fmd, pf, leaves, root.Field(k), opts); err != nil {
+			return nil, err
+		}
 	}
 	return info, nil
 }
 
+// checkOptionNames refuses fill values and validity fields for columns
+// the file does not have, as a Reader does.
+func checkOptionNames(opts *ReadOptions, root *schema.GroupNode) error {
+	if opts == nil {
+		return nil
+	}
+	has := func(k string) bool {
+		for i := 0; i < root.NumFields(); i++ {
+			if n := root.Field(i).Name(); k == n || strings.HasPrefix(k, n+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for k := range opts.Fill {
+		if !has(k) {
+			return fmt.Errorf("parquetio: a fill value for %q, which is no column of the file", k)
+		}
+	}
+	for _, k := range opts.Validity {
+		if k != "*" && !has(k) {
+			return fmt.Errorf("parquetio: a validity field for %q, which is no column of the file", k)
+		}
+	}
+	return nil
+}
+
+// leafOrder lists the file's leaves of the top-level fields order.
+func leafOrder(leaves []*schema.Column, root *schema.GroupNode, order []int) []int {
+	var out []int
+	for _, k := range order {
+		top := root.Field(k)
+		for i, c := range leaves {
+			if under(c.SchemaNode(), top) {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// columnOptions are the options of opts that concern column top alone.
+func columnOptions(opts *ReadOptions, top string) *ReadOptions {
+	o := &ReadOptions{Columns: []string{top}}
+	if opts == nil {
+		return o
+	}
+	o.Decimal = opts.Decimal
+	for k, v := range opts.Fill {
+		if k == top || strings.HasPrefix(k, top+".") {
+			if o.Fill == nil {
+				o.Fill = map[string]any{}
+			}
+			o.Fill[k] = v
+		}
+	}
+	for _, v := range opts.Validity {
+		if v == top || v == "*" {
+			o.Validity = append(o.Validity, v)
+		}
+	}
+	return o
+}
+
+// describeFields maps column top as a Reader with opts does (from the
+// footer alone) and appends its numpy fields to info.Fields, matching
+// them with the leaves in info.Columns; its validity fields mark the
+// leaves whose nulls they record.
+func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileMetaData, pf *file.Reader, leaves []*schema.Column, top schema.Node, opts *ReadOptions) error {
+	first := -1
+	for k, c := range info.Columns {
+		if c.Path == top.Name() || strings.HasPrefix(c.Path, top.Name()+".") {
+			if first < 0 {
+				first = k
+			}
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), noData: true, opts: columnOptions(opts, top.Name())}
+	rd.values = make([][]int64, len(fmd.RowGroups))
+	err := rd.plan()
+	var re *RefusedError
+	switch {
+	case errors.As(err, &re):
+		// Refused for its type: one field per leaf, as the leaves say.
+		for k := first; k < len(info.Columns) && (info.Columns[k].Path == top.Name() || strings.HasPrefix(info.Columns[k].Path, top.Name()+".")); k++ {
+			c := info.Columns[k]
+			info.Fields = append(info.Fields, FieldInfo{Name: c.Path, DType: c.DType, Column: k, Refused: true})
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	// The fields of the column as shown, flattened.
+	var flat []FieldInfo
+	var walk func(prefix string, f npyio.Field)
+	walk = func(prefix string, f npyio.Field) {
+		name := prefix + f.Name
+		if f.Type.Kind == npyio.Struct && len(f.Type.Fields) > 0 && !isIntervalDT(f.Type) {
+			for _, sf := range f.Type.Fields {
+				walk(name+".", sf)
+			}
+			return
+		}
+		dt := f.Type.TypeStr()
+		if f.Type.Kind == npyio.Struct {
+			dt = f.Type.String()
+		}
+		flat = append(flat, FieldInfo{Name: name, DType: dt, Shape: f.Shape, Column: -1})
+	}
+	h := rd.Header().DType
+	if h.Kind == npyio.Struct && !isIntervalDT(h) {
+		for _, f := range h.Fields {
+			walk("", f)
+		}
+	} else {
+		walk("", npyio.Field{Name: rd.Columns()[0].Name, Type: h, Shape: rd.Columns()[0].Shape})
+	}
+	// Validity fields follow what they record: "x_valid" after x.
+	k := first
+	var valid []string // dotted paths of the nodes with a validity field
+	for j := range flat {
+		f := &flat[j]
+		if j > 0 && f.DType == "|b1" && strings.HasSuffix(f.Name, "_valid") && k > first && validityAfter(flat[:j], strings.TrimSuffix(f.Name, "_valid")) {
+			f.ValidityOf = strings.TrimSuffix(f.Name, "_valid")
+			valid = append(valid, f.ValidityOf)
+			continue
+		}
+		if k >= len(info.Columns) {
+			return fmt.Errorf("parquetio: column %s: %d numpy fields for its leaves", top.Name(), len(flat))
+		}
+		f.Column = k
+		if c := &info.Columns[k]; c.WidthFromData {
+			f.DType = c.DType
+		}
+		k++
+	}
+	for j := range flat {
+		f := flat[j]
+		if f.Column < 0 {
+			continue
+		}
+		c := &info.Columns[f.Column]
+		best := ""
+		for _, v := range valid {
+			if (c.Path == v || strings.HasPrefix(c.Path, v+".")) && len(v) > len(best) {
+				best = v
+			}
+		}
+		if best != "" {
+			c.Validity = best + "_valid"
+			if c.Refused != "" && strings.Contains(c.Refused, "nulls") {
+				c.Refused = ""
+			}
+		}
+	}
+	info.Fields = append(info.Fields, flat...)
+	return nil
+}
+
+// validityAfter reports whether the fields before a validity field end
+// with the one it records (path, or a field inside it).
+func validityAfter(before []FieldInfo, path string) bool {
+	last := before[len(before)-1].Name
+	return last == path || strings.HasPrefix(last, path+".") || strings.HasPrefix(last, path+"_x1e")
+}
+
+func isIntervalDT(dt *npyio.DType) bool { return dt.Equal(intervalDType) }
+
 // describeForeign fills in the numpy side of a column of a foreign file.
-func describeForeign(ci *ColumnInfo, c *schema.Column) {
+func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
+	if _, ok := opts.fillFor(c.ColumnPath()); ok {
+		ci.Fill = true
+	}
 	top := c.SchemaNode()
 	for top.Parent() != nil && top.Parent().Parent() != nil {
 		top = top.Parent()
 	}
 	if elem, ok := listElement(top); ok && elem == c.SchemaNode() {
 		ci.List = true
-		describeElement(ci, elem)
+		describeElement(ci, elem, opts)
 		return
 	}
 	// Any other list, map or repeated field on the path is refused (named
@@ -153,12 +380,12 @@ func describeForeign(ci *ColumnInfo, c *schema.Column) {
 	if ci.Refused != "" {
 		return
 	}
-	describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode))
+	describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode), opts)
 }
 
 // describeElement fills in the numpy type of a primitive.
-func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
-	dt, err := primitiveDType(p, false, func(bool) (int, error) {
+func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode, opts *ReadOptions) {
+	dt, err := primitiveDType(p, opts.scaled(), func(bool) (int, error) {
 		ci.WidthFromData = true
 		return 0, nil
 	})
@@ -182,7 +409,7 @@ func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode) {
 	case npyio.Float, npyio.Datetime, npyio.Timedelta:
 		return // NaN, NaT
 	}
-	if ci.Nullable && ci.NullCount != 0 && !ci.List { // a list's statistics count empty lists as nulls
+	if ci.Nullable && ci.NullCount != 0 && !ci.List && !ci.Fill { // a list's statistics count empty lists as nulls
 		n := "may hold nulls (no statistics)"
 		if ci.NullCount > 0 {
 			n = fmt.Sprintf("holds %d nulls", ci.NullCount)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -96,5 +97,60 @@ func TestDescribeNpyflow(t *testing.T) {
 	}
 	if !info.Columns[0].Dictionary || info.Columns[1].Dictionary {
 		t.Errorf("dictionary flags %v %v", info.Columns[0].Dictionary, info.Columns[1].Dictionary)
+	}
+}
+
+// TestDescribeOptions: under read options the footer gives the numpy
+// fields a Reader with the same options gives (the same mapping code):
+// validity fields after the columns and struct fields they record (whose
+// nulls then are no refusal), scaled decimals renamed, the columns
+// selected in their order, fill values covering nulls; options naming no
+// column are errors as for a Reader.
+func TestDescribeOptions(t *testing.T) {
+	describe := func(file string, o *ReadOptions) (*FileInfo, error) {
+		b := readFile(t, file)
+		return DescribeOptions(bytes.NewReader(b), int64(len(b)), o)
+	}
+	names := func(info *FileInfo) string {
+		var s []string
+		for _, f := range info.Fields {
+			s = append(s, f.Name+" "+f.DType)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, tc := range []struct {
+		file   string
+		o      *ReadOptions
+		fields string
+		refuse []string // leaves refused
+	}{
+		{"duck_struct_nulls.parquet", nil, "k <i8, st.a <i8, st.b.x <f8, st.b.y |b1, st.s <U", []string{"st.a", "st.b.y", "st.s"}},
+		{"duck_struct_nulls.parquet", &ReadOptions{Validity: []string{"st"}}, "k <i8, st.a <i8, st.a_valid |b1, st.b.x <f8, st.b.x_valid |b1, st.b.y |b1, st.b.y_valid |b1, st.b_valid |b1, st.s <U, st.s_valid |b1, st_valid |b1", nil},
+		{"duck_list_nulls.parquet", &ReadOptions{Validity: []string{"l3"}, Columns: []string{"a2", "l3"}, Fill: map[string]any{"a2": 0}}, "a2 <i4, l3 <i8, l3_valid |b1", nil},
+		{"duck_nulls.parquet", &ReadOptions{Decimal: arrowconv.DecimalScaledInt64, Validity: []string{"decn"}, Columns: []string{"decn", "f8n"}}, "decn_x1e2 <i8, decn_valid |b1, f8n <f8", nil},
+		{"duck_int_nulls.parquet", &ReadOptions{Fill: map[string]any{"i4n": 3, "sn": "abc"}, Validity: []string{"en"}}, "i4n <i4, bn |b1, sn <U, u1n |u1, en <U, en_valid |b1", []string{"bn", "u1n"}},
+		{"pqa_lz4raw_int96_decimal_time.parquet", &ReadOptions{Decimal: arrowconv.DecimalScaledInt64, Columns: []string{"dec30_5", "dec9_2"}}, "dec30_5 , dec9_2_x1e2 <i8", []string{"dec30_5"}},
+	} {
+		info, err := describe(tc.file, tc.o)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", tc.file, tc.o, err)
+		}
+		if got := names(info); got != tc.fields {
+			t.Errorf("%s %+v: fields %s, want %s", tc.file, tc.o, got, tc.fields)
+		}
+		var refused []string
+		for _, c := range info.Columns {
+			if c.Refused != "" {
+				refused = append(refused, c.Path)
+			}
+		}
+		if strings.Join(refused, " ") != strings.Join(tc.refuse, " ") {
+			t.Errorf("%s %+v: refused %v, want %v", tc.file, tc.o, refused, tc.refuse)
+		}
+	}
+	for _, o := range []*ReadOptions{{Fill: map[string]any{"nope": 1}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
+		if _, err := describe("duck_int_nulls.parquet", o); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+			t.Errorf("%+v: %v", o, err)
+		}
 	}
 }

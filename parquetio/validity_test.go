@@ -2,14 +2,23 @@ package parquetio
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -108,7 +117,7 @@ func checkShown(dt *npyio.DType, shape []int, b []byte, v any, fill []byte) erro
 	return checkForeignValue(dt, pt, b, want)
 }
 
-// TestValidityNested: DuckDB's struct column whose rows, nested struct
+// TestValidityNested: DuckDB's and pqarrow's struct column whose rows, nested struct
 // and fields are null (duck_struct_nulls) and its lists of one length
 // (LIST and fixed-size ARRAY) with null rows (duck_list_nulls), read with
 // validity fields: st_valid after the struct, x_valid after each OPTIONAL
@@ -125,6 +134,8 @@ func TestValidityNested(t *testing.T) {
 		{"duck_struct_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('st', [('a', '<i8'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1'), ('s', '<U3'), ('s_valid', '|b1')]), ('st_valid', '|b1')]"},
 		{"duck_list_nulls.parquet", []string{"l3", "a2"}, "[('k', '<i8'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l2f', '<f8', (2,)), ('a2', '<i4', (2,)), ('a2_valid', '|b1')]"},
 		{"duck_list_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l2f', '<f8', (2,)), ('l2f_valid', '|b1'), ('a2', '<i4', (2,)), ('a2_valid', '|b1')]"},
+		{"pqa_nested_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('fsl_valid', '|b1'), ('l2', '<f8', (2,)), ('l2_valid', '|b1')]"},
+		{"pqa_nested_nulls.parquet", []string{"st", "l2"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('l2', '<f8', (2,)), ('l2_valid', '|b1')]"},
 	} {
 		for _, records := range []bool{true, false} {
 			ff, rd, data := readCorpus(t, tc.file, &ReadOptions{Validity: tc.validity}, records)
@@ -155,8 +166,8 @@ func TestValidityNested(t *testing.T) {
 				row := map[string]any{}
 				for _, c := range ff.Columns {
 					v := c.Values[r]
-					if c.Type != "BIGINT" {
-						v = jsonValue(t, v)
+					if c.Type != "BIGINT" && c.PType != "BIGINT" {
+						v = jsonValue(t, v) // STRUCT, LIST: JSON text
 					}
 					row[c.Name] = v
 					if v == nil {
@@ -217,4 +228,128 @@ func readFile(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestListNullRowsLarge: a list column whose rows are null one in three,
+// over more rows than one decoding step (stepRows) in one row group, as
+// arrow-go's pqarrow writes it: the rows of a step end at a null or a
+// non-null list wherever the step boundary falls; with a validity field
+// every value and validity byte is pqarrow's own reading of the file.
+func TestListNullRowsLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("150k rows")
+	}
+	const n = 150001
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "l", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.PrimitiveTypes.Int32, Nullable: true}), Nullable: true},
+		{Name: "f", Type: arrow.ListOf(arrow.PrimitiveTypes.Float64), Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	lb, fb := b.Field(0).(*array.ListBuilder), b.Field(1).(*array.ListBuilder)
+	for i := 0; i < n; i++ {
+		if i%3 == 1 {
+			lb.AppendNull()
+		} else {
+			lb.Append(true)
+			lb.ValueBuilder().(*array.Int32Builder).AppendValues([]int32{int32(i), int32(-i)}, nil)
+		}
+		if i%7 == 5 {
+			fb.AppendNull()
+		} else {
+			fb.Append(true)
+			fb.ValueBuilder().(*array.Float64Builder).AppendValues([]float64{float64(i) / 8, 1, 2}, nil)
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(n), parquet.WithDataPageSize(4096))
+	w, err := pqarrow.NewFileWriter(schema, &buf, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// pqarrow's reading of the file.
+	pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if pf.NumRowGroups() != 1 || tbl.NumRows() != n {
+		t.Fatalf("%d row groups, %d rows", pf.NumRowGroups(), tbl.NumRows())
+	}
+	rd, err := NewReaderOptions(bytes.NewReader(buf.Bytes()), int64(buf.Len()), &ReadOptions{Validity: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt := rd.Header().DType
+	if got := dt.String(); got != "[('l', '<i4', (2,)), ('l_valid', '|b1'), ('f', '<f8', (3,)), ('f_valid', '|b1')]" {
+		t.Fatalf("dtype %s", got)
+	}
+	var out []byte
+	for {
+		bt, err := rd.Next(50000)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, bt.Data...)
+	}
+	if len(out) != n*dt.Size {
+		t.Fatalf("%d bytes", len(out))
+	}
+	ok := 0
+	for ci, c := range []arrow.Array{tbl.Column(0).Data().Chunk(0), tbl.Column(1).Data().Chunk(0)} {
+		if tbl.Column(ci).Data().Len() != c.Len() {
+			t.Fatal("several chunks")
+		}
+		l := c.(*array.List)
+		f := dt.Fields[2*ci]
+		for r := 0; r < n; r++ {
+			row := out[r*dt.Size:]
+			valid := row[dt.Fields[2*ci+1].Offset]
+			if want := b2u(!l.IsNull(r)); valid != want {
+				t.Fatalf("%s row %d: valid %d, want %d", f.Name, r, valid, want)
+			}
+			s, e := l.ValueOffsets(r)
+			for k := 0; k < f.Shape[0]; k++ {
+				p := row[f.Offset+k*f.Type.Size:]
+				switch v := l.ListValues().(type) {
+				case *array.Int32:
+					want := int32(0)
+					if !l.IsNull(r) {
+						want = v.Value(int(s) + k)
+					}
+					if got := int32(binary.LittleEndian.Uint32(p)); got != want || e-s != 2 && !l.IsNull(r) {
+						t.Fatalf("l row %d item %d: %d, want %d", r, k, got, want)
+					}
+				case *array.Float64:
+					got := math.Float64frombits(binary.LittleEndian.Uint64(p))
+					if l.IsNull(r) && !math.IsNaN(got) || !l.IsNull(r) && got != v.Value(int(s)+k) {
+						t.Fatalf("f row %d item %d: %v", r, k, got)
+					}
+				}
+				ok++
+			}
+		}
+	}
+	if ok != n*5 {
+		t.Fatalf("%d values checked", ok)
+	}
 }

@@ -146,6 +146,89 @@ func main() {
 			b.Field(4).(*array.Time32Builder).Append(arrow.Time32((i * 287999) % 86400000))
 			b.Field(5).(*array.Time64Builder).Append(arrow.Time64((int64(i) * 287999999937) % 86400000000))
 		})
+
+	// Nulls in nested columns (validity fields): a struct whose rows,
+	// nested struct and fields are null in different rows, a
+	// fixed_size_list, a list of one length with null rows.
+	inner := arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, arrow.Field{Name: "y", Type: arrow.FixedWidthTypes.Boolean, Nullable: true})
+	st := arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, arrow.Field{Name: "b", Type: inner, Nullable: true})
+	write("pqa_nested_nulls.parquet", "struct with null rows, a null nested struct and null fields; a fixed_size_list; a list of one length with null rows", 60, 25,
+		parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(25)), pqarrow.DefaultWriterProps(),
+		[]arrow.Field{
+			{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+			{Name: "st", Type: st, Nullable: true},
+			{Name: "fsl", Type: arrow.FixedSizeListOfField(3, arrow.Field{Name: "item", Type: arrow.PrimitiveTypes.Int16, Nullable: true}), Nullable: true},
+			{Name: "l2", Type: arrow.ListOfField(arrow.Field{Name: "item", Type: arrow.PrimitiveTypes.Float64, Nullable: true}), Nullable: true},
+		}, func(b *array.RecordBuilder, i int) {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			sb := b.Field(1).(*array.StructBuilder)
+			if i%5 == 2 {
+				sb.AppendNull()
+			} else {
+				sb.Append(true)
+				ab := sb.FieldBuilder(0).(*array.Int32Builder)
+				if i%3 == 1 {
+					ab.AppendNull()
+				} else {
+					ab.Append(int32(i * 2))
+				}
+				bb := sb.FieldBuilder(1).(*array.StructBuilder)
+				if i%7 == 3 {
+					bb.AppendNull()
+				} else {
+					bb.Append(true)
+					appendF64(bb.FieldBuilder(0), float64(i)/4, i%4 == 0)
+					bb.FieldBuilder(1).(*array.BooleanBuilder).Append(i%2 == 0)
+				}
+			}
+			// pqarrow writes no null fixed_size_list ("lists with
+			// non-zero length null components are not supported").
+			fb := b.Field(2).(*array.FixedSizeListBuilder)
+			fb.Append(true)
+			fb.ValueBuilder().(*array.Int16Builder).AppendValues([]int16{int16(i), int16(i + 1), int16(-i)}, nil)
+			lb := b.Field(3).(*array.ListBuilder)
+			if i%3 == 0 {
+				lb.AppendNull()
+			} else {
+				lb.Append(true)
+				lb.ValueBuilder().(*array.Float64Builder).AppendValues([]float64{float64(i) / 2, -float64(i) / 2}, nil)
+			}
+		})
+}
+
+// jsonOf is value k of a nested array as JSON values (numbers exact, nil
+// for null), for the JSON text of struct and list values.
+func jsonOf(arr arrow.Array, k int) any {
+	if arr.IsNull(k) {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Struct:
+		m := map[string]any{}
+		for j := 0; j < a.NumField(); j++ {
+			m[a.DataType().(*arrow.StructType).Field(j).Name] = jsonOf(a.Field(j), k)
+		}
+		return m
+	case array.ListLike:
+		s, e := a.ValueOffsets(k)
+		out := []any{}
+		for j := s; j < e; j++ {
+			out = append(out, jsonOf(a.ListValues(), int(j)))
+		}
+		return out
+	case *array.Float64:
+		return json.Number(strconv.FormatFloat(a.Value(k), 'g', -1, 64))
+	case *array.Int64:
+		return json.Number(strconv.FormatInt(a.Value(k), 10))
+	case *array.Int32:
+		return json.Number(strconv.FormatInt(int64(a.Value(k)), 10))
+	case *array.Int16:
+		return json.Number(strconv.FormatInt(int64(a.Value(k)), 10))
+	case *array.Boolean:
+		return a.Value(k)
+	}
+	log.Fatalf("no JSON form for %s", arr.DataType())
+	return nil
 }
 
 func appendF64(b array.Builder, v float64, null bool) {
@@ -244,6 +327,15 @@ func readBack(name, note string) {
 				case *array.Time64:
 					u := a.DataType().(*arrow.Time64Type).Unit
 					col.Type, col.Unit, v = "TIME", []string{"s", "ms", "us", "ns"}[u], strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Struct, array.ListLike:
+					j, err := json.Marshal(jsonOf(arr, k))
+					if err != nil {
+						log.Fatal(err)
+					}
+					col.Type, v = "STRUCT", string(j)
+					if _, ok := a.(array.ListLike); ok {
+						col.Type = "LIST"
+					}
 				case *array.Decimal128:
 					t := a.DataType().(*arrow.Decimal128Type)
 					col.Type, v = fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), a.Value(k).ToString(t.Scale)
