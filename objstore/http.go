@@ -143,7 +143,7 @@ func (httpFS) Create(_ context.Context, name string, _ storage.CreateOptions) (s
 }
 
 func (httpFS) List(_ context.Context, dir, _ string, _ int) ([]storage.Info, bool, error) {
-	return nil, false, &fs.PathError{Op: "list", Path: Redact(dir), Err: errors.New("https:// URLs cannot be listed: name each file")}
+	return nil, false, &fs.PathError{Op: "list", Path: Redact(dir), Err: errors.New("HTTP has no listing, so https:// URLs cannot be listed or matched by patterns: name each file")}
 }
 
 func (httpFS) Remove(_ context.Context, name string) error {

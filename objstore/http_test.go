@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/objstore"
+	"github.com/npyflow/npyflow/pipeline"
 )
 
 // fakeHTTP serves one object with ranges, ETag and If-Match
@@ -102,5 +104,45 @@ func TestHTTP(t *testing.T) {
 	}
 	if _, err := storage.Create(ctx, name, storage.CreateOptions{}); err == nil || strings.Contains(err.Error(), "topsecret") {
 		t.Errorf("Create on https: %v", err)
+	}
+}
+
+// A pattern over http(s):// fails at planning with a message saying why
+// (HTTP has no listing) and what works instead; a listed URL is read.
+func TestHTTPPatternRefused(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := npyio.NewWriter(&buf, &npyio.Header{DType: mustDType(t, "<f8"), Shape: []int{3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(make([]byte, 24))
+	w.Close()
+	srv := httptest.NewServer(&fakeHTTP{data: buf.Bytes(), etag: `"v1"`})
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, paths := range []string{srv.URL + "/data/*.npy", srv.URL + "/runs/{run}/x.npy", srv.URL + "/**/x.npy"} {
+		text := fmt.Sprintf("version: 1\nsources:\n  s: {type: npy, paths: %q}\nsinks:\n  o: {type: npy, input: s, path: %s/o.npy}\n", paths, dir)
+		job, err := pipeline.Load(dir+"/job.yaml", []byte(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pipeline.NewPlan(job)
+		if err == nil || !strings.Contains(err.Error(), "HTTP has no listing") || !strings.Contains(err.Error(), "name each file") {
+			t.Errorf("%s: %v", paths, err)
+		}
+	}
+	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: npy, paths: [%q, %q]}\nsinks:\n  o: {type: npy, input: s, path: %s/o.npy}\n",
+		srv.URL+"/data/x.bin", srv.URL+"/data/x.bin?copy=2", dir)
+	job, err := pipeline.Load(dir+"/job.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := pipeline.NewPlan(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := plan.Run(context.Background(), nil)
+	if err != nil || sum.Rows != 6 {
+		t.Fatalf("listed URLs: %v rows, %v", sum, err)
 	}
 }

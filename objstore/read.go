@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,6 +28,27 @@ const (
 	blockSize   = 64 << 10  // small ReadAt calls: one block kept
 	maxAttempts = 6
 )
+
+// fetched, if set (tests), counts the bytes read from the bodies of GETs.
+var fetched *atomic.Int64
+
+// counted is a GET body counted in fetched.
+type counted struct{ io.ReadCloser }
+
+func (c counted) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	fetched.Add(int64(n))
+	return n, err
+}
+
+// get opens a body of f's source, counted when fetched is set.
+func (f *file) get(off, n int64) (io.ReadCloser, error) {
+	body, err := f.src.get(f.ctx, off, n)
+	if err == nil && fetched != nil {
+		body = counted{body}
+	}
+	return body, err
+}
 
 // backoff is the pause before attempt i (1-based) of a retried read.
 var backoff = func(i int) time.Duration { return 50 * time.Millisecond << (i - 1) }
@@ -125,7 +147,7 @@ func (f *file) Read(p []byte) (int, error) {
 		}
 		var err error
 		if f.body == nil {
-			f.body, err = f.src.get(f.ctx, f.pos, -1)
+			f.body, err = f.get(f.pos, -1)
 			if err == nil {
 				f.br, f.bpos = bufio.NewReaderSize(f.body, readAhead), f.pos
 			}
@@ -232,7 +254,7 @@ func (f *file) readSmall(p []byte, off int64) (int, error) {
 func (f *file) readRange(p []byte, off int64) (int, error) {
 	done := 0
 	for attempt := 1; ; attempt++ {
-		body, err := f.src.get(f.ctx, off+int64(done), int64(len(p)-done))
+		body, err := f.get(off+int64(done), int64(len(p)-done))
 		if err == nil {
 			var n int
 			n, err = io.ReadFull(body, p[done:])

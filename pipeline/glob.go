@@ -307,6 +307,11 @@ func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
 		}
 		return []match{{Path: pt.root + pt.query, Size: st.Size}}, nil
 	}
+	if s := storage.Scheme(pt.root); s == "http" || s == "https" {
+		return nil, fmt.Errorf("%s is a pattern, but %s:// URLs cannot be matched: HTTP has no listing (a server answers for the names it is asked for, "+
+			"and has no standard way to say which names exist); name each file in paths (a list of URLs), or copy the files to a bucket "+
+			"(s3://, gs://, azblob://) or a local directory and use the pattern there", storage.Redact(pt.raw), s)
+	}
 	var out []match
 	rootDepth := strings.Count(strings.TrimSuffix(pt.root, "/"), "/")
 	var walk func(dir string) error

@@ -78,12 +78,12 @@ func (s *fileSource) openParquet(p *Part) (partReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := parquetio.NewReaderOptions(f, f.Size(), foreignFromComponent(s.c).parquet())
+	r, err := parquetio.NewReaderOptions(f, f.Size(), s.foreign().parquet())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
-	h := r.Header()
+	h := s.wrapProjected(r.Header())
 	got := &Schema{DType: h.DType.Native(), Shape: h.Shape[min(1, len(h.Shape)):]}
 	if w, ok := widerStrings(s.file, got); !ok || !w.Equal(s.file) {
 		f.Close()

@@ -11,9 +11,10 @@ import (
 // buildEnv is what builders share: the run's output files, the frozen
 // plan's inputs (if any) and, while running, the sharded run.
 type buildEnv struct {
-	out    *outputs
-	frozen map[string][]FrozenInput // by source
-	dist   *distRun
+	out     *outputs
+	project map[string][]string      // columns pushed down to sources (projections)
+	frozen  map[string][]FrozenInput // by source
+	dist    *distRun
 }
 
 // Plan is a job made concrete: globs expanded, headers read, every
@@ -81,6 +82,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		return nil, err
 	}
 	p.order = order
+	p.env.project = projections(job)
 	var jobErrs ErrorList
 	var dataErrs []error
 	fail := func(err error) {

@@ -46,6 +46,106 @@ type fileSource struct {
 	wrap     bool // a plain array wrapped as one struct field
 	out      fanout
 	opts     *npyio.Options
+	// columns are the Parquet columns read when the job names none: the
+	// fields every consumer selects (see projections), so only their
+	// column chunks are fetched.
+	columns []string
+}
+
+// foreign returns the options of a parquet or arrow source, with the
+// projection the plan pushed down.
+func (s *fileSource) foreign() *foreignOptions {
+	o := foreignFromComponent(s.c)
+	if len(o.columns) == 0 {
+		o.columns = s.columns
+	}
+	return o
+}
+
+// projections returns, for each parquet source whose consumers are all
+// select transforms and which names no columns itself, the fields those
+// selects keep (in first-seen order): the source reads only those
+// columns (a select on a bucket's file then fetches only their chunks).
+func projections(job *Job) map[string][]string {
+	out := map[string][]string{}
+	for _, src := range job.Of(Source) {
+		if src.Type != "parquet" || len(src.Strings("columns")) > 0 {
+			continue
+		}
+		var cols []string
+		seen := map[string]bool{}
+		ok, n := true, 0
+		for _, c := range job.Components {
+			for _, in := range c.Inputs {
+				if in != src.Name {
+					continue
+				}
+				n++
+				if c.Kind != Transform || c.Type != "select" {
+					ok = false
+					continue
+				}
+				for _, f := range c.Strings("fields") {
+					if !seen[f] {
+						seen[f] = true
+						cols = append(cols, f)
+					}
+				}
+			}
+		}
+		if ok && n > 0 && len(cols) > 0 {
+			out[src.Name] = cols
+		}
+	}
+	return out
+}
+
+// wrapProjected returns the header of a projection to one column as a
+// table of that one field (the bytes of a plain array and of a one-field
+// record are the same), so the select above it sees records.
+func (s *fileSource) wrapProjected(h *npyio.Header) *npyio.Header {
+	if h == nil || len(s.columns) != 1 || h.DType.Kind == npyio.Struct || len(h.Shape) != 1 {
+		return h
+	}
+	dt, err := npyio.NewStruct([]npyio.Field{{Name: s.columns[0], Type: h.DType}})
+	if err != nil || dt.Size != h.DType.Size {
+		return h
+	}
+	w := *h
+	w.DType = dt
+	return &w
+}
+
+// sameFields reports whether the fields names of a and b are the same.
+func sameFields(a, b *npyio.Header, names []string) bool {
+	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct || len(a.DType.Fields) != len(names) {
+		return false
+	}
+	for _, n := range names {
+		i, k := fieldIndex(a.DType, n), fieldIndex(b.DType, n)
+		if i < 0 || k < 0 {
+			return false
+		}
+		fa, fb := a.DType.Fields[i], b.DType.Fields[k]
+		if !fa.Type.Equal(fb.Type) || fmt.Sprint(fa.Shape) != fmt.Sprint(fb.Shape) {
+			return false
+		}
+	}
+	return true
+}
+
+// project sets the columns s reads from the fields its consumers keep,
+// less the path captures.
+func (s *fileSource) project(fields []string) {
+	capt := map[string]bool{}
+	for _, c := range s.caps {
+		capt[c.Name] = true
+	}
+	for _, f := range fields {
+		if !capt[f] {
+			s.columns = append(s.columns, f)
+		}
+	}
 }
 
 func (s *fileSource) Schema() *Schema   { return s.schema }
@@ -78,6 +178,9 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s.caps = caps
+	if c.Type == "parquet" {
+		s.project(env.project[c.Name])
+	}
 	var members []string
 	if s.npz {
 		members = c.Strings("members")
@@ -98,7 +201,25 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		read := readNPYHeader
 		switch c.Type {
 		case "parquet":
-			read = func(path string) (*npyio.Header, error) { return readParquetHeader(path, foreignFromComponent(c)) }
+			read = func(path string) (*npyio.Header, error) {
+				if len(s.columns) == 0 {
+					return readParquetHeader(path, s.foreign())
+				}
+				h, err := readParquetHeader(path, s.foreign())
+				if len(s.parts) == 0 {
+					// The first file: the projection must map the fields
+					// as reading every column does (a file npyflow wrote
+					// is mapped from its metadata then), and hold them
+					// all; else every column is read and the select says
+					// what is missing.
+					full, ferr := readParquetHeader(path, foreignFromComponent(c))
+					if err != nil || ferr != nil || !sameFields(s.wrapProjected(h), full, s.columns) {
+						s.columns = nil
+						return full, ferr
+					}
+				}
+				return s.wrapProjected(h), err
+			}
 		case "arrow":
 			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, foreignFromComponent(c)) }
 		}
