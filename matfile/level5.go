@@ -832,24 +832,28 @@ func (l *level5) direct(e l5elem, pb []byte, h *mheader, total int64) *Var {
 		}
 		return cr, nil
 	}
-	if e.typ == MiCOMPRESSED && len(h.dims) == 2 {
-		// Compressed matrix: one zlib stream in column-major order, so the
-		// first row needs the last column. The stream is inflated (in its
-		// own goroutine) a block of columns at a time, each block scattered
-		// into the C-order result while the next is inflated; the result
-		// is held whole (Header.DataSize() bytes, bounded by
-		// Options.MaxVariableBytes), not the column-major data besides.
+	if e.typ == MiCOMPRESSED {
+		// Compressed: one zlib stream in column-major order, so the first
+		// row needs the last column. Up to spoolMin bytes, a matrix is
+		// inflated (in its own goroutine) a block of columns at a time,
+		// each block scattered into the C-order result while the next is
+		// inflated, and the result is held. A larger variable (or one of
+		// more dimensions) is inflated to a temporary file, read back in
+		// bands of rows as an uncompressed one is: memory stays bounded.
 		v.slab = func() (io.ReadCloser, error) {
-			rc, err := v.open()
-			if err != nil {
-				return nil, err
+			if len(h.dims) == 2 && v.Header.DataSize() <= spoolMin {
+				rc, err := v.open()
+				if err != nil {
+					return nil, err
+				}
+				defer rc.Close()
+				data, err := readRowMajor2D(rc, h.dims[0], h.dims[1], dt.Size)
+				if err != nil {
+					return nil, readErr(h.name, err)
+				}
+				return io.NopCloser(bytes.NewReader(data)), nil
 			}
-			defer rc.Close()
-			data, err := readRowMajor2D(rc, h.dims[0], h.dims[1], dt.Size)
-			if err != nil {
-				return nil, readErr(h.name, err)
-			}
-			return io.NopCloser(bytes.NewReader(data)), nil
+			return spoolRowMajor(v, h.dims, dt)
 		}
 	}
 	if e.typ == MiMATRIX {

@@ -1,8 +1,12 @@
 package matfile
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"unsafe"
+
+	"github.com/npyflow/npyflow/npyio"
 )
 
 // Inflating a compressed Level 5 variable (one zlib stream) is serial and
@@ -199,4 +203,84 @@ func scatterT[T uint8 | uint16 | uint32 | uint64](d, s []T, cols, c0, k, i0, i1 
 			}
 		}
 	}
+}
+
+// spoolMin is the size above which OpenRowMajor of a compressed variable
+// inflates it to a temporary file rather than into memory.
+var spoolMin int64 = 64 << 20
+
+// spoolRowMajor inflates v's column-major data (converted to its class)
+// into a temporary file (in os.TempDir, unlinked at once where the
+// system allows it) and returns its rows in
+// C order, band by band, each band one read per column (index over
+// dims[1:]): memory stays bounded whatever the variable's size. The
+// file is removed on Close.
+func spoolRowMajor(v *Var, dims []int, dt *npyio.DType) (io.ReadCloser, error) {
+	rc, err := v.open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp("", ".npyflow-mat-inflate-*")
+	if err != nil {
+		return nil, fmt.Errorf("matfile: %s: a temporary file for the inflated data: %w", v.Path, err)
+	}
+	// Unlinked at once where the system allows it (the data goes with
+	// the process), else on Close.
+	sp := &spooled{f: tmp, removed: os.Remove(tmp.Name()) == nil}
+	total := v.Header.DataSize()
+	buf := make([]byte, min(max(total, 1), 4<<20))
+	for done := int64(0); done < total; {
+		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), total-done)])
+		if err != nil {
+			sp.Close()
+			return nil, readErr(v.Path, zerr(err))
+		}
+		if _, err := tmp.Write(buf[:k]); err != nil {
+			sp.Close()
+			return nil, fmt.Errorf("matfile: %s: writing the inflated data to %s: %w", v.Path, tmp.Name(), err)
+		}
+		done += int64(k)
+	}
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errUnexpectedData
+		}
+		sp.Close()
+		return nil, readErr(v.Path, err)
+	}
+	es := dt.Size
+	rows := int64(dims[0])
+	sp.bandStream = newBandStream(dims, es, func(r0, r1 int, box []byte) error {
+		run := (r1 - r0) * es
+		for c := 0; c*run < len(box); c++ {
+			off := (int64(c)*rows + int64(r0)) * int64(es)
+			if _, err := tmp.ReadAt(box[c*run:(c+1)*run], off); err != nil {
+				return fmt.Errorf("matfile: %s: reading the inflated data back from %s: %w", v.Path, tmp.Name(), zerr(err))
+			}
+		}
+		return nil
+	})
+	return sp, nil
+}
+
+// spooled is the band stream of a spooled variable; Close removes the
+// file.
+type spooled struct {
+	*bandStream
+	f       *os.File
+	removed bool
+}
+
+func (s *spooled) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if !s.removed {
+		err = os.Remove(s.f.Name())
+	}
+	s.f = nil
+	return err
 }

@@ -168,3 +168,154 @@ func TestV7PipeErrors(t *testing.T) {
 		t.Errorf("%d goroutines after closing 20 streams early, %d before", n, before)
 	}
 }
+
+// TestOpenRowMajorV7Spooled: a compressed variable over spoolMin (2-D or
+// not) is inflated to a temporary file and read back in bands of rows:
+// the bytes equal those written, the file is gone after Close, the heap
+// grows by a bounded amount, and a corrupt stream is an error naming
+// the variable.
+func TestOpenRowMajorV7Spooled(t *testing.T) {
+	oldMin, oldSpool, oldBand := streamMin, spoolMin, bandBytes
+	defer func() { streamMin, spoolMin, bandBytes = oldMin, oldSpool, oldBand }()
+	streamMin, spoolMin, bandBytes = 1<<10, 1<<10, 4<<10
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	type tc struct {
+		dt    *npyio.DType
+		shape []int
+	}
+	for _, c := range []tc{{npyio.Float64Type, []int{301, 67}}, {npyio.Int16Type, []int{41, 5, 7}}, {npyio.BoolType, []int{700, 9}}, {npyio.Float32Type, []int{2, 3, 4, 50}}} {
+		h := &npyio.Header{DType: c.dt, Shape: c.shape}
+		data := make([]byte, h.DataSize())
+		for i := range data {
+			data[i] = byte(i*7 + i/1000)
+			if c.dt.Kind == npyio.Bool {
+				data[i] &= 1
+			}
+		}
+		path := writeV7(t, h, data)
+		mf, err := OpenFile(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
+			rc, err := v.OpenRowMajor()
+			if err != nil {
+				return err
+			}
+			if _, ok := rc.(*spooled); !ok {
+				t.Errorf("%s %v: not spooled (%T)", c.dt, c.shape, rc)
+			}
+			got, err := io.ReadAll(rc)
+			if err != nil {
+				return err
+			}
+			if err := rc.Close(); err != nil {
+				return err
+			}
+			if !bytes.Equal(got, data) {
+				t.Errorf("%s %v: row-major bytes differ from those written", c.dt, c.shape)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf.Close()
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s %v: %d files left in TMPDIR", c.dt, c.shape, len(left))
+		}
+	}
+
+	// Corrupt: an error naming x, no file left.
+	h := &npyio.Header{DType: npyio.Float64Type, Shape: []int{500, 90}}
+	data := make([]byte, h.DataSize())
+	for i := range data {
+		data[i] = byte(i * 13 / 7)
+	}
+	raw, err := os.ReadFile(writeV7(t, h, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(raw) / 2; i < len(raw)/2+64; i++ {
+		raw[i] ^= 0x5a
+	}
+	mf, err := Open(bytes.NewReader(raw), int64(len(raw)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
+		rc, err := v.OpenRowMajor()
+		if err == nil {
+			_, err = io.ReadAll(rc)
+			rc.Close()
+		}
+		return err
+	})
+	if err == nil || !strings.Contains(err.Error(), "x") {
+		t.Errorf("corrupt stream: got %v, want an error naming x", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("corrupt stream: %d files left in TMPDIR", len(left))
+	}
+
+	if testing.Short() {
+		return
+	}
+	// 48 MiB: the heap grows by about a band (two 1 MiB buffers), the
+	// copy buffer and the inflating ring, not by the variable.
+	spoolMin, bandBytes = 1<<20, 1<<20
+	h = &npyio.Header{DType: npyio.Float64Type, Shape: []int{3072, 2048}}
+	data = make([]byte, h.DataSize())
+	for i := range data {
+		data[i] = byte(i * 31 >> 7)
+	}
+	path := writeV7(t, h, data)
+	mf, err = OpenFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mf.Close()
+	err = mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		rc, err := v.OpenRowMajor()
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak := ms.HeapAlloc
+		buf := make([]byte, 1<<20)
+		off := 0
+		for {
+			n, err := rc.Read(buf)
+			if n > 0 && !bytes.Equal(buf[:n], data[off:off+n]) {
+				t.Fatalf("bytes at %d differ", off)
+			}
+			off += n
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc)
+		if off != len(data) {
+			t.Errorf("%d bytes, want %d", off, len(data))
+		}
+		if grew := int64(peak) - int64(base); grew > 16<<20 {
+			t.Errorf("the heap grew by %d MiB reading a 48 MiB variable", grew>>20)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

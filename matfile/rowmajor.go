@@ -24,13 +24,14 @@ var bandBytes int64 = 8 << 20
 // logical array streams in bands of about 8 MiB of rows, each read as
 // one HDF5 hyperslab, so memory stays bounded whatever the variable's
 // size; so does an uncompressed (v6) Level 5 numeric array, read one run
-// per column and band. A compressed (v7) Level 5 numeric matrix is one
+// per column and band. A compressed (v7) Level 5 numeric array is one
 // zlib stream in column-major order, so its first row needs its last
-// column: it is inflated in a goroutine while blocks of columns are
-// scattered into a C-order buffer of the whole variable (held, bounded
-// by Options.MaxVariableBytes; no column-major copy besides). Any other
-// variable is read whole (bounded the same way, as Array) and delivered
-// band by band.
+// column: it is inflated in a goroutine, and up to 64 MiB (a matrix)
+// blocks of columns are scattered into a C-order buffer of the whole
+// variable; a larger one is inflated to a temporary file (os.TempDir,
+// removed on Close) read back in bands like a v6 array, so memory stays
+// bounded. Any other variable is read whole (bounded by
+// Options.MaxVariableBytes, as Array) and delivered band by band.
 func (v *Var) OpenRowMajor() (io.ReadCloser, error) {
 	h := v.Header
 	if !h.FortranOrder || longAxes(h.Shape) <= 1 || h.DataSize() == 0 {

@@ -417,9 +417,9 @@ func (c *converter) containerSource(kind, outKind string) (*convSource, error) {
 	}
 	if len(members) == 1 && outKind != "mat" {
 		h := members[0].header
-		return &convSource{array: true, name: members[0].name, open: open, rows: rows(h), bytes: h.DataSize(), header: h, close: done}, nil
+		return &convSource{array: true, name: members[0].name, open: open, rows: rows(h), bytes: h.DataSize(), header: h, close: done, members: members}, nil
 	}
-	src := &convSource{open: open, close: done, rows: rows(members[0].header)}
+	src := &convSource{open: open, close: done, rows: rows(members[0].header), members: members}
 	same := true
 	var lens []string
 	for _, m := range members {
@@ -549,4 +549,97 @@ func vectorShape(shape []int) bool {
 		}
 	}
 	return long <= 1
+}
+
+// fortranMember reports whether m goes to .npy as stored, column-major
+// (convert --fortran-order): a MAT-file array with two or more axes
+// longer than 1, in native byte order. Others (vectors, scalars) are the
+// same bytes in C order and take the usual path.
+func fortranMember(m containerMember) bool {
+	h := m.header
+	return h.FortranOrder && len(h.Shape) >= 2 && !vectorShape(h.Shape) && h.DType.IsNative()
+}
+
+// copyFortran writes member m to w as a Fortran-order .npy: the header,
+// then the data as the member's stream delivers it, in parts of
+// containerBatchBytes, so nothing is held whole.
+func copyFortran(w io.Writer, m containerMember, progress func(int64)) error {
+	h := *m.header
+	wr, err := npyio.NewWriter(w, &h)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.name, err)
+	}
+	if err := streamFortran(wr, m); err != nil {
+		return err
+	}
+	if progress != nil {
+		progress(int64(h.Shape[0]))
+	}
+	return nil
+}
+
+func streamFortran(wr *npyio.Writer, m containerMember) error {
+	rc, err := m.open()
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.name, err)
+	}
+	defer rc.Close()
+	buf := make([]byte, min(containerBatchBytes, max(m.header.DataSize(), 1)))
+	left := m.header.DataSize()
+	for left > 0 {
+		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), left)])
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		if _, err := wr.Write(buf[:k]); err != nil {
+			return err
+		}
+		left -= int64(k)
+	}
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n != 0 || err != io.EOF && err != nil {
+		if err == nil {
+			err = errors.New("more data than the shape holds")
+		}
+		return fmt.Errorf("%s: %w", m.name, err)
+	}
+	return wr.Close()
+}
+
+// containerToNPZ writes every array of an HDF5 or MAT-file input to an
+// .npz one at a time (convert --fortran-order): a matrix as stored
+// (Fortran order), the others as rows.
+func (c *converter) containerToNPZ(f io.Writer, src *convSource) error {
+	z := npyio.NewNPZWriter(f, c.npzDeflate)
+	var done int64
+	for _, m := range src.members {
+		if fortranMember(m) {
+			h := *m.header
+			wr, err := z.Create(m.name, &h)
+			if err != nil {
+				return err
+			}
+			if err := streamFortran(wr, m); err != nil {
+				return err
+			}
+			done += int64(h.Shape[0])
+			c.setProgress(done)
+			continue
+		}
+		r, cl, err := memberReader(m)
+		if err != nil {
+			return err
+		}
+		base := done
+		err = copyMember(z, m.name, r, func(rows int64) { c.setProgress(base + rows) })
+		cl.Close()
+		if err != nil {
+			return err
+		}
+		done += r.Rows()
+	}
+	return z.Close()
 }

@@ -171,6 +171,9 @@ type convSource struct {
 	// archive: members of an .npz copied one by one to an .npz, in any
 	// shapes (cols name them; they need not be one table).
 	archive bool
+	// members are the arrays of an HDF5 or MAT-file input (nil for
+	// others), for the outputs that take them one at a time.
+	members []containerMember
 }
 
 func (c *converter) run(inKind, outKind string) error {
@@ -362,6 +365,11 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 			return err
 		})
 	case "npy":
+		if src.array && c.opts.FortranOrder && len(src.members) == 1 && fortranMember(src.members[0]) {
+			return c.withOutput(func(f io.Writer) error {
+				return copyFortran(f, src.members[0], c.setProgress)
+			})
+		}
 		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
@@ -373,6 +381,11 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 			return copyTableNPY(f, src.cols, rs, c.setProgress)
 		})
 	case "npz":
+		if c.opts.FortranOrder && src.members != nil {
+			return c.withOutput(func(f io.Writer) error {
+				return c.containerToNPZ(f, src)
+			})
+		}
 		return c.withOutput(func(f io.Writer) error {
 			rs, err := src.open()
 			if err != nil {
@@ -961,6 +974,11 @@ type ConvertOptions struct {
 	// Strict makes a MAT-file value numpy cannot hold (a function handle,
 	// an object) an error instead of a warning.
 	Strict bool `flag:"strict"`
+	// FortranOrder writes the arrays of a MAT-file input of two or more
+	// dimensions to .npy or .npz as stored, in MATLAB's column-major order,
+	// as Fortran-order .npy (np.load gives the same values). Nothing is
+	// reordered, so every variable streams, a compressed (v7) one too.
+	FortranOrder bool `flag:"fortran-order"`
 	// MatVersion is the version of a .mat output: 7.3 (the default), 7 or 6.
 	MatVersion string `flag:"mat-version"`
 	// RenameInvalid renames array names that are not valid MATLAB
@@ -1049,6 +1067,9 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 	if o.Variable != "" && from.Name != "mat" {
 		return nil, optionErrorf("--variable applies to .mat inputs only")
+	}
+	if o.FortranOrder && (from.Name != "mat" || to.Name != "npy" && to.Name != "npz") {
+		return nil, optionErrorf("--fortran-order applies to .mat inputs converted to .npy or .npz only")
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}

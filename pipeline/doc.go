@@ -35,8 +35,10 @@
 // about 4 MiB (hdf5.ElementReader: a huge single row in parts); MAT-file
 // arrays of two or more dimensions are column-major and are read in C
 // order through matfile's Var.OpenRowMajor: a v7.3 array in bands of
-// rows, each an HDF5 hyperslab (bounded memory), a Level 5 variable
-// reordered from memory, where matfile holds it anyway (up to 2 GiB).
+// rows, each an HDF5 hyperslab (bounded memory), a Level 5 numeric one in
+// bands too (a large compressed one through a temporary file). Convert
+// --fortran-order writes them to .npy/.npz as stored instead, as
+// Fortran-order arrays: nothing is reordered.
 // Conversions move at most about 4 MiB of rows at a time; a larger row
 // (a 1 x N MATLAB row vector is one row) goes to .npy and .npz in parts
 // of that size, and is read whole for the other outputs. Values

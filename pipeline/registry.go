@@ -47,7 +47,9 @@ func init() {
 			Field{Name: "variables", Type: StringList, Doc: "the variables (or array paths such as s.a) to read (default: every one)",
 				Flag: "variable", FlagType: &flagString, FlagDoc: "use only this variable (or array path such as s.a) of the MAT-file"},
 			Field{Name: "strict", Type: Bool, Default: false, Flag: "strict",
-				Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"}),
+				Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"},
+			Field{Name: "fortran_order", Type: Bool, Default: false, Flag: "fortran-order",
+				Doc: "npyflow convert to .npy or .npz only (a job reads rows, in C order): write arrays of two or more dimensions as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too"}),
 		build: buildFileSource})
 
 	fieldsOpt := func(doc string, req bool) Field {

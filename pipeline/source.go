@@ -185,6 +185,9 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 	if s.npz {
 		members = c.Strings("members")
 	}
+	if c.Type == "mat" && c.Bool("fortran_order") {
+		return nil, &dataError{pos: c.PosOf("fortran_order"), path: c.Path() + ".fortran_order", err: errors.New("applies to npyflow convert to .npy or .npz only: a job reads rows, in C order")}
+	}
 	for _, m := range matches {
 		if isContainer(c.Type) {
 			if err := s.addContainer(m); err != nil {
