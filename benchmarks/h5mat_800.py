@@ -5,7 +5,8 @@ the tests.
 
     /usr/bin/python3 benchmarks/h5mat_800.py gen WORK
     /usr/bin/python3 benchmarks/h5mat_800.py run WORK NPYFLOW [RUNS] [CASE ...]
-    /usr/bin/python3 benchmarks/h5mat_800.py wall2 WORK NPYFLOW [RUNS]
+    /usr/bin/python3 benchmarks/h5mat_800.py wall2 WORK NPYFLOW [RUNS] [CASE ...]
+    /usr/bin/python3 benchmarks/h5mat_800.py check WORK NPYFLOW
 
 gen writes the inputs into WORK (about 3.5 GB):
 
@@ -32,6 +33,10 @@ alone), npyflow its start-up. mat_write_l3 is hdf5storage with npyflow's
 compression (deflate 3, no shuffle, no fletcher32; its own chunking), to
 be timed next to mat_write's npyflow row. Outputs go to WORK (page cache, no fsync
 on either side).
+
+check runs each npyflow conversion once more and compares its output with
+the input (x.npy or table.npy): the .npy/.npz outputs with numpy, the .h5
+with h5py, the .mat with hdf5storage.loadmat; then deletes the outputs.
 
 wall2 times the compressed writers on both cores (`taskset -c 0,1`): where
 npyflow's parallel chunk compression shows (wall clock, which the machine's
@@ -183,6 +188,37 @@ def run(work, npyflow, runs, cases, cores="1"):
         summary("%s: %s" % (c, lbl), res[(c, lbl)])
 
 
+def check(work, npyflow):
+    import h5py
+    import hdf5storage
+    import numpy as np
+    p = lambda n: os.path.join(work, n)
+    x = np.load(p("x.npy"), mmap_mode="r")
+    t = np.load(p("table.npy"), mmap_mode="r")
+    for case in ("h5_contig_read", "h5_deflate_read", "h5_deflate_write", "mat_write", "mat_read",
+                 "table_mat_write", "table_mat_read"):
+        nf, _, inp, out = CASES[case]
+        out = p("check_" + out)
+        subprocess.run([npyflow, "convert", "--progress=never"] + nf + [p(inp), out], check=True)
+        if out.endswith(".npy"):
+            ok = np.array_equal(np.load(out, mmap_mode="r"), x)
+        elif out.endswith(".h5"):
+            with h5py.File(out, "r") as f:
+                ok = np.array_equal(f["x"][...], x)
+        elif case == "mat_write":
+            ok = np.array_equal(hdf5storage.loadmat(out)["x"], x)
+        elif case == "table_mat_write":
+            r = hdf5storage.loadmat(out)["t"]
+            ok = all(np.array_equal(r[k][0, 0].ravel() if r.dtype.names else r[k].ravel(), t[k])
+                     for k in t.dtype.names)
+        else:
+            z = np.load(out)
+            ok = all(np.array_equal(z["t." + k].ravel(), t[k]) and z["t." + k].shape == (len(t), 1)
+                     for k in t.dtype.names)
+        print("%s: npyflow output %s equal to the input: %s" % (case, os.path.basename(out), ok), flush=True)
+        os.remove(out)
+
+
 def main():
     a = sys.argv[1:]
     if a[0] == "job":
@@ -192,6 +228,8 @@ def main():
     elif a[0] == "run":
         runs = int(a[3]) if len(a) > 3 else 5
         run(a[1], a[2], runs, a[4:] or list(CASES))
+    elif a[0] == "check":
+        check(a[1], a[2])
     elif a[0] == "wall2":
         runs = int(a[3]) if len(a) > 3 else 3
         run(a[1], a[2], runs, a[4:] or ["h5_deflate_write", "mat_write", "table_mat_write"], cores="0,1")
