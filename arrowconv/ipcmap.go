@@ -53,6 +53,12 @@ var ErrFileChanged = errors.New("the input file changed (truncated?) while it wa
 // the file format) is an error wrapping errors.ErrUnsupported, as is an
 // empty mapping or a system without mmap: read those with [NewIPCReader].
 func MapIPC(f *os.File, size int64) (*MappedIPC, error) {
+	return mapIPC(f, size, nil)
+}
+
+// mapIPC is MapIPC, but maps nothing (and returns nil, nil) when want
+// does not accept the file's metadata.
+func mapIPC(f *os.File, size int64, want func(*IPCInfo) bool) (*MappedIPC, error) {
 	if size < 0 {
 		st, err := f.Stat()
 		if err != nil {
@@ -66,6 +72,9 @@ func MapIPC(f *os.File, size int64) (*MappedIPC, error) {
 	}
 	if info.Format != IPCFile {
 		return nil, fmt.Errorf("arrowconv: %s is an IPC stream, not a file: %w", f.Name(), errors.ErrUnsupported)
+	}
+	if want != nil && !want(info) {
+		return nil, nil
 	}
 	if int64(int(size)) != size || size == 0 {
 		return nil, fmt.Errorf("arrowconv: %s: a file of %d bytes cannot be mapped: %w", f.Name(), size, errors.ErrUnsupported)

@@ -39,7 +39,7 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 			// gives again) is read through pread: transposing straight
 			// from a mapping was measured slower than from buffers read
 			// into cache (benchmarks/RESULTS.md).
-			if mi, err := MapIPC(f, -1); err == nil {
+			if mi, err := mapIPC(f, -1, oneColumnFile); err == nil && mi != nil {
 				n, m, ok, err := convertIdentity(w, mi, opts, mem)
 				mi.Close()
 				if ok || err != nil {

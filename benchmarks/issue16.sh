@@ -25,13 +25,15 @@ T="taskset -c 1 /usr/bin/time -f"
 run() { # NAME OUT CMD...
 	name=$1 out=$2
 	shift 2
-	rm -f "$out"
+	[ "$out" = /dev/null ] || rm -f "$out"
 	sync
 	$T "$name %e %U %S %M" "$@" 2>&1 >/tmp/issue16.out | grep "^$name " || true
 	sed -n 's/^RESULT .*cpu_secs=\([0-9.]*\).*/duckdb_copy_cpu \1/p' /tmp/issue16.out
 }
 for i in $(seq "$RUNS"); do
 	echo "# run $i load $(cut -d' ' -f1 /proc/loadavg)"
+	run startup /dev/null "$NPYFLOW" help
+	run ipc5-lib-pread "$D/o5p.npy" "$GOBENCH" ipc2npy-pread "$D/s.arrow" "$D/o5p.npy"
 	run ipc5-cli "$D/o5.npy" "$NPYFLOW" convert --progress=never "$D/s.arrow" "$D/o5.npy"
 	run ipc5-cli-sync "$D/o5.npy" "$NPYFLOW" convert --progress=never --sync "$D/s.arrow" "$D/o5.npy"
 	run ipc5-lib "$D/o5l.npy" "$GOBENCH" ipc2npy-npyflow "$D/s.arrow" "$D/o5l.npy"
@@ -46,6 +48,6 @@ for i in $(seq "$RUNS"); do
 	run pq-duckdb "$D/d.parquet" node "$DUCK" copy "$D/struct-src.parquet" "$D/d.parquet"
 done
 # Values: the .npy outputs equal the .npy the .arrow files were made from.
-cmp "$D/o5.npy" "$D/struct.npy" && cmp "$D/o5l.npy" "$D/struct.npy" && cmp "$D/o1.npy" "$D/i8.npy" &&
+cmp "$D/o5.npy" "$D/struct.npy" && cmp "$D/o5l.npy" "$D/struct.npy" && cmp "$D/o5p.npy" "$D/struct.npy" && cmp "$D/o1.npy" "$D/i8.npy" &&
 	cmp "$D/o1l.npy" "$D/i8.npy" && cmp "$D/o1p.npy" "$D/i8.npy" && echo "outputs: byte-identical"
-rm -f "$D/o.parquet" "$D/o5.npy" "$D/o5l.npy" "$D/o1.npy" "$D/o1l.npy" "$D/o1p.npy" "$D/c5.arrow" "$D/c1.arrow" "$D/d.parquet"
+rm -f "$D/o.parquet" "$D/o5.npy" "$D/o5l.npy" "$D/o5p.npy" "$D/o1.npy" "$D/o1l.npy" "$D/o1p.npy" "$D/c5.arrow" "$D/c1.arrow" "$D/d.parquet"

@@ -625,10 +625,18 @@ def report(path, sc_name, sc, runs, W, T, profiles, mach, started, finished, loa
             notes.append("**Contenders disagree on the values read/written**: %s" % ", ".join(sorted(checks)))
         elif checks:
             notes.append("Value check (sum of the array, or of the id column): %s." % ", ".join(sorted(checks)))
-        if any(c.get("verified") for c in w["contenders"]):
+        same = [c for c in w["contenders"] if c.get("verified") and c.get("verify", "").startswith("same:")]
+        if same:
+            good = [c["name"] for c in same if c["verified"].startswith("same bytes")]
+            notes.append("Outputs compared byte for byte with the .npy the input was made from: %s."
+                         % ("identical for " + ", ".join(good) if good else "none identical"))
+            for c in same:
+                if not c["verified"].startswith("same bytes"):
+                    notes.append("**%s: output %s**" % (c["name"], c["verified"]))
+        if any(c.get("verified") and c not in same for c in w["contenders"]):
             want = expect(w["input"])
-            good = [c["name"] for c in w["contenders"] if c.get("verified") and c["verified"] == want]
-            bad = [c for c in w["contenders"] if c.get("verified") and c["verified"] != want]
+            good = [c["name"] for c in w["contenders"] if c.get("verified") and c not in same and c["verified"] == want]
+            bad = [c for c in w["contenders"] if c.get("verified") and c not in same and c["verified"] != want]
             notes.append("Output values read back (DuckDB for Parquet, arrow-go for IPC) and compared "
                          "with numpy's summary `%s`: %s." % (want, "match for " + ", ".join(good) if good else "none match"))
             for c in bad:
