@@ -76,7 +76,10 @@
 // Nulls become NaN in floats and NaT in datetimes and timedeltas. In
 // other columns a null is refused with a [*NullError] (column, null
 // count, first row) unless [MapOptions] gives the column a fill value or a
-// validity field ("<name>_valid", false where null). String widths and
+// validity field ("<name>_valid", false where null; a struct column's
+// nullable fields x, at any depth, get "x_valid" right after them inside
+// the struct, as parquetio names them). A null list of floats or times is
+// NaN or NaT in every place. String widths and
 // list lengths not fixed by options or numpy metadata come from a pass
 // over the data ([Mapping.Scan]; [ConvertIPC] rereads a file or spools a
 // pipe for it). [DescribeSchema] reports each column's mapping and

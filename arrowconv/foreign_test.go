@@ -451,9 +451,10 @@ var _ = arrow.Null
 
 // TestForeignArrowJS converts the files Arrow JS wrote
 // (testdata/gen_arrowjs.mjs): every type it writes, file and stream,
-// whole records and slices with offsets, and a stream with no batches.
+// whole records and slices with offsets, a dictionary two columns share
+// (one dictionary batch), and a stream with no batches.
 func TestForeignArrowJS(t *testing.T) {
-	for _, name := range []string{"arrowjs_every_type.arrow", "arrowjs_every_type.arrows"} {
+	for _, name := range []string{"arrowjs_every_type.arrow", "arrowjs_every_type.arrows", "arrowjs_shared_dict.arrow", "arrowjs_shared_dict.arrows"} {
 		for _, slice := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/slice=%v", name, slice), func(t *testing.T) {
 				m := checkForeign(t, filepath.Join("testdata", "foreign", name), nil, slice)
@@ -461,7 +462,7 @@ func TestForeignArrowJS(t *testing.T) {
 				want := map[string]string{
 					"i64": "<i8", "f16": "<f2", "s": "<U7", "bin": "|S3", "fsb": "|V3", "dec": "<f8", "dec38": "<f8",
 					"date_day": "<M8[D]", "date_ms": "<M8[ms]", "ts_us_tz": "<M8[us]", "t_s": "<m8[s]", "t_ns": "<m8[ns]",
-					"dur_ms": "<m8[ms]", "dict": "<U8",
+					"dur_ms": "<m8[ms]", "dict": "<U8", "from": "<U5", "to": "<U5",
 				}
 				for _, f := range dt.Fields {
 					if w, ok := want[f.Name]; ok && f.Type.TypeStr() != w {

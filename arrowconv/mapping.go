@@ -1344,7 +1344,7 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 	case nd.isTime && nd.kind != mList:
 		nb = make([]byte, 8)
 		*(*int64)(unsafe.Pointer(&nb[0])) = nat
-	case nd.zeroNull && (nd.kind == mStruct || nd.kind == mList):
+	case nd.zeroNull && (nd.kind == mStruct || nd.kind == mList), nd.nanList():
 		if nd.nullB == nil {
 			nd.nullB = nd.nullElem()
 		}
@@ -1408,6 +1408,20 @@ func (nd *mnode) nullElem() []byte {
 		*(*int64)(unsafe.Pointer(&b[0])) = nat
 	}
 	return b
+}
+
+// nanList reports whether nd is a list of floats or times (at any list
+// depth): a null list is NaN or NaT in every place, as a float or time
+// column's null is (and as parquetio reads a null list).
+func (nd *mnode) nanList() bool {
+	if nd.kind != mList {
+		return false
+	}
+	c := nd.children[0]
+	if c.kind == mList {
+		return c.nanList()
+	}
+	return (c.isFloat || c.isTime) && c.kind != mStruct && c.kind != mNumpy
 }
 
 func b2u(b bool) byte {
@@ -1750,6 +1764,8 @@ func decimalBig(b []byte) *big.Int {
 // inspect-style listings (see [DescribeSchema]).
 type ColumnInfo struct {
 	Name      string
+	Field     string // the numpy field name (a scaled decimal's "<name>_x1e<scale>")
+	Validity  string // the validity field after it, "" if none
 	ArrowType string // the Arrow type, e.g. "decimal(10, 2)", "timestamp[us, tz=UTC]"
 	Nullable  bool
 	// DType is the numpy type the column becomes ("<f8", "<M8[us]",
@@ -1792,6 +1808,17 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 			}
 		}
 		m, err := MapSchema(arrow.NewSchema([]arrow.Field{f}, nil), o)
+		ci.Field = f.Name
+		if m != nil {
+			if c := m.cols[0]; c.kind == mDecI64 {
+				ci.Field = ScaledName(f.Name, c.scale)
+			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
+				ci.Field = ScaledName(f.Name, c.children[0].scale)
+			}
+			if m.valid[0] {
+				ci.Validity = ValidityName(f.Name)
+			}
+		}
 		switch {
 		case err != nil:
 			ci.Refused = err
@@ -1816,6 +1843,8 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 				ci.NullPolicy = "NaN"
 			case nd.isTime && nd.kind != mList:
 				ci.NullPolicy = "NaT"
+			case nd.nanList():
+				ci.NullPolicy = "NaN or NaT in every place"
 			case nd.zeroNull:
 				ci.NullPolicy = "validity field"
 			default:

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -64,7 +66,14 @@ func fuzzRead(t *testing.T, data []byte) {
 			t.Fatalf("%s: error %q (%T) does not say where it comes from", what, err, err)
 		}
 	}
-	r, err := NewReader(bytes.NewReader(data), int64(len(data)))
+	// Inputs of odd length are read with a validity field for every
+	// nullable column (struct fields and lists included), as convert
+	// --validity '*' reads them.
+	var opts *ReadOptions
+	if len(data)%2 == 1 {
+		opts = &ReadOptions{Validity: []string{"*"}}
+	}
+	r, err := NewReaderOptions(bytes.NewReader(data), int64(len(data)), opts)
 	if err != nil {
 		checkErr("NewReader", err)
 		return
@@ -230,6 +239,13 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, foreignFile(t, 40, 15, c.codec, c.v2))
 	}
 	seeds = append(seeds, deltaFile(t, false), deltaFile(t, true))
+	// Files other producers wrote with nulls in structs and lists, and
+	// the legacy types.
+	for _, name := range []string{"duck_struct_nulls.parquet", "duck_list_nulls.parquet", "pqa_nested_nulls.parquet", "pqlow_legacy_types.parquet"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "foreign", name)); err == nil {
+			seeds = append(seeds, b)
+		}
+	}
 	return seeds
 }
 

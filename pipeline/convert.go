@@ -1073,16 +1073,11 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
-	if len(o.Fill)+len(o.Validity)+len(o.Columns) > 0 || o.Decimal != "" && !strings.EqualFold(o.Decimal, "f8") {
-		if from.Name != "parquet" && from.Name != "arrow" {
-			return nil, optionErrorf("--fill, --validity, --decimal and --columns apply to Parquet and Arrow inputs only")
-		}
-		fo, err := foreignFromConvert(&o)
-		if err != nil {
-			return nil, err
-		}
-		c.fo = fo
+	fo, err := foreignForInput(&o, from.Name)
+	if err != nil {
+		return nil, err
 	}
+	c.fo = fo
 	switch to.Name {
 	case "npz":
 		switch strings.ToLower(o.Compression) {

@@ -65,6 +65,19 @@ func foreignFromComponent(c *Component) *foreignOptions {
 	return o
 }
 
+// foreignForInput reads the options of reading Parquet and Arrow files
+// of a conversion (or an inspection) of a file of format from: nil when
+// none is given, an error when some is given for another format.
+func foreignForInput(co *ConvertOptions, from string) (*foreignOptions, error) {
+	if co == nil || len(co.Fill)+len(co.Validity)+len(co.Columns) == 0 && (co.Decimal == "" || strings.EqualFold(co.Decimal, "f8")) {
+		return nil, nil
+	}
+	if from != "parquet" && from != "arrow" {
+		return nil, optionErrorf("--fill, --validity, --decimal and --columns apply to Parquet and Arrow inputs only")
+	}
+	return foreignFromConvert(co)
+}
+
 // foreignFromConvert reads the options of a conversion: --fill
 // column=value,..., --validity, --decimal.
 func foreignFromConvert(co *ConvertOptions) (*foreignOptions, error) {

@@ -47,7 +47,7 @@ func foreignReadFields() []Field {
 			FlagDoc: "column=value,...: the value written where a column is null (numbers, true/false, text; a datetime in numpy's ISO form); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row",
 			Doc:     "column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"},
 		{Name: "validity", Type: StringList, Flag: "validity",
-			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (the null slots hold the fill value, NaN, NaT or zeros); * for every nullable column"},
+			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (a struct or list row too; the null slots hold the fill value, NaN, NaT or zeros); inside a struct column, each nullable field x gets x_valid right after it; * for every nullable column"},
 		{Name: "columns", Type: StringList, Flag: "columns",
 			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest"},
 		{Name: "decimal", Type: String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",

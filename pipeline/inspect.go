@@ -59,6 +59,18 @@ func (i *Inspection) WriteText(w io.Writer) {
 // groups, datasets and attributes, a MAT-file's variables, recognized by
 // the file's first bytes (a MAT-file also by its .mat name). Errors do not repeat the file's name.
 func Inspect(ctx context.Context, name string) (*Inspection, error) {
+	return InspectOptions(ctx, name, nil)
+}
+
+// InspectOptions is [Inspect] under conversion options: for a Parquet or
+// Arrow file, the options of reading files other tools wrote (o.Fill,
+// o.Validity, o.Decimal, o.Columns: convert's --fill, --validity,
+// --decimal and --columns) apply as [Convert] applies them, by the same
+// mapping code: the columns read in their order, scaled decimals under
+// their field names, validity fields, and which columns would still be
+// refused. They are refused for other formats, as by Convert; o's other
+// options are not used.
+func InspectOptions(ctx context.Context, name string, o *ConvertOptions) (*Inspection, error) {
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return nil, bare(err)
@@ -67,7 +79,25 @@ func Inspect(ctx context.Context, name string) (*Inspection, error) {
 	size := f.Size()
 	var magic [6]byte
 	n, _ := f.ReadAt(magic[:], 0)
-	switch containerKind(name, f, size) {
+	m := magic[:n]
+	kind := containerKind(name, f, size)
+	if kind == "" {
+		switch {
+		case bytes.HasPrefix(m, []byte("PK\x03\x04")), bytes.HasPrefix(m, []byte("PK\x05\x06")):
+			kind = "npz"
+		case bytes.HasPrefix(m, []byte("PAR1")):
+			kind = "parquet"
+		case bytes.HasPrefix(m, []byte("ARROW1")), bytes.HasPrefix(m, []byte("\xff\xff\xff\xff")):
+			kind = "arrow"
+		default:
+			kind = "npy"
+		}
+	}
+	fo, err := foreignForInput(o, kind)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
 	case "hdf5":
 		i, err := inspectHDF5(name, f, size)
 		if err != nil {
@@ -83,23 +113,23 @@ func Inspect(ctx context.Context, name string) (*Inspection, error) {
 		i.File = name
 		return &Inspection{MAT: i}, nil
 	}
-	switch m := magic[:n]; {
-	case bytes.HasPrefix(m, []byte("PK\x03\x04")), bytes.HasPrefix(m, []byte("PK\x05\x06")):
+	switch kind {
+	case "npz":
 		i, err := inspectNPZ(f, size)
 		if err != nil {
 			return nil, err
 		}
 		i.File = name
 		return &Inspection{NPZ: i}, nil
-	case bytes.HasPrefix(m, []byte("PAR1")):
-		i, err := inspectParquet(f, size)
+	case "parquet":
+		i, err := inspectParquet(f, size, fo)
 		if err != nil {
 			return nil, err
 		}
 		i.File = name
 		return &Inspection{Table: i}, nil
-	case bytes.HasPrefix(m, []byte("ARROW1")), bytes.HasPrefix(m, []byte("\xff\xff\xff\xff")):
-		i, err := inspectArrow(f, size)
+	case "arrow":
+		i, err := inspectArrow(f, size, fo)
 		if err != nil {
 			return nil, err
 		}
@@ -165,10 +195,17 @@ type TableInfo struct {
 // ColumnInfo is one column of a table: for files other tools wrote, its
 // own type next to the numpy dtype it maps to, or why it is refused.
 type ColumnInfo struct {
-	Name  string `json:"name"`
-	Descr string `json:"descr,omitempty"` // the numpy dtype it reads back as ("<U": width from the data)
-	Shape []int  `json:"shape,omitempty"` // of each row (subarray or extra axes)
-	Type  string `json:"type,omitempty"`  // its Parquet or Arrow type: DECIMAL(10,2), INT96, timestamp[us, tz=UTC]
+	Name string `json:"name"`
+	// Field is the numpy field it becomes when its name differs from
+	// Name (a scaled decimal's "price_x1e2", a list's "l" for the leaf
+	// "l.list.element").
+	Field string `json:"field,omitempty"`
+	// ValidityOf is set for a validity field (--validity): the column or
+	// struct field whose nulls it records (false where null).
+	ValidityOf string `json:"validity_of,omitempty"`
+	Descr      string `json:"descr,omitempty"` // the numpy dtype it reads back as ("<U": width from the data)
+	Shape      []int  `json:"shape,omitempty"` // of each row (subarray or extra axes)
+	Type       string `json:"type,omitempty"`  // its Parquet or Arrow type: DECIMAL(10,2), INT96, timestamp[us, tz=UTC]
 	// Nullable, NullCount (Parquet statistics; -1 unknown) and
 	// Dictionary describe the source column; Nulls says what its nulls
 	// become (NaN, NaT, refused: a fill value or validity field is needed).
@@ -178,6 +215,8 @@ type ColumnInfo struct {
 	Nulls      string `json:"nulls,omitempty"`
 	// Refused says why converting the column would be refused.
 	Refused string `json:"refused,omitempty"`
+	// Fill: a fill value (--fill) is written where it is null.
+	Fill bool `json:"fill,omitempty"`
 }
 
 // inspectNPY reads an .npy header from r, whose data may be size bytes
@@ -268,8 +307,8 @@ func (info *NPZInfo) WriteText(w io.Writer) {
 	}
 }
 
-func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
-	d, err := parquetio.Describe(f, size)
+func inspectParquet(f io.ReaderAt, size int64, fo *foreignOptions) (*TableInfo, error) {
+	d, err := parquetio.DescribeOptions(f, size, fo.parquet())
 	if err != nil {
 		return nil, err
 	}
@@ -286,10 +325,19 @@ func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
 		return info, nil
 	}
 	// Another tool's file: each leaf column's Parquet type and mapping,
-	// from the footer alone.
+	// from the footer alone, as a reader with the options maps it (the
+	// numpy fields of d.Fields: validity fields between the leaves).
 	info := &TableInfo{Format: "parquet", FileSize: size, Rows: d.Rows, Columns: []ColumnInfo{}}
-	for _, c := range d.Columns {
-		ci := ColumnInfo{Name: c.Path, Descr: c.DType, Type: c.Type, Nullable: c.Nullable, Dictionary: c.Dictionary, Refused: c.Refused}
+	for _, fd := range d.Fields {
+		if fd.Column < 0 {
+			info.Columns = append(info.Columns, ColumnInfo{Name: fd.Name, Descr: fd.DType, Type: "validity", ValidityOf: fd.ValidityOf})
+			continue
+		}
+		c := d.Columns[fd.Column]
+		ci := ColumnInfo{Name: c.Path, Descr: c.DType, Type: c.Type, Nullable: c.Nullable, Dictionary: c.Dictionary, Refused: c.Refused, Fill: c.Fill}
+		if fd.Name != c.Path && !fd.Refused {
+			ci.Field = fd.Name
+		}
 		if c.Type != c.Physical {
 			ci.Type += " (" + c.Physical + ")"
 		}
@@ -302,10 +350,14 @@ func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
 			ci.NullCount = &n
 			switch {
 			case n == 0:
+			case c.Fill:
+				ci.Nulls = "fill value"
 			case strings.Contains(c.DType, "f"):
 				ci.Nulls = "NaN"
 			case strings.Contains(c.DType, "M8") || strings.Contains(c.DType, "m8"):
 				ci.Nulls = "NaT"
+			case c.Validity != "":
+				ci.Nulls = "zeros, recorded in " + c.Validity
 			case n < 0:
 				ci.Nulls = "refused if any (no statistics; give a fill value or a validity field)"
 			default:
@@ -317,17 +369,28 @@ func inspectParquet(f io.ReaderAt, size int64) (*TableInfo, error) {
 	return info, nil
 }
 
-func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
+func inspectArrow(f storage.File, size int64, fo *foreignOptions) (*TableInfo, error) {
 	ii, err := arrowconv.ReadIPCInfo(f, size)
 	if err != nil {
+		return nil, err
+	}
+	// The columns read and the options, as convert applies them.
+	schema, proj, err := fo.project(ii.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if err := fo.checkArrowNames(schema); err != nil {
 		return nil, err
 	}
 	info := &TableInfo{Format: "arrow", FileSize: size, IPC: "file", Rows: ii.Rows, Batches: ii.Batches, Columns: []ColumnInfo{}}
 	if ii.Format == arrowconv.IPCStream {
 		info.IPC = "stream"
 	}
-	for i, c := range arrowconv.DescribeSchema(ii.Schema, nil) {
-		ci := ColumnInfo{Name: c.Name, Type: c.ArrowType, Descr: c.DType, Nullable: c.Nullable}
+	for i, c := range arrowconv.DescribeSchema(schema, fo.arrow(schema)) {
+		ci := ColumnInfo{Name: c.Name, Type: c.ArrowType, Descr: c.DType, Nullable: c.Nullable, Fill: c.NullPolicy == "fill"}
+		if c.Field != c.Name {
+			ci.Field = c.Field
+		}
 		if c.NeedsScan {
 			ci.Descr = "(string width or list length from the data)"
 		}
@@ -335,6 +398,9 @@ func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
 			ci.Refused = strings.TrimPrefix(c.Refused.Error(), "arrowconv: ")
 		}
 		n := int64(-1)
+		if proj != nil {
+			i = proj[i]
+		}
 		if i < len(ii.NullCounts) {
 			n = ii.NullCounts[i]
 		}
@@ -345,17 +411,20 @@ func inspectArrow(f storage.File, size int64) (*TableInfo, error) {
 			case n == 0:
 				ci.Nulls = ""
 			case ci.Nulls == "refused" && n > 0 && ci.Refused == "":
-				dt := c.DType
-				if dt == "" {
-					dt = "U/S" // a string width from the data
+				what := "numpy " + c.DType + " has no null"
+				if c.DType == "" {
+					what = "numpy has no null for " + c.ArrowType
 				}
-				ci.Refused = fmt.Sprintf("holds %d nulls and numpy %s has no null: give a fill value (--fill) or a validity field (--validity), or leave the column out", n, dt)
+				ci.Refused = fmt.Sprintf("holds %d nulls and %s: give a fill value (--fill) or a validity field (--validity), or leave the column out", n, what)
 			case ci.Nulls == "refused":
 				ci.Nulls = "refused if any (give a fill value or a validity field)"
 			}
 		}
-		_, ci.Dictionary = ii.Schema.Field(len(info.Columns)).Type.(*arrow.DictionaryType)
+		_, ci.Dictionary = ii.Schema.Field(i).Type.(*arrow.DictionaryType)
 		info.Columns = append(info.Columns, ci)
+		if c.Validity != "" {
+			info.Columns = append(info.Columns, ColumnInfo{Name: c.Validity, Descr: "|b1", Type: "validity", ValidityOf: c.Name})
+		}
 	}
 	return info, nil
 }
@@ -384,6 +453,12 @@ func (info *TableInfo) WriteText(w io.Writer) {
 				notes = append(notes, n)
 			}
 			line := c.Type + " -> " + c.Descr
+			if c.Field != "" {
+				line = c.Type + " -> " + c.Field + " " + c.Descr
+			}
+			if c.ValidityOf != "" {
+				line = fmt.Sprintf("validity -> %s (false where %s is null)", c.Descr, c.ValidityOf)
+			}
 			if c.Refused != "" {
 				line = c.Type + " REFUSED: " + c.Refused
 			} else if c.Nulls != "" && c.Nulls != "NaN" && c.Nulls != "NaT" {
@@ -399,4 +474,20 @@ func (info *TableInfo) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Descr)
 		}
 	}
+}
+
+// InspectFlags are the options of `npyflow inspect` besides --json: the
+// conversion options that change how Parquet and Arrow files map to
+// numpy ([ConvertFlags] entries declared by foreignReadFields), set on a
+// [ConvertOptions] for [InspectOptions].
+func InspectFlags() []Flag {
+	var out []Flag
+	for _, f := range ConvertFlags() {
+		for _, fd := range foreignReadFields() {
+			if fd.Flag == f.Name {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }

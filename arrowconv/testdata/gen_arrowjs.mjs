@@ -232,3 +232,23 @@ const nbatch = (lo, hi) => new A.RecordBatch(nschema, A.makeData({
 const ntable = new A.Table([nbatch(0, 7), nbatch(7, 12)]);
 write("arrowjs_nested_nulls.arrow", ntable, "file");
 write("arrowjs_nested_nulls.arrows", ntable, "stream");
+
+// A dictionary shared by two columns (one dictionary id, one dictionary
+// batch).
+{
+  const dtype = new A.Dictionary(new A.Utf8(), new A.Int8(), 7);
+  const dict = A.vectorFromArray(["north", "south", "east", "west"], new A.Utf8());
+  const idx = (xs) => {
+    const valid = xs.map((x) => x !== null);
+    const bm = new Uint8Array(Math.ceil(xs.length / 8));
+    valid.forEach((ok, i) => { if (ok) bm[i >> 3] |= 1 << (i & 7); });
+    return A.makeVector(A.makeData({ type: dtype, length: xs.length, nullCount: valid.filter((v) => !v).length, nullBitmap: bm,
+      data: Int8Array.from(xs.map((x) => x ?? 0)), dictionary: dict }));
+  };
+  const from = idx([0, 1, 2, 3, 0, 1]);
+  const to = idx([3, 2, 1, 0, 3, 2]);
+  const sschema = new A.Schema([f("from", dtype, false), f("to", dtype, false)]);
+  const sb = new A.RecordBatch(sschema, A.makeData({ type: new A.Struct(sschema.fields), length: 6, nullCount: 0, children: [from.data[0], to.data[0]] }));
+  write("arrowjs_shared_dict.arrow", new A.Table([sb]), "file");
+  write("arrowjs_shared_dict.arrows", new A.Table([sb]), "stream");
+}

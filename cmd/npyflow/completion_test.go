@@ -41,7 +41,7 @@ func TestCompletionBash(t *testing.T) {
 	}
 	for cmd, want := range map[string][]string{
 		"run":      {"--workers", "--sync", "--no-commit", "--plan", "--shard", "--resume", "--set"},
-		"inspect":  {"--json"},
+		"inspect":  {"--json", "--columns", "--decimal", "--fill", "--validity"},
 		"validate": {"--set", "--static"},
 		"commit":   {"--plan", "--state"},
 	} {

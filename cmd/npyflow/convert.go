@@ -96,7 +96,12 @@ func (f *optionFlag) Set(v string) error {
 // addConvertFlags declares the conversion options on fs, as
 // pipeline.ConvertFlags generates them.
 func addConvertFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions) {
-	for _, d := range pipeline.ConvertFlags() {
+	addOptionFlags(fs, opts, pipeline.ConvertFlags())
+}
+
+// addOptionFlags declares the conversion options flags on fs.
+func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pipeline.Flag) {
+	for _, d := range flags {
 		v := &optionFlag{opts: opts, name: d.Name, isBool: d.Type == pipeline.Bool}
 		if d.Default != nil && d.Default != false && d.Default != int64(0) && d.Default != "" {
 			v.current = fmt.Sprint(d.Default)

@@ -14,7 +14,7 @@ func init() {
 	register("inspect", "show what a file holds without reading its data: an .npy header, .npz members, a Parquet or Arrow schema, HDF5 datasets, MAT-file variables", runInspect)
 }
 
-const inspectUsage = `usage: npyflow inspect [--json] FILE
+const inspectUsage = `usage: npyflow inspect [--json] [--columns C,...] [--decimal f8|scaled] [--fill C=V,...] [--validity C,...|*] FILE
 
 FILE is an .npy, .npz, Parquet, Arrow IPC, HDF5 or MAT file (recognized by
 its first bytes). Only headers and metadata are read:
@@ -26,6 +26,8 @@ its first bytes). Only headers and metadata are read:
             why converting it would be refused
   .arrow    IPC format, rows, record batches, and each column's Arrow type
             next to its numpy dtype, or why it would be refused
+For Parquet and Arrow files, --columns, --decimal, --fill and --validity
+show the mapping convert gives under the same options (the same code).
   .h5       groups, datasets (dtype, shape, layout, chunking, filters) and
             attributes
   .mat      version, and each variable's class, MATLAB size, bytes and
@@ -37,6 +39,8 @@ func runInspect(e *env) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	var opts pipeline.ConvertOptions
+	addOptionFlags(fs, &opts, pipeline.InspectFlags())
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), inspectUsage)
 		fs.PrintDefaults()
@@ -53,7 +57,7 @@ func runInspect(e *env) error {
 		return usagef("inspect needs one FILE, got %d arguments", len(args))
 	}
 	name := args[0]
-	ins, err := pipeline.Inspect(e.ctx, name)
+	ins, err := pipeline.InspectOptions(e.ctx, name, &opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", storage.Redact(name), trimPrefix(err))
 	}

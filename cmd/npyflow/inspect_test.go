@@ -134,3 +134,25 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectOptionsCLI: inspect takes convert's --validity, --decimal,
+// --columns and --fill and shows the mapping under them.
+func TestInspectOptionsCLI(t *testing.T) {
+	f := filepath.Join("..", "..", "parquetio", "testdata", "foreign", "duck_nulls.parquet")
+	code, out := runCLI(t, "inspect", "--decimal", "scaled", "--columns", "decn,f8n", "--validity", "decn", f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"decn             DECIMAL(10,2) (INT64) -> decn_x1e2 <i8", "decn_valid       validity -> |b1 (false where decn is null)", "f8n              DOUBLE -> <f8"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "u1_dict") {
+		t.Errorf("a column not selected is shown:\n%s", out)
+	}
+	code, out = runCLI(t, "inspect", "--validity", "x", filepath.Join("..", "..", "arrowconv", "testdata", "foreign", "nulls.arrow"))
+	if code != 1 || !strings.Contains(out, `"x"`) {
+		t.Errorf("validity for no column: exit %d: %s", code, out)
+	}
+}

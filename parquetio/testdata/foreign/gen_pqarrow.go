@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -27,11 +28,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/float16"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 type column struct {
@@ -147,6 +150,8 @@ func main() {
 			b.Field(5).(*array.Time64Builder).Append(arrow.Time64((int64(i) * 287999999937) % 86400000000))
 		})
 
+	writeLegacy("pqlow_legacy_types.parquet", 50)
+
 	// Nulls in nested columns (validity fields): a struct whose rows,
 	// nested struct and fields are null in different rows, a
 	// fixed_size_list, a list of one length with null rows.
@@ -196,6 +201,127 @@ func main() {
 		})
 }
 
+// writeLegacy writes, with arrow-go's low-level Parquet writer, the
+// types the Arrow writer does not produce: integer, date and timestamp
+// columns annotated by the legacy converted types alone (TIMESTAMP_MILLIS
+// and TIMESTAMP_MICROS without a logical type), FLOAT16, a
+// FIXED_LEN_BYTE_ARRAY without logical type, a DECIMAL on BYTE_ARRAY, a
+// legacy UTF8 string, a 2-level LIST (repeated primitive inside the LIST
+// group) and a repeated primitive without LIST annotation.
+func writeLegacy(name string, rows int) {
+	must := func(n schema.Node, err error) schema.Node {
+		if err != nil {
+			log.Fatal(err)
+		}
+		return n
+	}
+	req, rep := parquet.Repetitions.Required, parquet.Repetitions.Repeated
+	list2 := must(schema.NewGroupNodeConverted("l2", req, schema.FieldList{
+		must(schema.NewPrimitiveNode("array", rep, parquet.Types.Int32, -1, -1))}, schema.ConvertedTypes.List, -1))
+	root := must(schema.NewGroupNode("schema", req, schema.FieldList{
+		must(schema.NewPrimitiveNodeConverted("i8c", req, parquet.Types.Int32, schema.ConvertedTypes.Int8, 0, 0, 0, -1)),
+		must(schema.NewPrimitiveNodeConverted("u16c", req, parquet.Types.Int32, schema.ConvertedTypes.Uint16, 0, 0, 0, -1)),
+		must(schema.NewPrimitiveNodeConverted("tsm", req, parquet.Types.Int64, schema.ConvertedTypes.TimestampMillis, 0, 0, 0, -1)),
+		must(schema.NewPrimitiveNodeConverted("tsu", req, parquet.Types.Int64, schema.ConvertedTypes.TimestampMicros, 0, 0, 0, -1)),
+		must(schema.NewPrimitiveNodeConverted("dc", req, parquet.Types.Int32, schema.ConvertedTypes.Date, 0, 0, 0, -1)),
+		must(schema.NewPrimitiveNodeLogical("f16", req, schema.Float16LogicalType{}, parquet.Types.FixedLenByteArray, 2, -1)),
+		must(schema.NewPrimitiveNode("flba", req, parquet.Types.FixedLenByteArray, -1, 5)),
+		must(schema.NewPrimitiveNodeConverted("decba", req, parquet.Types.ByteArray, schema.ConvertedTypes.Decimal, 0, 20, 3, -1)),
+		must(schema.NewPrimitiveNodeConverted("su", req, parquet.Types.ByteArray, schema.ConvertedTypes.UTF8, 0, 0, 0, -1)),
+		list2,
+		must(schema.NewPrimitiveNode("rp", rep, parquet.Types.Int64, -1, -1)),
+	}, -1)).(*schema.GroupNode)
+	f, err := os.Create(name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := file.NewParquetWriter(f, root, file.WithWriterProps(parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithStats(true))))
+	rg := w.AppendRowGroup()
+	col := func() file.ColumnChunkWriter {
+		c, err := rg.NextColumn()
+		if err != nil {
+			log.Fatal(err)
+		}
+		return c
+	}
+	ints := func(f func(i int) int32) []int32 {
+		out := make([]int32, rows)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	i64s := func(f func(i int) int64) []int64 {
+		out := make([]int64, rows)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	check := func(_ int64, err error) {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	check(col().(*file.Int32ColumnChunkWriter).WriteBatch(ints(func(i int) int32 { return int32(i%256 - 128) }), nil, nil))
+	check(col().(*file.Int32ColumnChunkWriter).WriteBatch(ints(func(i int) int32 { return int32(i * 1311 % 65536) }), nil, nil))
+	check(col().(*file.Int64ColumnChunkWriter).WriteBatch(i64s(func(i int) int64 { return int64(i)*86400123 - 1e12 }), nil, nil))
+	check(col().(*file.Int64ColumnChunkWriter).WriteBatch(i64s(func(i int) int64 { return int64(i)*3600000001 + 1.6e15 }), nil, nil))
+	check(col().(*file.Int32ColumnChunkWriter).WriteBatch(ints(func(i int) int32 { return int32(i*37 - 500) }), nil, nil))
+	var f16, flba []parquet.FixedLenByteArray
+	var dec, su []parquet.ByteArray
+	for i := 0; i < rows; i++ {
+		h := float16.New(float32(i)*0.125 - 3).Uint16()
+		f16 = append(f16, parquet.FixedLenByteArray{byte(h), byte(h >> 8)})
+		flba = append(flba, parquet.FixedLenByteArray{byte(i), 0, byte(255 - i), 7, 0})
+		// Unscaled value, big-endian two's complement, as few bytes as
+		// the value needs (9 for the large ones).
+		u := new(big.Int).Mul(big.NewInt(int64(i)*7919-200000), big.NewInt(1000000007))
+		if i%3 == 0 {
+			u = big.NewInt(int64(-i))
+		}
+		dec = append(dec, twos(u))
+		su = append(su, parquet.ByteArray("ü"+strconv.Itoa(i*i)))
+	}
+	check(col().(*file.FixedLenByteArrayColumnChunkWriter).WriteBatch(f16, nil, nil))
+	check(col().(*file.FixedLenByteArrayColumnChunkWriter).WriteBatch(flba, nil, nil))
+	check(col().(*file.ByteArrayColumnChunkWriter).WriteBatch(dec, nil, nil))
+	check(col().(*file.ByteArrayColumnChunkWriter).WriteBatch(su, nil, nil))
+	// Lists of three values a row: repetition 0, 1, 1.
+	var lv []int32
+	var l64 []int64
+	var lrep, ldef []int16
+	for i := 0; i < rows; i++ {
+		for k := 0; k < 3; k++ {
+			lv = append(lv, int32(i*10+k))
+			l64 = append(l64, int64(i)*1000000007*int64(k+1))
+			lrep = append(lrep, int16(min(k, 1)))
+			ldef = append(ldef, 1)
+		}
+	}
+	check(col().(*file.Int32ColumnChunkWriter).WriteBatch(lv, ldef, lrep))
+	check(col().(*file.Int64ColumnChunkWriter).WriteBatch(l64, ldef, lrep))
+	if err := rg.Close(); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	readBack(name, "legacy converted types alone (INT_8, UINT_16, TIMESTAMP_MILLIS/MICROS, DATE, UTF8), FLOAT16, FIXED_LEN_BYTE_ARRAY(5) without logical type, DECIMAL(20,3) on BYTE_ARRAY, a 2-level LIST, a repeated primitive without LIST")
+}
+
+// twos is x as big-endian two's complement in the fewest bytes.
+func twos(x *big.Int) []byte {
+	n := x.BitLen()/8 + 1
+	b := make([]byte, n)
+	m := new(big.Int).Set(x)
+	if x.Sign() < 0 {
+		m.Add(m, new(big.Int).Lsh(big.NewInt(1), uint(8*n)))
+	}
+	m.FillBytes(b)
+	return b
+}
+
 // jsonOf is value k of a nested array as JSON values (numbers exact, nil
 // for null), for the JSON text of struct and list values.
 func jsonOf(arr arrow.Array, k int) any {
@@ -223,6 +349,8 @@ func jsonOf(arr arrow.Array, k int) any {
 	case *array.Int32:
 		return json.Number(strconv.FormatInt(int64(a.Value(k)), 10))
 	case *array.Int16:
+		return json.Number(strconv.FormatInt(int64(a.Value(k)), 10))
+	case *array.Int8:
 		return json.Number(strconv.FormatInt(int64(a.Value(k)), 10))
 	case *array.Boolean:
 		return a.Value(k)
@@ -308,6 +436,14 @@ func readBack(name, note string) {
 					col.Type, v = "INTEGER", strconv.FormatInt(int64(a.Value(k)), 10)
 				case *array.Int16:
 					col.Type, v = "SMALLINT", strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Int8:
+					col.Type, v = "TINYINT", strconv.FormatInt(int64(a.Value(k)), 10)
+				case *array.Uint16:
+					col.Type, v = "USMALLINT", strconv.FormatUint(uint64(a.Value(k)), 10)
+				case *array.Float16:
+					col.Type, v = "HALF", strconv.FormatFloat(float64(a.Value(k).Float32()), 'g', -1, 32)
+				case *array.FixedSizeBinary:
+					col.Type, v = "FIXED", strings.ToUpper(hex.EncodeToString(a.Value(k)))
 				case *array.Uint8:
 					col.Type, v = "UTINYINT", strconv.FormatUint(uint64(a.Value(k)), 10)
 				case *array.Boolean:
@@ -336,6 +472,9 @@ func readBack(name, note string) {
 					if _, ok := a.(array.ListLike); ok {
 						col.Type = "LIST"
 					}
+				case *array.Decimal256:
+					t := a.DataType().(*arrow.Decimal256Type)
+					col.Type, v = fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), a.Value(k).ToString(t.Scale)
 				case *array.Decimal128:
 					t := a.DataType().(*arrow.Decimal128Type)
 					col.Type, v = fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), a.Value(k).ToString(t.Scale)

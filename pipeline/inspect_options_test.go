@@ -1,0 +1,119 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// TestInspectOptions: inspect under --columns, --decimal, --fill and
+// --validity shows the numpy fields convert writes under the same
+// options (the same mapping code): for files DuckDB, pqarrow and Arrow JS
+// wrote, the field names inspect lists (validity fields included, struct
+// fields dotted for Parquet) are those of the .npy convert writes, in
+// order, and a column inspect shows refused is refused by convert. Options
+// for no column, or for another format, are refused as by convert.
+func TestInspectOptions(t *testing.T) {
+	const pq, ar = "../parquetio/testdata/foreign/", "../arrowconv/testdata/foreign/"
+	dir := t.TempDir()
+	// The IPC stream Arrow JS wrote, named .arrow (convert knows the
+	// format by the name; the reader finds a stream by its bytes).
+	stream := filepath.Join(dir, "arrowjs_nested_nulls_stream.arrow")
+	b, err := os.ReadFile(ar + "arrowjs_nested_nulls.arrows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stream, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file    string
+		opts    ConvertOptions
+		refused string // a column inspect and convert refuse
+	}{
+		{pq + "duck_struct_nulls.parquet", ConvertOptions{Validity: []string{"st"}}, ""},
+		{pq + "duck_struct_nulls.parquet", ConvertOptions{}, "st.a"},
+		{pq + "duck_list_nulls.parquet", ConvertOptions{Validity: []string{"*"}}, ""},
+		{pq + "duck_list_nulls.parquet", ConvertOptions{Columns: []string{"a2", "l2f"}, Fill: []string{"a2=-1"}}, ""},
+		{pq + "duck_nulls.parquet", ConvertOptions{Decimal: "scaled", Columns: []string{"decn", "f8n", "e_dict"}, Validity: []string{"decn"}}, ""},
+		{pq + "duck_int_nulls.parquet", ConvertOptions{Fill: []string{"i4n=3", "bn=true", "sn=x", "u1n=1"}, Validity: []string{"en"}}, ""},
+		{pq + "duck_int_nulls.parquet", ConvertOptions{Fill: []string{"i4n=3"}}, "bn"},
+		{pq + "pqa_nested_nulls.parquet", ConvertOptions{Validity: []string{"*"}}, ""},
+		{pq + "duck_types.parquet", ConvertOptions{Decimal: "scaled", Columns: []string{"dec10_2", "dec4_1", "i1"}}, ""},
+		{ar + "arrowjs_nested_nulls.arrow", ConvertOptions{Validity: []string{"st", "fsl"}}, ""},
+		{stream, ConvertOptions{Validity: []string{"*"}, Columns: []string{"l2", "st"}}, ""},
+		{ar + "arrowjs_every_type.arrow", ConvertOptions{Decimal: "scaled", Columns: []string{"dec", "i8"}, Fill: []string{"dec=0"}}, ""},
+		{ar + "nulls.arrow", ConvertOptions{Validity: []string{"*"}}, ""},
+	} {
+		name := filepath.Base(tc.file)
+		ins, err := InspectOptions(context.Background(), tc.file, &tc.opts)
+		if err != nil {
+			t.Fatalf("%s %+v: %v", name, tc.opts, err)
+		}
+		var fields []string
+		refused := ""
+		for _, c := range ins.Table.Columns {
+			if c.Refused != "" && refused == "" {
+				refused = c.Name
+			}
+			f := c.Field
+			if f == "" {
+				f = c.Name
+			}
+			fields = append(fields, f)
+		}
+		if refused != tc.refused {
+			t.Fatalf("%s %+v: inspect refuses %q, want %q", name, tc.opts, refused, tc.refused)
+		}
+		out := filepath.Join(dir, strings.ReplaceAll(name, ".", "_")+".npy")
+		_, err = Convert(context.Background(), tc.file, out, &tc.opts)
+		if tc.refused != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.refused) {
+				t.Fatalf("%s %+v: convert: %v, want %s refused", name, tc.opts, err, tc.refused)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s %+v: convert: %v", name, tc.opts, err)
+		}
+		a, err := npyio.ReadFile(out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		var flat func(prefix string, dt *npyio.DType)
+		flat = func(prefix string, dt *npyio.DType) {
+			for _, f := range dt.Fields {
+				if f.Type.Kind == npyio.Struct && strings.HasSuffix(name, ".parquet") && f.Type.Fields[0].Name != "months" {
+					flat(prefix+f.Name+".", f.Type)
+					continue
+				}
+				want = append(want, prefix+f.Name)
+			}
+		}
+		dt := a.Header.DType
+		if dt.Kind != npyio.Struct {
+			dt, _ = npyio.NewStruct([]npyio.Field{{Name: fields[0], Type: dt}})
+		}
+		flat("", dt)
+		if strings.Join(fields, " ") != strings.Join(want, " ") {
+			t.Errorf("%s %+v:\ninspect %v\nconvert %v (%s)", name, tc.opts, fields, want, a.Header.DType)
+		}
+	}
+	for _, o := range []ConvertOptions{{Fill: []string{"nope=1"}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
+		for _, f := range []string{pq + "duck_int_nulls.parquet", ar + "nulls.arrow"} {
+			_, ierr := InspectOptions(context.Background(), f, &o)
+			_, cerr := Convert(context.Background(), f, filepath.Join(dir, "x.npy"), &o)
+			if ierr == nil || cerr == nil || !strings.Contains(ierr.Error(), `"nope"`) {
+				t.Errorf("%s %+v: inspect %v, convert %v", f, o, ierr, cerr)
+			}
+		}
+	}
+	if _, err := InspectOptions(context.Background(), "../parquetio/testdata/foreign/duck_types.parquet", &ConvertOptions{Decimal: "exact"}); err == nil {
+		t.Error("--decimal exact accepted")
+	}
+}
