@@ -22,9 +22,13 @@ test: lint
 # Object-storage tests against a real S3-compatible server: SeaweedFS, built
 # once from the Go module proxy and cached in ~/.cache/npyflow/weed by
 # scripts/seaweedfs.sh (minutes the first time), started by the tests on free
-# ports. `make test` runs the same behaviour tests on the local backend only.
+# ports; and against Azurite (azblob://) when it is installed
+# (npm install --prefix /tmp/azurite azurite, or NPYFLOW_AZURITE=path of
+# azurite-blob; skipped with a log line otherwise). `make test` runs the same
+# behaviour tests on the local backend and in-memory buckets.
 test-s3:
-	NPYFLOW_WEED=$$(scripts/seaweedfs.sh) $(GO) test -count=1 -run 'S3' ./objstore/
+	@log=$$(mktemp) && NPYFLOW_WEED=$$(scripts/seaweedfs.sh) $(GO) test -count=1 -v -run 'S3|Azure' ./objstore/ >$$log 2>&1; \
+	  rc=$$?; grep -E '^(--- |ok|FAIL|panic)|no Azurite|azurite-blob on|weed server' $$log; [ $$rc = 0 ] || tail -50 $$log; rm -f $$log; exit $$rc
 	@dir=$$(mktemp -d) && out=$$(scripts/seaweedfs.sh start $$dir) && eval "$$out" && \
 	  { NPYFLOW_S3_ENDPOINT=$$NPYFLOW_S3_ENDPOINT $(GO) test -count=1 -tags s3 -run 'S3' ./pipeline/; rc=$$?; \
 	    kill $$WEED_PID; for i in 1 2 3 4 5; do kill -0 $$WEED_PID 2>/dev/null && sleep 1; done; \

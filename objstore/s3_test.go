@@ -43,10 +43,15 @@ var (
 	weedOnce   sync.Once
 	weedCmd    *exec.Cmd
 	weedDir    string
+	// stopAzurite, once set, stops the Azurite the tests started.
+	stopAzurite func()
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if stopAzurite != nil {
+		stopAzurite()
+	}
 	if weedCmd != nil {
 		weedCmd.Process.Kill()
 		weedCmd.Wait()

@@ -40,3 +40,5 @@ func TestBucketCopy(t *testing.T) {
 		t.Errorf("copy of a missing object: %v", err)
 	}
 }
+
+func TestAzureShardRun(t *testing.T) { shardruntest.Run(t, azRoot(t, "shardrun")) }

@@ -102,6 +102,20 @@ func (w *writer) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	i := int(w.pos - w.flushed)
+	if i == len(w.hold) && len(w.hold)+len(p) >= holdMax {
+		// Appending past what is held: the held bytes and p go to the
+		// upload as they are (p is not copied into the held buffer,
+		// which stays small).
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+		if _, err := w.pw.Write(p); err != nil {
+			return 0, w.fail(err)
+		}
+		w.flushed += int64(len(p))
+		w.pos = w.flushed
+		return len(p), nil
+	}
 	for len(w.hold) < i { // a seek past the end: zeros, as a file has
 		w.hold = append(w.hold, 0)
 	}
