@@ -14,8 +14,9 @@ gen writes, once:
   arr_v7.mat   scipy.io.savemat({"x": a}, do_compression=True) (-v7)
   tab.npy      10,000,000 rows of (id <i8, x <f8, y <f4, flag |b1)
   tab.parquet  npyflow convert tab.npy tab.parquet
-  tab_v6.mat, tab_v7.mat  scipy.io.savemat({"t": {"id": ..., ...}}):
-               a 1x1 struct whose fields are 10000000x1 column vectors
+  tab_v6.mat, tab_v7.mat  scipy.io.savemat({"t": {"id": ..., ...}},
+               oned_as="column"): a 1x1 struct whose fields are
+               10000000x1 column vectors
 
 run times each job as a whole process pinned to one core:
   taskset -c 1 /usr/bin/time -f "%e %U %S %M" CMD
@@ -28,8 +29,8 @@ The scipy side of each job is a Python process doing the same job:
   write array: np.load(arr.npy), then scipy.io.savemat(out.mat, ...)
   read table:  loadmat(tab.mat)["t"], its fields copied into a
                structured array, np.save(out.npy)
-  write table: np.load(tab.npy), savemat({"t": {f: column}}) (1-D fields
-               saved as column vectors, scipy's default oned_as)
+  write table: np.load(tab.npy), savemat({"t": {f: column}},
+               oned_as="column"), as npyflow writes a table
 Each scipy process also prints the seconds of the loadmat/savemat call
 alone (after imports and np.load), shown as "op s".
 """
@@ -70,7 +71,7 @@ elif job == "read_table":
 elif job == "write_table":
     a = np.load(src)
     t = time.process_time()
-    sio.savemat(out, {"t": {n: a[n] for n in a.dtype.names}}, do_compression=sys.argv[4] == "7")
+    sio.savemat(out, {"t": {n: a[n] for n in a.dtype.names}}, oned_as="column", do_compression=sys.argv[4] == "7")
     op = time.process_time() - t
 print("OP %.3f" % op)
 """
@@ -96,8 +97,8 @@ def gen(d, npyflow):
         t["flag"] = rng.random(TROWS) < 0.3
         np.save(p("tab.npy"), t)
         cols = {n: t[n] for n in t.dtype.names}
-        sio.savemat(p("tab_v6.mat"), {"t": cols})
-        sio.savemat(p("tab_v7.mat"), {"t": cols}, do_compression=True)
+        sio.savemat(p("tab_v6.mat"), {"t": cols}, oned_as="column")
+        sio.savemat(p("tab_v7.mat"), {"t": cols}, oned_as="column", do_compression=True)
         subprocess.run([npyflow, "convert", "--progress=never", p("tab.npy"), p("tab.parquet")], check=True)
     for n in sorted(os.listdir(d)):
         print(n, os.path.getsize(p(n)))

@@ -860,18 +860,26 @@ func (l *level5) direct(e l5elem, pb []byte, h *mheader, total int64) *Var {
 		// Uncompressed: a band of rows is one run per column, read where
 		// it lies and converted to the class (OpenRowMajor).
 		base := e.off + 8 + skip
+		asIs := !h.logical && naturalType(dt) == typ && (l.bo == binary.LittleEndian) == nativeLE
 		v.slab = func() (io.ReadCloser, error) {
 			var raw []byte
 			return newBandStream(h.dims, dt.Size, func(r0, r1 int, box []byte) error {
 				rows := int64(h.dims[0])
 				k := int64(r1 - r0)
 				run := int(k) * dt.Size
-				if cap(raw) < int(k*es) {
+				if cap(raw) < int(k*es) && !asIs {
 					raw = make([]byte, k*es)
 				}
-				src := raw[:k*es]
+				src := raw[:min(int64(cap(raw)), k*es)]
 				for c := 0; c*run < len(box); c++ {
 					off := base + (int64(c)*rows+int64(r0))*es
+					if asIs {
+						// Stored as the class, in native order: read in place.
+						if _, err := f.r.ReadAt(box[c*run:(c+1)*run], off); err != nil {
+							return &FormatError{File: f.name, Path: h.name, Off: off, Msg: "reading the data: " + zerr(err).Error()}
+						}
+						continue
+					}
 					if _, err := f.r.ReadAt(src, off); err != nil {
 						return &FormatError{File: f.name, Path: h.name, Off: off, Msg: "reading the data: " + zerr(err).Error()}
 					}

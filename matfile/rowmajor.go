@@ -101,8 +101,8 @@ func (s *bandStream) Read(p []byte) (int, error) {
 			n *= d
 		}
 		if cap(s.box) < n {
-			s.box = make([]byte, n)
-			s.out = make([]byte, n)
+			s.box = allocFor(int64(n/s.es), s.es)
+			s.out = allocFor(int64(n/s.es), s.es)
 		}
 		box, out := s.box[:n], s.out[:n]
 		if err := s.fill(r0, r1, box); err != nil {
@@ -180,26 +180,53 @@ func fortranToC(dst, src []byte, shape []int, es int) {
 }
 
 // transpose writes the transpose of src (rows x cols, C order, elements
-// of es bytes) to dst (cols x rows), in cache-sized blocks.
+// of es bytes) to dst (cols x rows), in cache-sized blocks, moving whole
+// elements where es is a word size and the buffers are aligned to it.
 func transpose(dst, src []byte, rows, cols, es int) {
+	if len(dst) > 0 && aligned(dst, es) && aligned(src, es) {
+		switch es {
+		case 8:
+			transposeT(words[uint64](dst), words[uint64](src), rows, cols)
+			return
+		case 4:
+			transposeT(words[uint32](dst), words[uint32](src), rows, cols)
+			return
+		case 2:
+			transposeT(words[uint16](dst), words[uint16](src), rows, cols)
+			return
+		case 1:
+			transposeT(dst, src, rows, cols)
+			return
+		}
+	}
 	const blk = 32
 	for i0 := 0; i0 < rows; i0 += blk {
 		i1 := min(i0+blk, rows)
 		for j0 := 0; j0 < cols; j0 += blk {
 			j1 := min(j0+blk, cols)
-			switch es {
-			case 8:
-				for i := i0; i < i1; i++ {
-					for j := j0; j < j1; j++ {
-						copy(dst[(j*rows+i)*8:(j*rows+i)*8+8], src[(i*cols+j)*8:(i*cols+j)*8+8])
-					}
+			for i := i0; i < i1; i++ {
+				for j := j0; j < j1; j++ {
+					d, s := (j*rows+i)*es, (i*cols+j)*es
+					copy(dst[d:d+es], src[s:s+es])
 				}
-			default:
-				for i := i0; i < i1; i++ {
-					for j := j0; j < j1; j++ {
-						d, s := (j*rows+i)*es, (i*cols+j)*es
-						copy(dst[d:d+es], src[s:s+es])
-					}
+			}
+		}
+	}
+}
+
+// transposeT is transpose on elements, in blocks of 16 x 16.
+func transposeT[T uint8 | uint16 | uint32 | uint64](d, s []T, rows, cols int) {
+	const blk = 16
+	for i0 := 0; i0 < rows; i0 += blk {
+		i1 := min(i0+blk, rows)
+		for j0 := 0; j0 < cols; j0 += blk {
+			j1 := min(j0+blk, cols)
+			for j := j0; j < j1; j++ {
+				out := d[j*rows+i0 : j*rows+i1]
+				q := i0*cols + j
+				for k := range out {
+					out[k] = s[q]
+					q += cols
 				}
 			}
 		}

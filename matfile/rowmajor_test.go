@@ -96,19 +96,21 @@ func TestOpenRowMajor(t *testing.T) {
 // TestFortranToC checks the N-D reordering on a 2x3x4 array of 2-byte
 // elements against cOrder.
 func TestFortranToC(t *testing.T) {
-	for _, shape := range [][]int{{2, 3, 4}, {5, 7}, {1, 9}, {3, 1, 2, 2}} {
+	for _, shape := range [][]int{{2, 3, 4}, {5, 7}, {1, 9}, {3, 1, 2, 2}, {37, 19}, {40, 33}} {
 		n := 1
 		for _, d := range shape {
 			n *= d
 		}
-		src := make([]byte, 2*n)
-		for i := range src {
-			src[i] = byte(i * 7)
-		}
-		dst := make([]byte, len(src))
-		fortranToC(dst, src, shape, 2)
-		if want := cOrder(src, shape, 2); !bytes.Equal(dst, want) {
-			t.Errorf("%v: %x, want %x", shape, dst, want)
+		for _, es := range []int{1, 2, 3, 4, 8, 16} {
+			src := allocFor(int64(n), es)
+			for i := range src {
+				src[i] = byte(i*7 + i/251)
+			}
+			dst := allocFor(int64(n), es)
+			fortranToC(dst, src, shape, es)
+			if want := cOrder(src, shape, es); !bytes.Equal(dst, want) {
+				t.Errorf("%v, %d-byte elements: %x, want %x", shape, es, dst, want)
+			}
 		}
 	}
 }
