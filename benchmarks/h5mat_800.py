@@ -6,7 +6,7 @@ the tests.
     /usr/bin/python3 benchmarks/h5mat_800.py gen WORK
     /usr/bin/python3 benchmarks/h5mat_800.py run WORK NPYFLOW [RUNS] [CASE ...]
     /usr/bin/python3 benchmarks/h5mat_800.py wall2 WORK NPYFLOW [RUNS] [CASE ...]
-    /usr/bin/python3 benchmarks/h5mat_800.py check WORK NPYFLOW
+    /usr/bin/python3 benchmarks/h5mat_800.py check WORK NPYFLOW [CASE ...]
 
 gen writes the inputs into WORK (about 3.5 GB):
 
@@ -188,15 +188,15 @@ def run(work, npyflow, runs, cases, cores="1"):
         summary("%s: %s" % (c, lbl), res[(c, lbl)])
 
 
-def check(work, npyflow):
+def check(work, npyflow, cases):
     import h5py
     import hdf5storage
     import numpy as np
     p = lambda n: os.path.join(work, n)
     x = np.load(p("x.npy"), mmap_mode="r")
     t = np.load(p("table.npy"), mmap_mode="r")
-    for case in ("h5_contig_read", "h5_deflate_read", "h5_deflate_write", "mat_write", "mat_read",
-                 "table_mat_write", "table_mat_read"):
+    for case in cases or ("h5_contig_read", "h5_deflate_read", "h5_deflate_write", "mat_write", "mat_read",
+                          "table_mat_write", "table_mat_read"):
         nf, _, inp, out = CASES[case]
         out = p("check_" + out)
         subprocess.run([npyflow, "convert", "--progress=never"] + nf + [p(inp), out], check=True)
@@ -208,9 +208,12 @@ def check(work, npyflow):
         elif case == "mat_write":
             ok = np.array_equal(hdf5storage.loadmat(out)["x"], x)
         elif case == "table_mat_write":
-            r = hdf5storage.loadmat(out)["t"]
-            ok = all(np.array_equal(r[k][0, 0].ravel() if r.dtype.names else r[k].ravel(), t[k])
-                     for k in t.dtype.names)
+            m = hdf5storage.loadmat(out)  # the variable is named after the input: table
+            r = m["table"]
+            # hdf5storage gives a structured array of shape (1,) whose
+            # fields are (N, 1) sub-arrays: the struct's column vectors
+            ok = r.shape == (1,) and all(r[k].shape == (1, len(t), 1) and np.array_equal(r[k].ravel(), t[k])
+                                         for k in t.dtype.names)
         else:
             z = np.load(out)
             ok = all(np.array_equal(z["t." + k].ravel(), t[k]) and z["t." + k].shape == (len(t), 1)
@@ -229,7 +232,7 @@ def main():
         runs = int(a[3]) if len(a) > 3 else 5
         run(a[1], a[2], runs, a[4:] or list(CASES))
     elif a[0] == "check":
-        check(a[1], a[2])
+        check(a[1], a[2], a[3:])
     elif a[0] == "wall2":
         runs = int(a[3]) if len(a) > 3 else 3
         run(a[1], a[2], runs, a[4:] or ["h5_deflate_write", "mat_write", "table_mat_write"], cores="0,1")
