@@ -328,3 +328,81 @@ func BenchmarkConvertIPCOneColumn(b *testing.B) {
 		})
 	}
 }
+
+// Timestamps with a time zone and durations are copied as stored too;
+// an output that is not a file gets the bytes written from the mapping;
+// a file without rows gives the general path's .npy.
+func TestConvertIPCIdentityTypes(t *testing.T) {
+	mem := memory.DefaultAllocator
+	tsType := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "Europe/Paris"}
+	tb := array.NewTimestampBuilder(mem, tsType)
+	defer tb.Release()
+	db := array.NewDurationBuilder(mem, &arrow.DurationType{Unit: arrow.Nanosecond})
+	defer db.Release()
+	for i := range 1000 {
+		tb.Append(arrow.Timestamp(1704067200000000 + int64(i)*1234567))
+		db.Append(arrow.Duration(int64(i) * -987654321))
+	}
+	for _, c := range []struct {
+		name string
+		arr  arrow.Array
+		want string
+	}{
+		{"ts", tb.NewArray(), "<M8[us]"},
+		{"dur", db.NewArray(), "<m8[ns]"},
+	} {
+		defer c.arr.Release()
+		sch := arrow.NewSchema([]arrow.Field{{Name: c.name, Type: c.arr.DataType()}}, nil)
+		for _, rows := range []int64{int64(c.arr.Len()), 0} {
+			arr := array.NewSlice(c.arr, 0, rows)
+			rec := array.NewRecordBatch(sch, []arrow.Array{arr}, rows)
+			in := writeArrowFile(t, rec)
+			rec.Release()
+			arr.Release()
+			if rows > 0 && !identityFile(t, in) {
+				t.Errorf("%s: not copied as stored", c.name)
+			}
+			want, err := convertFile(t, in, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := convertFile(t, in, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, %d rows: the copy differs from the general path's .npy", c.name, rows)
+			}
+			f, err := os.Open(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			_, _, err = ConvertIPC(nopSeeker{&buf}, f, nil, "", nil)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s, %d rows: written from the mapping, the .npy differs", c.name, rows)
+			}
+			a, err := npyio.ReadArray(bytes.NewReader(got), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Header.DType.TypeStr() != c.want || int64(len(a.Data)) != 8*rows {
+				t.Errorf("%s: %s, %d bytes; want %s, %d", c.name, a.Header.DType.TypeStr(), len(a.Data), c.want, 8*rows)
+			}
+			if rows > 0 {
+				first := int64(binary.LittleEndian.Uint64(a.Data))
+				last := int64(binary.LittleEndian.Uint64(a.Data[8*(rows-1):]))
+				if c.name == "ts" && (first != 1704067200000000 || last != 1704067200000000+999*1234567) {
+					t.Errorf("ts: first %d, last %d", first, last)
+				}
+				if c.name == "dur" && (first != 0 || last != 999*-987654321) {
+					t.Errorf("dur: first %d, last %d", first, last)
+				}
+			}
+		}
+	}
+}
