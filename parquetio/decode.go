@@ -875,7 +875,11 @@ func (d *leafDecoder) setNull(dst []byte, row int, def int16) error {
 		}
 		return nil
 	}
-	return &NullError{Column: d.name(), DType: d.l.dt.TypeStr(), Row: d.row0 + int64(row), Nulls: -1}
+	col := d.name()
+	if d.rc.list != "" {
+		col = d.rc.list
+	}
+	return &NullError{Column: col, DType: d.l.dt.TypeStr(), Row: d.row0 + int64(row), Nulls: -1}
 }
 
 func store[T any](b []byte, v T) {

@@ -56,6 +56,16 @@ func FuzzParquetReader(f *testing.F) {
 	})
 }
 
+// fuzzOptions are the read options of a fuzz input: inputs of odd length
+// are read with a validity field for every nullable column (struct
+// fields and lists included), as convert --validity '*' reads them.
+func fuzzOptions(data []byte) *ReadOptions {
+	if len(data)%2 == 1 {
+		return &ReadOptions{Validity: []string{"*"}}
+	}
+	return nil
+}
+
 // fuzzRead reads data through the public API and checks what comes back.
 func fuzzRead(t *testing.T, data []byte) {
 	checkErr := func(what string, err error) {
@@ -66,14 +76,7 @@ func fuzzRead(t *testing.T, data []byte) {
 			t.Fatalf("%s: error %q (%T) does not say where it comes from", what, err, err)
 		}
 	}
-	// Inputs of odd length are read with a validity field for every
-	// nullable column (struct fields and lists included), as convert
-	// --validity '*' reads them.
-	var opts *ReadOptions
-	if len(data)%2 == 1 {
-		opts = &ReadOptions{Validity: []string{"*"}}
-	}
-	r, err := NewReaderOptions(bytes.NewReader(data), int64(len(data)), opts)
+	r, err := NewReaderOptions(bytes.NewReader(data), int64(len(data)), fuzzOptions(data))
 	if err != nil {
 		checkErr("NewReader", err)
 		return
@@ -239,8 +242,9 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, foreignFile(t, 40, 15, c.codec, c.v2))
 	}
 	seeds = append(seeds, deltaFile(t, false), deltaFile(t, true))
-	// Files other producers wrote with nulls in structs and lists, and
-	// the legacy types.
+	// Files other producers wrote with nulls in structs and lists (of odd
+	// length: read with validity fields, see fuzzOptions), and the legacy
+	// types.
 	for _, name := range []string{"duck_struct_nulls.parquet", "duck_list_nulls.parquet", "pqa_nested_nulls.parquet", "pqlow_legacy_types.parquet"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", "foreign", name)); err == nil {
 			seeds = append(seeds, b)
@@ -375,14 +379,27 @@ func fuzzValue(dt *npyio.DType, b []byte, i int) {
 	}
 }
 
-// TestFuzzSeeds: every seed is a file the reader reads whole (a seed it
-// refused would only exercise the refusal), and together they are small.
+// TestFuzzSeeds: every seed is a file the reader reads whole with the
+// fuzzer's options (a seed it refused would only exercise the refusal),
+// and together they are small.
 func TestFuzzSeeds(t *testing.T) {
 	total := 0
 	for i, b := range fuzzSeeds(t) {
 		total += len(b)
 		t.Logf("seed %d: %d bytes", i, len(b))
-		rows, err := readParquet(b)
+		rows, err := int64(0), error(nil)
+		if rd, err2 := NewReaderOptions(bytes.NewReader(b), int64(len(b)), fuzzOptions(b)); err2 != nil {
+			err = err2
+		} else {
+			for err == nil {
+				var n int
+				n, _, err = rd.NextColumns(1 << 16)
+				rows += int64(n)
+			}
+			if err == io.EOF {
+				err = nil
+			}
+		}
 		if err != nil || rows == 0 {
 			t.Errorf("seed %d (%d bytes): %d rows, %v", i, len(b), rows, err)
 		}

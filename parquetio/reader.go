@@ -96,6 +96,7 @@ type readConv struct {
 	// nullList: a list column whose rows are null below this definition
 	// level (0: not a nullable list).
 	nullList int16
+	list     string // a list column of a foreign file: its name (for null errors)
 }
 
 // NewReader opens the Parquet file r of size size.

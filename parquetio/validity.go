@@ -174,8 +174,11 @@ func (r *Reader) planOutput() error {
 	cols := r.s.cols
 	for k, l := range r.s.leaves {
 		top := r.tops[l.src]
-		if len(cols[l.src].Shape) > 0 && top.RepetitionType() == parquet.Repetitions.Optional {
-			r.conv[k].nullList = defLevel(top)
+		if len(cols[l.src].Shape) > 0 {
+			r.conv[k].list = top.Name()
+			if top.RepetitionType() == parquet.Repetitions.Optional {
+				r.conv[k].nullList = defLevel(top)
+			}
 		}
 	}
 	star := r.opts != nil && slices.Contains(r.opts.Validity, "*")

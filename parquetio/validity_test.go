@@ -216,7 +216,7 @@ func TestListNullRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = rd.Next(100)
-	if err == nil || !strings.Contains(err.Error(), "column a2.list.element holds 12 nulls") || !strings.Contains(err.Error(), "first in row 4") {
+	if err == nil || !strings.Contains(err.Error(), "column a2 holds 12 nulls") || !strings.Contains(err.Error(), "first in row 4") {
 		t.Fatalf("a2 without options: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +16,9 @@ import (
 // options (the same mapping code): for files DuckDB, pqarrow and Arrow JS
 // wrote, the field names inspect lists (validity fields included, struct
 // fields dotted for Parquet) are those of the .npy convert writes, in
-// order, and a column inspect shows refused is refused by convert. Options
-// for no column, or for another format, are refused as by convert.
+// order, and a column inspect shows refused is refused by convert; a job
+// whose source has the same options writes the same bytes as convert.
+// Options for no column, or for another format, are refused as by convert.
 func TestInspectOptions(t *testing.T) {
 	const pq, ar = "../parquetio/testdata/foreign/", "../arrowconv/testdata/foreign/"
 	dir := t.TempDir()
@@ -103,6 +105,37 @@ func TestInspectOptions(t *testing.T) {
 		if strings.Join(fields, " ") != strings.Join(want, " ") {
 			t.Errorf("%s %+v:\ninspect %v\nconvert %v (%s)", name, tc.opts, fields, want, a.Header.DType)
 		}
+		// A job's source with the same options writes the same bytes.
+		typ := "arrow"
+		if strings.HasSuffix(name, ".parquet") {
+			typ = "parquet"
+		}
+		src := fmt.Sprintf("{type: %s, paths: %q", typ, abs(t, tc.file))
+		quote := func(xs []string) string {
+			var q []string
+			for _, x := range xs {
+				q = append(q, fmt.Sprintf("%q", x))
+			}
+			return "[" + strings.Join(q, ", ") + "]"
+		}
+		if tc.opts.Validity != nil {
+			src += ", validity: " + quote(tc.opts.Validity)
+		}
+		if tc.opts.Columns != nil {
+			src += ", columns: " + quote(tc.opts.Columns)
+		}
+		if tc.opts.Decimal != "" {
+			src += ", decimal: " + tc.opts.Decimal
+		}
+		if tc.opts.Fill != nil {
+			var kv []string
+			for _, f := range tc.opts.Fill {
+				k, v, _ := strings.Cut(f, "=")
+				kv = append(kv, fmt.Sprintf("%s: %q", k, v))
+			}
+			src += ", fill: {" + strings.Join(kv, ", ") + "}"
+		}
+		jobMatchesConvert(t, dir, src+"}", out)
 	}
 	for _, o := range []ConvertOptions{{Fill: []string{"nope=1"}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
 		for _, f := range []string{pq + "duck_int_nulls.parquet", ar + "nulls.arrow"} {

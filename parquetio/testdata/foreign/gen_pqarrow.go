@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +37,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	pformat "github.com/parquet-go/parquet-go/format"
 )
 
 type column struct {
@@ -307,7 +311,48 @@ func writeLegacy(name string, rows int) {
 	if err := w.Close(); err != nil {
 		log.Fatal(err)
 	}
+	// arrow-go writes a logical type next to the converted type of an
+	// integer, DATE, DECIMAL or UTF8 column; writers before format 2.4
+	// (parquet-mr 1.10, Impala, old Hive) wrote the converted type alone:
+	// the footer is rewritten without those logical types.
+	dropLogicalTypes(name, "i8c", "u16c", "dc", "decba", "su")
 	readBack(name, "legacy converted types alone (INT_8, UINT_16, TIMESTAMP_MILLIS/MICROS, DATE, UTF8), FLOAT16, FIXED_LEN_BYTE_ARRAY(5) without logical type, DECIMAL(20,3) on BYTE_ARRAY, a 2-level LIST, a repeated primitive without LIST")
+}
+
+// dropLogicalTypes rewrites the footer of the Parquet file name without
+// the logical types of the named columns (their converted types stay).
+func dropLogicalTypes(name string, cols ...string) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	start := len(b) - 8 - n
+	var md pformat.FileMetaData
+	var proto thrift.CompactProtocol
+	if err := thrift.Unmarshal(&proto, b[start:len(b)-8], &md); err != nil {
+		log.Fatal(err)
+	}
+	dropped := 0
+	for i := range md.Schema {
+		if slices.Contains(cols, md.Schema[i].Name) {
+			md.Schema[i].LogicalType = pformat.LogicalType{}
+			dropped++
+		}
+	}
+	if dropped != len(cols) {
+		log.Fatalf("%s: %d of the columns %v found", name, dropped, cols)
+	}
+	footer, err := thrift.Marshal(&proto, &md)
+	if err != nil {
+		log.Fatal(err)
+	}
+	out := append(append([]byte(nil), b[:start]...), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	out = append(out, "PAR1"...)
+	if err := os.WriteFile(name, out, 0o644); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // twos is x as big-endian two's complement in the fewest bytes.
