@@ -24,10 +24,11 @@ test: lint
 # scripts/seaweedfs.sh (minutes the first time), started by the tests on free
 # ports; and against Azurite (azblob://) when it is installed
 # (npm install --prefix /tmp/azurite azurite, or NPYFLOW_AZURITE=path of
-# azurite-blob; skipped with a log line otherwise). `make test` runs the same
+# azurite-blob; skipped with a log line otherwise), started the same way. `make test` runs the same
 # behaviour tests on the local backend and in-memory buckets.
 test-s3:
-	@log=$$(mktemp) && NPYFLOW_WEED=$$(scripts/seaweedfs.sh) $(GO) test -count=1 -v -run 'S3|Azure' ./objstore/ >$$log 2>&1; \
+	@log=$$(mktemp) && NPYFLOW_WEED=$$(scripts/seaweedfs.sh) \
+	  NPYFLOW_AZURITE=$${NPYFLOW_AZURITE:-/tmp/azurite/node_modules/.bin/azurite-blob} $(GO) test -count=1 -v -run 'S3|Azure' ./objstore/ >$$log 2>&1; \
 	  rc=$$?; grep -E '^(--- |ok|FAIL|panic)|no Azurite|azurite-blob on|weed server' $$log; [ $$rc = 0 ] || tail -50 $$log; rm -f $$log; exit $$rc
 	@dir=$$(mktemp -d) && out=$$(scripts/seaweedfs.sh start $$dir) && eval "$$out" && \
 	  { NPYFLOW_S3_ENDPOINT=$$NPYFLOW_S3_ENDPOINT $(GO) test -count=1 -tags s3 -run 'S3' ./pipeline/; rc=$$?; \

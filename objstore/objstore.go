@@ -27,8 +27,10 @@
 // exponential backoff, up to 6 attempts.
 //
 // Writing: objects are written with multipart uploads streamed part by
-// part (8 MiB parts, 4 in flight: memory is bounded by about 48 MiB per
-// output), and appear only when Commit completes the upload. Abort (or a
+// part (8 MiB parts, 4 in flight), and appear only when Commit completes
+// the upload. Memory is bounded per output, whatever its size: on S3
+// about 57 MiB (the transfer manager's 5 part buffers, its first read of
+// up to 16 MiB, the 1 MiB held back). Abort (or a
 // cancelled context) aborts the multipart upload, so no parts are left
 // behind. The first 1 MiB is held back until the upload starts, so a
 // writer may seek back within it (the .npy stream writer patches its

@@ -14,7 +14,9 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 )
 
-// Upload tuning: memory per output is about holdMax + partSize*(concurrency+1).
+// Upload tuning: memory per output is about holdMax + partSize*(concurrency+1),
+// plus (S3) the transfer manager's first read of up to 16 MiB (its
+// multipart threshold).
 var (
 	partSize    = 8 << 20
 	concurrency = 4

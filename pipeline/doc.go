@@ -64,6 +64,16 @@
 // input schema and computes each output's schema, row count and paths,
 // writing nothing. [Plan.Run] executes it.
 //
+// Paths may be URLs served by internal/storage (s3://, gs://, azblob://
+// with package objstore linked in; https:// for reading, without
+// patterns: HTTP has no listing). A parquet source whose consumers are
+// all select transforms reads only the selected columns. Sinks bound for
+// an object store stream their uploads part by part and complete them at
+// the run's commit (a sharded run: to its staging objects, as each file
+// is finished); .mat and .h5 outputs and .npy outputs whose row count
+// the plan does not know (after filter, slice, limit or sample) spool to
+// a local temporary file first.
+//
 // # Data model
 //
 // Rows flow between components in batches of native-order, C-order bytes

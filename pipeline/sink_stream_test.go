@@ -416,3 +416,36 @@ func (c cancelAt) Update(_ int, rows, _ int64) {
 		c.cancel()
 	}
 }
+
+// TestSinksFinishedUploadsBounded: a plain run writing one object per
+// input keeps at most maxFinishedUploads finished uploads open until its
+// commit; older ones are completed early, so memory does not grow with
+// the number of outputs.
+func TestSinksFinishedUploadsBounded(t *testing.T) {
+	dir := t.TempDir()
+	const files = maxFinishedUploads + 4
+	for i := 0; i < files; i++ {
+		writeWideNPY(t, filepath.Join(dir, fmt.Sprintf("in%02d.npy", i)), 100)
+	}
+	s := newStreamFS()
+	job := fmt.Sprintf("version: 1\nsources:\n  x: {type: npy, paths: '%s/in*.npy'}\nsinks:\n  o: {type: npy, input: x, path: 'streamtest://b/many/{stem}.npy'}\n", dir)
+	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp := &sampler{dir: t.TempDir(), s: s}
+	if _, err := p.Run(context.Background(), &RunOptions{Progress: smp, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.objs) != files {
+		t.Fatalf("%d objects after the run, want %d", len(s.objs), files)
+	}
+	// The sampler looks at every 4th update (one a file here).
+	if smp.committed < 1 || smp.committed > files-maxFinishedUploads {
+		t.Errorf("%d objects complete during the run; want 1..%d (the finished ones beyond %d)", smp.committed, files-maxFinishedUploads, maxFinishedUploads)
+	}
+}
