@@ -19,7 +19,7 @@ gen writes, once:
                10000000x1 column vectors
 
 run times each job as a whole process pinned to one core:
-  taskset -c 1 /usr/bin/time -f "%e %U %S %M" CMD
+  taskset -c 1 /usr/bin/time -f "%e %U %S %M" CMD     (--cpu picks the core)
 and prints, per job, the runs' CPU seconds (user + sys), wall seconds and
 peak RSS. The contenders of a job are run interleaved (A B A B ...).
 The scipy side of each job is a Python process doing the same job:
@@ -104,8 +104,11 @@ def gen(d, npyflow):
         print(n, os.path.getsize(p(n)))
 
 
+CPU = "1"
+
+
 def timed(cmd):
-    r = subprocess.run(["taskset", "-c", "1", "/usr/bin/time", "-f", "TIME %e %U %S %M"] + cmd,
+    r = subprocess.run(["taskset", "-c", CPU, "/usr/bin/time", "-f", "TIME %e %U %S %M"] + cmd,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("failed: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
@@ -115,8 +118,10 @@ def timed(cmd):
             float(op.group(1)) if op else None)
 
 
-def run(d, npyflow, runs, only):
-    p = lambda n: os.path.join(d, n)
+def run(d, npyflow, runs, only, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    inp = lambda n: os.path.join(d, n)
+    p = lambda n: os.path.join(outdir, n) if n.startswith("out") or n.endswith(".py") else inp(n)
     py = p("scipy_side.py")
     with open(py, "w") as f:
         f.write(SCIPY)
@@ -173,11 +178,15 @@ def main():
     ap.add_argument("--npyflow", default=os.path.join(ROOT, "bin", "npyflow"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", default="")
+    ap.add_argument("--outdir", default="", help="where outputs go (default: --dir)")
+    ap.add_argument("--cpu", default="1", help="the core every contender is pinned to")
     a = ap.parse_args()
+    global CPU
+    CPU = a.cpu
     if a.what == "gen":
         gen(a.dir, a.npyflow)
     else:
-        run(a.dir, a.npyflow, a.runs, a.only)
+        run(a.dir, a.npyflow, a.runs, a.only, a.outdir or a.dir)
 
 
 if __name__ == "__main__":

@@ -553,6 +553,7 @@ func copyTableNPY(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader, prog
 		return err
 	}
 	var done int64
+	var rows []byte
 	for rs[0].Remaining() > 0 {
 		var n int
 		parts := make([][]byte, len(rs))
@@ -563,12 +564,12 @@ func copyTableNPY(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader, prog
 			}
 			parts[i], n = b.Data, b.Rows
 		}
-		rows := make([]byte, n*dt.Size)
+		if cap(rows) < n*dt.Size {
+			rows = make([]byte, n*dt.Size)
+		}
+		rows := rows[:n*dt.Size]
 		for i, p := range parts {
-			off, sz := dt.Fields[i].Offset, dt.Fields[i].Size()
-			for k := 0; k < n; k++ {
-				copy(rows[k*dt.Size+off:k*dt.Size+off+sz], p[k*sz:(k+1)*sz])
-			}
+			interleave(rows, dt.Size, dt.Fields[i].Offset, p, dt.Fields[i].Size(), n)
 		}
 		if _, err := wr.Write(rows); err != nil {
 			return err
@@ -579,6 +580,34 @@ func copyTableNPY(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader, prog
 		}
 	}
 	return wr.Close()
+}
+
+// interleave copies n values of sz bytes from p into the field at off of
+// the records of rows (stride bytes each); the common sizes move as
+// fixed-size values rather than by a copy call each.
+func interleave(rows []byte, stride, off int, p []byte, sz, n int) {
+	switch sz {
+	case 1:
+		for k := 0; k < n; k++ {
+			rows[k*stride+off] = p[k]
+		}
+	case 2:
+		for k := 0; k < n; k++ {
+			*(*[2]byte)(rows[k*stride+off:]) = *(*[2]byte)(p[k*2:])
+		}
+	case 4:
+		for k := 0; k < n; k++ {
+			*(*[4]byte)(rows[k*stride+off:]) = *(*[4]byte)(p[k*4:])
+		}
+	case 8:
+		for k := 0; k < n; k++ {
+			*(*[8]byte)(rows[k*stride+off:]) = *(*[8]byte)(p[k*8:])
+		}
+	default:
+		for k := 0; k < n; k++ {
+			copy(rows[k*stride+off:k*stride+off+sz], p[k*sz:(k+1)*sz])
+		}
+	}
 }
 
 func (c *converter) openParquet() (*parquetio.Reader, func(), error) {
