@@ -9,10 +9,10 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 )
 
-// TestReadAllLarge reads a 24 MiB chunked dataset whole (the size at which
-// ReadAll advises its buffer to huge pages on Linux): chunks of 100 x 256
-// land out of order in a (1536, 2048) float64 buffer, which must hold the
-// values written.
+// TestReadAllLarge reads a 24 MiB chunked dataset whole (over the 16 MiB
+// from which ReadAll advises its buffer to huge pages on Linux): chunks
+// of 100 x 256 land out of order in a (1536, 2048) float64 buffer, which
+// must hold the values written.
 func TestReadAllLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("24 MiB written and read")
