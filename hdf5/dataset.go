@@ -502,6 +502,7 @@ func (ds *Dataset) ReadAll() ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, r.nrows*r.outRow)
+	hugeAdvise(out)
 	if err := r.ReadRows(0, int64(r.nrows), out); err != nil {
 		return nil, err
 	}
@@ -531,6 +532,7 @@ func (ds *Dataset) readRawAll() ([]byte, error) {
 	if total == 0 {
 		return out, nil
 	}
+	hugeAdvise(out)
 	if err := r.readRaw(0, r.nrows, out); err != nil {
 		return nil, err
 	}
