@@ -68,6 +68,7 @@ var ops = map[string]op{
 	"pqsrc4":           {"ROWS OUT.parquet", "pqarrow-written (i8, f8, f4, bool) zstd Parquet for workload w8 (setup, not a contender)", pqSource4},
 	"ipc2npy-npyflow":  {"IN.arrow OUT.npy", "arrowconv.ConvertIPC of an IPC file (read through a read-only mapping)", ipc2npyMapped},
 	"ipc2npy-pread":    {"IN.arrow OUT.npy", "arrowconv.ConvertIPC of an IPC file read through pread (the file as a plain io.ReaderAt)", ipc2npyPread},
+	"ipc2npy-mmapout":  {"IN.arrow OUT.npy", "prototype: ConvertIPC's transpose with rows encoded straight into a shared mapping of OUT (Linux)", ipcToNPYMmapOut},
 	"npy-from-parquet": {"IN.parquet OUT.npy", "parquetio.NewReader + npyio.NewWriter, end to end", parquetToNPY},
 }
 
