@@ -71,12 +71,13 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	if r.opts.selects() {
 		leaves = nil
 		r.sel = nil
+		if r.byTop == nil {
+			r.byTop = leavesByTop(r.leaves, root)
+		}
 		for _, i := range order {
-			for j, l := range r.leaves {
-				if l.ColumnPath()[0] == root.Field(i).Name() {
-					leaves = append(leaves, l)
-					r.sel = append(r.sel, j)
-				}
+			for _, j := range r.byTop[i] {
+				leaves = append(leaves, r.leaves[j])
+				r.sel = append(r.sel, j)
 			}
 		}
 	}
@@ -98,6 +99,26 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 		return nil, errors.New("parquetio: cannot map this Parquet schema to a numpy dtype")
 	}
 	return s, nil
+}
+
+// leavesByTop lists, for each top-level field of root, the indexes of its
+// leaves among leaves, in order.
+func leavesByTop(leaves []*schema.Column, root *schema.GroupNode) [][]int {
+	top := make(map[schema.Node]int, root.NumFields())
+	for i := 0; i < root.NumFields(); i++ {
+		top[root.Field(i)] = i
+	}
+	out := make([][]int, root.NumFields())
+	for j, l := range leaves {
+		n := l.SchemaNode()
+		for n != nil && n.Parent() != nil && n.Parent().Parent() != nil {
+			n = n.Parent()
+		}
+		if i, ok := top[n]; ok {
+			out[i] = append(out[i], j)
+		}
+	}
+	return out
 }
 
 // selectColumns returns the indexes of the top-level fields to read:

@@ -124,7 +124,14 @@ func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, e
 		info.Npyflow = true
 		metaLeaves = rd.s.leaves
 	}
-	for _, i := range leafOrder(leaves, root, order) {
+	byTop := leavesByTop(leaves, root)
+	var firstLeaf []int // by entry of order: its first entry in info.Columns
+	var ordered []int
+	for _, k := range order {
+		firstLeaf = append(firstLeaf, len(ordered))
+		ordered = append(ordered, byTop[k]...)
+	}
+	for _, i := range ordered {
 		c := leaves[i]
 		ci := ColumnInfo{Path: strings.Join(c.ColumnPath(), "."), Physical: physName(c.SchemaNode().(*schema.PrimitiveNode)), NullCount: rd.nullCount(i)}
 		ci.Type = parquetType(c)
@@ -169,8 +176,8 @@ func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, e
 	if metaLeaves != nil {
 		return info, nil
 	}
-	for _, k := range order {
-		if err := describeFields(info, r, size, fmd, pf, leaves, root.Field(k), opts); err != nil {
+	for j, k := range order {
+		if err := describeFields(info, r, size, fmd, pf, leaves, byTop, root.Field(k), firstLeaf[j], len(byTop[k]), opts); err != nil {
 			return nil, err
 		}
 	}
@@ -204,20 +211,6 @@ func checkOptionNames(opts *ReadOptions, root *schema.GroupNode) error {
 	return nil
 }
 
-// leafOrder lists the file's leaves of the top-level fields order.
-func leafOrder(leaves []*schema.Column, root *schema.GroupNode, order []int) []int {
-	var out []int
-	for _, k := range order {
-		top := root.Field(k)
-		for i, c := range leaves {
-			if under(c.SchemaNode(), top) {
-				out = append(out, i)
-			}
-		}
-	}
-	return out
-}
-
 // columnOptions are the options of opts that concern column top alone.
 func columnOptions(opts *ReadOptions, top string) *ReadOptions {
 	o := &ReadOptions{Columns: []string{top}}
@@ -243,28 +236,20 @@ func columnOptions(opts *ReadOptions, top string) *ReadOptions {
 
 // describeFields maps column top as a Reader with opts does (from the
 // footer alone) and appends its numpy fields to info.Fields, matching
-// them with the leaves in info.Columns; its validity fields mark the
-// leaves whose nulls they record.
-func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileMetaData, pf *file.Reader, leaves []*schema.Column, top schema.Node, opts *ReadOptions) error {
-	first := -1
-	for k, c := range info.Columns {
-		if c.Path == top.Name() || strings.HasPrefix(c.Path, top.Name()+".") {
-			if first < 0 {
-				first = k
-			}
-		}
-	}
-	if first < 0 {
+// them with its n leaves in info.Columns from first on; its validity
+// fields mark the leaves whose nulls they record.
+func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileMetaData, pf *file.Reader, leaves []*schema.Column, byTop [][]int, top schema.Node, first, n int, opts *ReadOptions) error {
+	if n == 0 {
 		return nil
 	}
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), noData: true, opts: columnOptions(opts, top.Name())}
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, byTop: byTop, rows: pf.NumRows(), noData: true, opts: columnOptions(opts, top.Name())}
 	rd.values = make([][]int64, len(fmd.RowGroups))
 	err := rd.plan()
 	var re *RefusedError
 	switch {
 	case errors.As(err, &re):
 		// Refused for its type: one field per leaf, as the leaves say.
-		for k := first; k < len(info.Columns) && (info.Columns[k].Path == top.Name() || strings.HasPrefix(info.Columns[k].Path, top.Name()+".")); k++ {
+		for k := first; k < first+n; k++ {
 			c := info.Columns[k]
 			info.Fields = append(info.Fields, FieldInfo{Name: c.Path, DType: c.DType, Column: k, Refused: true})
 		}
@@ -307,8 +292,8 @@ func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileM
 			valid = append(valid, f.ValidityOf)
 			continue
 		}
-		if k >= len(info.Columns) {
-			return fmt.Errorf("parquetio: column %s: %d numpy fields for its leaves", top.Name(), len(flat))
+		if k >= first+n {
+			return fmt.Errorf("parquetio: column %s: %d numpy fields for its %d leaves", top.Name(), len(flat), n)
 		}
 		f.Column = k
 		if c := &info.Columns[k]; c.WidthFromData {

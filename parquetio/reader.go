@@ -58,7 +58,8 @@ type Reader struct {
 	bufN   int
 	groupN int // rows of the row group being decoded
 	conv   []readConv
-	sel    []int // ReadOptions.Columns: the file leaf of each leaf read
+	sel    []int   // ReadOptions.Columns: the file leaf of each leaf read
+	byTop  [][]int // the file's leaves of each top-level field (leavesByTop), once needed
 	err    error
 	out    [][]byte
 	decs   []*leafDecoder
@@ -75,14 +76,15 @@ type Reader struct {
 	// (validity.go) come from masks (one byte per row of the row group,
 	// 0 where null) that leaves record (vrec, by leaf); a leaf's nulls
 	// below level explain[leaf] are recorded by a validity field.
-	ext     map[int]*npyio.DType
-	tops    []schema.Node // foreign files: the file's node of each column
-	masks   [][]byte
-	vrec    [][]vrec
-	explain []int16
-	shown   []shownCol // nil: the rows as decoded (or same bytes)
-	outDT   *npyio.DType
-	outCols []Column
+	ext       map[int]*npyio.DType
+	tops      []schema.Node // foreign files: the file's node of each column
+	masks     [][]byte
+	vrec      [][]vrec
+	srcLeaves [][]int // by column: its leaves (indexes in s.leaves)
+	explain   []int16
+	shown     []shownCol // nil: the rows as decoded (or same bytes)
+	outDT     *npyio.DType
+	outCols   []Column
 }
 
 type readConv struct {

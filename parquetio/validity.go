@@ -74,10 +74,10 @@ func under(n, top schema.Node) bool {
 	return false
 }
 
-// newMask adds the validity mask of node n: recorded by the first leaf
-// read below n, and explaining the nulls of every leaf below n. A node
+// newMask adds the validity mask of node n of column src: recorded by
+// the first leaf read below n, and explaining the nulls of every leaf below n. A node
 // that cannot be null (not OPTIONAL) has a mask that stays true.
-func (r *Reader) newMask(n schema.Node) int {
+func (r *Reader) newMask(n schema.Node, src int) int {
 	idx := len(r.masks)
 	r.masks = append(r.masks, nil)
 	if n.RepetitionType() != parquet.Repetitions.Optional {
@@ -85,7 +85,7 @@ func (r *Reader) newMask(n schema.Node) int {
 	}
 	level := defLevel(n)
 	first := true
-	for k := range r.s.leaves {
+	for _, k := range r.srcLeaves[src] {
 		if !under(r.leaves[r.conv[k].fileCol].SchemaNode(), n) {
 			continue
 		}
@@ -100,7 +100,7 @@ func (r *Reader) newMask(n schema.Node) int {
 
 // validStruct is the struct dt of group g as shown with validity fields
 // after its OPTIONAL fields (at every depth), and how its bytes move.
-func (r *Reader) validStruct(g *schema.GroupNode, dt *npyio.DType) (*npyio.DType, []seg, []vbyte, error) {
+func (r *Reader) validStruct(g *schema.GroupNode, dt *npyio.DType, src int) (*npyio.DType, []seg, []vbyte, error) {
 	if g.NumFields() != len(dt.Fields) {
 		return nil, nil, nil, fmt.Errorf("parquetio: column %s: %d fields for %d", g.Path(), len(dt.Fields), g.NumFields())
 	}
@@ -117,7 +117,7 @@ func (r *Reader) validStruct(g *schema.GroupNode, dt *npyio.DType) (*npyio.DType
 		p := part{old: of, mask: -1}
 		nf := of
 		if sub, ok := ch.(*schema.GroupNode); ok && of.Type.Kind == npyio.Struct && len(of.Shape) == 0 {
-			st, segs, vb, err := r.validStruct(sub, of.Type)
+			st, segs, vb, err := r.validStruct(sub, of.Type, src)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -128,7 +128,7 @@ func (r *Reader) validStruct(g *schema.GroupNode, dt *npyio.DType) (*npyio.DType
 		fs, parts = append(fs, nf), append(parts, p)
 		if ch.RepetitionType() == parquet.Repetitions.Optional {
 			fs = append(fs, npyio.Field{Name: arrowconv.ValidityName(ch.Name()), Type: npyio.BoolType})
-			parts = append(parts, part{mask: r.newMask(ch)})
+			parts = append(parts, part{mask: r.newMask(ch, src)})
 		}
 	}
 	st, err := npyio.NewStruct(fs)
@@ -172,7 +172,9 @@ func prod(shape []int) int {
 // columns whose rows may be null.
 func (r *Reader) planOutput() error {
 	cols := r.s.cols
+	r.srcLeaves = make([][]int, len(cols))
 	for k, l := range r.s.leaves {
+		r.srcLeaves[l.src] = append(r.srcLeaves[l.src], k)
 		top := r.tops[l.src]
 		if len(cols[l.src].Shape) > 0 {
 			r.conv[k].list = top.Name()
@@ -196,7 +198,7 @@ func (r *Reader) planOutput() error {
 		}
 		sc := shownCol{src: i, size: r.s.srcs[i]}
 		if g, ok := top.(*schema.GroupNode); ok && (named || star) && r.ext[i] == nil && c.DType.Kind == npyio.Struct && len(c.Shape) == 0 {
-			st, segs, vb, err := r.validStruct(g, c.DType)
+			st, segs, vb, err := r.validStruct(g, c.DType, i)
 			if err != nil {
 				return err
 			}
@@ -212,7 +214,7 @@ func (r *Reader) planOutput() error {
 			vc := Column{Name: arrowconv.ValidityName(top.Name()), DType: npyio.BoolType}
 			r.outCols = append(r.outCols, vc)
 			fs = append(fs, npyio.Field{Name: vc.Name, Type: vc.DType})
-			shown = append(shown, shownCol{src: -1, mask: r.newMask(top), size: 1})
+			shown = append(shown, shownCol{src: -1, mask: r.newMask(top, i), size: 1})
 		}
 	}
 	if len(r.masks) == 0 && r.ext == nil {
