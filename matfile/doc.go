@@ -79,11 +79,14 @@
 // column and band). A compressed one (v7) is one zlib stream in
 // column-major order, inflated in its own goroutine a few 1 MiB buffers
 // ahead of the consumer (the conversion, and the reorder or the writing,
-// run meanwhile on another core); read row-major, a 2-D one is scattered
-// block of columns by block into a C-order buffer of the whole variable
-// (on Linux advised to transparent huge pages), which is then delivered:
-// its memory is the variable's size, not bounded (an N-D one above two
-// dimensions is inflated whole and reordered band by band).
+// run meanwhile on another core), so [Var.Open] streams it in bounded
+// memory. Read row-major, a 2-D one of at most 64 MiB is scattered block
+// of columns by block into a C-order buffer of the whole variable (on
+// Linux advised to transparent huge pages); a larger one, or one of more
+// dimensions, is inflated to a temporary file (os.TempDir, unlinked at
+// once where the system allows it) and read back band by band as a v6
+// one: memory stays bounded, at the cost of writing and reading the
+// inflated data once more.
 //
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in

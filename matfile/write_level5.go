@@ -361,6 +361,9 @@ func (v *wL5Var) Write(rows []byte) error {
 		for i, lf := range p.leaves {
 			if v.bufs[i] == nil {
 				v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
+				// Filled out of order (rows scattered into columns):
+				// huge pages take a fraction of the page faults.
+				adviseHuge(v.bufs[i])
 			}
 		}
 	}
