@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/npyflow/npyflow/internal/hugepage"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -502,7 +503,7 @@ func (ds *Dataset) ReadAll() ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, r.nrows*r.outRow)
-	hugeAdvise(out)
+	hugepage.Advise(out)
 	if err := r.ReadRows(0, int64(r.nrows), out); err != nil {
 		return nil, err
 	}
@@ -532,7 +533,7 @@ func (ds *Dataset) readRawAll() ([]byte, error) {
 	if total == 0 {
 		return out, nil
 	}
-	hugeAdvise(out)
+	hugepage.Advise(out)
 	if err := r.readRaw(0, r.nrows, out); err != nil {
 		return nil, err
 	}

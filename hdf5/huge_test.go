@@ -9,7 +9,7 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 )
 
-// TestReadAllLarge reads a 24 MiB chunked dataset whole (over the 16 MiB
+// TestReadAllLarge reads a 24 MiB chunked dataset whole (over the size
 // from which ReadAll advises its buffer to huge pages on Linux): chunks
 // of 100 x 256 land out of order in a (1536, 2048) float64 buffer, which
 // must hold the values written.

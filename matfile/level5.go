@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/npyflow/npyflow/internal/hugepage"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -128,7 +129,7 @@ func (l *level5) loadN(e l5elem, prefix bool) ([]byte, int64, error) {
 			return nil, 0, &LimitError{Path: l.nameAt(e), What: "variable size", Size: n, Limit: max, Hint: "MaxVariableBytes"}
 		}
 		buf := make([]byte, n)
-		adviseHuge(buf) // fewer page faults filling it
+		hugepage.Advise(buf) // fewer page faults filling it
 		if _, err := f.r.ReadAt(buf, e.off+8); err != nil {
 			return nil, 0, f.errf(e.off, "reading: %v", err)
 		}
@@ -197,7 +198,7 @@ func readGrow(r io.Reader, n, guess int64) ([]byte, error) {
 	const step = 1 << 20
 	if n <= step || guess >= n {
 		buf := make([]byte, n)
-		adviseHuge(buf) // fewer page faults filling it
+		hugepage.Advise(buf) // fewer page faults filling it
 		_, err := io.ReadFull(r, buf)
 		return buf, err
 	}

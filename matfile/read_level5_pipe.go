@@ -6,6 +6,7 @@ import (
 	"os"
 	"unsafe"
 
+	"github.com/npyflow/npyflow/internal/hugepage"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -118,7 +119,7 @@ func readRowMajor2D(rc io.Reader, rows, cols, es int) ([]byte, error) {
 	if len(dst) == 0 {
 		return dst, nil
 	}
-	adviseHuge(dst)
+	hugepage.Advise(dst)
 	colBytes := rows * es
 	w, seg := 1, rows // columns per block, rows per block
 	if colBytes <= colBlock {

@@ -34,6 +34,8 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/npyflow/npyflow/internal/hugepage"
 )
 
 // Level 5 data types (mi*) and array classes (mx*).
@@ -363,7 +365,7 @@ func (v *wL5Var) Write(rows []byte) error {
 				v.bufs[i] = make([]byte, lf.count*int64(lf.usize))
 				// Filled out of order (rows scattered into columns):
 				// huge pages take a fraction of the page faults.
-				adviseHuge(v.bufs[i])
+				hugepage.Advise(v.bufs[i])
 			}
 		}
 	}

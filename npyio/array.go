@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"unsafe"
+
+	"github.com/npyflow/npyflow/internal/hugepage"
 )
 
 // Array is a whole array in memory.
@@ -93,7 +95,7 @@ func alignedBytes(n int64) []byte {
 	}
 	w := make([]uint64, (n+7)/8)
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
-	adviseHuge(b)
+	hugepage.Advise(b)
 	return b
 }
 
