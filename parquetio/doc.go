@@ -124,9 +124,10 @@
 // Page CRCs (CRC-32 of the stored page bytes, which parquet-go and
 // parquet-mr write) are verified when a page header has one: arrow-go does
 // not verify them; a mismatch is a corrupt-data error naming the column and
-// page. The page checks and arrow-go read a column chunk of up to 64 MiB
-// once (the chunks of a row group held at once are bounded by 64 MiB; a
-// chunk beyond that is read twice: once for the checks, once to decode).
+// page. The page checks and arrow-go share one read of a column chunk
+// while the chunks held for a row group total at most 128 MiB (the row
+// groups npyflow writes); a chunk beyond that is read twice: once for the
+// checks, once to decode.
 // Byte-array values are copied out of a page's buffer before the
 // next page of the same batch is read (arrow-go reuses the buffer).
 //

@@ -17,8 +17,9 @@ import (
 // which are then dropped. Chunks beyond the budget are checked straight
 // from the source and read again by arrow-go.
 
-// holdBudget bounds the bytes of column chunks held at once (per Reader).
-var holdBudget int64 = 64 << 20
+// holdBudget bounds the bytes of column chunks held at once (per Reader):
+// the row groups npyflow writes fit (with their page headers).
+var holdBudget int64 = MaxRowGroupBytes + 1<<20
 
 // heldReader is the io.ReaderAt arrow-go reads the file through: it
 // serves a read starting where a held chunk starts from that chunk (and
