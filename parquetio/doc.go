@@ -126,8 +126,9 @@
 // not verify them; a mismatch is a corrupt-data error naming the column and
 // page. The page checks and arrow-go share one read of a column chunk
 // while the chunks held for a row group total at most 128 MiB (the row
-// groups npyflow writes); a chunk beyond that is read twice: once for the
-// checks, once to decode.
+// groups npyflow writes); beyond that, the checks read a chunk's page
+// headers alone and its CRCs are checked on arrow-go's read of it, before
+// arrow-go decodes a page.
 // Byte-array values are copied out of a page's buffer before the
 // next page of the same batch is read (arrow-go reuses the buffer).
 //

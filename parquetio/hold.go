@@ -14,8 +14,10 @@ import (
 // itself with one ReadAt. A chunk of at most holdBudget bytes is read
 // whole for the checks and held; arrow-go's read of it is served from the
 // held bytes (through heldReader, the io.ReaderAt arrow-go reads from),
-// which are then dropped. Chunks beyond the budget are checked straight
-// from the source and read again by arrow-go.
+// which are then dropped. The pages of chunks beyond the budget are
+// checked from the source, their headers alone (read in windows of
+// headerWindow bytes), and their CRCs are checked on the bytes arrow-go
+// reads, before arrow-go gets them.
 
 // holdBudget bounds the bytes of column chunks held at once (per Reader):
 // the row groups npyflow writes fit (with their page headers).
@@ -29,6 +31,9 @@ type heldReader struct {
 	mu   sync.Mutex
 	held map[int64][]byte // by the chunk's first byte in the file
 	size int64            // bytes held
+	// crcs holds the page CRCs of chunks not held, by the chunk's first
+	// byte: they are checked on arrow-go's read of the chunk.
+	crcs map[int64][]pageCRC
 }
 
 func newHeldReader(src io.ReaderAt) *heldReader {
@@ -43,9 +48,27 @@ func (h *heldReader) ReadAt(p []byte, off int64) (int, error) {
 		delete(h.held, off)
 		h.size -= int64(len(b))
 	}
+	crcs := h.crcs[off]
+	if !ok && crcs != nil {
+		delete(h.crcs, off)
+	}
 	h.mu.Unlock()
 	if !ok {
-		return h.src.ReadAt(p, off)
+		k, err := h.src.ReadAt(p, off)
+		if k < len(p) || crcs == nil {
+			return k, err
+		}
+		end := off + int64(len(p))
+		for i := range crcs {
+			pc := &crcs[i]
+			if pc.off < off || pc.off+int64(pc.n) > end {
+				return 0, fmt.Errorf("column chunk at byte %d read in part: its page CRCs are not checked", off)
+			}
+			if err := pc.check(p[pc.off-off : pc.off-off+int64(pc.n)]); err != nil {
+				return 0, err
+			}
+		}
+		return k, err
 	}
 	n := copy(p, b)
 	if n == len(p) {
@@ -103,13 +126,46 @@ func (cs *chunkScanner) scanChunk(h *heldReader, m *format.ColumnMetaData) (int6
 		return 0, err
 	}
 	if b == nil {
-		return cs.scan(h.src, m)
+		return cs.scanDeferred(h, m)
 	}
 	n, err := cs.scan(&offsetReader{bytes.NewReader(b), start}, m)
 	if err != nil {
 		h.drop()
 	}
 	return n, err
+}
+
+// scanDeferred checks the pages of column chunk m, not held, from the
+// source; their CRCs are checked as arrow-go reads the chunk, where
+// arrow-go's read starts where the chunk does (else now).
+func (cs *chunkScanner) scanDeferred(h *heldReader, m *format.ColumnMetaData) (int64, error) {
+	start, _ := chunkStart(m)
+	if start != arrowStart(m) {
+		return cs.scan(h.src, m)
+	}
+	var crcs []pageCRC
+	cs.crcs = &crcs
+	n, err := cs.scan(h.src, m)
+	cs.crcs = nil
+	if err != nil || len(crcs) == 0 {
+		return n, err
+	}
+	h.mu.Lock()
+	if h.crcs == nil {
+		h.crcs = make(map[int64][]pageCRC)
+	}
+	h.crcs[start] = crcs
+	h.mu.Unlock()
+	return n, nil
+}
+
+// arrowStart is where arrow-go starts reading a column chunk.
+func arrowStart(m *format.ColumnMetaData) int64 {
+	s := m.DataPageOffset
+	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < s {
+		s = m.DictionaryPageOffset
+	}
+	return s
 }
 
 // offsetReader reads the bytes of a file held from byte base on.

@@ -51,8 +51,11 @@ func readCounted(t *testing.T, b []byte) (open, data, chunks int64) {
 // TestChunkReadOnce: the pages of parquet-go's CRC file (8 KiB pages,
 // each with a CRC) are checked and decoded from one read of each column
 // chunk: the data read after the open is exactly the column chunks.
-// Without room to hold a chunk (holdBudget 0) the checks read it from
-// the source and arrow-go reads it again, twice the bytes.
+// Without room to hold a chunk (holdBudget 0) the page headers are read
+// for the checks (in windows of headerWindow bytes) and the CRCs checked
+// on arrow-go's read of the chunk: the chunks once plus the windows. The
+// reader of before (pages read for their CRCs, then by arrow-go) read
+// 74413 bytes after the open here.
 func TestChunkReadOnce(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "foreign", "pgo_crc.parquet"))
 	if err != nil {
@@ -71,9 +74,42 @@ func TestChunkReadOnce(t *testing.T) {
 
 	defer func(v int64) { holdBudget = v }(holdBudget)
 	holdBudget = 0
-	_, twice, _ := readCounted(t, b)
-	t.Logf("without holding: %d bytes read after the open", twice)
-	if twice < 2*chunks {
-		t.Errorf("without holding, %d bytes read; want at least twice the %d bytes of the column chunks", twice, chunks)
+	_, unheld, _ := readCounted(t, b)
+	pages := countPages(t, b)
+	t.Logf("without holding: %d bytes read after the open (%d pages)", unheld, pages)
+	if unheld <= chunks || unheld > chunks+int64(pages)*headerWindow {
+		t.Errorf("without holding, %d bytes read; want more than the %d bytes of the column chunks, at most %d more", unheld, chunks, pages*headerWindow)
 	}
+}
+
+// countPages counts the pages of the column chunks of Parquet file b.
+func countPages(t *testing.T, b []byte) int {
+	t.Helper()
+	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs chunkScanner
+	var crcs []pageCRC
+	cs.crcs = &crcs
+	for g := range rd.fmd.RowGroups {
+		for c := range rd.fmd.RowGroups[g].Columns {
+			if _, err := cs.scan(bytes.NewReader(b), &rd.fmd.RowGroups[g].Columns[c].MetaData); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(crcs) < 6 {
+		t.Fatalf("%d pages with a CRC, want several per column", len(crcs))
+	}
+	return len(crcs)
+}
+
+// TestPageCRCUnheld: with no chunk held (holdBudget 0), CRCs checked on
+// arrow-go's read refuse damaged pages as the checks on held chunks do.
+func TestPageCRCUnheld(t *testing.T) {
+	defer func(v int64) { holdBudget = v }(holdBudget)
+	holdBudget = 0
+	t.Run("PageCRC", TestPageCRC)
+	t.Run("CorruptLZ4", TestCorruptLZ4)
 }
