@@ -114,31 +114,48 @@ var compact thrift.CompactProtocol
 type chunkScanner struct {
 	win  []byte
 	page []byte
+	// crcs, when not nil, collects the CRCs to check instead of reading
+	// the pages (heldReader checks them as arrow-go reads the chunk).
+	crcs *[]pageCRC
 }
 
-// checkCRC verifies the CRC of the page at off (after its header) when
-// the header has one: CRC-32 (IEEE) of the page's stored bytes, as the
-// format defines it. arrow-go's readers do not verify it. A CRC of 0
-// counts as absent (the footer decoder cannot tell them apart).
-func (cs *chunkScanner) checkCRC(ra io.ReaderAt, off int64, h *format.PageHeader) error {
-	if h.CRC == 0 {
+// pageCRC is the CRC of the n bytes at off of page number page, whose
+// header starts at byte hdr.
+type pageCRC struct {
+	off, hdr int64
+	n        int
+	page     int
+	crc      uint32
+}
+
+// check checks the page's CRC against b, its bytes.
+func (pc *pageCRC) check(b []byte) error {
+	if got := crc32.ChecksumIEEE(b); got != pc.crc {
+		return fmt.Errorf("page %d (at byte %d): %w", pc.page, pc.hdr, corrupt("the page's CRC is %08x, its data's %08x: the page is damaged", pc.crc, got))
+	}
+	return nil
+}
+
+// checkCRC verifies the CRC of a page: CRC-32 (IEEE) of the page's
+// stored bytes, as the format defines it (arrow-go's readers do not
+// verify it), or, collecting (cs.crcs), adds it to the CRCs to check.
+func (cs *chunkScanner) checkCRC(ra io.ReaderAt, pc *pageCRC) error {
+	if cs.crcs != nil {
+		*cs.crcs = append(*cs.crcs, *pc)
 		return nil
 	}
-	n := int(h.CompressedPageSize) // checked against its chunk
+	n := pc.n // checked against its chunk
 	if cap(cs.page) < n {
 		cs.page = make([]byte, n)
 	}
 	b := cs.page[:n]
-	if k, err := ra.ReadAt(b, off); k < n {
+	if k, err := ra.ReadAt(b, pc.off); k < n {
 		if err == nil || err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return fmt.Errorf("reading the page: %w", err)
+		return fmt.Errorf("page %d (at byte %d): reading the page: %w", pc.page, pc.hdr, err)
 	}
-	if got := crc32.ChecksumIEEE(b); got != uint32(h.CRC) {
-		return corrupt("the page's CRC is %08x, its data's %08x: the page is damaged", uint32(h.CRC), got)
-	}
-	return nil
+	return pc.check(b)
 }
 
 // scan checks every page header of the column chunk m read from ra and
@@ -157,8 +174,11 @@ func (cs *chunkScanner) scan(ra io.ReaderAt, m *format.ColumnMetaData) (int64, e
 		if err := checkPage(&h, codec, end-off-int64(hlen), data); err != nil {
 			return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
 		}
-		if err := cs.checkCRC(ra, off+int64(hlen), &h); err != nil {
-			return 0, fmt.Errorf("page %d (at byte %d): %w", page, off, err)
+		if h.CRC != 0 { // 0 counts as absent (the footer decoder cannot tell them apart)
+			pc := pageCRC{off: off + int64(hlen), hdr: off, n: int(h.CompressedPageSize), page: page, crc: uint32(h.CRC)}
+			if err := cs.checkCRC(ra, &pc); err != nil {
+				return 0, err
+			}
 		}
 		switch h.Type {
 		case format.DataPage:

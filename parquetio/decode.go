@@ -196,6 +196,7 @@ func (r *Reader) loadGroup() error {
 	// The pages of every column must hold the values of n rows: a row
 	// count the pages do not back is refused before anything is sized
 	// by it (and buffers grow as rows decode, step by step).
+	r.held.drop() // chunks held for a row group not read
 	for i, l := range r.s.leaves {
 		got, err := r.chunkValues(r.rg, r.conv[i].fileCol)
 		if err != nil {
@@ -245,6 +246,7 @@ func (r *Reader) loadGroup() error {
 		}
 		d.start(cr, r.rg, r.next)
 	}
+	r.held.drop()
 	defer func() {
 		for _, d := range r.decs {
 			d.cr = nil

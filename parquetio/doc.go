@@ -124,7 +124,12 @@
 // Page CRCs (CRC-32 of the stored page bytes, which parquet-go and
 // parquet-mr write) are verified when a page header has one: arrow-go does
 // not verify them; a mismatch is a corrupt-data error naming the column and
-// page. Byte-array values are copied out of a page's buffer before the
+// page. The page checks and arrow-go share one read of a column chunk
+// while the chunks held for a row group total at most 128 MiB (the row
+// groups npyflow writes); beyond that, the checks read a chunk's page
+// headers alone and its CRCs are checked on arrow-go's read of it, before
+// arrow-go decodes a page.
+// Byte-array values are copied out of a page's buffer before the
 // next page of the same batch is read (arrow-go reuses the buffer).
 //
 // arrow-go decodes a page into a buffer of the size its header claims;

@@ -44,6 +44,7 @@ type Reader struct {
 	fmd    *format.FileMetaData // the footer as npyflow decoded and checked it
 	pf     *file.Reader         // arrow-go's reader of the same footer
 	scan   chunkScanner
+	held   *heldReader      // what arrow-go reads through (nil: ra)
 	leaves []*schema.Column // the file's leaf columns, by index
 	values [][]int64        // data-page values per row group and file column, -1 until scanned
 	s      *Schema
@@ -118,7 +119,8 @@ func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf, err := openArrowFile(r, size)
+	held := newHeldReader(r)
+	pf, err := openArrowFile(held, size)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +128,7 @@ func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
 	if err := checkFooterChunks(fmd, size-8-flen, len(leaves)); err != nil {
 		return nil, fmt.Errorf("parquetio: %w", err)
 	}
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), opts: opts}
+	rd := &Reader{ra: r, held: held, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), opts: opts}
 	rd.values = make([][]int64, len(fmd.RowGroups))
 	if err := rd.plan(); err != nil {
 		return nil, err
@@ -213,7 +215,13 @@ func (r *Reader) chunkValues(rg, col int) (int64, error) {
 		return vs[col], nil
 	}
 	m := &r.fmd.RowGroups[rg].Columns[col].MetaData
-	n, err := r.scan.scan(r.ra, m)
+	var n int64
+	var err error
+	if r.held != nil {
+		n, err = r.scan.scanChunk(r.held, m)
+	} else {
+		n, err = r.scan.scan(r.ra, m)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(m.PathInSchema, "."), rg, err)
 	}
