@@ -138,7 +138,7 @@ var errNotIdentity error = notIdentity{}
 // convertIdentity writes the .npy of a mapped file whose one column is its
 // .npy data (see identityRanges); ok false (nothing written) if it is not
 // such a file.
-func convertIdentity(w io.WriteSeeker, mi *MappedIPC, opts *MapOptions, mem memory.Allocator) (rows int64, m *Mapping, ok bool, err error) {
+func convertIdentity(w io.Writer, mi *MappedIPC, opts *MapOptions, mem memory.Allocator) (rows int64, m *Mapping, ok bool, err error) {
 	if mi.info.Schema == nil || mi.info.Schema.NumFields() != 1 {
 		return 0, nil, false, nil
 	}

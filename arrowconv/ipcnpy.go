@@ -39,12 +39,8 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 			// gives again) is read through pread: transposing straight
 			// from a mapping was measured slower than from buffers read
 			// into cache (benchmarks/RESULTS.md).
-			if mi, err := mapIPC(f, -1, oneColumnFile); err == nil && mi != nil {
-				n, m, ok, err := convertIdentity(w, mi, opts, mem)
-				mi.Close()
-				if ok || err != nil {
-					return n, m, err
-				}
+			if n, m, ok, err := CopyIPCAsStored(w, f, opts, mem); ok || err != nil {
+				return n, m, err
 			}
 		}
 	}
@@ -122,6 +118,27 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 	defer rr2.Release()
 	n, err := WriteMappedNPY(w, rr2, m)
 	return n, m, err
+}
+
+// CopyIPCAsStored is the fast path of [ConvertIPC] on its own: if the IPC
+// file f is one column whose values are stored as the .npy data (a
+// fixed-width number, timestamp or duration column without nulls,
+// uncompressed, little-endian, mapped by opts to that dtype), it
+// writes the .npy header to w and copies each record batch's value bytes
+// from f (copy_file_range when w is an *os.File on Linux, else written
+// from a read-only mapping of f), and returns the rows, the mapping and
+// ok true. Otherwise (another file, a stream, no mmap, a corrupt file) it
+// writes nothing and returns ok false, and the caller converts f another
+// way, which also reports any problem with it; an error with ok false (f
+// truncated while its metadata was read, [ErrFileChanged]) means nothing
+// was written either. f is read by offset; its file offset is not used.
+func CopyIPCAsStored(w io.Writer, f *os.File, opts *MapOptions, mem memory.Allocator) (rows int64, m *Mapping, ok bool, err error) {
+	mi, err := mapIPC(f, -1, oneColumnFile)
+	if err != nil || mi == nil {
+		return 0, nil, false, nil
+	}
+	defer mi.Close()
+	return convertIdentity(w, mi, opts, mem)
 }
 
 // spool keeps the bytes written to it: in memory until toFile, then in a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -863,6 +864,9 @@ func (c *converter) fromArrowFile(outKind string) error {
 	case "npy":
 		c.startBar(info.Rows, h.DataSize())
 		return c.withOutput(func(f io.Writer) error {
+			if ok, err := c.copyArrowAsStored(fh, f, schema); ok || err != nil {
+				return err
+			}
 			wr, err := npyio.NewWriter(f, h)
 			if err != nil {
 				return err
@@ -930,6 +934,42 @@ func (c *converter) fromArrowFile(outKind string) error {
 		return inner.fromNumpy(src, outKind)
 	}
 	return nil
+}
+
+// arrowCopies counts the Arrow -> .npy conversions copyArrowAsStored
+// made (a test hook).
+var arrowCopies atomic.Int64
+
+// copyArrowAsStored writes OUT (w, from withOutput) from the IPC file in
+// as cp would, when both are local files, the conversion is the plain one
+// (no --columns, --fill, --validity, --decimal=scaled) and in is one
+// column stored as the .npy data (arrowconv.CopyIPCAsStored decides);
+// ok false with nothing written otherwise. OUT's temporary file, rename
+// and --sync are withOutput's, as on the general path.
+func (c *converter) copyArrowAsStored(in inputFile, w io.Writer, schema *arrow.Schema) (ok bool, err error) {
+	fo := c.fo
+	if fo != nil && (fo.columns != nil || len(fo.fill) > 0 || len(fo.validity) > 0 || fo.scaled) {
+		return false, nil
+	}
+	inf, ok := storage.OSFile(in.f)
+	if !ok {
+		return false, nil
+	}
+	o, ok := w.(outputFile)
+	if !ok {
+		return false, nil
+	}
+	outf, ok := storage.OSFile(o.f)
+	if !ok {
+		return false, nil
+	}
+	rows, _, ok, err := arrowconv.CopyIPCAsStored(outf, inf, fo.arrow(schema), memory.DefaultAllocator)
+	if !ok || err != nil {
+		return ok, err
+	}
+	arrowCopies.Add(1)
+	c.setProgress(rows)
+	return true, nil
 }
 
 // pumpArrow streams the records open gives through enc into wr in chunks

@@ -62,7 +62,7 @@ func (localFS) Create(_ context.Context, name string, opts CreateOptions) (Write
 		return nil, err
 	}
 	f.NoSync = !opts.Sync
-	return f, nil
+	return localWriter{f}, nil
 }
 
 func (localFS) Stat(_ context.Context, name string) (Info, error) {
