@@ -15,6 +15,9 @@
 set -euo pipefail
 
 RUNS=${1:-5}
+# PIN: the command that pins npyflow (default taskset -c 1; PIN= runs it
+# unpinned, on every core, as users run it, sharing them with the server).
+PIN=${PIN-taskset -c 1}
 WORK=${2:-/tmp/npyflow-s3bench}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$WORK"
@@ -49,7 +52,7 @@ Q="endpoint=$NPYFLOW_S3_ENDPOINT&region=us-east-1&disable_https=true"
 run() { # cmd...: one timed run, labelled $label
 	local load
 	load=$(cut -d' ' -f1 /proc/loadavg)
-	taskset -c 1 /usr/bin/time -o "$WORK/time" -f "%e %U %S %M" "$@" >/dev/null
+	$PIN /usr/bin/time -o "$WORK/time" -f "%e %U %S %M" "$@" >/dev/null
 	printf '%s\tload %s\t%s\n' "$label" "$load" "$(tail -1 "$WORK/time")"
 }
 
@@ -59,6 +62,9 @@ for i in $(seq "$RUNS"); do
 	rm -f "$WORK/out.parquet"
 	label=local run "$BIN" convert --progress=never "$WORK/big.npy" "$WORK/out.parquet" | tee -a "$results"
 	label=s3 run "$BIN" convert --progress=never "s3://npyflow/big.npy?$Q" "s3://npyflow/out.parquet?$Q" | tee -a "$results"
+	if [[ -n ${PARTS:-} ]]; then # the server alone: the same bytes down and up, no conversion
+		label=s3-copy run "$BIN" convert --progress=never "s3://npyflow/big.npy?$Q" "s3://npyflow/copy.npy?$Q" | tee -a "$results"
+	fi
 done
 ls -l "$WORK/out.parquet" | awk '{print "local output bytes", $5}'
 curl -sI "$NPYFLOW_S3_ENDPOINT/npyflow/out.parquet" | tr -d '\r' | awk 'tolower($1)=="content-length:" {print "s3 output bytes", $2}'
