@@ -18,6 +18,8 @@ RUNS=${1:-5}
 # PIN: the command that pins npyflow (default taskset -c 1; PIN= runs it
 # unpinned, on every core, as users run it, sharing them with the server).
 PIN=${PIN-taskset -c 1}
+# COPY=1 also times an s3 -> s3 .npy copy (no conversion): the server's own
+# time to move the bytes down and up, the floor of the s3 run.
 WORK=${2:-/tmp/npyflow-s3bench}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$WORK"
@@ -62,7 +64,7 @@ for i in $(seq "$RUNS"); do
 	rm -f "$WORK/out.parquet"
 	label=local run "$BIN" convert --progress=never "$WORK/big.npy" "$WORK/out.parquet" | tee -a "$results"
 	label=s3 run "$BIN" convert --progress=never "s3://npyflow/big.npy?$Q" "s3://npyflow/out.parquet?$Q" | tee -a "$results"
-	if [[ -n ${PARTS:-} ]]; then # the server alone: the same bytes down and up, no conversion
+	if [[ -n ${COPY:-} ]]; then # the server alone: the same bytes down and up, no conversion
 		label=s3-copy run "$BIN" convert --progress=never "s3://npyflow/big.npy?$Q" "s3://npyflow/copy.npy?$Q" | tee -a "$results"
 	fi
 done
