@@ -42,7 +42,8 @@ type MapOptions struct {
 	// column (or, for a dictionary, list or struct column, its elements)
 	// is null. Accepted values: Go integers and floats, bool, string
 	// (parsed for numeric, bool and datetime columns; the value itself for
-	// string columns), []byte. A fill replaces NaN and NaT too.
+	// string columns), []byte. The column's nulls then become the fill
+	// instead of NaN or NaT.
 	Fill map[string]any
 	// ValidityFields adds, next to every nullable top-level column, a
 	// bool field "<name>_valid" (see [ValidityName]) that is false where
