@@ -1,10 +1,8 @@
 package arrowconv
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -105,7 +103,7 @@ func (m *MappedIPC) NewReader(mem memory.Allocator) (array.RecordReader, error) 
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-	rr, err := newIPCRecordReader(&mapSource{m: m, blocks: append(append([]ipcBlock{}, m.blocks.dicts...), m.blocks.batches...), ndict: len(m.blocks.dicts), schema: m.blocks.schema}, limitAllocator{mem})
+	rr, err := newIPCRecordReader(&mapSource{blockWalk: newBlockWalk(m.blocks, int64(len(m.data))), m: m}, limitAllocator{mem})
 	if err != nil {
 		return nil, err
 	}
@@ -186,56 +184,22 @@ func faultError(name string, p any) error {
 }
 
 // mapSource yields the messages of a mapped IPC file by its footer, as
-// blockSource reads them, with metadata and bodies sliced from the
-// mapping instead of read.
+// blockSource reads them, with bodies sliced from the mapping instead of
+// read. Metadata is read, not viewed: touching a page of a mapping costs
+// a page fault (dear in a virtual machine), and a body whose values are
+// copied by the kernel (ConvertIPC) is then never touched at all.
 type mapSource struct {
-	m      *MappedIPC
-	schema []byte
-	blocks []ipcBlock
-	ndict  int
-	i      int
+	blockWalk
+	m *MappedIPC
 }
 
 func (s *mapSource) next() (meta, body []byte, where string, err error) {
-	if s.schema != nil {
-		meta, s.schema = s.schema, nil
-		return meta, nil, "the footer's schema", nil
+	meta, b, schema, where, err := s.step(s.m.f)
+	if err != nil || schema {
+		return meta, nil, where, err
 	}
-	if s.i >= len(s.blocks) {
-		return nil, nil, "", io.EOF
-	}
-	b := s.blocks[s.i]
-	if s.i < s.ndict {
-		where = fmt.Sprintf("dictionary batch %d", s.i)
-	} else {
-		where = fmt.Sprintf("record batch %d", s.i-s.ndict)
-	}
-	s.i++
-	// footerBlocks checked that the block fits the file's size, which is
-	// the mapping's.
-	if b.off < 0 || b.meta < 8 || b.body < 0 || b.off+b.meta+b.body > int64(len(s.m.data)) {
-		return nil, nil, "", corruptf("IPC file %s: the block does not fit the file", where)
-	}
-	// Metadata is read, not viewed: touching a page of a mapping costs a
-	// page fault (dear in a virtual machine), and a body whose values are
-	// copied by the kernel (ConvertIPC) is then never touched at all.
-	buf := make([]byte, b.meta)
-	if _, err := s.m.f.ReadAt(buf, b.off); err != nil {
-		return nil, nil, "", readErr(err, "IPC file %s: the file ends within its metadata", where)
-	}
-	hdr := int64(4)
-	mlen := int64(int32(binary.LittleEndian.Uint32(buf)))
-	if uint32(mlen) == 0xFFFFFFFF {
-		hdr = 8
-		mlen = int64(int32(binary.LittleEndian.Uint32(buf[4:])))
-	}
-	if mlen <= 0 || mlen > b.meta-hdr {
-		return nil, nil, "", corruptf("IPC file %s: metadata length %d does not fit its block of %d bytes", where, mlen, b.meta)
-	}
-	meta = buf[hdr : hdr+mlen : hdr+mlen]
 	start := b.off + b.meta
-	body = s.m.data[start : start+b.body : start+b.body]
-	return meta, body, where, nil
+	return meta, s.m.data[start : start+b.body : start+b.body], where, nil
 }
 
 // mappedErr is err, or the file's truncation if that is what happened.

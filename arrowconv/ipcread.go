@@ -181,45 +181,61 @@ func readErr(err error, format string, args ...any) error {
 // blockSource reads an IPC file by its footer: the schema message after
 // the magic, then every dictionary batch, then every record batch.
 type blockSource struct {
-	r      io.ReaderAt
-	size   int64
+	blockWalk
+	r    io.ReaderAt
+	pool *bodyPool
+}
+
+func newBlockSource(r io.ReaderAt, size int64, fb *fileBlocks) *blockSource {
+	return &blockSource{blockWalk: newBlockWalk(fb, size), r: r, pool: &bodyPool{}}
+}
+
+// blockWalk steps through an IPC file's messages by its footer (the
+// schema message, then every dictionary batch, then every record batch)
+// and reads each one's metadata; blockSource and mapSource differ only
+// in how they get a body.
+type blockWalk struct {
+	size   int64  // the file's
 	schema []byte // the Schema message, from the footer
-	pool   *bodyPool
 	blocks []ipcBlock
 	ndict  int
 	i      int
 }
 
-func newBlockSource(r io.ReaderAt, size int64, fb *fileBlocks) *blockSource {
-	return &blockSource{
-		r:      r,
+func newBlockWalk(fb *fileBlocks, size int64) blockWalk {
+	return blockWalk{
 		size:   size,
 		schema: fb.schema,
-		pool:   &bodyPool{},
 		blocks: append(append([]ipcBlock{}, fb.dicts...), fb.batches...),
 		ndict:  len(fb.dicts),
 	}
 }
 
-func (s *blockSource) next() (meta, body []byte, where string, err error) {
-	if s.schema != nil {
-		meta, s.schema = s.schema, nil
-		return meta, nil, "the footer's schema", nil
+// step returns the next message's metadata, read from r, with its block;
+// the footer's schema comes first, with a zero block (schema true).
+func (w *blockWalk) step(r io.ReaderAt) (meta []byte, b ipcBlock, schema bool, where string, err error) {
+	if w.schema != nil {
+		meta, w.schema = w.schema, nil
+		return meta, ipcBlock{}, true, "the footer's schema", nil
 	}
-	if s.i >= len(s.blocks) {
-		return nil, nil, "", io.EOF
+	if w.i >= len(w.blocks) {
+		return nil, b, false, "", io.EOF
 	}
-	b := s.blocks[s.i]
-	if s.i < s.ndict {
-		where = fmt.Sprintf("dictionary batch %d", s.i)
+	b = w.blocks[w.i]
+	if w.i < w.ndict {
+		where = fmt.Sprintf("dictionary batch %d", w.i)
 	} else {
-		where = fmt.Sprintf("record batch %d", s.i-s.ndict)
+		where = fmt.Sprintf("record batch %d", w.i-w.ndict)
 	}
-	s.i++
-	// footerBlocks checked that the block fits the file.
+	w.i++
+	// footerBlocks checked that the block fits the file; a mapping is
+	// sliced by it, so check again rather than trust the caller.
+	if b.off < 0 || b.meta < 8 || b.body < 0 || b.off+b.meta+b.body > w.size {
+		return nil, b, false, where, corruptf("IPC file %s: the block does not fit the file", where)
+	}
 	buf := make([]byte, b.meta)
-	if _, err := s.r.ReadAt(buf, b.off); err != nil {
-		return nil, nil, "", readErr(err, "IPC file %s: the file ends within its metadata", where)
+	if _, err := r.ReadAt(buf, b.off); err != nil {
+		return nil, b, false, where, readErr(err, "IPC file %s: the file ends within its metadata", where)
 	}
 	hdr := int64(4)
 	mlen := int64(int32(binary.LittleEndian.Uint32(buf)))
@@ -228,9 +244,16 @@ func (s *blockSource) next() (meta, body []byte, where string, err error) {
 		mlen = int64(int32(binary.LittleEndian.Uint32(buf[4:])))
 	}
 	if mlen <= 0 || mlen > b.meta-hdr {
-		return nil, nil, "", corruptf("IPC file %s: metadata length %d does not fit its block of %d bytes", where, mlen, b.meta)
+		return nil, b, false, where, corruptf("IPC file %s: metadata length %d does not fit its block of %d bytes", where, mlen, b.meta)
 	}
-	meta = buf[hdr : hdr+mlen]
+	return buf[hdr : hdr+mlen : hdr+mlen], b, false, where, nil
+}
+
+func (s *blockSource) next() (meta, body []byte, where string, err error) {
+	meta, b, schema, where, err := s.step(s.r)
+	if err != nil || schema {
+		return meta, nil, where, err
+	}
 	body = s.pool.get(int(b.body))
 	if _, err := s.r.ReadAt(body, b.off+b.meta); err != nil {
 		s.pool.Free(body)
