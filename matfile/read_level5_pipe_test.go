@@ -116,30 +116,14 @@ func TestV7PipeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Flip bytes in the middle of the deflate stream.
-	bad := append([]byte(nil), raw...)
-	for i := len(bad) / 2; i < len(bad)/2+64; i++ {
-		bad[i] ^= 0x5a
-	}
-	mf, err := Open(bytes.NewReader(bad), int64(len(bad)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
-		rc, err := v.OpenRowMajor()
-		if err == nil {
-			_, err = io.ReadAll(rc)
-			rc.Close()
-		}
-		return err
-	})
+	err = readCorruptedX(t, raw)
 	if err == nil || !strings.Contains(err.Error(), "x") {
 		t.Fatalf("corrupt stream: got %v, want an error naming x", err)
 	}
 
 	t.Logf("corrupt: %v", err)
 	before := runtime.NumGoroutine()
-	mf, err = OpenFile(path, nil)
+	mf, err := OpenFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,21 +221,7 @@ func TestOpenRowMajorV7Spooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := len(raw) / 2; i < len(raw)/2+64; i++ {
-		raw[i] ^= 0x5a
-	}
-	mf, err := Open(bytes.NewReader(raw), int64(len(raw)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
-		rc, err := v.OpenRowMajor()
-		if err == nil {
-			_, err = io.ReadAll(rc)
-			rc.Close()
-		}
-		return err
-	})
+	err = readCorruptedX(t, raw)
 	if err == nil || !strings.Contains(err.Error(), "x") {
 		t.Errorf("corrupt stream: got %v, want an error naming x", err)
 	}
@@ -271,7 +241,7 @@ func TestOpenRowMajorV7Spooled(t *testing.T) {
 		data[i] = byte(i * 31 >> 7)
 	}
 	path := writeV7(t, h, data)
-	mf, err = OpenFile(path, nil)
+	mf, err := OpenFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,4 +288,27 @@ func TestOpenRowMajorV7Spooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readCorruptedX flips 64 bytes in the middle of a v7 file's deflate
+// stream (raw is left as it is) and reads variable x row-major to its
+// end, returning the error.
+func readCorruptedX(t *testing.T, raw []byte) error {
+	t.Helper()
+	bad := append([]byte(nil), raw...)
+	for i := len(bad) / 2; i < len(bad)/2+64; i++ {
+		bad[i] ^= 0x5a
+	}
+	mf, err := Open(bytes.NewReader(bad), int64(len(bad)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mf.WalkVariables([]string{"x"}, func(_ string, v *Var) error {
+		rc, err := v.OpenRowMajor()
+		if err == nil {
+			_, err = io.ReadAll(rc)
+			rc.Close()
+		}
+		return err
+	})
 }
