@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -135,26 +136,46 @@ type converter struct {
 	npzDeflate bool     // .npz output: Deflate members
 	inFile     *os.File // IN already open, or a scratch copy standing for it
 	seekable   bool     // the writer seeks back (storage.CreateOptions.Seekable)
-	started    bool     // progress started, not yet stopped
+	bar        *convBar // progress, shared by copies of the converter
+}
+
+// convBar shows a conversion's progress: mu orders the updates of writer
+// goroutines against the stop, so that no update follows it.
+type convBar struct {
+	mu      sync.Mutex
+	p       ConvertProgress
+	started bool
 }
 
 func (c *converter) startBar(rows, bytes int64) {
-	if c.opts.Progress != nil && rows > 0 {
-		c.opts.Progress.Start(rows, bytes)
-		c.started = true
+	if c.bar != nil && rows > 0 {
+		c.bar.mu.Lock()
+		defer c.bar.mu.Unlock()
+		c.bar.p.Start(rows, bytes)
+		c.bar.started = true
 	}
 }
 
 func (c *converter) setProgress(rows int64) {
-	if c.started {
-		c.opts.Progress.Update(rows)
+	if c.bar == nil {
+		return
+	}
+	c.bar.mu.Lock()
+	defer c.bar.mu.Unlock()
+	if c.bar.started {
+		c.bar.p.Update(rows)
 	}
 }
 
 func (c *converter) stopBar(ok bool) {
-	if c.started {
-		c.started = false
-		c.opts.Progress.Stop(ok)
+	if c.bar == nil {
+		return
+	}
+	c.bar.mu.Lock()
+	defer c.bar.mu.Unlock()
+	if c.bar.started {
+		c.bar.started = false
+		c.bar.p.Stop(ok)
 	}
 }
 
@@ -437,7 +458,9 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 // stream.
 func (c *converter) tableToArrow(w io.Writer, cols []parquetio.Column, rs []*npyio.Reader) error {
 	pr, pw := io.Pipe()
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer func() {
 			if p := recover(); p != nil {
 				pw.CloseWithError(InternalError{p})
@@ -445,7 +468,12 @@ func (c *converter) tableToArrow(w io.Writer, cols []parquetio.Column, rs []*npy
 		}()
 		pw.CloseWithError(copyTableNPY(pw, cols, rs, c.setProgress))
 	}()
-	defer pr.CloseWithError(errors.New("the Arrow writer stopped")) // unblocks the goroutine
+	// The writer goroutine may still report progress after the last
+	// bytes are read: wait for it, so it never outlives the bar.
+	defer func() {
+		pr.CloseWithError(errors.New("the Arrow writer stopped")) // unblocks the goroutine
+		<-done
+	}()
 	r, err := npyio.NewReader(pr, nil)
 	if err != nil {
 		return err
@@ -726,7 +754,13 @@ func (c *converter) fromParquet(outKind string) error {
 		return c.withOutput(func(f io.Writer) error {
 			// Stream the rows as an in-memory .npy into arrowconv.
 			pr, pwr := io.Pipe()
+			done := make(chan struct{})
+			defer func() {
+				pr.CloseWithError(errors.New("stopped")) // unblocks the goroutine
+				<-done
+			}()
 			go func() {
+				defer close(done)
 				hh := *h
 				hh.FortranOrder = false
 				wr, err := npyio.NewWriter(pwr, &hh)
@@ -1142,6 +1176,9 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
+	if o.Progress != nil {
+		c.bar = &convBar{p: o.Progress}
+	}
 	fo, err := foreignForInput(&o, from.Name)
 	if err != nil {
 		return nil, err
