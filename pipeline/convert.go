@@ -1176,9 +1176,6 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	}
 
 	c := &converter{ctx: ctx, opts: &o, in: in, out: out}
-	if o.Progress != nil {
-		c.bar = &convBar{p: o.Progress}
-	}
 	fo, err := foreignForInput(&o, from.Name)
 	if err != nil {
 		return nil, err
@@ -1230,6 +1227,7 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result
 	var rows int64
 	user := o.Progress
 	o.Progress = &countRows{next: user, rows: &rows}
+	c.bar = &convBar{p: o.Progress}
 	if err := c.run(from.Name, to.Name); err != nil {
 		return nil, fileError(in, out, err)
 	}

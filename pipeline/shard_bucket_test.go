@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
@@ -23,7 +25,9 @@ import (
 func TestShardsToBucket(t *testing.T) {
 	mem := storagetest.NewMem("memtest")
 	copies, seekables := mem.Copies, mem.Seekables
-	files := checkShardsToStore(t, "memtest://bkt-pipeline/lake")
+	// A fresh prefix per run: the in-memory store outlives a test run
+	// (go test -count=2).
+	files := checkShardsToStore(t, fmt.Sprintf("memtest://bkt-pipeline/lake-%d", time.Now().UnixNano()))
 	if mem.Copies-copies < files-1 {
 		t.Errorf("%d objects published with %d server-side copies", files, mem.Copies-copies)
 	}
