@@ -393,6 +393,15 @@ func (e *RowEncoder) put(arr arrow.Array, dt *npyio.DType, list []dim, lay layou
 		if err != nil {
 			return err
 		}
+		if raw := rawInt64s(arr); raw != nil && tc.factor == 1 && arr.NullN() == 0 {
+			// The common case (the unit of the column, no nulls): the
+			// stored values are the numpy values; only NaT is refused.
+			if i := indexNaT(raw); i >= 0 {
+				return fail(i, "%w: %d is numpy's NaT", ErrRange, raw[i])
+			}
+			scatter(lay.data, lay.base, dims, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(raw))), 8*n), 8)
+			return nil
+		}
 		vals, err := int64Values(arr)
 		if err != nil {
 			return fmt.Errorf("arrowconv: column %q: %w", path, err)
@@ -530,6 +539,43 @@ func int64Values(arr arrow.Array) (func(int) int64, error) {
 		return func(i int) int64 { return int64(v[i]) }, nil
 	}
 	return nil, fmt.Errorf("%s is not a timestamp, duration or date", arr.DataType())
+}
+
+// rawInt64s returns the values of a timestamp, duration or date64 array
+// as stored (offset applied), or nil for any other array.
+func rawInt64s(arr arrow.Array) []int64 {
+	var v []int64
+	switch a := arr.(type) {
+	case *array.Timestamp:
+		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
+	case *array.Duration:
+		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
+	case *array.Date64:
+		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
+	default:
+		return nil
+	}
+	off := arr.Data().Offset()
+	return v[off : off+arr.Len() : off+arr.Len()]
+}
+
+// indexNaT returns the index of the first NaT (math.MinInt64) in v, or -1.
+func indexNaT(v []int64) int {
+	// Eight at a time: NaT is rare, so the loop seldom leaves the fast test.
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		w := v[i : i+8 : i+8]
+		if w[0] == nat || w[1] == nat || w[2] == nat || w[3] == nat ||
+			w[4] == nat || w[5] == nat || w[6] == nat || w[7] == nat {
+			break
+		}
+	}
+	for ; i < len(v); i++ {
+		if v[i] == nat {
+			return i
+		}
+	}
+	return -1
 }
 
 // bytesGetter returns a function giving the bytes of value i of a string

@@ -2,6 +2,7 @@ package arrowconv_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -406,5 +407,128 @@ func BenchmarkRowEncoder(b *testing.B) {
 			}
 		})
 		rec.Release()
+	}
+}
+
+// TestRowEncoderTimeColumns checks the datetime/timedelta columns of the
+// RowEncoder (the stored values copied as they are when the unit is the
+// column's and there are no nulls): values at a slice offset and in row
+// ranges, NaT refused with its row, nulls as NaT.
+func TestRowEncoderTimeColumns(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const n = 1000
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i)*86_400_123 - 5_000_000
+	}
+	types := []arrow.DataType{
+		&arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"},
+		&arrow.DurationType{Unit: arrow.Nanosecond},
+		arrow.FixedWidthTypes.Date64,
+	}
+	build := func(dt arrow.DataType, v []int64, valid []bool) arrow.Array {
+		b := array.NewBuilder(mem, dt)
+		defer b.Release()
+		for i, x := range v {
+			switch {
+			case valid != nil && !valid[i]:
+				b.AppendNull()
+			default:
+				switch bb := b.(type) {
+				case *array.TimestampBuilder:
+					bb.Append(arrow.Timestamp(x))
+				case *array.DurationBuilder:
+					bb.Append(arrow.Duration(x))
+				case *array.Date64Builder:
+					bb.Append(arrow.Date64(x))
+				}
+			}
+		}
+		return b.NewArray()
+	}
+	// encode returns the rows of a record of (i8 id, the time column),
+	// the columns sliced from off, in two EncodeRows calls.
+	encode := func(t *testing.T, dt arrow.DataType, v []int64, valid []bool, off int) ([]byte, error) {
+		t.Helper()
+		ids := make([]int64, len(v))
+		for i := range ids {
+			ids[i] = int64(i)
+		}
+		ib := array.NewInt64Builder(mem)
+		ib.AppendValues(ids, nil)
+		ia := ib.NewArray()
+		ib.Release()
+		ta := build(dt, v, valid)
+		is := array.NewSlice(ia, int64(off), int64(len(v)))
+		ts := array.NewSlice(ta, int64(off), int64(len(v)))
+		ia.Release()
+		ta.Release()
+		defer is.Release()
+		defer ts.Release()
+		schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "t", Type: dt, Nullable: valid != nil}}, nil)
+		rec := array.NewRecordBatch(schema, []arrow.Array{is, ts}, int64(len(v)-off))
+		defer rec.Release()
+		enc, err := arrowconv.NewRowEncoder(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := enc.DType().Fields[1].Type; f.Kind != npyio.Datetime && f.Kind != npyio.Timedelta {
+			t.Fatalf("%s maps to %s", dt, f)
+		}
+		mid := (len(v) - off) / 3
+		out, err := enc.EncodeRows(rec, 0, mid, nil)
+		if err != nil {
+			return nil, err
+		}
+		return enc.EncodeRows(rec, mid, len(v)-off, out)
+	}
+	for _, dt := range types {
+		t.Run(dt.String(), func(t *testing.T) {
+			for _, off := range []int{0, 3, 17} {
+				got, err := encode(t, dt, vals, nil, off)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != 16*(n-off) {
+					t.Fatalf("offset %d: %d bytes, want %d", off, len(got), 16*(n-off))
+				}
+				for i := 0; i < n-off; i++ {
+					id := int64(binary.LittleEndian.Uint64(got[16*i:]))
+					v := int64(binary.LittleEndian.Uint64(got[16*i+8:]))
+					if id != int64(off+i) || v != vals[off+i] {
+						t.Fatalf("offset %d, row %d: (%d, %d), want (%d, %d)", off, i, id, v, off+i, vals[off+i])
+					}
+				}
+			}
+			// A stored NaT is refused, naming the row (counted from the
+			// first row encoded: the slice's offset does not count).
+			bad := slices.Clone(vals)
+			bad[700] = math.MinInt64
+			_, err := encode(t, dt, bad, nil, 17)
+			var ve *arrowconv.ValueError
+			if !errors.As(err, &ve) || ve.Row != 700-17 || ve.Field != "t" || !errors.Is(err, arrowconv.ErrRange) {
+				t.Fatalf("NaT in row %d: got %v", 700-17, err)
+			}
+			// Nulls become NaT, the other values stay.
+			valid := make([]bool, n)
+			for i := range valid {
+				valid[i] = i%7 != 0
+			}
+			got, err := encode(t, dt, vals, valid, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < n-3; i++ {
+				v := int64(binary.LittleEndian.Uint64(got[16*i+8:]))
+				want := vals[3+i]
+				if !valid[3+i] {
+					want = math.MinInt64
+				}
+				if v != want {
+					t.Fatalf("with nulls, row %d: %d, want %d", i, v, want)
+				}
+			}
+		})
 	}
 }
