@@ -9,18 +9,34 @@ import (
 )
 
 // Opener opens the source arrays of a table, one npyio.Reader per column
-// source, positioned at the first row. It may be called twice: once to
-// observe the time columns, once to write.
+// source, positioned at the first row. It may be called up to three times
+// for a table with time columns (see [WriteArray]).
 type Opener func() ([]*npyio.Reader, error)
 
 // observeRows is the batch size of the observation pass.
 const observeRows = 1 << 16
 
+// Restartable is an output a write can start over on: an *os.File. When a
+// table with time columns is written to one, its data is read once (see
+// [WriteArray]).
+type Restartable interface {
+	io.Writer
+	io.Seeker
+	Truncate(size int64) error
+}
+
 // WriteArray writes the array read by open to w as a Parquet file (see
-// [NewArraySchema]) and returns the number of rows. When the dtype has
-// datetime64 or timedelta64 values, open is called twice so the data can
-// be observed first (see [Schema]). progress, if not nil, is called with
-// the rows committed so far.
+// [NewArraySchema]) and returns the number of rows. progress, if not nil,
+// is called with the rows committed so far.
+//
+// Datetime64 and timedelta64 values are laid out from the whole data (see
+// [Schema]). When w is [Restartable], the data is read once: the time
+// columns are planned from the first row group and every later row group
+// is observed before it is encoded; only if one of them needs another
+// layout (a first NaT, or a value out of the planned type's range) is w
+// truncated back to where the file started and the data read twice, once
+// to observe it and once to write, as it always is for other outputs. The
+// file is the same either way; progress may then go back to 0.
 func WriteArray(w io.Writer, open Opener, name string, opts *Options, progress func(rows int64)) (int64, error) {
 	rs, err := open()
 	if err != nil {
@@ -29,28 +45,31 @@ func WriteArray(w io.Writer, open Opener, name string, opts *Options, progress f
 	if len(rs) != 1 {
 		return 0, errors.New("parquetio: WriteArray needs one reader")
 	}
-	s, err := NewArraySchema(rs[0].Header(), name)
-	if err != nil {
-		return 0, err
-	}
-	return write(w, s, rs, open, opts, progress)
+	h := rs[0].Header()
+	schema := func() (*Schema, error) { return NewArraySchema(h, name) }
+	return write(w, schema, rs, open, opts, progress)
 }
 
 // WriteTable writes the columns read by open (one reader per column, all
-// with the same number of rows) to w as one Parquet table.
+// with the same number of rows) to w as one Parquet table. Time columns
+// are handled as by [WriteArray].
 func WriteTable(w io.Writer, cols []Column, open Opener, opts *Options, progress func(rows int64)) (int64, error) {
-	s, err := NewSchema(cols)
-	if err != nil {
+	schema := func() (*Schema, error) { return NewSchema(cols) }
+	if _, err := schema(); err != nil {
 		return 0, err
 	}
 	rs, err := open()
 	if err != nil {
 		return 0, err
 	}
-	return write(w, s, rs, open, opts, progress)
+	return write(w, schema, rs, open, opts, progress)
 }
 
-func write(w io.Writer, s *Schema, rs []*npyio.Reader, open Opener, opts *Options, progress func(rows int64)) (int64, error) {
+func write(w io.Writer, schema func() (*Schema, error), rs []*npyio.Reader, open Opener, opts *Options, progress func(rows int64)) (int64, error) {
+	s, err := schema()
+	if err != nil {
+		return 0, err
+	}
 	if len(rs) != len(s.srcs) {
 		return 0, fmt.Errorf("parquetio: %d readers for %d column sources", len(rs), len(s.srcs))
 	}
@@ -62,21 +81,77 @@ func write(w io.Writer, s *Schema, rs []*npyio.Reader, open Opener, opts *Option
 			return 0, fmt.Errorf("parquetio: column %q has %d rows, column %q has %d", s.cols[0].Name, rs[0].Rows(), s.cols[i].Name, r.Rows())
 		}
 	}
-	if s.HasTime() {
-		tsUnit := ""
-		if opts != nil {
-			tsUnit = opts.TimestampUnit
-		}
+	if !s.HasTime() {
+		return writeAll(w, s, rs, opts, progress, false)
+	}
+	tsUnit := ""
+	if opts != nil {
+		tsUnit = opts.TimestampUnit
+	}
+	rw, start, ok, err := restartable(w)
+	if err != nil {
+		return 0, err
+	}
+	if ok && rs[0].Rows() > 0 {
 		s.observeFor(tsUnit)
-		if err := observe(s, rs); err != nil {
+		n, err := writeAll(w, s, rs, opts, progress, true)
+		if !errors.Is(err, errReplan) {
+			return n, err
+		}
+		// Start over: observe everything, then write.
+		if err := rw.Truncate(start); err != nil {
 			return 0, err
 		}
-		var err error
+		if _, err := rw.Seek(start, io.SeekStart); err != nil {
+			return 0, err
+		}
+		if s, err = schema(); err != nil {
+			return 0, err
+		}
 		if rs, err = open(); err != nil {
 			return 0, err
 		}
 	}
-	pw, err := NewWriter(w, s, opts)
+	s.observeFor(tsUnit)
+	if err := observe(s, rs); err != nil {
+		return 0, err
+	}
+	if rs, err = open(); err != nil {
+		return 0, err
+	}
+	return writeAll(w, s, rs, opts, progress, false)
+}
+
+// restartable returns w as a Restartable and where the file starts, if
+// w can be truncated there: nothing follows the current position, and a
+// truncation to it succeeds (not on a pipe or a device). It fails only
+// if it cannot put the position back.
+func restartable(w io.Writer) (rw Restartable, start int64, ok bool, err error) {
+	rw, ok = w.(Restartable)
+	if !ok {
+		return nil, 0, false, nil
+	}
+	start, err = rw.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, 0, false, nil // a pipe: written in two passes
+	}
+	end, err := rw.Seek(0, io.SeekEnd)
+	if err != nil || end != start {
+		if _, err := rw.Seek(start, io.SeekStart); err != nil {
+			return nil, 0, false, err
+		}
+		return nil, 0, false, nil
+	}
+	if rw.Truncate(start) != nil {
+		return nil, 0, false, nil
+	}
+	return rw, start, true, nil
+}
+
+// writeAll writes the rows of rs with a new Writer (speculative with
+// spec, see newWriter).
+func writeAll(w io.Writer, s *Schema, rs []*npyio.Reader, opts *Options, progress func(rows int64), spec bool) (int64, error) {
+	pw, err := newWriter(w, s, opts, spec)
 	if err != nil {
 		return 0, err
 	}
@@ -93,6 +168,7 @@ func write(w io.Writer, s *Schema, rs []*npyio.Reader, open Opener, opts *Option
 		return 0, err
 	}
 	if err := pw.Close(); err != nil {
+		pw.Abort() // encoders of earlier row groups may still run
 		return 0, err
 	}
 	return pw.Rows(), nil

@@ -27,13 +27,19 @@
 // A datetime whose values would overflow the logical type after scaling
 // (numpy allows ±2^63 seconds) is stored as INT64 in its own unit instead,
 // so nothing is ever lost. Both need the data observed before writing
-// ([Schema.Observe]; [WriteArray] and [WriteTable] do it by opening the
-// input twice when it has time columns). That first pass reads only the
-// sources holding time columns, checks ms/us/ns datetimes and timedeltas
-// for NaT only (a tight loop; value ranges only where a unit conversion
-// multiplies), and stops as soon as more data could not change the layout
-// (every time column has shown a NaT and needs no range): for 10M rows of
-// (i8, f8, f4, ?, M8[ms]) it costs about 37 ms, the reading included.
+// ([Schema.Observe]). [WriteArray] and [WriteTable] writing to a file
+// ([Restartable]) plan the time columns from the first row group and
+// observe each later one before encoding it, so the input is read once;
+// if a later row group needs another layout (a first NaT, a value out of
+// range), the file is truncated and written again after an observation
+// pass, which is what they always do for other outputs (opening the
+// input twice). That pass reads only the sources holding time columns,
+// checks ms/us/ns datetimes and timedeltas for NaT only (a tight loop;
+// value ranges only where a unit conversion multiplies), and stops as
+// soon as more data could not change the layout (every time column has
+// shown a NaT and needs no range): for 10M rows of (i8, f8, f4, ?,
+// M8[ms]) it costs about 37 ms, the reading included. The file is the
+// same either way.
 //
 // The footer carries npyflow's description of the source ([MetaTable]:
 // numpy descr, byte order included, shape and fortran_order), the source

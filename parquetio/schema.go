@@ -649,42 +649,65 @@ var unitPerSecond = map[string]int64{"ms": 1e3, "us": 1e6, "ns": 1e9}
 func (s *Schema) plan(tsUnit string) error {
 	s.tsUnit = tsUnit
 	for _, l := range s.leaves {
-		if !l.isTime {
-			continue
+		if l.isTime {
+			p := s.timePlanOf(l, tsUnit)
+			l.optional, l.plan, l.mul, l.div, l.unit = p.optional, p.plan, p.mul, p.div, p.unit
 		}
-		l.optional = l.hasNaT || !s.observed
-		l.plan, l.mul, l.div, l.unit = timeRaw, 1, 1, ""
-		if l.dt.Kind != npyio.Datetime {
-			continue
-		}
-		t, ok := timeTargets[l.dt.Unit]
-		if !ok || l.dt.UnitMult < 1 {
-			continue
-		}
-		mul, ok := mulOK(t.mul, l.dt.UnitMult)
-		if !ok {
-			continue
-		}
-		plan, unit, div := timeTS, t.unit, int64(1)
-		if t.date {
-			plan = timeDate
-		} else if tsUnit != "" && tsUnit != unit {
-			from, to := unitPerSecond[unit], unitPerSecond[tsUnit]
-			if to > from {
-				if mul, ok = mulOK(mul, to/from); !ok {
-					continue
-				}
-			} else {
-				div = from / to
-			}
-			unit = tsUnit
-		}
-		if s.observed && l.seen && !fits(l.min, l.max, mul, div, plan == timeDate) {
-			continue
-		}
-		l.plan, l.mul, l.div, l.unit = plan, mul, div, unit
 	}
 	return nil
+}
+
+// planChanged reports whether what has been observed since plan would
+// give a time leaf another layout.
+func (s *Schema) planChanged() bool {
+	for _, l := range s.leaves {
+		if l.isTime && s.timePlanOf(l, s.tsUnit) != (timePlan{l.optional, l.plan, l.mul, l.div, l.unit}) {
+			return true
+		}
+	}
+	return false
+}
+
+// timePlan is the layout of a time leaf.
+type timePlan struct {
+	optional bool
+	plan     int
+	mul, div int64
+	unit     string
+}
+
+// timePlanOf plans time leaf l from what has been observed.
+func (s *Schema) timePlanOf(l *leaf, tsUnit string) timePlan {
+	raw := timePlan{optional: l.hasNaT || !s.observed, plan: timeRaw, mul: 1, div: 1}
+	if l.dt.Kind != npyio.Datetime {
+		return raw
+	}
+	t, ok := timeTargets[l.dt.Unit]
+	if !ok || l.dt.UnitMult < 1 {
+		return raw
+	}
+	mul, ok := mulOK(t.mul, l.dt.UnitMult)
+	if !ok {
+		return raw
+	}
+	plan, unit, div := timeTS, t.unit, int64(1)
+	if t.date {
+		plan = timeDate
+	} else if tsUnit != "" && tsUnit != unit {
+		from, to := unitPerSecond[unit], unitPerSecond[tsUnit]
+		if to > from {
+			if mul, ok = mulOK(mul, to/from); !ok {
+				return raw
+			}
+		} else {
+			div = from / to
+		}
+		unit = tsUnit
+	}
+	if s.observed && l.seen && !fits(l.min, l.max, mul, div, plan == timeDate) {
+		return raw
+	}
+	return timePlan{optional: raw.optional, plan: plan, mul: mul, div: div, unit: unit}
 }
 
 func mulOK(a, b int64) (int64, bool) {

@@ -125,6 +125,11 @@ type Writer struct {
 	tsUnit  string
 	onGroup func(rows int64)
 	extra   map[string]string
+
+	out   io.Writer
+	opts  Options
+	codec compress.Codec
+	spec  bool // see newWriter
 }
 
 type slot struct {
@@ -151,6 +156,14 @@ type job struct {
 // all the data first for the best time-column layout (see [Schema]).
 // meta is added to the footer's key-value metadata.
 func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
+	return newWriter(w, s, opts, false)
+}
+
+// newWriter is NewWriter; with spec, the time columns are planned from
+// the first row group instead, each later row group is observed before it
+// is encoded, and the write fails with errReplan if one of them would
+// change the plan (see write).
+func newWriter(out io.Writer, s *Schema, opts *Options, spec bool) (*Writer, error) {
 	if s.planned {
 		return nil, errors.New("parquetio: schema already used by a writer")
 	}
@@ -170,13 +183,6 @@ func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
 	if o.RowGroupRows < 0 || o.PageSize < 0 || o.Concurrency < 0 {
 		return nil, errors.New("parquetio: Options.RowGroupRows, PageSize and Concurrency must not be negative")
 	}
-	if err := s.plan(o.TimestampUnit); err != nil {
-		return nil, err
-	}
-	s.planned = true
-	for _, l := range s.leaves {
-		l.conv = s.converter(l)
-	}
 	for _, list := range [][]string{o.Dictionary, o.BloomFilters} {
 		for _, name := range list {
 			if !s.hasColumn(name) {
@@ -195,18 +201,38 @@ func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
 			g = max(1, MaxRowGroupBytes/rowBytes)
 		}
 	}
-	page := o.PageSize
-	if page == 0 {
-		page = DefaultPageSize
-	}
 	conc := o.Concurrency
 	if conc == 0 {
 		conc = 1
 	}
-	pq := s.parquetSchema(&o)
+	s.planned = true
+	w := &Writer{s: s, groupN: g, conc: conc, tsUnit: o.TimestampUnit, extra: o.Metadata, out: out, opts: o, codec: codec, spec: spec}
+	if !spec {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// start plans the time columns from what s has observed and starts the
+// parquet-go writer.
+func (w *Writer) start() error {
+	s, o := w.s, &w.opts
+	if err := s.plan(o.TimestampUnit); err != nil {
+		return err
+	}
+	for _, l := range s.leaves {
+		l.conv = s.converter(l)
+	}
+	page := o.PageSize
+	if page == 0 {
+		page = DefaultPageSize
+	}
+	pq := s.parquetSchema(o)
 	wopts := []parquet.WriterOption{
 		pq,
-		parquet.Compression(codec),
+		parquet.Compression(w.codec),
 		parquet.PageBufferSize(page),
 		parquet.WriteBufferSize(1 << 20),
 		parquet.CreatedBy("npyflow", "", ""),
@@ -221,13 +247,14 @@ func NewWriter(w io.Writer, s *Schema, opts *Options) (*Writer, error) {
 		}
 	}
 	if _, err := s.metaFor(0); err != nil {
-		return nil, err
+		return err
 	}
 	cfg, err := parquet.NewWriterConfig(wopts...)
 	if err != nil {
-		return nil, fmt.Errorf("parquetio: %w", err)
+		return fmt.Errorf("parquetio: %w", err)
 	}
-	return &Writer{s: s, pw: parquet.NewGenericWriter[any](w, cfg), groupN: g, conc: conc, tsUnit: o.TimestampUnit, extra: o.Metadata}, nil
+	w.pw = parquet.NewGenericWriter[any](w.out, cfg)
+	return nil
 }
 
 // Rows returns the number of rows written so far.
@@ -368,7 +395,7 @@ func (w *Writer) slot() (*slot, error) {
 	if n := len(w.free); n > 0 {
 		sl, w.free = w.free[n-1], w.free[:n-1]
 	} else {
-		sl = &slot{rg: w.pw.BeginRowGroup()}
+		sl = &slot{}
 		sl.bufs = make([][]byte, len(w.s.srcs))
 		w.grow(sl, 1)
 		w.nslots++
@@ -415,6 +442,16 @@ func (w *Writer) dispatch() error {
 		}
 		return nil
 	}
+	if w.spec {
+		if err := w.observe(sl); err != nil {
+			w.free = append(w.free, sl)
+			w.err = err
+			return err
+		}
+	}
+	if sl.rg == nil {
+		sl.rg = w.pw.BeginRowGroup()
+	}
 	w.rows += int64(sl.rows)
 	j := &job{s: sl, done: make(chan error, 1)}
 	w.pending = append(w.pending, j)
@@ -423,6 +460,26 @@ func (w *Writer) dispatch() error {
 		if err := w.commitOldest(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// errReplan is the error of a speculative writer (see newWriter) whose
+// row group holds what the first did not show: a NaT, or a time value
+// out of the planned type's range.
+var errReplan = errors.New("parquetio: the time columns need another layout")
+
+// observe observes the row group of sl before it is encoded, when the
+// time columns are planned from the first row group: the first plans them
+// and starts the file, a later one fails with errReplan if the plan made
+// from every row group so far differs.
+func (w *Writer) observe(sl *slot) error {
+	w.s.Observe(sl.bufs, sl.rows)
+	if w.pw == nil {
+		return w.start()
+	}
+	if w.s.planChanged() {
+		return errReplan
 	}
 	return nil
 }
@@ -482,6 +539,12 @@ func (w *Writer) Close() error {
 		}
 	}
 	w.closed = true
+	if w.pw == nil { // speculative, no rows: plan as unobserved
+		if err := w.start(); err != nil {
+			w.err = err
+			return err
+		}
+	}
 	md, err := w.s.metaFor(w.rows)
 	if err != nil {
 		w.err = err

@@ -378,6 +378,7 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 	switch outKind {
 	case "parquet":
 		return c.withOutput(func(f io.Writer) error {
+			f = parquetOutput(f)
 			var err error
 			if src.array {
 				_, err = parquetio.WriteArray(f, src.open, src.name, c.popts, c.setProgress)
@@ -448,6 +449,34 @@ func (c *converter) fromNumpy(src *convSource, outKind string) error {
 		return c.toMAT(src)
 	case "hdf5":
 		return c.toHDF5(src)
+	}
+	return nil
+}
+
+// parquetOutput returns the output w with its Truncate where it has one
+// (a local file), so that parquetio reads a table with time columns once
+// (see parquetio.WriteArray).
+func parquetOutput(w io.Writer) io.Writer {
+	o, ok := w.(outputFile)
+	if !ok {
+		return w
+	}
+	t, ok := o.f.(interface{ Truncate(int64) error })
+	if !ok {
+		return w
+	}
+	return truncOutput{o, t}
+}
+
+// truncOutput is an outputFile that can be truncated.
+type truncOutput struct {
+	outputFile
+	t interface{ Truncate(int64) error }
+}
+
+func (o truncOutput) Truncate(size int64) error {
+	if err := o.t.Truncate(size); err != nil {
+		return &OutputError{bare(err)}
 	}
 	return nil
 }
