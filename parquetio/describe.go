@@ -475,3 +475,23 @@ func intName(bits int8, signed bool) string {
 	}
 	return fmt.Sprintf("UINT(%d)", bits)
 }
+
+// ColumnNames returns the names of the top-level columns of the Parquet
+// file r of size size, in file order, from its footer alone (checked as
+// by [NewReader]): the names [ReadOptions.Columns] chooses from. No column
+// is mapped, so a file with columns numpy has no type for has names too.
+func ColumnNames(r io.ReaderAt, size int64) ([]string, error) {
+	if _, _, err := checkFooter(r, size); err != nil {
+		return nil, err
+	}
+	pf, err := openArrowFile(r, size)
+	if err != nil {
+		return nil, err
+	}
+	root := pf.MetaData().Schema.Root()
+	names := make([]string, root.NumFields())
+	for i := range names {
+		names[i] = root.Field(i).Name()
+	}
+	return names, nil
+}

@@ -24,7 +24,7 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, c.errorf("input", "cannot write %s to Arrow: %v", in, err)
 	}
 	opts := arrowconv.IPCOptions{}
-	if c.String("format") == "stream" {
+	if c.String("format") == "stream" || !c.Has("format") && arrowconv.DefaultIPCOptions(c.String("path")).Format == arrowconv.IPCStream {
 		opts.Format = arrowconv.IPCStream
 	}
 	switch c.String("compression") {

@@ -27,9 +27,12 @@ func readArrowHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	schema, proj, err := fo.project(info.Schema)
+	// Options naming a column of the file that is not read are left out
+	// (as a Parquet reader leaves them).
+	err = fo.checkArrowNames(info.Schema)
+	schema, proj, perr := fo.project(info.Schema)
 	if err == nil {
-		err = fo.checkArrowNames(schema)
+		err = perr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -57,6 +60,25 @@ func readArrowHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	return h, nil
 }
 
+// arrowColumnNames returns the top-level column names of an IPC file or
+// stream, from its schema.
+func arrowColumnNames(path string) ([]string, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := arrowconv.ReadIPCInfo(f, f.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var names []string
+	for _, fl := range info.Schema.Fields() {
+		names = append(names, fl.Name)
+	}
+	return names, nil
+}
+
 func (s *fileSource) openArrow(p *Part) (partReader, error) {
 	f, err := openFile(p.Path)
 	if err != nil {
@@ -67,7 +89,7 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
-	fo := foreignFromComponent(s.c)
+	fo := s.foreign()
 	schema, proj, err := fo.project(in.Schema())
 	if err != nil {
 		in.Release()
@@ -96,7 +118,8 @@ func (s *fileSource) openArrow(p *Part) (partReader, error) {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 	dt, _ := m.DType()
-	got := &Schema{DType: dt.Native(), Shape: m.RowShape()}
+	h := s.wrapProjected(&npyio.Header{DType: dt, Shape: append([]int{0}, m.RowShape()...)})
+	got := &Schema{DType: h.DType.Native(), Shape: h.Shape[1:]}
 	if w, ok := widerStrings(s.file, got); !ok || !w.Equal(s.file) {
 		closer.Close()
 		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)

@@ -511,7 +511,7 @@ func (c *converter) tableToArrow(w io.Writer, cols []parquetio.Column, rs []*npy
 }
 
 func (c *converter) ipcOptions() (arrowconv.IPCOptions, error) {
-	o := arrowconv.IPCOptions{Format: arrowconv.IPCFile}
+	o := arrowconv.IPCOptions{Format: arrowconv.DefaultIPCOptions(c.out).Format} // .arrows: a stream
 	switch strings.ToLower(c.opts.Compression) {
 	case "zstd":
 		o.Compression = arrowconv.Zstd
@@ -1126,6 +1126,8 @@ type ConvertOptions struct {
 	Sync bool `flag:"sync"`
 	// Progress, if set, is told about the rows written.
 	Progress ConvertProgress `flag:"-"`
+	// Stdin is read for the input name [StdinName] ("-"); nil: os.Stdin.
+	Stdin io.Reader `flag:"-"`
 }
 
 // ConvertProgress receives the progress of a conversion: Start once with
@@ -1170,7 +1172,8 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Convert converts the file in to the file out, each in the format of
 // its extension (see [Formats]): .npy, .npz, .parquet and .arrow/.feather
-// in any pair. An .npz whose members have the same length along axis 0
+// (IPC files) or .arrows (IPC streams) in any pair; in [StdinName] ("-")
+// reads standard input, its format known by its first bytes. An .npz whose members have the same length along axis 0
 // is one table (one column per member, in archive order; Member picks
 // one); .npz to .npz copies every member whatever its shape. Parquet or
 // Arrow back to .npy gives a structured array (one field per column), or
@@ -1180,6 +1183,14 @@ func (e *FileError) Unwrap() error { return e.Err }
 // left. Errors about the data are a [*FileError] naming the file; errors
 // about the arguments wrap [ErrOptions].
 func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Result, error) {
+	if in == StdinName {
+		tmp, cleanup, err := spoolStdin(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		in = tmp
+	}
 	o := ConvertOptions{}
 	if opts != nil {
 		o = *opts

@@ -31,7 +31,7 @@ var formats = []*Format{
 	{Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file"},
 	{Name: "npz", Exts: []string{".npz"}, Summary: "NumPy archive of arrays (np.savez)"},
 	{Name: "parquet", Exts: []string{".parquet", ".pq"}, Summary: "Apache Parquet"},
-	{Name: "arrow", Exts: []string{".arrow", ".feather", ".ipc"}, Summary: "Arrow IPC file (Feather v2)"},
+	{Name: "arrow", Exts: []string{".arrow", ".arrows", ".feather", ".ipc"}, Summary: "Arrow IPC file (Feather v2) or stream (.arrows)"},
 	{Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5"}, Summary: "HDF5 file (h5py, pure-Go reader and writer)"},
 	{Name: "mat", Exts: []string{".mat"}, Summary: "MATLAB MAT-file (v7.3 HDF5, v7 and v6 Level 5)"},
 }

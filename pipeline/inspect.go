@@ -23,6 +23,22 @@ type Inspection struct {
 	MAT   *MATInfo
 }
 
+// setFile sets the file name the inspection shows.
+func (i *Inspection) setFile(name string) {
+	switch {
+	case i.NPY != nil:
+		i.NPY.File = name
+	case i.NPZ != nil:
+		i.NPZ.File = name
+	case i.Table != nil:
+		i.Table.File = name
+	case i.HDF5 != nil:
+		i.HDF5.File = name
+	case i.MAT != nil:
+		i.MAT.File = name
+	}
+}
+
 // Value is the set field, for JSON encoding.
 func (i *Inspection) Value() any {
 	switch {
@@ -71,6 +87,18 @@ func Inspect(ctx context.Context, name string) (*Inspection, error) {
 // refused. They are refused for other formats, as by Convert; o's other
 // options are not used.
 func InspectOptions(ctx context.Context, name string, o *ConvertOptions) (*Inspection, error) {
+	if name == StdinName {
+		tmp, cleanup, err := spoolStdin(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		ins, err := InspectOptions(ctx, tmp, o)
+		if err == nil {
+			ins.setFile(StdinName)
+		}
+		return ins, err
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return nil, bare(err)

@@ -73,6 +73,20 @@ func readParquetHeader(path string, fo *foreignOptions) (*npyio.Header, error) {
 	return r.Header(), nil
 }
 
+// parquetColumnNames returns the top-level column names of a Parquet file.
+func parquetColumnNames(path string) ([]string, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := parquetio.ColumnNames(f, f.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return names, nil
+}
+
 func (s *fileSource) openParquet(p *Part) (partReader, error) {
 	f, err := openFile(p.Path)
 	if err != nil {

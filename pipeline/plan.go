@@ -12,7 +12,8 @@ import (
 // plan's inputs (if any) and, while running, the sharded run.
 type buildEnv struct {
 	out     *outputs
-	project map[string][]string      // columns pushed down to sources (projections)
+	project map[string]*pushdown     // columns pushed down to sources (projections)
+	dropped map[string][]string      // by source: file columns left out for its drops
 	frozen  map[string][]FrozenInput // by source
 	dist    *distRun
 }

@@ -52,7 +52,7 @@ func TestSelectPushdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := projections(j)["t"]; strings.Join(got, ", ") != fields {
+		if got := projections(j)["t"]; strings.Join(got.keep, ", ") != fields {
 			t.Errorf("select [%s]: the source reads %v", fields, got)
 		}
 		runJobText(t, dir, job(fields, "p.npy", false))

@@ -159,7 +159,7 @@ func init() {
 		build:  buildParquetOutput})
 	register(&Spec{Kind: Sink, Type: "arrow", Summary: "write Arrow IPC files or streams",
 		Fields: append(append([]Field(nil), sinkFields...),
-			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows)"},
+			Field{Name: "format", Type: String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows); a path ending in .arrows is a stream unless format says otherwise"},
 			Field{Name: "compression", Type: String, Default: "none", Enum: []string{"none", "lz4", "zstd"}, Doc: "buffer compression", Flag: "compression",
 				FlagDoc: "buffer compression: none (the default for .arrow, as pyarrow.ipc and Polars write it: memory-mappable), lz4 (the default for .feather, as pyarrow.feather) or zstd"},
 			Field{Name: "column", Type: String, Default: "value", Doc: "the column name of a plain (non-record) array", Flag: "name"},

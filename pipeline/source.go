@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -46,10 +47,11 @@ type fileSource struct {
 	wrap     bool // a plain array wrapped as one struct field
 	out      fanout
 	opts     *npyio.Options
-	// columns are the Parquet columns read when the job names none: the
-	// fields every consumer selects (see projections), so only their
-	// column chunks are fetched.
+	// columns are the Parquet or Arrow columns read when the job names
+	// none: those its consumers need (see projections), so only their
+	// column chunks are fetched and mapped.
 	columns []string
+	push    *pushdown // what the plan pushed down (nil: none)
 }
 
 // foreign returns the options of a parquet or arrow source, with the
@@ -62,39 +64,73 @@ func (s *fileSource) foreign() *foreignOptions {
 	return o
 }
 
-// projections returns, for each parquet source whose consumers are all
-// select transforms and which names no columns itself, the fields those
-// selects keep (in first-seen order): the source reads only those
-// columns (a select on a bucket's file then fetches only their chunks).
-func projections(job *Job) map[string][]string {
-	out := map[string][]string{}
+// pushdown is what a parquet or arrow source need not read: the columns
+// no consumer needs are not fetched and not mapped, so a column numpy has
+// no type for (a MAP, a list of varying length) does not stop a job that
+// selects or drops it.
+type pushdown struct {
+	// keep are the fields the consumers select, in first-seen order; nil
+	// when some consumer drops fields.
+	keep []string
+	// drop are, with keep nil, the fields every consumer leaves out: every
+	// drop drops them and no select keeps them.
+	drop []string
+}
+
+// projections returns, for each parquet or arrow source whose consumers
+// are all select or drop transforms (a drop with that one input) and
+// which names no columns itself, the columns those consumers need: with
+// selects only, the fields they keep (in first-seen order: a select on a
+// bucket's file then fetches only their chunks); with drops, every column
+// of the file but those every drop drops and no select keeps.
+func projections(job *Job) map[string]*pushdown {
+	out := map[string]*pushdown{}
 	for _, src := range job.Of(Source) {
-		if src.Type != "parquet" || len(src.Strings("columns")) > 0 {
+		if src.Type != "parquet" && src.Type != "arrow" || len(src.Strings("columns")) > 0 {
 			continue
 		}
-		var cols []string
+		var keep, drop []string
 		seen := map[string]bool{}
-		ok, n := true, 0
+		ok, n, drops := true, 0, 0
 		for _, c := range job.Components {
 			for _, in := range c.Inputs {
 				if in != src.Name {
 					continue
 				}
 				n++
-				if c.Kind != Transform || c.Type != "select" {
-					ok = false
-					continue
-				}
-				for _, f := range c.Strings("fields") {
-					if !seen[f] {
-						seen[f] = true
-						cols = append(cols, f)
+				switch {
+				case c.Kind == Transform && c.Type == "select":
+					for _, f := range c.Strings("fields") {
+						if !seen[f] {
+							seen[f] = true
+							keep = append(keep, f)
+						}
 					}
+				case c.Kind == Transform && c.Type == "drop" && len(c.Inputs) == 1:
+					fs := c.Strings("fields")
+					if drops == 0 {
+						drop = slices.Clone(fs)
+					} else {
+						drop = slices.DeleteFunc(drop, func(f string) bool { return !slices.Contains(fs, f) })
+					}
+					drops++
+				default:
+					ok = false
 				}
 			}
 		}
-		if ok && n > 0 && len(cols) > 0 {
-			out[src.Name] = cols
+		if !ok || n == 0 {
+			continue
+		}
+		if drops == 0 {
+			if len(keep) > 0 {
+				out[src.Name] = &pushdown{keep: keep}
+			}
+			continue
+		}
+		drop = slices.DeleteFunc(drop, func(f string) bool { return seen[f] })
+		if len(drop) > 0 {
+			out[src.Name] = &pushdown{drop: drop}
 		}
 	}
 	return out
@@ -134,18 +170,66 @@ func sameFields(a, b *npyio.Header, names []string) bool {
 	return true
 }
 
-// project sets the columns s reads from the fields its consumers keep,
-// less the path captures.
-func (s *fileSource) project(fields []string) {
+// project sets what s need not read (see projections): with a keep list,
+// the columns s reads are the fields its consumers keep, less the path
+// captures; with drops, firstProjected finds them in the first file.
+func (s *fileSource) project(p *pushdown) {
+	s.push = p
+	if p == nil {
+		return
+	}
 	capt := map[string]bool{}
 	for _, c := range s.caps {
 		capt[c.Name] = true
 	}
-	for _, f := range fields {
+	for _, f := range p.keep {
 		if !capt[f] {
 			s.columns = append(s.columns, f)
 		}
 	}
+}
+
+// firstProjected reads the header of the first file of a source with a
+// pushdown, settling the columns read: the projection must map the fields
+// as reading every column does (a file npyflow wrote is mapped from its
+// metadata then) and hold them all; else every column is read and the
+// select or drop says what is missing. When reading every column fails
+// (a column numpy has no type for) and the projection does not, the
+// projection stands: that column is one no consumer needs. The fields a
+// drop's projection leaves out are recorded in env.dropped.
+func (s *fileSource) firstProjected(path string, read func(string, *foreignOptions) (*npyio.Header, error), names func(string) ([]string, error), env *buildEnv) (*npyio.Header, error) {
+	full := foreignFromComponent(s.c)
+	var dropped []string
+	if s.push.keep == nil {
+		all, err := names(path)
+		if err != nil {
+			return read(path, full)
+		}
+		for _, n := range all {
+			if slices.Contains(s.push.drop, n) {
+				dropped = append(dropped, n)
+			} else {
+				s.columns = append(s.columns, n)
+			}
+		}
+		if len(dropped) == 0 || len(s.columns) == 0 {
+			s.columns = nil
+			return read(path, full)
+		}
+	}
+	h, err := read(path, s.foreign())
+	fh, ferr := read(path, full)
+	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh, s.columns) {
+		s.columns = nil
+		return fh, ferr
+	}
+	if len(dropped) > 0 {
+		if env.dropped == nil {
+			env.dropped = map[string][]string{}
+		}
+		env.dropped[s.c.Name] = dropped
+	}
+	return s.wrapProjected(h), nil
 }
 
 func (s *fileSource) Schema() *Schema   { return s.schema }
@@ -178,9 +262,7 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s.caps = caps
-	if c.Type == "parquet" {
-		s.project(env.project[c.Name])
-	}
+	s.project(env.project[c.Name])
 	var members []string
 	if s.npz {
 		members = c.Strings("members")
@@ -202,29 +284,21 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 			continue
 		}
 		read := readNPYHeader
-		switch c.Type {
-		case "parquet":
+		if c.Type == "parquet" || c.Type == "arrow" {
+			withOpts, names := readParquetHeader, parquetColumnNames
+			if c.Type == "arrow" {
+				withOpts, names = readArrowHeader, arrowColumnNames
+			}
 			read = func(path string) (*npyio.Header, error) {
-				if len(s.columns) == 0 {
-					return readParquetHeader(path, s.foreign())
+				switch {
+				case s.push == nil:
+					return withOpts(path, s.foreign())
+				case len(s.parts) == 0:
+					return s.firstProjected(path, withOpts, names, env)
 				}
-				h, err := readParquetHeader(path, s.foreign())
-				if len(s.parts) == 0 {
-					// The first file: the projection must map the fields
-					// as reading every column does (a file npyflow wrote
-					// is mapped from its metadata then), and hold them
-					// all; else every column is read and the select says
-					// what is missing.
-					full, ferr := readParquetHeader(path, foreignFromComponent(c))
-					if err != nil || ferr != nil || !sameFields(s.wrapProjected(h), full, s.columns) {
-						s.columns = nil
-						return full, ferr
-					}
-				}
+				h, err := withOpts(path, s.foreign())
 				return s.wrapProjected(h), err
 			}
-		case "arrow":
-			read = func(path string) (*npyio.Header, error) { return readArrowHeader(path, foreignFromComponent(c)) }
 		}
 		h, err := read(m.Path)
 		if err != nil {

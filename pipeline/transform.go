@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,13 +118,21 @@ func newProjectionNode(in *Schema, keep []int) (node, error) {
 	return &mapper{schema: &Schema{DType: dt}, fn: p.apply}, nil
 }
 
-func buildDrop(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildDrop(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
+	}
+	// Columns its source already left out (projections) are dropped.
+	var pushed []string
+	if env != nil && len(c.Inputs) == 1 {
+		pushed = env.dropped[c.Inputs[0]]
 	}
 	drop := map[int]bool{}
 	for i, name := range c.Strings("fields") {
 		k := fieldIndex(in.DType, name)
+		if k < 0 && slices.Contains(pushed, name) {
+			continue
+		}
 		if k < 0 {
 			return nil, noField(c, "fields", i, name, in.DType)
 		}

@@ -27,8 +27,10 @@ func init() {
 
 const convertUsage = `usage: npyflow convert [flags] IN OUT
 
-IN and OUT are .npy, .npz, .parquet, .arrow/.feather, .h5/.hdf5 or .mat
-files; the formats follow the extensions. An .npz whose members have the same length along
+IN and OUT are .npy, .npz, .parquet, .arrow/.feather (Arrow IPC files),
+.arrows (Arrow IPC streams), .h5/.hdf5 or .mat files; the formats follow
+the extensions. IN "-" reads standard input (an Arrow stream from another
+program, or any of these formats: recognized by its first bytes). An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
 member with --member. An .npz to .npz copies every member (dtype, shape and
 values, whatever the shapes; --compression deflate gives the format of

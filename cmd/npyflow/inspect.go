@@ -16,8 +16,8 @@ func init() {
 
 const inspectUsage = `usage: npyflow inspect [--json] [--columns C,...] [--decimal f8|scaled] [--fill C=V,...] [--validity C,...|*] FILE
 
-FILE is an .npy, .npz, Parquet, Arrow IPC, HDF5 or MAT file (recognized by
-its first bytes). Only headers and metadata are read:
+FILE is an .npy, .npz, Parquet, Arrow IPC (file or stream), HDF5 or MAT
+file (recognized by its first bytes); "-" reads standard input. Only headers and metadata are read:
   .npy      version, descr, shape, order, item size, data offset and size
   .npz      each member's header, compression and sizes
   .parquet  rows, and each column's numpy dtype and shape; for files other
