@@ -145,3 +145,87 @@ func BenchmarkIPCToNPY(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEncodeIPCFile encodes the first 16 record batches of the IPC
+// file $NPYFLOW_BENCH_ARROW (skipped if unset; benchmarks/RESULTS.md used
+// gen.py's struct table written by `npyflow convert --compression=none`)
+// in chunks of 64Ki rows, as the CLI's Arrow -> .npy path does: "as-is"
+// with the file's schema (for an npyflow-written file, numpy metadata and
+// so the RowEncoder), "no-metadata" with every metadata removed (the
+// Mapping, as for another producer's file). The batches are read once,
+// before the timing.
+func BenchmarkEncodeIPCFile(b *testing.B) {
+	path := os.Getenv("NPYFLOW_BENCH_ARROW")
+	if path == "" {
+		b.Skip("NPYFLOW_BENCH_ARROW names no IPC file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rr, err := arrowconv.NewIPCReader(f, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rr.Release()
+	var recs []arrow.RecordBatch
+	for len(recs) < 16 && rr.Next() {
+		rec := rr.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := rr.Err(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	for _, plain := range []bool{false, true} {
+		name := "as-is"
+		if plain {
+			name = "no-metadata"
+		}
+		b.Run(name, func(b *testing.B) {
+			sch, use := rr.Schema(), recs
+			if plain {
+				fs := sch.Fields()
+				for i := range fs {
+					fs[i].Metadata = arrow.Metadata{}
+				}
+				sch = arrow.NewSchema(fs, nil)
+				use = make([]arrow.RecordBatch, len(recs))
+				for i, r := range recs {
+					use[i] = array.NewRecordBatch(sch, r.Columns(), r.NumRows())
+					defer use[i].Release()
+				}
+			}
+			m, err := arrowconv.MapSchema(sch, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			size, err := m.RowSize()
+			if err != nil {
+				b.Fatal(err)
+			}
+			var rows int64
+			for _, r := range use {
+				rows += r.NumRows()
+			}
+			b.SetBytes(rows * int64(size))
+			var buf []byte
+			for b.Loop() {
+				for _, rec := range use {
+					n := int(rec.NumRows())
+					for start := 0; start < n; start += 1 << 16 {
+						if buf, err = m.EncodeRows(rec, start, min(n, start+1<<16), buf[:0]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+		})
+	}
+}

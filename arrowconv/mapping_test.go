@@ -641,3 +641,92 @@ func TestWriteMappedNPYErrors(t *testing.T) {
 		t.Errorf("failing writer: %v", err)
 	}
 }
+
+// TestMappingTimeNaT checks the NaT scan of timestamp columns: a stored
+// NaT is refused with its row unless the value is null (null slots may
+// hold any bytes, NaT included), past any number of null NaTs, at a slice
+// offset and in a later row range.
+func TestMappingTimeNaT(t *testing.T) {
+	const n = 2000
+	typ := &arrow.TimestampType{Unit: arrow.Microsecond}
+	// column builds a timestamp array over vals, null where null[i], and
+	// returns it sliced from off.
+	column := func(vals []int64, null map[int]bool, off int) arrow.Array {
+		bits := make([]byte, (n+7)/8)
+		for i := range n {
+			if !null[i] {
+				bits[i/8] |= 1 << (i % 8)
+			}
+		}
+		data := make([]byte, 8*n)
+		for i, v := range vals {
+			binary.LittleEndian.PutUint64(data[8*i:], uint64(v))
+		}
+		d := array.NewData(typ, n, []*memory.Buffer{memory.NewBufferBytes(bits), memory.NewBufferBytes(data)}, nil, len(null), 0)
+		defer d.Release()
+		a := array.MakeFromData(d)
+		defer a.Release()
+		return array.NewSlice(a, int64(off), n)
+	}
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i)*1_000_003 - 77
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "t", Type: typ, Nullable: true}}, nil)
+	encode := func(col arrow.Array, from int) ([]int64, error) {
+		defer col.Release()
+		rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(col.Len()))
+		defer rec.Release()
+		m, err := MapSchema(schema, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.cols[0].kind != mTime64 {
+			t.Fatalf("kind %d, want mTime64", m.cols[0].kind)
+		}
+		// Rows before from are encoded first, so rows count from 0.
+		out, err := m.EncodeRows(rec, 0, from, nil)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = m.EncodeRows(rec, from, col.Len(), out); err != nil {
+			return nil, err
+		}
+		got := make([]int64, len(out)/8)
+		for i := range got {
+			got[i] = int64(binary.LittleEndian.Uint64(out[8*i:]))
+		}
+		return got, nil
+	}
+	withNaT := func(idx ...int) []int64 {
+		v := append([]int64(nil), vals...)
+		for _, i := range idx {
+			v[i] = math.MinInt64
+		}
+		return v
+	}
+	const off = 3
+	// NaT stored in null slots only: converts, the nulls as NaT.
+	nulls := map[int]bool{5: true, 6: true, 100: true, 1500: true}
+	got, err := encode(column(withNaT(5, 6, 100, 1500), nulls, off), 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		want := vals[off+i]
+		if nulls[off+i] {
+			want = math.MinInt64
+		}
+		if v != want {
+			t.Fatalf("row %d: %d, want %d", i, v, want)
+		}
+	}
+	// A non-null NaT after null ones is refused, naming its row.
+	for _, bad := range []int{7, 101, 1999} {
+		_, err := encode(column(withNaT(5, 6, 100, bad), nulls, off), 400)
+		var ve *ValueError
+		if !errors.As(err, &ve) || ve.Row != int64(bad-off) || ve.Field != "t" || !errors.Is(err, ErrRange) {
+			t.Fatalf("NaT in row %d: %v", bad-off, err)
+		}
+	}
+}
