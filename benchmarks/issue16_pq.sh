@@ -5,21 +5,21 @@
 # command pinned to one core, CPU seconds (user + sys) of whole processes
 # from /usr/bin/time, DuckDB's COPY alone from its own cpu_secs.
 #
-# usage: benchmarks/issue16_pq.sh DIR RUNS NPYFLOW [NPYFLOW_MAIN]
+# usage: benchmarks/issue16_pq.sh DIR RUNS NAME=NPYFLOW...
 #   DIR holds struct.npy (gen.py: 10M rows of i8, f8, f4, bool, M8[ms])
 #   and struct-src.parquet (bin/gobench srcparquet DIR/struct.npy
-#   DIR/struct-src.parquet: DuckDB's source table). NPYFLOW_MAIN, if
-#   given, is a build of the main branch to compare with. DUCK names
+#   DIR/struct-src.parquet: DuckDB's source table). Each NAME=NPYFLOW is a
+#   build of npyflow to run (e.g. this branch and main); their outputs are
+#   compared byte for byte with the first one's. DUCK names
 #   duckdb_bench.mjs where node finds @duckdb/node-api (run.py copies it
 #   next to a node_modules symlink; see duck_modules in run.py).
 # Prints one line per run: NAME elapsed user sys maxrss_kB, the load
-# average before each round, DuckDB's "duckdb_copy_cpu SECONDS", and
-# whether the outputs of the two builds are byte-identical.
+# averages before each round, DuckDB's "duckdb_copy_cpu SECONDS" (the
+# COPY alone), and whether the outputs are byte-identical.
 set -eu
 D=$1
-RUNS=${2:-5}
-NEW=$3
-MAIN=${4:-}
+RUNS=$2
+shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
 DUCK=${DUCK:-$HERE/duckdb_bench.mjs}
 T="taskset -c 1 /usr/bin/time -f"
@@ -33,9 +33,16 @@ run() { # NAME OUT CMD...
 }
 for i in $(seq "$RUNS"); do
 	echo "# run $i load $(cut -d' ' -f1-3 /proc/loadavg)"
-	run pq-cli "$D/o.parquet" "$NEW" convert --progress=never "$D/struct.npy" "$D/o.parquet"
-	[ -z "$MAIN" ] || run pq-cli-main "$D/om.parquet" "$MAIN" convert --progress=never "$D/struct.npy" "$D/om.parquet"
-	run pq-duckdb "$D/d.parquet" node "$DUCK" copy "$D/struct-src.parquet" "$D/d.parquet"
+	for b in "$@"; do
+		name=${b%%=*}
+		run "$name" "$D/o-$name.parquet" "${b#*=}" convert --progress=never "$D/struct.npy" "$D/o-$name.parquet"
+	done
+	run duckdb-copy "$D/d.parquet" node "$DUCK" copy "$D/struct-src.parquet" "$D/d.parquet"
 done
-[ -z "$MAIN" ] || { cmp "$D/o.parquet" "$D/om.parquet" && echo "outputs: byte-identical"; }
-rm -f "$D/o.parquet" "$D/om.parquet" "$D/d.parquet"
+first=${1%%=*}
+for b in "$@"; do
+	name=${b%%=*}
+	cmp "$D/o-$first.parquet" "$D/o-$name.parquet" && echo "outputs: $name byte-identical to $first"
+done
+for b in "$@"; do rm -f "$D/o-${b%%=*}.parquet"; done
+rm -f "$D/d.parquet"
