@@ -13,8 +13,8 @@ import (
 // committed). A buffer is a list of 1 MiB chunks taken from the pool's
 // free list and given back when parquet-go releases the buffer after a
 // commit, so the chunks serve every row group of the Writer: parquet-go's
-// default buffers take 32 KiB chunks from a sync.Pool, which every garbage
-// collection empties, so that row groups allocated and page-faulted them
+// default buffers take 32 KiB chunks from a sync.Pool, which garbage
+// collections empty, so that row groups allocated and page-faulted them
 // again, and a commit wrote them 32 KiB at a time. The pool holds at most
 // the chunks of the row groups in flight at once; it is freed with the
 // Writer.
