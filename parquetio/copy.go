@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -110,7 +111,10 @@ func write(w io.Writer, schema func() (*Schema, error), rs []*npyio.Reader, open
 		if !errors.Is(err, errReplan) {
 			return n, err
 		}
-		// Start over: observe everything, then write.
+		// Start over: observe everything, then write. The first
+		// writer's buffers (row groups, pages) are garbage now: collect
+		// them, so that peak memory stays that of one writer.
+		runtime.GC()
 		if err := rw.Truncate(start); err != nil {
 			return 0, err
 		}
