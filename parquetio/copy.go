@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -36,7 +37,8 @@ type Restartable interface {
 // layout (a first NaT, or a value out of the planned type's range) is w
 // truncated back to where the file started and the data read twice, once
 // to observe it and once to write, as it always is for other outputs. The
-// file is the same either way; progress may then go back to 0.
+// file is the same either way; progress then pauses until the new write
+// passes what was reported.
 func WriteArray(w io.Writer, open Opener, name string, opts *Options, progress func(rows int64)) (int64, error) {
 	rs, err := open()
 	if err != nil {
@@ -93,12 +95,26 @@ func write(w io.Writer, schema func() (*Schema, error), rs []*npyio.Reader, open
 		return 0, err
 	}
 	if ok && rs[0].Rows() > 0 {
+		if progress != nil {
+			// Monotone: after a restart, it waits for the new write
+			// to pass what the first one reported.
+			done, next := int64(0), progress
+			progress = func(rows int64) {
+				if rows > done {
+					done = rows
+					next(rows)
+				}
+			}
+		}
 		s.observeFor(tsUnit)
 		n, err := writeAll(w, s, rs, opts, progress, true)
 		if !errors.Is(err, errReplan) {
 			return n, err
 		}
-		// Start over: observe everything, then write.
+		// Start over: observe everything, then write. The first
+		// writer's buffers (row groups, pages) are garbage now: collect
+		// them, so that peak memory stays that of one writer.
+		runtime.GC()
 		if err := rw.Truncate(start); err != nil {
 			return 0, err
 		}

@@ -120,18 +120,18 @@ func TestSinglePassSameFile(t *testing.T) {
 			}
 			cols := []Column{{Name: "id", DType: idDT}, {Name: "t", DType: dt}}
 			for _, kind := range []string{"array", "table"} {
-				write := func(w io.Writer, calls *int) error {
+				write := func(w io.Writer, calls *int, progress func(int64)) error {
 					var err error
 					if kind == "array" {
-						_, err = WriteArray(w, countingOpener(arr, calls), "s", &opts, nil)
+						_, err = WriteArray(w, countingOpener(arr, calls), "s", &opts, progress)
 					} else {
-						_, err = WriteTable(w, cols, countingOpener(tab, calls), &opts, nil)
+						_, err = WriteTable(w, cols, countingOpener(tab, calls), &opts, progress)
 					}
 					return err
 				}
 				var old bytes.Buffer // not Restartable: observation pass first
 				oldCalls := 0
-				if err := write(&old, &oldCalls); err != nil {
+				if err := write(&old, &oldCalls, nil); err != nil {
 					t.Fatal(err)
 				}
 				if oldCalls != 2 {
@@ -147,8 +147,19 @@ func TestSinglePassSameFile(t *testing.T) {
 					t.Fatal(err)
 				}
 				calls := 0
-				if err := write(f, &calls); err != nil {
+				var reported []int64
+				if err := write(f, &calls, func(rows int64) { reported = append(reported, rows) }); err != nil {
 					t.Fatal(err)
+				}
+				// Progress never goes back, even over a restart, and ends
+				// at every row.
+				for i, r := range reported {
+					if i > 0 && r <= reported[i-1] {
+						t.Fatalf("%s: progress %v goes back", kind, reported)
+					}
+				}
+				if len(reported) == 0 || reported[len(reported)-1] != n {
+					t.Errorf("%s: progress %v does not end at %d", kind, reported, n)
 				}
 				f.Close()
 				got, err := os.ReadFile(f.Name())

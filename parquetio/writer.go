@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/npyflow/npyflow/internal/hugepage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
@@ -129,7 +130,8 @@ type Writer struct {
 	out   io.Writer
 	opts  Options
 	codec compress.Codec
-	spec  bool // see newWriter
+	spec  bool     // see newWriter
+	obs   [][]byte // scratch of arrived
 }
 
 type slot struct {
@@ -236,6 +238,7 @@ func (w *Writer) start() error {
 		parquet.PageBufferSize(page),
 		parquet.WriteBufferSize(1 << 20),
 		parquet.CreatedBy("npyflow", "", ""),
+		parquet.ColumnPageBuffers(&pagePool{}),
 	}
 	for _, l := range s.leaves {
 		if l.dt.Kind == npyio.Float && l.dt.Size == 2 {
@@ -296,6 +299,7 @@ func (w *Writer) WriteColumns(cols [][]byte, rows int) error {
 			rs := w.s.srcs[i]
 			copy(sl.bufs[i][sl.rows*rs:(sl.rows+n)*rs], c[done*rs:(done+n)*rs])
 		}
+		w.arrived(sl, n)
 		sl.rows += n
 		done += n
 		if sl.rows == w.groupN {
@@ -354,11 +358,15 @@ func (w *Writer) ReadFrom(r *npyio.Reader) (int64, error) {
 			// The rows left are known: size the row group for them
 			// (a few rows cost little, a large file no regrowth).
 			w.grow(sl, int(min(int64(w.groupN), int64(sl.rows)+r.Remaining())))
-			n, err = r.ReadRows(sl.bufs[0][sl.rows*rs : sl.cap*rs])
+			// A few hundred KiB at a time: npyio's fixes (byte
+			// swaps, bools) then run on bytes still in cache.
+			end := min(sl.cap, sl.rows+max(1, readChunk/rs))
+			n, err = r.ReadRows(sl.bufs[0][sl.rows*rs : end*rs])
 			if err != nil {
 				w.err = err
 				return total, err
 			}
+			w.arrived(sl, n)
 		}
 		sl.rows += n
 		total += int64(n)
@@ -406,6 +414,9 @@ func (w *Writer) slot() (*slot, error) {
 	return sl, nil
 }
 
+// readChunk is the most bytes ReadFrom reads at once.
+const readChunk = 512 << 10
+
 // firstBytes is the size a row-group buffer starts at; it doubles as rows
 // arrive, up to the row group.
 const firstBytes = 64 << 10
@@ -426,6 +437,7 @@ func (w *Writer) grow(sl *slot, rows int) {
 	c = min(c, w.groupN)
 	for i, rs := range w.s.srcs {
 		nb := alignedBytes(c * rs)
+		hugepage.Advise(nb) // a row group's buffer: fewer first-touch faults
 		copy(nb, sl.bufs[i][:sl.rows*rs])
 		sl.bufs[i] = nb
 	}
@@ -469,12 +481,27 @@ func (w *Writer) dispatch() error {
 // out of the planned type's range.
 var errReplan = errors.New("parquetio: the time columns need another layout")
 
-// observe observes the row group of sl before it is encoded, when the
-// time columns are planned from the first row group: the first plans them
-// and starts the file, a later one fails with errReplan if the plan made
-// from every row group so far differs.
+// arrived observes the n rows just put in sl after its sl.rows rows,
+// while they are in cache, when the time columns are planned from the
+// first row group (see newWriter).
+func (w *Writer) arrived(sl *slot, n int) {
+	if !w.spec || n == 0 {
+		return
+	}
+	if w.obs == nil {
+		w.obs = make([][]byte, len(sl.bufs))
+	}
+	for i, b := range sl.bufs {
+		w.obs[i] = b[sl.rows*w.s.srcs[i]:]
+	}
+	w.s.Observe(w.obs, n)
+}
+
+// observe checks the row group of sl, observed as it arrived, before it
+// is encoded, when the time columns are planned from the first row group:
+// the first plans them and starts the file, a later one fails with
+// errReplan if the plan made from every row group so far differs.
 func (w *Writer) observe(sl *slot) error {
-	w.s.Observe(sl.bufs, sl.rows)
 	if w.pw == nil {
 		return w.start()
 	}
