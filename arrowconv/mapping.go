@@ -248,9 +248,7 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 		}
 		v := f.Nullable && o.ValidityFields || slices.Contains(o.Validity, f.Name)
 		if fv, ok := o.Fill[f.Name]; ok {
-			if err := setFill(nd, fv); err != nil {
-				return nil, err
-			}
+			setFill(nd, fv)
 		} else if v {
 			setZeroNull(nd)
 		}
@@ -269,19 +267,16 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 	return m, nil
 }
 
-func setFill(nd *mnode, v any) error {
+func setFill(nd *mnode, v any) {
 	nd.fill = v
-	for _, c := range nd.children {
-		if nd.kind == mDict || nd.kind == mList {
-			if err := setFill(c, v); err != nil {
-				return err
-			}
+	// A struct's fill is every field's (at any depth), as parquetio
+	// fills every leaf of a group: a null field holds it, and a null
+	// struct holds it in every field.
+	if nd.kind == mDict || nd.kind == mList || nd.kind == mStruct {
+		for _, c := range nd.children {
+			setFill(c, v)
 		}
 	}
-	if nd.kind == mStruct {
-		return fmt.Errorf("arrowconv: column %q: a fill value for a struct column is not supported; use a validity field", nd.path)
-	}
-	return nil
 }
 
 // setZeroNull makes nulls of the column itself zeros (its validity field
@@ -838,6 +833,8 @@ func (nd *mnode) build() error {
 		nd.fillB = bytes.Repeat(nd.children[0].fillB, nd.listLen*prod(nd.children[0].shape))
 	case nd.kind == mDict:
 		nd.fillB = nd.children[0].fillB
+	case nd.kind == mStruct && nd.fill != nil:
+		nd.fillB = nd.nullElem() // every field's fill value
 	}
 	if nd.fill != nil && nd.kind != mList && nd.kind != mDict && nd.kind != mStruct {
 		b, err := fillBytes(nd.dt, nd.fill)
