@@ -127,7 +127,7 @@ func TestForeignDropPushdown(t *testing.T) {
 			hint[0] = fmt.Sprintf("column %q", c.bad)
 		}
 		if c.bad != "l3" {
-			hint = append(hint, "--columns with convert", "a select or drop right after the source")
+			hint = append(hint, "--columns with convert", "select and drop transforms as the source's only consumers")
 		}
 		for _, text := range []string{src + fmt.Sprintf(sink, "t"), src + "transforms:\n  r: {type: rename, input: t, fields: {" + c.keep[0] + ": x}}\n" + fmt.Sprintf(sink, "r")} {
 			err := planAndRun(dir, text)
