@@ -217,6 +217,37 @@ func TestDropPushdownPlan(t *testing.T) {
 	want := producerColumns(t, strings.TrimSuffix(file, ".parquet")+".json")
 	foreignValues(t, filepath.Join(dir, "o0.npy"), want, []string{"k", "a2"}, 0)
 	foreignValues(t, filepath.Join(dir, "o1.npy"), want, []string{"k", "l2f"}, 0)
+
+	// A select of a validity field reads its column (and not l3, whose
+	// nulls would be refused): a2_valid is false where DuckDB's a2 is null.
+	for _, typ := range []string{"select, input: t, fields: [k, a2_valid]", "drop, input: t, fields: [l3, l2f, a2]"} {
+		text := fmt.Sprintf("version: 1\nsources:\n  t: {type: parquet, paths: '%s', validity: [a2]}\ntransforms:\n  s: {type: %s}\n", file, typ) + sinks("s")
+		if err := planAndRun(dir, text); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		a, err := npyio.ReadFile(filepath.Join(dir, "o0.npy"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Header.DType.String(); got != "[('k', '<i8'), ('a2_valid', '|b1')]" {
+			t.Fatalf("%s: %s", typ, got)
+		}
+		nulls := 0
+		for r, v := range want["a2"] {
+			if k := fieldInt(t, a, "k", r); k != int64(r) {
+				t.Fatalf("%s row %d: k %d", typ, r, k)
+			}
+			if valid := fieldInt(t, a, "a2_valid", r); valid != 0 != (v != nil) {
+				t.Fatalf("%s row %d: a2_valid %d for %v", typ, r, valid, v)
+			}
+			if v == nil {
+				nulls++
+			}
+		}
+		if nulls == 0 {
+			t.Fatal("no null in a2")
+		}
+	}
 }
 
 // planAndRun plans and runs a job, returning the first error.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -152,22 +153,41 @@ func (s *fileSource) wrapProjected(h *npyio.Header) *npyio.Header {
 	return &w
 }
 
-// sameFields reports whether the fields names of a and b are the same.
-func sameFields(a, b *npyio.Header, names []string) bool {
-	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct || len(a.DType.Fields) != len(names) {
+// sameFields reports whether every field of a is in b, with the same
+// type and shape.
+func sameFields(a, b *npyio.Header) bool {
+	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct {
 		return false
 	}
-	for _, n := range names {
-		i, k := fieldIndex(a.DType, n), fieldIndex(b.DType, n)
-		if i < 0 || k < 0 {
+	for _, fa := range a.DType.Fields {
+		k := fieldIndex(b.DType, fa.Name)
+		if k < 0 {
 			return false
 		}
-		fa, fb := a.DType.Fields[i], b.DType.Fields[k]
+		fb := b.DType.Fields[k]
 		if !fa.Type.Equal(fb.Type) || fmt.Sprint(fa.Shape) != fmt.Sprint(fb.Shape) {
 			return false
 		}
 	}
 	return true
+}
+
+// fileColumns returns the columns of the file (named all) that give the
+// fields keep: a field itself, or the column of a validity field
+// ([arrowconv.ValidityName], read with the column); other names are kept, for
+// the projection to fail on and the select to report.
+func fileColumns(keep, all []string) []string {
+	var out []string
+	for _, f := range keep {
+		c := f
+		if stem, ok := strings.CutSuffix(f, arrowconv.ValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
+			c = stem
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // project sets what s need not read (see projections): with a keep list,
@@ -190,7 +210,9 @@ func (s *fileSource) project(p *pushdown) {
 }
 
 // firstProjected reads the header of the first file of a source with a
-// pushdown, settling the columns read: the projection must map the fields
+// pushdown, settling the columns read (the file's columns behind the kept
+// fields, see fileColumns; with drops, every column but those dropped
+// whose validity field is not kept): the projection must map the fields
 // as reading every column does (a file npyflow wrote is mapped from its
 // metadata then) and hold them all; else every column is read and the
 // select or drop says what is missing. When reading every column fails
@@ -200,13 +222,20 @@ func (s *fileSource) project(p *pushdown) {
 func (s *fileSource) firstProjected(path string, read func(string, *foreignOptions) (*npyio.Header, error), names func(string) ([]string, error), env *buildEnv) (*npyio.Header, error) {
 	full := foreignFromComponent(s.c)
 	var dropped []string
-	if s.push.keep == nil {
+	if s.push.keep != nil {
+		if all, err := names(path); err == nil {
+			s.columns = fileColumns(s.columns, all)
+		}
+	} else {
 		all, err := names(path)
 		if err != nil {
 			return read(path, full)
 		}
+		validity := s.c.Strings("validity")
 		for _, n := range all {
-			if slices.Contains(s.push.drop, n) {
+			// A column whose validity field is kept is read.
+			valid := (slices.Contains(validity, "*") || slices.Contains(validity, n)) && !slices.Contains(s.push.drop, arrowconv.ValidityName(n))
+			if slices.Contains(s.push.drop, n) && !valid {
 				dropped = append(dropped, n)
 			} else {
 				s.columns = append(s.columns, n)
@@ -219,7 +248,7 @@ func (s *fileSource) firstProjected(path string, read func(string, *foreignOptio
 	}
 	h, err := read(path, s.foreign())
 	fh, ferr := read(path, full)
-	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh, s.columns) {
+	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh) {
 		s.columns = nil
 		return fh, ferr
 	}
