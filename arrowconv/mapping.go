@@ -311,7 +311,7 @@ func unsupported(path string, t arrow.DataType, msg string) error {
 	return &UnsupportedError{Column: path, DType: t.String(), Msg: msg}
 }
 
-const dropHint = "; leave the column out and read the others (--columns with convert or inspect; in a job, the source's columns option, or select and drop transforms as the source's only consumers)"
+const dropHint = "; leave the column out and read the others (--columns with convert or inspect; in a job, the source's columns option, or a select or drop leaving it out on every path from the source, through filter and cast)"
 
 // plan builds the node of field f at path; top is the top-level column name.
 func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, error) {

@@ -13,9 +13,33 @@ import (
 type buildEnv struct {
 	out     *outputs
 	project map[string]*pushdown     // columns pushed down to sources (projections)
-	dropped map[string][]string      // by source: file columns left out for its drops
+	dropped map[string][]string      // by source: file columns left out (projections)
+	inputs  map[string][]string      // by component: its inputs
 	frozen  map[string][]FrozenInput // by source
 	dist    *distRun
+}
+
+// leftOut returns the file columns the sources upstream of component
+// name left out, as no consumer needs them (projections).
+func (e *buildEnv) leftOut(name string) []string {
+	if e == nil || len(e.dropped) == 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		out = append(out, e.dropped[n]...)
+		for _, in := range e.inputs[n] {
+			walk(in)
+		}
+	}
+	walk(name)
+	return out
 }
 
 // Plan is a job made concrete: globs expanded, headers read, every
@@ -84,6 +108,10 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 	}
 	p.order = order
 	p.env.project = projections(job)
+	p.env.inputs = map[string][]string{}
+	for _, c := range job.Components {
+		p.env.inputs[c.Name] = c.Inputs
+	}
 	var jobErrs ErrorList
 	var dataErrs []error
 	fail := func(err error) {
