@@ -368,7 +368,14 @@ func (e *dataError) Unwrap() error { return e.err }
 
 func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
-	matches, caps, err := env.expand(c)
+	var matches []match
+	var caps []capture
+	var err error
+	if ps := c.Strings("paths"); len(ps) == 1 && ps[0] == StdinName {
+		matches, err = env.stdinMatch(c)
+	} else {
+		matches, caps, err = env.expand(c)
+	}
 	if err != nil {
 		return nil, err
 	}
