@@ -41,9 +41,10 @@ func TestSelectPushdown(t *testing.T) {
 		}
 	}
 	typ := "parquet"
+	tr := "select"
 	job := func(fields, out string, keepAll bool) string {
 		s := fmt.Sprintf("version: 1\nsources:\n  t: {type: %s, paths: '%s/t.%s'}\ntransforms:\n", typ, dir, typ)
-		s += fmt.Sprintf("  s: {type: select, input: t, fields: [%s]}\nsinks:\n  o: {type: npy, input: s, path: %s/%s}\n", fields, dir, out)
+		s += fmt.Sprintf("  s: {type: %s, input: t, fields: [%s]}\nsinks:\n  o: {type: npy, input: s, path: %s/%s}\n", tr, fields, dir, out)
 		if keepAll { // a sink of every field: every column is read
 			s += fmt.Sprintf("  all: {type: npy, input: t, path: %s/all.npy}\n", dir)
 		}
@@ -81,7 +82,29 @@ func TestSelectPushdown(t *testing.T) {
 			}
 		}
 	}
-	typ = "parquet"
+	// A drop of a column: the others are read, the same bytes.
+	tr = "drop"
+	for _, typ = range []string{"parquet", "arrow"} {
+		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job("b", "p.npy", false)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := NewPlan(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(fieldNames(plan.Sources[0].Schema.DType), ", "); got != "a, c" {
+			t.Errorf("%s drop [b]: the source's rows hold %s", typ, got)
+		}
+		runJobText(t, dir, job("b", "p.npy", false))
+		runJobText(t, dir, job("b", "full.npy", true))
+		p, _ := os.ReadFile(filepath.Join(dir, "p.npy"))
+		f, _ := os.ReadFile(filepath.Join(dir, "full.npy"))
+		if len(p) == 0 || !bytes.Equal(p, f) {
+			t.Errorf("%s drop [b]: %d bytes with the projection, %d reading every column", typ, len(p), len(f))
+		}
+	}
+	typ, tr = "parquet", "select"
 	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job("b, zz", "p.npy", false)), nil)
 	if err != nil {
 		t.Fatal(err)
