@@ -248,9 +248,7 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 		}
 		v := f.Nullable && o.ValidityFields || slices.Contains(o.Validity, f.Name)
 		if fv, ok := o.Fill[f.Name]; ok {
-			if err := setFill(nd, fv); err != nil {
-				return nil, err
-			}
+			setFill(nd, fv)
 		} else if v {
 			setZeroNull(nd)
 		}
@@ -269,19 +267,16 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 	return m, nil
 }
 
-func setFill(nd *mnode, v any) error {
+func setFill(nd *mnode, v any) {
 	nd.fill = v
-	for _, c := range nd.children {
-		if nd.kind == mDict || nd.kind == mList {
-			if err := setFill(c, v); err != nil {
-				return err
-			}
+	// A struct's fill is every field's (at any depth), as parquetio
+	// fills every leaf of a group: a null field holds it, and a null
+	// struct holds it in every field.
+	if nd.kind == mDict || nd.kind == mList || nd.kind == mStruct {
+		for _, c := range nd.children {
+			setFill(c, v)
 		}
 	}
-	if nd.kind == mStruct {
-		return fmt.Errorf("arrowconv: column %q: a fill value for a struct column is not supported; use a validity field", nd.path)
-	}
-	return nil
 }
 
 // setZeroNull makes nulls of the column itself zeros (its validity field
@@ -316,7 +311,7 @@ func unsupported(path string, t arrow.DataType, msg string) error {
 	return &UnsupportedError{Column: path, DType: t.String(), Msg: msg}
 }
 
-const dropHint = "; leave the column out and read the others (--columns with convert or inspect; in a job, a select or drop right after the source, or the source's columns option)"
+const dropHint = "; leave the column out and read the others (--columns with convert or inspect; in a job, the source's columns option, or a select or drop leaving it out on every path from the source, through filter and cast)"
 
 // plan builds the node of field f at path; top is the top-level column name.
 func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, error) {
@@ -838,6 +833,8 @@ func (nd *mnode) build() error {
 		nd.fillB = bytes.Repeat(nd.children[0].fillB, nd.listLen*prod(nd.children[0].shape))
 	case nd.kind == mDict:
 		nd.fillB = nd.children[0].fillB
+	case nd.kind == mStruct && nd.fill != nil:
+		nd.fillB = nd.nullElem() // every field's fill value
 	}
 	if nd.fill != nil && nd.kind != mList && nd.kind != mDict && nd.kind != mStruct {
 		b, err := fillBytes(nd.dt, nd.fill)

@@ -164,7 +164,7 @@ func (e *RefusedError) Error() string {
 const listHint = "numpy has no type for it; " + varyingHint
 
 // varyingHint says what works with a column numpy has no type for.
-const varyingHint = "leave the column out and read the others (--columns with convert or inspect; in a job, a select or drop right after the source, or the source's columns option)"
+const varyingHint = "leave the column out and read the others (--columns with convert or inspect; in a job, the source's columns option, or a select or drop leaving it out on every path from the source, through filter and cast)"
 
 func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	name := c.Path()

@@ -227,3 +227,53 @@ func TestArrowsArrowJS(t *testing.T) {
 		}
 	}
 }
+
+// TestJobStdin: a source whose paths are "-" reads standard input (an
+// .arrows stream here) with every value, and its temporary copy is gone
+// after the run; a second source of "-" and freezing such a plan are
+// refused.
+func TestJobStdin(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeArrowsInput(t, filepath.Join(dir, "t.npy"))
+	if _, err := Convert(context.Background(), filepath.Join(dir, "t.npy"), filepath.Join(dir, "t.arrows"), nil); err != nil {
+		t.Fatal(err)
+	}
+	stream, err := os.ReadFile(filepath.Join(dir, "t.arrows"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("version: 1\nsources:\n  t: {type: arrow, paths: '-'}\nsinks:\n  o: {type: npy, input: t, path: '%s/back.npy'}\n", dir)
+	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlanWith(j, &PlanOptions{Stdin: bytes.NewReader(stream)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Freeze(1, []byte(text), nil); err == nil || !strings.Contains(err.Error(), "standard input") {
+		t.Errorf("freezing a plan of stdin: %v", err)
+	}
+	copied := plan.Sources[0].Parts[0].Path
+	if _, err := os.Stat(copied); err != nil {
+		t.Fatalf("the copy of stdin: %v", err)
+	}
+	if _, err := plan.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "back.npy")); !bytes.Equal(b, orig) {
+		t.Error("job - (an .arrows stream) -> .npy: not the input's bytes")
+	}
+	if _, err := os.Stat(copied); err == nil {
+		t.Errorf("%s left after the run", copied)
+	}
+
+	two := fmt.Sprintf("version: 1\nsources:\n  t: {type: arrow, paths: '-'}\n  u: {type: arrow, paths: '-'}\nsinks:\n  o: {type: npy, input: t, path: '%s/a.npy'}\n  p: {type: npy, input: u, path: '%s/b.npy'}\n", dir, dir)
+	j, err = Load(filepath.Join(dir, "job.yaml"), []byte(two), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewPlanWith(j, &PlanOptions{Stdin: bytes.NewReader(stream)}); err == nil || !strings.Contains(err.Error(), "standard input (-) is read by source") {
+		t.Errorf("two sources of stdin: %v", err)
+	}
+}

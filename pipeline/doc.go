@@ -67,8 +67,9 @@
 // Paths may be URLs served by internal/storage (s3://, gs://, azblob://
 // with package objstore linked in; https:// for reading, without
 // patterns: HTTP has no listing). A parquet or arrow source whose
-// consumers are all select and drop transforms reads and maps only the
-// columns they keep, so a column numpy has no type for can be dropped. Sinks bound for
+// consumers are select and drop transforms (directly or through filter
+// and cast) reads and maps only the columns they keep, so a column numpy
+// has no type for can be dropped. Sinks bound for
 // an object store stream their uploads part by part and complete them at
 // the run's commit (a sharded run: to its staging objects, as each file
 // is finished); .mat and .h5 outputs and .npy outputs whose row count

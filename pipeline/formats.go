@@ -49,7 +49,7 @@ func foreignReadFields() []Field {
 		{Name: "validity", Type: StringList, Flag: "validity",
 			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (a struct or list row too; the null slots hold the fill value, NaN, NaT or zeros); inside a struct column, each nullable field x gets x_valid right after it; * for every nullable column"},
 		{Name: "columns", Type: StringList, Flag: "columns",
-			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest"},
+			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest; in a job, a source whose consumers are select and drop transforms (directly or through filter and cast) reads only the columns they keep"},
 		{Name: "decimal", Type: String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",
 			Doc: "DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"},
 	}

@@ -79,6 +79,9 @@ func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, er
 	if err := (Shard{Count: shards}).Check(); err != nil {
 		return nil, err
 	}
+	if p.env.spooled != "" {
+		return nil, fmt.Errorf("source %q reads standard input (-), which a frozen plan cannot read again", p.env.spooled)
+	}
 	if shards > 1 {
 		if err := p.checkShardable(); err != nil {
 			return nil, err

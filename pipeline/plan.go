@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/npyflow/npyflow/internal/storage"
+	"io"
+	"os"
 	"strings"
 )
 
@@ -13,9 +15,36 @@ import (
 type buildEnv struct {
 	out     *outputs
 	project map[string]*pushdown     // columns pushed down to sources (projections)
-	dropped map[string][]string      // by source: file columns left out for its drops
+	dropped map[string][]string      // by source: file columns left out (projections)
+	inputs  map[string][]string      // by component: its inputs
+	stdin   io.Reader                // PlanOptions.Stdin
+	spooled string                   // the source that read standard input
+	cleanup []func()                 // run by Plan.Close
 	frozen  map[string][]FrozenInput // by source
 	dist    *distRun
+}
+
+// leftOut returns the file columns the sources upstream of component
+// name left out, as no consumer needs them (projections).
+func (e *buildEnv) leftOut(name string) []string {
+	if e == nil || len(e.dropped) == 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		out = append(out, e.dropped[n]...)
+		for _, in := range e.inputs[n] {
+			walk(in)
+		}
+	}
+	walk(name)
+	return out
 }
 
 // Plan is a job made concrete: globs expanded, headers read, every
@@ -41,6 +70,44 @@ type PlanOptions struct {
 	// Frozen, if set, replaces the expansion of the sources' patterns by
 	// the plan's inputs, so the run reads exactly what was planned.
 	Frozen *FrozenPlan
+	// Stdin is read by a source whose paths are just "-" ([StdinName]);
+	// nil: os.Stdin. It is copied to a temporary file ($TMPDIR) when the
+	// plan is made (its format is the source's type), removed by
+	// [Plan.Close] or at the end of [Plan.Run].
+	Stdin io.Reader
+}
+
+// stdinMatch is the input of a source reading standard input: its copy
+// in a temporary file. One source of a job can read it, not in a frozen
+// (sharded) plan.
+func (e *buildEnv) stdinMatch(c *Component) ([]match, error) {
+	if e.frozen != nil {
+		return nil, c.errorf("paths", "standard input (-) cannot be read by a frozen or sharded plan")
+	}
+	if e.spooled != "" {
+		return nil, c.errorf("paths", "standard input (-) is read by source %q already", e.spooled)
+	}
+	e.spooled = c.Name
+	path, cleanup, err := spoolStdin(context.Background(), &ConvertOptions{Stdin: e.stdin})
+	if err != nil {
+		return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
+	}
+	e.cleanup = append(e.cleanup, cleanup)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return []match{{Path: path, Size: st.Size()}}, nil
+}
+
+// Close removes what making the plan left in temporary files (a copy of
+// standard input); [Plan.Run] does it when it ends. A plan that is not run
+// should be closed.
+func (p *Plan) Close() {
+	for _, f := range p.env.cleanup {
+		f()
+	}
+	p.env.cleanup = nil
 }
 
 // SourcePlan is what a source will read.
@@ -71,6 +138,9 @@ func NewPlan(job *Job) (*Plan, error) { return NewPlanWith(job, nil) }
 // NewPlanWith is NewPlan with options.
 func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 	p := &Plan{Job: job, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
+	if o != nil {
+		p.env.stdin = o.Stdin
+	}
 	if o != nil && o.Frozen != nil {
 		p.frozen = o.Frozen
 		p.env.frozen = map[string][]FrozenInput{}
@@ -84,6 +154,10 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 	}
 	p.order = order
 	p.env.project = projections(job)
+	p.env.inputs = map[string][]string{}
+	for _, c := range job.Components {
+		p.env.inputs[c.Name] = c.Inputs
+	}
 	var jobErrs ErrorList
 	var dataErrs []error
 	fail := func(err error) {
@@ -218,9 +292,11 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		}
 	}
 	if len(dataErrs) > 0 {
+		p.Close()
 		return nil, errors.Join(dataErrs...)
 	}
 	if err := jobErrs.Err(); err != nil {
+		p.Close()
 		return nil, err
 	}
 	return p, nil

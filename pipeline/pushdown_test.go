@@ -127,7 +127,7 @@ func TestForeignDropPushdown(t *testing.T) {
 			hint[0] = fmt.Sprintf("column %q", c.bad)
 		}
 		if c.bad != "l3" {
-			hint = append(hint, "--columns with convert", "a select or drop right after the source")
+			hint = append(hint, "--columns with convert", "a select or drop leaving it out on every path from the source")
 		}
 		for _, text := range []string{src + fmt.Sprintf(sink, "t"), src + "transforms:\n  r: {type: rename, input: t, fields: {" + c.keep[0] + ": x}}\n" + fmt.Sprintf(sink, "r")} {
 			err := planAndRun(dir, text)
@@ -178,28 +178,37 @@ func TestDropPushdownPlan(t *testing.T) {
 	}
 	for _, c := range []struct {
 		text string
-		drop string // the pushed-down drop; "" for none
+		push string // what is pushed down: "drop a,b", "keep a,b" or "" for none
 		err  string
+		rows int // rows of o0.npy, first k
+		k0   int64
 	}{
-		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n" + sinks("d"), "l3,l2f", ""},
-		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n  e: {type: drop, input: t, fields: [l3]}\n" + sinks("d", "e"), "l3", ""},
-		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n  s: {type: select, input: t, fields: [k, l2f]}\n" + sinks("d", "s"), "l3", ""},
-		// A filter needs every column: nothing is pushed down, l3 is refused.
-		{head + "  d: {type: drop, input: t, fields: [l3]}\n  f: {type: filter, input: t, where: 'k > 2'}\n" + sinks("d", "f"), "", "column l3"},
-		{head + "  d: {type: drop, input: t, fields: [l3, zz]}\n" + sinks("d"), "l3,zz", "transforms.d.fields"},
+		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n" + sinks("d"), "drop l3,l2f", "", 40, 0},
+		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n  e: {type: drop, input: t, fields: [l3]}\n" + sinks("d", "e"), "drop l3", "", 40, 0},
+		{head + "  d: {type: drop, input: t, fields: [l3, l2f]}\n  s: {type: select, input: t, fields: [k, l2f]}\n" + sinks("d", "s"), "drop l3", "", 40, 0},
+		// A filter needs its predicate's fields and what comes after it
+		// needs: with a sink after it, everything.
+		{head + "  d: {type: drop, input: t, fields: [l3]}\n  f: {type: filter, input: t, where: 'k > 2'}\n" + sinks("d", "f"), "", "column l3", 0, 0},
+		{head + "  f: {type: filter, input: t, where: 'k > 2'}\n  d: {type: drop, input: f, fields: [l3]}\n" + sinks("d"), "drop l3", "", 37, 3},
+		{head + "  f: {type: filter, input: t, where: 'k < 5'}\n  s: {type: select, input: f, fields: [a2]}\n" + sinks("s"), "keep a2,k", "", 5, -1},
+		{head + "  c: {type: cast, input: t, fields: {k: int32}}\n  s: {type: select, input: c, fields: [a2, k]}\n" + sinks("s"), "keep a2,k", "", 40, 0},
+		{head + "  c: {type: cast, input: t, fields: {k: int32}}\n  d: {type: drop, input: c, fields: [l3, k]}\n" + sinks("d"), "drop l3", "", 40, -1},
+		// rename reads every field.
+		{head + "  r: {type: rename, input: t, fields: {k: kk}}\n  d: {type: drop, input: r, fields: [l3]}\n" + sinks("d"), "", "column l3", 0, 0},
+		{head + "  d: {type: drop, input: t, fields: [l3, zz]}\n" + sinks("d"), "drop l3,zz", "transforms.d.fields", 0, 0},
 	} {
 		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(c.text), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := projections(j)["t"]
-		if got := ""; p != nil {
-			got = strings.Join(p.drop, ",")
-			if got != c.drop || p.keep != nil {
-				t.Errorf("%s: pushed down %+v, want drop %s", c.text, p, c.drop)
-			}
-		} else if c.drop != "" {
-			t.Errorf("%s: nothing pushed down, want drop %s", c.text, c.drop)
+		got := ""
+		if p := projections(j)["t"]; p != nil && p.keep != nil {
+			got = "keep " + strings.Join(p.keep, ",")
+		} else if p != nil {
+			got = "drop " + strings.Join(p.drop, ",")
+		}
+		if got != c.push {
+			t.Errorf("%s: pushed down %q, want %q", c.text, got, c.push)
 		}
 		err = planAndRun(dir, c.text)
 		if c.err != "" {
@@ -211,12 +220,56 @@ func TestDropPushdownPlan(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.text, err)
 		}
+		a, err := npyio.ReadFile(filepath.Join(dir, "o0.npy"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Header.Shape[0] != c.rows {
+			t.Errorf("%s: %d rows, want %d", c.text, a.Header.Shape[0], c.rows)
+		}
+		if c.k0 >= 0 && fieldInt(t, a, "k", 0) != c.k0 {
+			t.Errorf("%s: k %d in row 0, want %d", c.text, fieldInt(t, a, "k", 0), c.k0)
+		}
 	}
 	// The two-consumer job: d got k and a2, s got k and l2f, with the values
 	// of the file.
+	if err := planAndRun(dir, head+"  d: {type: drop, input: t, fields: [l3, l2f]}\n  s: {type: select, input: t, fields: [k, l2f]}\n"+sinks("d", "s")); err != nil {
+		t.Fatal(err)
+	}
 	want := producerColumns(t, strings.TrimSuffix(file, ".parquet")+".json")
 	foreignValues(t, filepath.Join(dir, "o0.npy"), want, []string{"k", "a2"}, 0)
 	foreignValues(t, filepath.Join(dir, "o1.npy"), want, []string{"k", "l2f"}, 0)
+
+	// A select of a validity field reads its column (and not l3, whose
+	// nulls would be refused): a2_valid is false where DuckDB's a2 is null.
+	for _, typ := range []string{"select, input: t, fields: [k, a2_valid]", "drop, input: t, fields: [l3, l2f, a2]"} {
+		text := fmt.Sprintf("version: 1\nsources:\n  t: {type: parquet, paths: '%s', validity: [a2]}\ntransforms:\n  s: {type: %s}\n", file, typ) + sinks("s")
+		if err := planAndRun(dir, text); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		a, err := npyio.ReadFile(filepath.Join(dir, "o0.npy"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Header.DType.String(); got != "[('k', '<i8'), ('a2_valid', '|b1')]" {
+			t.Fatalf("%s: %s", typ, got)
+		}
+		nulls := 0
+		for r, v := range want["a2"] {
+			if k := fieldInt(t, a, "k", r); k != int64(r) {
+				t.Fatalf("%s row %d: k %d", typ, r, k)
+			}
+			if valid := fieldInt(t, a, "a2_valid", r); valid != 0 != (v != nil) {
+				t.Fatalf("%s row %d: a2_valid %d for %v", typ, r, valid, v)
+			}
+			if v == nil {
+				nulls++
+			}
+		}
+		if nulls == 0 {
+			t.Fatal("no null in a2")
+		}
+	}
 }
 
 // planAndRun plans and runs a job, returning the first error.

@@ -9,7 +9,7 @@ var flagString = String
 func init() {
 	srcFields := []Field{
 		{Name: "paths", Type: StringList, Required: true, check: checkPattern,
-			Doc: "files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file"},
+			Doc: "files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file; '-' alone reads standard input (copied to a temporary file when the job is planned; not in a sharded run)"},
 		{Name: "exclude", Type: StringList, check: checkExclude,
 			Doc: "patterns of files to skip; one without '/' matches the base name"},
 		{Name: "column", Type: String, Default: "value",

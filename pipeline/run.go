@@ -79,6 +79,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		return nil, errors.New("pipeline: a Plan runs only once")
 	}
 	p.used = true
+	defer p.Close()
 	if opts == nil {
 		opts = &RunOptions{}
 	}

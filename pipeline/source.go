@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -69,71 +70,151 @@ func (s *fileSource) foreign() *foreignOptions {
 // no type for (a MAP, a list of varying length) does not stop a job that
 // selects or drops it.
 type pushdown struct {
-	// keep are the fields the consumers select, in first-seen order; nil
-	// when some consumer drops fields.
+	// keep are the fields the consumers need, when they select fields;
+	// nil when they need every field but drop.
 	keep []string
-	// drop are, with keep nil, the fields every consumer leaves out: every
-	// drop drops them and no select keeps them.
+	// drop are, with keep nil, the fields no consumer needs.
 	drop []string
 }
 
-// projections returns, for each parquet or arrow source whose consumers
-// are all select or drop transforms (a drop with that one input) and
-// which names no columns itself, the columns those consumers need: with
-// selects only, the fields they keep (in first-seen order: a select on a
-// bucket's file then fetches only their chunks); with drops, every column
-// of the file but those every drop drops and no select keeps.
+// projections returns, for each parquet or arrow source that names no
+// columns itself, the columns its consumers need (see needOf), when
+// that is not every column: a keep list (the consumers select fields: a
+// select on a bucket's file then fetches only their chunks) or a drop
+// list (every column of the file but those).
 func projections(job *Job) map[string]*pushdown {
 	out := map[string]*pushdown{}
+	memo := map[string]need{}
 	for _, src := range job.Of(Source) {
 		if src.Type != "parquet" && src.Type != "arrow" || len(src.Strings("columns")) > 0 {
 			continue
 		}
-		var keep, drop []string
-		seen := map[string]bool{}
-		ok, n, drops := true, 0, 0
-		for _, c := range job.Components {
-			for _, in := range c.Inputs {
-				if in != src.Name {
-					continue
-				}
-				n++
-				switch {
-				case c.Kind == Transform && c.Type == "select":
-					for _, f := range c.Strings("fields") {
-						if !seen[f] {
-							seen[f] = true
-							keep = append(keep, f)
-						}
-					}
-				case c.Kind == Transform && c.Type == "drop" && len(c.Inputs) == 1:
-					fs := c.Strings("fields")
-					if drops == 0 {
-						drop = slices.Clone(fs)
-					} else {
-						drop = slices.DeleteFunc(drop, func(f string) bool { return !slices.Contains(fs, f) })
-					}
-					drops++
-				default:
-					ok = false
-				}
-			}
-		}
-		if !ok || n == 0 {
-			continue
-		}
-		if drops == 0 {
-			if len(keep) > 0 {
-				out[src.Name] = &pushdown{keep: keep}
-			}
-			continue
-		}
-		drop = slices.DeleteFunc(drop, func(f string) bool { return seen[f] })
-		if len(drop) > 0 {
-			out[src.Name] = &pushdown{drop: drop}
+		n := needOf(job, src.Name, memo)
+		switch {
+		case len(n.set) == 0:
+		case n.all:
+			out[src.Name] = &pushdown{drop: n.set}
+		default:
+			out[src.Name] = &pushdown{keep: n.set}
 		}
 	}
 	return out
+}
+
+// need is the fields a component's consumers need of its rows: every
+// field but set (all), or set alone, in first-seen order.
+type need struct {
+	all bool
+	set []string
+}
+
+// union is the fields a or b needs.
+func (a need) union(b need) need {
+	switch {
+	case a.all && b.all:
+		return need{all: true, set: slices.DeleteFunc(slices.Clone(a.set), func(f string) bool { return !slices.Contains(b.set, f) })}
+	case a.all:
+		return need{all: true, set: slices.DeleteFunc(slices.Clone(a.set), func(f string) bool { return slices.Contains(b.set, f) })}
+	case b.all:
+		return b.union(a)
+	}
+	set := slices.Clone(a.set)
+	for _, f := range b.set {
+		if !slices.Contains(set, f) {
+			set = append(set, f)
+		}
+	}
+	return need{set: set}
+}
+
+// with adds fields to n.
+func (n need) with(fields []string) need { return n.union(need{set: fields}) }
+
+// needOf returns the fields of its rows the consumers of component name
+// need: a select needs its fields; drop, filter and cast (which keep
+// every other field as it is) what their own consumers need, less what a
+// drop drops, plus the fields a filter's predicate or a cast names; any
+// other consumer (a sink, rename, a transform that reads every field)
+// needs every field.
+func needOf(job *Job, name string, memo map[string]need) need {
+	if n, ok := memo[name]; ok {
+		return n
+	}
+	memo[name] = need{all: true} // a cycle needs everything (topoOrder refuses it anyway)
+	var n need
+	consumers := 0
+	for _, c := range job.Components {
+		if !slices.Contains(c.Inputs, name) {
+			continue
+		}
+		var in need
+		switch {
+		case c.Kind != Transform, len(c.Inputs) > 1: // inputs concatenated keep one schema
+
+			in = need{all: true}
+		case c.Type == "select":
+			in = need{set: c.Strings("fields")}
+		case c.Type == "drop":
+			in = needOf(job, c.Name, memo)
+			if in.all { // every field but those and the dropped ones
+				for _, f := range c.Strings("fields") {
+					if !slices.Contains(in.set, f) {
+						in.set = append(slices.Clip(in.set), f)
+					}
+				}
+			}
+		case c.Type == "filter":
+			fields, ok := predicateFields(c.String("where"))
+			in = need{all: true}
+			if ok {
+				in = needOf(job, c.Name, memo).with(fields)
+			}
+		case c.Type == "cast":
+			in = needOf(job, c.Name, memo)
+			var fields []string
+			for _, kv := range c.Map("fields") {
+				fields = append(fields, kv.Key)
+			}
+			in = in.with(fields)
+		default:
+			in = need{all: true}
+		}
+		if consumers == 0 {
+			n = in
+		} else {
+			n = n.union(in)
+		}
+		consumers++
+	}
+	if consumers == 0 {
+		n = need{all: true}
+	}
+	memo[name] = n
+	return n
+}
+
+// predicateFields returns the fields a filter's predicate names.
+func predicateFields(where string) ([]string, bool) {
+	p, err := parsePredicate(where)
+	if err != nil {
+		return nil, false
+	}
+	var out []string
+	var walk func(*pred)
+	walk = func(e *pred) {
+		if e == nil {
+			return
+		}
+		for _, f := range []string{e.field, e.rfield} {
+			if f != "" && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+		walk(e.l)
+		walk(e.r)
+	}
+	walk(p)
+	return out, true
 }
 
 // wrapProjected returns the header of a projection to one column as a
@@ -152,22 +233,41 @@ func (s *fileSource) wrapProjected(h *npyio.Header) *npyio.Header {
 	return &w
 }
 
-// sameFields reports whether the fields names of a and b are the same.
-func sameFields(a, b *npyio.Header, names []string) bool {
-	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct || len(a.DType.Fields) != len(names) {
+// sameFields reports whether every field of a is in b, with the same
+// type and shape.
+func sameFields(a, b *npyio.Header) bool {
+	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct {
 		return false
 	}
-	for _, n := range names {
-		i, k := fieldIndex(a.DType, n), fieldIndex(b.DType, n)
-		if i < 0 || k < 0 {
+	for _, fa := range a.DType.Fields {
+		k := fieldIndex(b.DType, fa.Name)
+		if k < 0 {
 			return false
 		}
-		fa, fb := a.DType.Fields[i], b.DType.Fields[k]
+		fb := b.DType.Fields[k]
 		if !fa.Type.Equal(fb.Type) || fmt.Sprint(fa.Shape) != fmt.Sprint(fb.Shape) {
 			return false
 		}
 	}
 	return true
+}
+
+// fileColumns returns the columns of the file (named all) that give the
+// fields keep: a field itself, or the column of a validity field
+// ([arrowconv.ValidityName], read with the column); other names are kept, for
+// the projection to fail on and the select to report.
+func fileColumns(keep, all []string) []string {
+	var out []string
+	for _, f := range keep {
+		c := f
+		if stem, ok := strings.CutSuffix(f, arrowconv.ValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
+			c = stem
+		}
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // project sets what s need not read (see projections): with a keep list,
@@ -190,7 +290,9 @@ func (s *fileSource) project(p *pushdown) {
 }
 
 // firstProjected reads the header of the first file of a source with a
-// pushdown, settling the columns read: the projection must map the fields
+// pushdown, settling the columns read (the file's columns behind the kept
+// fields, see fileColumns; with drops, every column but those dropped
+// whose validity field is not kept): the projection must map the fields
 // as reading every column does (a file npyflow wrote is mapped from its
 // metadata then) and hold them all; else every column is read and the
 // select or drop says what is missing. When reading every column fails
@@ -199,27 +301,36 @@ func (s *fileSource) project(p *pushdown) {
 // drop's projection leaves out are recorded in env.dropped.
 func (s *fileSource) firstProjected(path string, read func(string, *foreignOptions) (*npyio.Header, error), names func(string) ([]string, error), env *buildEnv) (*npyio.Header, error) {
 	full := foreignFromComponent(s.c)
-	var dropped []string
-	if s.push.keep == nil {
-		all, err := names(path)
-		if err != nil {
-			return read(path, full)
-		}
+	all, err := names(path)
+	if err != nil {
+		s.columns = nil
+		return read(path, full)
+	}
+	if s.push.keep != nil {
+		s.columns = fileColumns(s.columns, all)
+	} else {
+		validity := s.c.Strings("validity")
 		for _, n := range all {
-			if slices.Contains(s.push.drop, n) {
-				dropped = append(dropped, n)
-			} else {
+			// A column whose validity field is kept is read.
+			valid := (slices.Contains(validity, "*") || slices.Contains(validity, n)) && !slices.Contains(s.push.drop, arrowconv.ValidityName(n))
+			if !slices.Contains(s.push.drop, n) || valid {
 				s.columns = append(s.columns, n)
 			}
 		}
-		if len(dropped) == 0 || len(s.columns) == 0 {
-			s.columns = nil
-			return read(path, full)
+	}
+	var dropped []string
+	for _, n := range all {
+		if !slices.Contains(s.columns, n) {
+			dropped = append(dropped, n)
 		}
+	}
+	if len(dropped) == 0 && s.push.keep == nil || len(s.columns) == 0 {
+		s.columns = nil
+		return read(path, full)
 	}
 	h, err := read(path, s.foreign())
 	fh, ferr := read(path, full)
-	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh, s.columns) {
+	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh) {
 		s.columns = nil
 		return fh, ferr
 	}
@@ -257,7 +368,14 @@ func (e *dataError) Unwrap() error { return e.err }
 
 func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
-	matches, caps, err := env.expand(c)
+	var matches []match
+	var caps []capture
+	var err error
+	if ps := c.Strings("paths"); len(ps) == 1 && ps[0] == StdinName {
+		matches, err = env.stdinMatch(c)
+	} else {
+		matches, caps, err = env.expand(c)
+	}
 	if err != nil {
 		return nil, err
 	}

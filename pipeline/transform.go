@@ -122,11 +122,9 @@ func buildDrop(c *Component, in *Schema, env *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
 	}
-	// Columns its source already left out (projections) are dropped.
-	var pushed []string
-	if env != nil && len(c.Inputs) == 1 {
-		pushed = env.dropped[c.Inputs[0]]
-	}
+	// Columns the sources upstream already left out (projections) are
+	// dropped.
+	pushed := env.leftOut(c.Name)
 	drop := map[int]bool{}
 	for i, name := range c.Strings("fields") {
 		k := fieldIndex(in.DType, name)

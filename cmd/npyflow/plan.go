@@ -71,6 +71,7 @@ func runPlan(e *env) error {
 	if err != nil {
 		return planError(err)
 	}
+	defer plan.Close()
 	if *outFile != "" {
 		return freezePlan(e, plan, args[0], set, *outFile, *shards)
 	}

@@ -114,6 +114,7 @@ func runRun(e *env) error {
 	if err != nil {
 		return planError(err)
 	}
+	defer plan.Close()
 	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch, Sync: *sync}
 	if opts.Shard, err = sf.options(frozen, e, *quiet); err != nil {
 		return err

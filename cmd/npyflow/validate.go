@@ -48,6 +48,7 @@ func runValidate(e *env) error {
 		plan, err := pipeline.NewPlan(job)
 		switch {
 		case err == nil:
+			plan.Close()
 			n := 0
 			for _, s := range plan.Sources {
 				n += len(s.Parts)
