@@ -24,8 +24,12 @@ package matfile
 // element's headers go out at once with the data regions reserved, and
 // each batch of rows is written to its place in every column (memory: one
 // batch). v7 variables (one zlib stream each) and char data (whose storage
-// type depends on all of it) are assembled in memory first: the Writer
-// holds one variable at a time, at most 2 GiB (MATLAB's own limit for
+// type depends on all of it) are assembled whole first, each leaf's
+// column-major units (char data as uint32 code points) in memory up to
+// wL5SpoolMin, else in a temporary file (unlinked at once where the system
+// allows it) filled through a column-major band of a few rows, then
+// encoded (and compressed) from there by the same code: the output is the
+// same either way. At most 2 GiB per variable (MATLAB's own limit for
 // -v6/-v7 variables; larger ones need v7.3).
 
 import (
@@ -159,10 +163,11 @@ func (o *wOut) patch(off int64, b []byte) error {
 type wLevel5 struct {
 	out      *wOut
 	compress bool
+	tempDir  string // for spooled variables (WriteOptions.TempDir)
 }
 
 func wNewLevel5(w io.WriteSeeker, opts *WriteOptions, compress bool) (*wLevel5, error) {
-	l := &wLevel5{out: &wOut{ws: w, bw: bufio.NewWriterSize(w, 1<<20)}, compress: compress}
+	l := &wLevel5{out: &wOut{ws: w, bw: bufio.NewWriterSize(w, 1<<20)}, compress: compress, tempDir: opts.TempDir}
 	hdr := make([]byte, 128)
 	copy(hdr, wHeaderText("5.0", opts.Created, false))
 	// bytes 116..123: subsystem data offset, zero (none)
@@ -205,7 +210,29 @@ type wL5Var struct {
 	offs    [][2]int64
 	band    []byte
 	half    []byte
+
+	// Spooled (a v7 variable, or v6 char data, over wL5SpoolMin bytes):
+	// each leaf's column-major units (what bufs would hold) go to an
+	// unlinked temporary file at base[i], through a column-major band of
+	// bandRows rows (bands[i]) so that each column is written in long
+	// runs; Close encodes the element from the file. The file is created
+	// by the first Write (writeColumnMajor keeps the caller's data).
+	spool     bool
+	tmp       *tempFile
+	base      []int64
+	bands     [][]byte
+	bandRows  int64
+	bandStart int64 // the band's first row
+	err       error // a failed Write (the temporary file is gone)
 }
+
+// wL5SpoolMin is the size (destination bytes of all leaves) above which a
+// variable that cannot be written in place is spooled to a temporary
+// file rather than assembled in memory.
+var wL5SpoolMin int64 = 64 << 20
+
+// wL5SpoolBand is the most a spooled variable's band holds.
+var wL5SpoolBand int64 = 16 << 20
 
 func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	var total int64
@@ -230,14 +257,18 @@ func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	// The buffers are allocated by the first Write (writeColumnMajor uses
 	// the caller's data instead).
 	v := &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}
-	if l.compress {
-		return v, nil
-	}
+	inPlace := !l.compress
 	for _, lf := range p.leaves {
 		if lf.class == wChar {
 			// the storage type of char data depends on all of it
-			return v, nil
+			inPlace = false
 		}
+	}
+	if !inPlace {
+		// One zlib stream (v7), or char data: assembled whole, in a
+		// temporary file when large.
+		v.spool = total > wL5SpoolMin
+		return v, nil
 	}
 	v.inPlace = true
 	v.offs = make([][2]int64, len(p.leaves))
@@ -338,7 +369,20 @@ func (v *wL5Var) writeColumnMajor(data []byte) error {
 }
 
 func (v *wL5Var) Write(rows []byte) error {
+	err := v.write(rows)
+	if err != nil && v.spool {
+		// the Writer is unusable after an error: the file goes now
+		v.err = err
+		v.tmp.Close()
+	}
+	return err
+}
+
+func (v *wL5Var) write(rows []byte) error {
 	p := v.p
+	if v.err != nil {
+		return v.err
+	}
 	if p.rowSize == 0 {
 		if len(rows) != 0 {
 			return fmt.Errorf("matfile: variable %q: rows are empty but %d bytes were written", p.name, len(rows))
@@ -358,6 +402,9 @@ func (v *wL5Var) Write(rows []byte) error {
 		}
 		v.next += n
 		return nil
+	}
+	if v.spool {
+		return v.spoolRows(rows, n)
 	}
 	if v.next == 0 {
 		for i, lf := range p.leaves {
@@ -380,7 +427,99 @@ func (v *wL5Var) Write(rows []byte) error {
 	return nil
 }
 
+// startSpool creates the temporary file and the band.
+func (v *wL5Var) startSpool() error {
+	p := v.p
+	var rowBytes, off int64
+	v.base = make([]int64, len(p.leaves))
+	for i, lf := range p.leaves {
+		v.base[i] = off
+		off += lf.count * int64(lf.usize)
+		rowBytes += lf.count / p.rows * int64(lf.usize)
+	}
+	v.bandRows = max(1, min(p.rows, wL5SpoolBand/max(rowBytes, 1)))
+	v.bands = make([][]byte, len(p.leaves))
+	for i, lf := range p.leaves {
+		v.bands[i] = make([]byte, v.bandRows*(lf.count/p.rows)*int64(lf.usize))
+	}
+	tmp, err := newTempFile(v.l.tempDir, ".npyflow-mat-var-*")
+	if err != nil {
+		return fmt.Errorf("matfile: variable %q: a temporary file for its data: %w", p.name, err)
+	}
+	v.tmp = tmp
+	return nil
+}
+
+// spoolRows scatters n rows into the band, writing the band out to the
+// temporary file whenever it is full.
+func (v *wL5Var) spoolRows(rows []byte, n int64) error {
+	p := v.p
+	if n == 0 {
+		return nil
+	}
+	if v.tmp == nil {
+		if err := v.startSpool(); err != nil {
+			return err
+		}
+	}
+	for n > 0 {
+		k := min(n, v.bandStart+v.bandRows-v.next)
+		for i, lf := range p.leaves {
+			m, err := lf.scatter(v.bands[i], v.bandRows, v.next-v.bandStart, rows[:k*p.rowSize], int(k), p)
+			if err != nil {
+				return err
+			}
+			v.maxCP[i] = max(v.maxCP[i], m)
+		}
+		v.next += k
+		rows = rows[k*p.rowSize:]
+		n -= k
+		if v.next == v.bandStart+v.bandRows || v.next == p.rows {
+			if err := v.flushBand(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushBand writes the band's rows to their place in every column of the
+// temporary file.
+func (v *wL5Var) flushBand() error {
+	p := v.p
+	k := v.next - v.bandStart
+	for i, lf := range p.leaves {
+		us := int64(lf.usize)
+		if k == p.rows {
+			// the whole variable: the band is the leaf's data
+			if err := v.spoolWrite(v.bands[i][:lf.count*us], v.base[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		for c := int64(0); c < lf.count/p.rows; c++ {
+			run := v.bands[i][c*v.bandRows*us : (c*v.bandRows+k)*us]
+			if err := v.spoolWrite(run, v.base[i]+(c*p.rows+v.bandStart)*us); err != nil {
+				return err
+			}
+		}
+	}
+	v.bandStart = v.next
+	return nil
+}
+
+func (v *wL5Var) spoolWrite(b []byte, off int64) error {
+	if _, err := v.tmp.WriteAt(b, off); err != nil {
+		return fmt.Errorf("matfile: variable %q: writing its data to a temporary file: %w", v.p.name, err)
+	}
+	return nil
+}
+
 func (v *wL5Var) Close() error {
+	defer v.tmp.Close()
+	if v.err != nil {
+		return v.err
+	}
 	p := v.p
 	if p.rowSize != 0 && v.next != p.rows {
 		return fmt.Errorf("matfile: variable %q: %d of %d rows written", p.name, v.next, p.rows)
@@ -427,11 +566,12 @@ func (v *wL5Var) Close() error {
 
 // wL5Enc writes the elements of one variable.
 type wL5Enc struct {
-	v   *wL5Var
-	w   io.Writer
-	err error
-	pad [8]byte
-	buf []byte
+	v    *wL5Var
+	w    io.Writer
+	err  error
+	pad  [8]byte
+	buf  []byte
+	rbuf []byte // spooled data read back
 
 	reserve bool // leave the data regions empty and record their offsets
 }
@@ -573,7 +713,7 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	e.write(hdr[:])
 	e.dims(lf.dims)
 	e.name(n.name, top)
-	buf := e.v.bufs[e.leafIndex(lf)]
+	li := e.leafIndex(lf)
 	d := e.dataBytes(lf)
 	mi := wClassMi[lf.class]
 	if e.reserve {
@@ -598,27 +738,55 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	switch {
 	case lf.class == wChar && e.charWide(lf):
 		e.tag(wMiUTF32, int(d))
-		e.write(buf)
+		e.data(li, e.write)
 	case lf.class == wChar:
-		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+		if e.v.maxCP[li] < 0x80 {
 			e.tag(wMiUTF8, int(d))
-			e.narrow8(buf)
+			e.data(li, e.narrow8)
 		} else {
 			e.tag(wMiUTF16, int(d))
-			e.narrow16(buf)
+			e.data(li, e.narrow16)
 		}
 	case lf.complex:
 		ss := lf.usize / 2
 		e.tag(mi, int(d))
-		e.half(buf, ss, 0)
+		e.data(li, func(b []byte) { e.half(b, ss, 0) })
 		e.padTo(d)
 		e.tag(mi, int(d))
-		e.half(buf, ss, 1)
+		e.data(li, func(b []byte) { e.half(b, ss, 1) })
 	default:
 		e.tag(mi, int(d))
-		e.write(buf)
+		e.data(li, e.write)
 	}
 	e.padTo(d)
+}
+
+// wL5ReadChunk is how much of a spooled leaf is read back at once (a
+// multiple of every unit size).
+const wL5ReadChunk = 1 << 20
+
+// data calls f with leaf i's column-major units, in order, in pieces of
+// whole units: its buffer, or its part of the temporary file read back.
+func (e *wL5Enc) data(i int, f func([]byte)) {
+	v := e.v
+	if v.tmp == nil {
+		f(v.bufs[i])
+		return
+	}
+	lf := v.p.leaves[i]
+	total := lf.count * int64(lf.usize)
+	if len(e.rbuf) == 0 {
+		e.rbuf = make([]byte, wL5ReadChunk)
+	}
+	for off := int64(0); off < total && e.err == nil; {
+		b := e.rbuf[:min(int64(len(e.rbuf)), total-off)]
+		if _, err := v.tmp.ReadAt(b, v.base[i]+off); err != nil {
+			e.err = fmt.Errorf("matfile: variable %q: reading its data back from a temporary file: %w", v.p.name, err)
+			return
+		}
+		f(b)
+		off += int64(len(b))
+	}
 }
 
 func (e *wL5Enc) dims(dims []int) {
