@@ -182,8 +182,8 @@
 // Memory: v7.3 holds one band of chunks per field (the chunks' extent
 // along numpy's axis 0 times the other dimensions, laid out column-major
 // and cut into chunks), v6 one batch, v7 and v6 char data a variable of
-// up to 64 MiB, or a band of at most 16 MiB (or one row, when a row is
-// larger) of a larger one (whose
+// up to 64 MiB, or of a larger one a band of at most 16 MiB (or one row
+// when a row is larger) and a tile of at most 16 MiB (whose
 // column-major data goes to a temporary file in WriteOptions.TempDir,
 // which needs room for it: at most 2 GiB, char data 4 bytes per
 // character); a row count of -1 spools the rows to a temporary file

@@ -380,7 +380,7 @@ func wPlainNumeric(dt *npyio.DType) bool {
 // (and v6 stores char data in a type that depends on all of it), so such
 // a variable is assembled whole first: in memory up to 64 MiB, else in a
 // temporary file in TempDir through a band of at most 16 MiB (or one row,
-// when a row is larger). Level 5
+// when a row is larger), read back in 16 MiB tiles. Level 5
 // variables are limited to 2 GiB (as in MATLAB).
 //
 // h.Shape[0] may be -1 when the number of rows is not known in advance

@@ -87,8 +87,10 @@ func TestWriteLevel5Spooled(t *testing.T) {
 }
 
 // TestWriteLevel5SpooledShapes covers what src.npz is too small for:
-// complex, char and struct variables of many rows and columns, cut into
-// bands of a few rows, against the in-memory path; the file reads back.
+// complex, char and struct variables of many rows and columns, tall ones
+// cut into bands of a few rows, wide ones spooled row by row and read
+// back in tiles of a few columns, against the in-memory path; the file
+// reads back.
 func TestWriteLevel5SpooledShapes(t *testing.T) {
 	rec, err := npyio.ParseDescr(`[('c', '<c16'), ('s', '<U3'), ('i', '<i2', (2,))]`)
 	if err != nil {
@@ -104,6 +106,13 @@ func TestWriteLevel5SpooledShapes(t *testing.T) {
 		{u4, []int{97, 5}},
 		{rec, []int{123}},
 		{npyio.Float64Type, []int{1000, 3}},
+		// wide (more units per row than rows): spooled row by row
+		{npyio.Complex128, []int{3, 301}},
+		{u4, []int{5, 40}},
+		{rec, []int{2, 60}},
+		{npyio.Float64Type, []int{7, 2000}},
+		{npyio.Int16Type, []int{2, 3, 500}},
+		{npyio.Float32Type, []int{1, 5000}},
 	}
 	for _, c := range cases {
 		h := &npyio.Header{Major: 1, DType: c.dt, Shape: c.shape}

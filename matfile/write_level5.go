@@ -27,9 +27,10 @@ package matfile
 // type depends on all of it) are assembled whole first, each leaf's
 // column-major units (char data as uint32 code points) in memory up to
 // wL5SpoolMin, else in a temporary file (unlinked at once where the system
-// allows it) filled through a column-major band of a few rows, then
-// encoded (and compressed) from there by the same code: the output is the
-// same either way. At most 2 GiB per variable (MATLAB's own limit for
+// allows it), then encoded (and compressed) from there by the same code:
+// the output is the same either way. The file is column-major, filled
+// through a band of rows, for a tall variable; row by row, read back in
+// tiles of columns, for a wide one (so runs stay long for any shape). At most 2 GiB per variable (MATLAB's own limit for
 // -v6/-v7 variables; larger ones need v7.3).
 
 import (
@@ -212,12 +213,17 @@ type wL5Var struct {
 	half    []byte
 
 	// Spooled (a v7 variable, or v6 char data, over wL5SpoolMin bytes):
-	// each leaf's column-major units (what bufs would hold) go to an
-	// unlinked temporary file at base[i], through a column-major band of
-	// bandRows rows (bands[i]) so that each column is written in long
-	// runs; Close encodes the element from the file. The file is created
-	// by the first Write (writeColumnMajor keeps the caller's data).
+	// each leaf's units go to an unlinked temporary file at base[i], and
+	// Close encodes the element from the file. The file is created by
+	// the first Write (writeColumnMajor keeps the caller's data). A tall
+	// variable (more rows than units per row) is stored column-major
+	// (what bufs would hold), through a column-major band of bandRows
+	// rows (bands[i]) so that each column is written in runs of bandRows
+	// units; a wide one (rowMode) row by row, each row's units in column
+	// order, and read back in tiles of columns, each a run per row.
+	// Either way a run is at least wL5SpoolBand/sqrt(units) bytes.
 	spool     bool
+	rowMode   bool
 	tmp       *tempFile
 	base      []int64
 	bands     [][]byte
@@ -437,7 +443,15 @@ func (v *wL5Var) startSpool() error {
 		off += lf.count * int64(lf.usize)
 		rowBytes += lf.count / p.rows * int64(lf.usize)
 	}
+	var units int64
+	for _, lf := range p.leaves {
+		units += lf.count / p.rows
+	}
+	v.rowMode = units > p.rows && p.rows > 1
 	v.bandRows = max(1, min(p.rows, wL5SpoolBand/max(rowBytes, 1)))
+	if v.rowMode {
+		v.bandRows = 1
+	}
 	v.bands = make([][]byte, len(p.leaves))
 	for i, lf := range p.leaves {
 		v.bands[i] = make([]byte, v.bandRows*(lf.count/p.rows)*int64(lf.usize))
@@ -461,6 +475,20 @@ func (v *wL5Var) spoolRows(rows []byte, n int64) error {
 		if err := v.startSpool(); err != nil {
 			return err
 		}
+	}
+	for ; v.rowMode && n > 0; n-- {
+		for i, lf := range p.leaves {
+			m, err := lf.scatter(v.bands[i], 1, 0, rows[:p.rowSize], 1, p)
+			if err != nil {
+				return err
+			}
+			v.maxCP[i] = max(v.maxCP[i], m)
+			if err := v.spoolWrite(v.bands[i], v.base[i]+v.next*int64(len(v.bands[i]))); err != nil {
+				return err
+			}
+		}
+		v.next++
+		rows = rows[p.rowSize:]
 	}
 	for n > 0 {
 		k := min(n, v.bandStart+v.bandRows-v.next)
@@ -572,6 +600,8 @@ type wL5Enc struct {
 	pad  [8]byte
 	buf  []byte
 	rbuf []byte // spooled data read back
+	tile []byte // rowMode: a tile of columns
+	seg  []byte // rowMode: one row's run of the tile
 
 	reserve bool // leave the data regions empty and record their offsets
 }
@@ -761,6 +791,57 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	e.padTo(d)
 }
 
+// dataTiles is data for a leaf spooled row by row: tiles of columns, each
+// read as one run per row and transposed.
+func (e *wL5Enc) dataTiles(i int, f func([]byte)) {
+	v := e.v
+	lf := v.p.leaves[i]
+	R, us := v.p.rows, int64(lf.usize)
+	C := lf.count / R
+	k := max(1, min(C, wL5SpoolBand/(R*us)))
+	if int64(len(e.tile)) < k*R*us {
+		e.tile = make([]byte, k*R*us)
+		e.seg = make([]byte, k*us)
+	}
+	for c0 := int64(0); c0 < C && e.err == nil; c0 += k {
+		kk := min(k, C-c0)
+		t := e.tile[:kk*R*us]
+		seg := e.seg[:kk*us]
+		for r := int64(0); r < R; r++ {
+			if _, err := v.tmp.ReadAt(seg, v.base[i]+(r*C+c0)*us); err != nil {
+				e.err = fmt.Errorf("matfile: variable %q: reading its data back from a temporary file: %w", v.p.name, err)
+				return
+			}
+			wTransposeRow(t, seg, int(R), int(r), int(us))
+		}
+		f(t)
+	}
+}
+
+// wTransposeRow puts the units of seg (one row's run of columns) into
+// row r of the column-major tile t of R rows.
+func wTransposeRow(t, seg []byte, R, r, us int) {
+	n := len(seg) / us
+	switch us {
+	case 8:
+		for c := 0; c < n; c++ {
+			wNE.PutUint64(t[(c*R+r)*8:], wNE.Uint64(seg[c*8:]))
+		}
+	case 4:
+		for c := 0; c < n; c++ {
+			wNE.PutUint32(t[(c*R+r)*4:], wNE.Uint32(seg[c*4:]))
+		}
+	case 1:
+		for c := 0; c < n; c++ {
+			t[c*R+r] = seg[c]
+		}
+	default:
+		for c := 0; c < n; c++ {
+			copy(t[(c*R+r)*us:(c*R+r+1)*us], seg[c*us:(c+1)*us])
+		}
+	}
+}
+
 // wL5ReadChunk is how much of a spooled leaf is read back at once (a
 // multiple of every unit size).
 const wL5ReadChunk = 1 << 20
@@ -774,6 +855,10 @@ func (e *wL5Enc) data(i int, f func([]byte)) {
 		return
 	}
 	lf := v.p.leaves[i]
+	if v.rowMode {
+		e.dataTiles(i, f)
+		return
+	}
 	total := lf.count * int64(lf.usize)
 	if len(e.rbuf) == 0 {
 		e.rbuf = make([]byte, wL5ReadChunk)
