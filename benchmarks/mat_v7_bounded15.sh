@@ -11,8 +11,12 @@
 #                (a 1x1 struct of four 10000000x1 columns in MATLAB)
 #     words.npy  <U8 (4000000,), 128 MB: 'w0000000'... with every 1000th
 #                'café 001' (char data beyond ASCII: stored as miUTF16)
+#     wide.npy   float64 (4, 4000000), 128 MB, standard normal (a wide
+#                variable: spooled row by row, read back in tiles)
+#     square.npy float64 (10000, 10000), 800 MB, standard normal (the
+#                shortest column runs of the column-major band)
 # Jobs: `npyflow convert --progress=never IN out.mat --mat-version V` for
-# arr v7, tab v7, words v7, words v6. Each round runs every job with each
+# arr v7, tab v7, words v7, words v6, wide v7, square v7. Each round runs every job with each
 # binary pinned to one core (taskset -c 1 /usr/bin/time -f "%e %U %S %M"),
 # interleaved, the output removed and `sync` run before each run.
 # Then one run of MAIN on arr with GODEBUG=gctrace=1 shows where main's
@@ -42,8 +46,12 @@ if not os.path.exists(f"{d}/words.npy"):
     w = np.array(["w%07d" % i for i in range(4_000_000)])
     w[::1000] = "caf\u00e9 001"
     np.save(f"{d}/words.npy", w)
+if not os.path.exists(f"{d}/wide.npy"):
+    np.save(f"{d}/wide.npy", rng.standard_normal((4, 4_000_000)))
+if not os.path.exists(f"{d}/square.npy"):
+    np.save(f"{d}/square.npy", rng.standard_normal((10000, 10000)))
 PY
-JOBS="arr:7 tab:7 words:7 words:6"
+JOBS="arr:7 tab:7 words:7 words:6 wide:7 square:7"
 LOG=$(mktemp)
 run() { # NAME BIN IN VERSION
 	rm -f "$D/out.mat"
@@ -75,11 +83,12 @@ def load(path, name):
     m = {k: v for k, v in sio.loadmat(path).items() if not k.startswith("__")}
     assert list(m) == [name], list(m)
     return m[name]
-a = np.load(f"{d}/arr.npy")
-x = load(f"{d}/new-arr-v7.mat", "arr")
-assert x.dtype == a.dtype and x.shape == a.shape and np.array_equal(x, a)
-print("# scipy.io.loadmat: arr v7 equals arr.npy", x.dtype, x.shape)
-del a, x
+for name in ("arr", "wide", "square"):
+    a = np.load(f"{d}/{name}.npy")
+    x = load(f"{d}/new-{name}-v7.mat", name)
+    assert x.dtype == a.dtype and x.shape == a.shape and np.array_equal(x, a)
+    print(f"# scipy.io.loadmat: {name} v7 equals {name}.npy", x.dtype, x.shape)
+    del a, x
 t = np.load(f"{d}/tab.npy")
 s = load(f"{d}/new-tab-v7.mat", "tab")[0, 0]
 for f in t.dtype.names:
