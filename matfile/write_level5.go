@@ -30,8 +30,9 @@ package matfile
 // allows it), then encoded (and compressed) from there by the same code:
 // the output is the same either way. The file is column-major, filled
 // through a band of rows, for a tall variable; row by row, read back in
-// tiles of columns, for a wide one (so runs stay long for any shape). At most 2 GiB per variable (MATLAB's own limit for
-// -v6/-v7 variables; larger ones need v7.3).
+// tiles of columns, for a wide one (so runs stay long for any shape). At
+// most 2 GiB per variable (MATLAB's own limit for -v6/-v7 variables;
+// larger ones need v7.3).
 
 import (
 	"bufio"
@@ -436,16 +437,13 @@ func (v *wL5Var) write(rows []byte) error {
 // startSpool creates the temporary file and the band.
 func (v *wL5Var) startSpool() error {
 	p := v.p
-	var rowBytes, off int64
+	var rowBytes, units, off int64
 	v.base = make([]int64, len(p.leaves))
 	for i, lf := range p.leaves {
 		v.base[i] = off
 		off += lf.count * int64(lf.usize)
-		rowBytes += lf.count / p.rows * int64(lf.usize)
-	}
-	var units int64
-	for _, lf := range p.leaves {
 		units += lf.count / p.rows
+		rowBytes += lf.count / p.rows * int64(lf.usize)
 	}
 	v.rowMode = units > p.rows && p.rows > 1
 	v.bandRows = max(1, min(p.rows, wL5SpoolBand/max(rowBytes, 1)))
@@ -801,6 +799,8 @@ func (e *wL5Enc) dataTiles(i int, f func([]byte)) {
 	k := max(1, min(C, wL5SpoolBand/(R*us)))
 	if int64(len(e.tile)) < k*R*us {
 		e.tile = make([]byte, k*R*us)
+	}
+	if int64(len(e.seg)) < k*us {
 		e.seg = make([]byte, k*us)
 	}
 	for c0 := int64(0); c0 < C && e.err == nil; c0 += k {
