@@ -129,13 +129,16 @@
 //     on all cores, unless WriteOptions.NoCompression (--compression
 //     none). No size limit.
 //   - "7": Level 5, each variable one zlib stream (miCOMPRESSED),
-//     compressed in parallel blocks. A variable is assembled in memory and
-//     holds at most 2 GiB (MATLAB's own limit for -v7).
+//     compressed in parallel blocks. A variable is assembled whole in
+//     column-major order first: in memory up to 64 MiB, else in a
+//     temporary file (WriteOptions.TempDir), each batch of rows written
+//     to its place in every column, then compressed from the file. At
+//     most 2 GiB per variable (MATLAB's own limit for -v7).
 //   - "6": Level 5 uncompressed. Variables without char data are written
 //     in place (headers first, each batch of rows seeked to its place in
-//     every column), so they stream in bounded memory; char data is
-//     assembled in memory (its storage type depends on all of it). At
-//     most 2 GiB per variable.
+//     every column), so they stream in bounded memory; char data (whose
+//     storage type depends on all of it) is assembled whole as v7's
+//     variables are. At most 2 GiB per variable.
 //
 // Level 5 stores numeric data in its class's own type, logical as
 // miUINT8 with the logical flag, complex as the real part then the
@@ -178,7 +181,14 @@
 //
 // Memory: v7.3 holds one band of chunks per field (the chunks' extent
 // along numpy's axis 0 times the other dimensions, laid out column-major
-// and cut into chunks), v6 one batch, v7 and v6 char data the whole
-// variable; a row count of -1 spools the rows to a temporary file in
-// WriteOptions.TempDir first.
+// and cut into chunks), v6 one batch, v7 and v6 char data a variable of
+// up to 64 MiB, or of a larger one a band of at most 16 MiB (or one row
+// when a row is larger) and a tile of at most 16 MiB (whose
+// column-major data goes to a temporary file in WriteOptions.TempDir,
+// which needs room for it: at most 2 GiB, char data 4 bytes per
+// character); a row count of -1 spools the rows to a temporary file
+// there first. Temporary files are unlinked as soon as they are
+// created where the system allows it (Unix), so none is left behind
+// even when the process is killed; elsewhere they are removed when the
+// variable ends, with an error or not.
 package matfile

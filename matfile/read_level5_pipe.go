@@ -3,7 +3,6 @@ package matfile
 import (
 	"fmt"
 	"io"
-	"os"
 	"unsafe"
 
 	"github.com/npyflow/npyflow/internal/hugepage"
@@ -222,13 +221,11 @@ func spoolRowMajor(v *Var, dims []int, dt *npyio.DType) (io.ReadCloser, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	tmp, err := os.CreateTemp("", ".npyflow-mat-inflate-*")
+	tmp, err := newTempFile("", ".npyflow-mat-inflate-*")
 	if err != nil {
 		return nil, fmt.Errorf("matfile: %s: a temporary file for the inflated data: %w", v.Path, err)
 	}
-	// Unlinked at once where the system allows it (the data goes with
-	// the process), else on Close.
-	sp := &spooled{f: tmp, removed: os.Remove(tmp.Name()) == nil}
+	sp := &spooled{f: tmp}
 	total := v.Header.DataSize()
 	buf := make([]byte, min(max(total, 1), 4<<20))
 	for done := int64(0); done < total; {
@@ -270,18 +267,7 @@ func spoolRowMajor(v *Var, dims []int, dt *npyio.DType) (io.ReadCloser, error) {
 // file.
 type spooled struct {
 	*bandStream
-	f       *os.File
-	removed bool
+	f *tempFile
 }
 
-func (s *spooled) Close() error {
-	if s.f == nil {
-		return nil
-	}
-	err := s.f.Close()
-	if !s.removed {
-		err = os.Remove(s.f.Name())
-	}
-	s.f = nil
-	return err
-}
+func (s *spooled) Close() error { return s.f.Close() }

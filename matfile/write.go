@@ -43,8 +43,9 @@ type WriteOptions struct {
 	// Created is the creation time written in the file header; zero means
 	// now. Set it for reproducible output.
 	Created time.Time
-	// TempDir is where variables of unknown row count are spooled (see
-	// CreateVariable); empty means os.TempDir().
+	// TempDir is where variables of unknown row count are spooled, and
+	// where large v7 variables (and v6 char data) are assembled before
+	// they are written (see CreateVariable); empty means os.TempDir().
 	TempDir string
 }
 
@@ -374,11 +375,13 @@ func wPlainNumeric(dt *npyio.DType) bool {
 // returns the VarWriter that takes its data.
 //
 // Memory: v7.3 keeps one band of chunks (the rows of one chunk along axis
-// 0, all columns) at a time; v6 writes each batch in place (seeking), but
-// holds variables with char data whole; v7 compresses each variable as
-// one zlib stream of its column-major data, so it holds the whole
-// variable. Level 5 variables are limited to 2 GiB (as in MATLAB), which
-// bounds that.
+// 0, all columns) at a time; v6 writes each batch in place (seeking); v7
+// compresses each variable as one zlib stream of its column-major data
+// (and v6 stores char data in a type that depends on all of it), so such
+// a variable is assembled whole first: in memory up to 64 MiB, else in a
+// temporary file in TempDir through a band of at most 16 MiB (or one row,
+// when a row is larger), read back in 16 MiB tiles. Level 5
+// variables are limited to 2 GiB (as in MATLAB).
 //
 // h.Shape[0] may be -1 when the number of rows is not known in advance
 // (a job's output): MATLAB's column-major layout needs it before the

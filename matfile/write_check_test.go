@@ -28,6 +28,16 @@ func wWriteNPZ(t testing.TB, src, dst, version string, stream bool, batchRows in
 // least one dimension are created with Shape[0] = -1 (spooled).
 func wWriteNPZMode(t testing.TB, src, dst, version string, stream, unknown bool, batchRows int) {
 	t.Helper()
+	wWriteNPZOpts(t, src, dst, &WriteOptions{Version: version}, stream, unknown, batchRows)
+}
+
+// wWriteNPZOpts is wWriteNPZMode with options (Created is set to
+// wFixedTime).
+func wWriteNPZOpts(t testing.TB, src, dst string, opts *WriteOptions, stream, unknown bool, batchRows int) {
+	t.Helper()
+	o := *opts
+	o.Created = wFixedTime
+	version := o.Version
 	z, err := npyio.OpenNPZ(src, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +48,7 @@ func wWriteNPZMode(t testing.TB, src, dst, version string, stream, unknown bool,
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w, err := NewWriter(f, &WriteOptions{Version: version, Created: wFixedTime})
+	w, err := NewWriter(f, &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,15 @@ package matfile
 // element's headers go out at once with the data regions reserved, and
 // each batch of rows is written to its place in every column (memory: one
 // batch). v7 variables (one zlib stream each) and char data (whose storage
-// type depends on all of it) are assembled in memory first: the Writer
-// holds one variable at a time, at most 2 GiB (MATLAB's own limit for
-// -v6/-v7 variables; larger ones need v7.3).
+// type depends on all of it) are assembled whole first, each leaf's
+// column-major units (char data as uint32 code points) in memory up to
+// wL5SpoolMin, else in a temporary file (unlinked at once where the system
+// allows it), then encoded (and compressed) from there by the same code:
+// the output is the same either way. The file is column-major, filled
+// through a band of rows, for a tall variable; row by row, read back in
+// tiles of columns, for a wide one (so runs stay long for any shape). At
+// most 2 GiB per variable (MATLAB's own limit for -v6/-v7 variables;
+// larger ones need v7.3).
 
 import (
 	"bufio"
@@ -159,10 +165,11 @@ func (o *wOut) patch(off int64, b []byte) error {
 type wLevel5 struct {
 	out      *wOut
 	compress bool
+	tempDir  string // for spooled variables (WriteOptions.TempDir)
 }
 
 func wNewLevel5(w io.WriteSeeker, opts *WriteOptions, compress bool) (*wLevel5, error) {
-	l := &wLevel5{out: &wOut{ws: w, bw: bufio.NewWriterSize(w, 1<<20)}, compress: compress}
+	l := &wLevel5{out: &wOut{ws: w, bw: bufio.NewWriterSize(w, 1<<20)}, compress: compress, tempDir: opts.TempDir}
 	hdr := make([]byte, 128)
 	copy(hdr, wHeaderText("5.0", opts.Created, false))
 	// bytes 116..123: subsystem data offset, zero (none)
@@ -205,7 +212,34 @@ type wL5Var struct {
 	offs    [][2]int64
 	band    []byte
 	half    []byte
+
+	// Spooled (a v7 variable, or v6 char data, over wL5SpoolMin bytes):
+	// each leaf's units go to an unlinked temporary file at base[i], and
+	// Close encodes the element from the file. The file is created by
+	// the first Write (writeColumnMajor keeps the caller's data). A tall
+	// variable (more rows than units per row) is stored column-major
+	// (what bufs would hold), through a column-major band of bandRows
+	// rows (bands[i]) so that each column is written in runs of bandRows
+	// units; a wide one (rowMode) row by row, each row's units in column
+	// order, and read back in tiles of columns, each a run per row.
+	// Either way a run is at least wL5SpoolBand/sqrt(units) bytes.
+	spool     bool
+	rowMode   bool
+	tmp       *tempFile
+	base      []int64
+	bands     [][]byte
+	bandRows  int64
+	bandStart int64 // the band's first row
+	err       error // a failed Write (the temporary file is gone)
 }
+
+// wL5SpoolMin is the size (destination bytes of all leaves) above which a
+// variable that cannot be written in place is spooled to a temporary
+// file rather than assembled in memory.
+var wL5SpoolMin int64 = 64 << 20
+
+// wL5SpoolBand is the most a spooled variable's band holds.
+var wL5SpoolBand int64 = 16 << 20
 
 func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	var total int64
@@ -230,14 +264,18 @@ func (l *wLevel5) create(p *wPlan) (VarWriter, error) {
 	// The buffers are allocated by the first Write (writeColumnMajor uses
 	// the caller's data instead).
 	v := &wL5Var{l: l, p: p, bufs: make([][]byte, len(p.leaves)), maxCP: make([]uint32, len(p.leaves))}
-	if l.compress {
-		return v, nil
-	}
+	inPlace := !l.compress
 	for _, lf := range p.leaves {
 		if lf.class == wChar {
 			// the storage type of char data depends on all of it
-			return v, nil
+			inPlace = false
 		}
+	}
+	if !inPlace {
+		// One zlib stream (v7), or char data: assembled whole, in a
+		// temporary file when large.
+		v.spool = total > wL5SpoolMin
+		return v, nil
 	}
 	v.inPlace = true
 	v.offs = make([][2]int64, len(p.leaves))
@@ -338,7 +376,20 @@ func (v *wL5Var) writeColumnMajor(data []byte) error {
 }
 
 func (v *wL5Var) Write(rows []byte) error {
+	err := v.write(rows)
+	if err != nil && v.spool {
+		// the Writer is unusable after an error: the file goes now
+		v.err = err
+		v.tmp.Close()
+	}
+	return err
+}
+
+func (v *wL5Var) write(rows []byte) error {
 	p := v.p
+	if v.err != nil {
+		return v.err
+	}
 	if p.rowSize == 0 {
 		if len(rows) != 0 {
 			return fmt.Errorf("matfile: variable %q: rows are empty but %d bytes were written", p.name, len(rows))
@@ -358,6 +409,9 @@ func (v *wL5Var) Write(rows []byte) error {
 		}
 		v.next += n
 		return nil
+	}
+	if v.spool {
+		return v.spoolRows(rows, n)
 	}
 	if v.next == 0 {
 		for i, lf := range p.leaves {
@@ -380,7 +434,118 @@ func (v *wL5Var) Write(rows []byte) error {
 	return nil
 }
 
+// startSpool creates the temporary file and the band.
+func (v *wL5Var) startSpool() error {
+	p := v.p
+	var rowBytes, units, off int64
+	v.base = make([]int64, len(p.leaves))
+	for i, lf := range p.leaves {
+		v.base[i] = off
+		off += lf.count * int64(lf.usize)
+		units += lf.count / p.rows
+		rowBytes += lf.count / p.rows * int64(lf.usize)
+	}
+	v.rowMode = units > p.rows && p.rows > 1
+	v.bandRows = max(1, min(p.rows, wL5SpoolBand/max(rowBytes, 1)))
+	if v.rowMode {
+		v.bandRows = 1
+	}
+	v.bands = make([][]byte, len(p.leaves))
+	for i, lf := range p.leaves {
+		v.bands[i] = make([]byte, v.bandRows*(lf.count/p.rows)*int64(lf.usize))
+	}
+	tmp, err := newTempFile(v.l.tempDir, ".npyflow-mat-var-*")
+	if err != nil {
+		return fmt.Errorf("matfile: variable %q: a temporary file for its data: %w", p.name, err)
+	}
+	v.tmp = tmp
+	return nil
+}
+
+// spoolRows scatters n rows into the band, writing the band out to the
+// temporary file whenever it is full.
+func (v *wL5Var) spoolRows(rows []byte, n int64) error {
+	p := v.p
+	if n == 0 {
+		return nil
+	}
+	if v.tmp == nil {
+		if err := v.startSpool(); err != nil {
+			return err
+		}
+	}
+	for ; v.rowMode && n > 0; n-- {
+		for i, lf := range p.leaves {
+			m, err := lf.scatter(v.bands[i], 1, 0, rows[:p.rowSize], 1, p)
+			if err != nil {
+				return err
+			}
+			v.maxCP[i] = max(v.maxCP[i], m)
+			if err := v.spoolWrite(v.bands[i], v.base[i]+v.next*int64(len(v.bands[i]))); err != nil {
+				return err
+			}
+		}
+		v.next++
+		rows = rows[p.rowSize:]
+	}
+	for n > 0 {
+		k := min(n, v.bandStart+v.bandRows-v.next)
+		for i, lf := range p.leaves {
+			m, err := lf.scatter(v.bands[i], v.bandRows, v.next-v.bandStart, rows[:k*p.rowSize], int(k), p)
+			if err != nil {
+				return err
+			}
+			v.maxCP[i] = max(v.maxCP[i], m)
+		}
+		v.next += k
+		rows = rows[k*p.rowSize:]
+		n -= k
+		if v.next == v.bandStart+v.bandRows || v.next == p.rows {
+			if err := v.flushBand(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flushBand writes the band's rows to their place in every column of the
+// temporary file.
+func (v *wL5Var) flushBand() error {
+	p := v.p
+	k := v.next - v.bandStart
+	for i, lf := range p.leaves {
+		us := int64(lf.usize)
+		if k == p.rows {
+			// the whole variable: the band is the leaf's data
+			if err := v.spoolWrite(v.bands[i][:lf.count*us], v.base[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		for c := int64(0); c < lf.count/p.rows; c++ {
+			run := v.bands[i][c*v.bandRows*us : (c*v.bandRows+k)*us]
+			if err := v.spoolWrite(run, v.base[i]+(c*p.rows+v.bandStart)*us); err != nil {
+				return err
+			}
+		}
+	}
+	v.bandStart = v.next
+	return nil
+}
+
+func (v *wL5Var) spoolWrite(b []byte, off int64) error {
+	if _, err := v.tmp.WriteAt(b, off); err != nil {
+		return fmt.Errorf("matfile: variable %q: writing its data to a temporary file: %w", v.p.name, err)
+	}
+	return nil
+}
+
 func (v *wL5Var) Close() error {
+	defer v.tmp.Close()
+	if v.err != nil {
+		return v.err
+	}
 	p := v.p
 	if p.rowSize != 0 && v.next != p.rows {
 		return fmt.Errorf("matfile: variable %q: %d of %d rows written", p.name, v.next, p.rows)
@@ -427,11 +592,14 @@ func (v *wL5Var) Close() error {
 
 // wL5Enc writes the elements of one variable.
 type wL5Enc struct {
-	v   *wL5Var
-	w   io.Writer
-	err error
-	pad [8]byte
-	buf []byte
+	v    *wL5Var
+	w    io.Writer
+	err  error
+	pad  [8]byte
+	buf  []byte
+	rbuf []byte // spooled data read back
+	tile []byte // rowMode: a tile of columns
+	seg  []byte // rowMode: one row's run of the tile
 
 	reserve bool // leave the data regions empty and record their offsets
 }
@@ -573,7 +741,7 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	e.write(hdr[:])
 	e.dims(lf.dims)
 	e.name(n.name, top)
-	buf := e.v.bufs[e.leafIndex(lf)]
+	li := e.leafIndex(lf)
 	d := e.dataBytes(lf)
 	mi := wClassMi[lf.class]
 	if e.reserve {
@@ -598,27 +766,112 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 	switch {
 	case lf.class == wChar && e.charWide(lf):
 		e.tag(wMiUTF32, int(d))
-		e.write(buf)
+		e.data(li, e.write)
 	case lf.class == wChar:
-		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
+		if e.v.maxCP[li] < 0x80 {
 			e.tag(wMiUTF8, int(d))
-			e.narrow8(buf)
+			e.data(li, e.narrow8)
 		} else {
 			e.tag(wMiUTF16, int(d))
-			e.narrow16(buf)
+			e.data(li, e.narrow16)
 		}
 	case lf.complex:
 		ss := lf.usize / 2
 		e.tag(mi, int(d))
-		e.half(buf, ss, 0)
+		e.data(li, func(b []byte) { e.half(b, ss, 0) })
 		e.padTo(d)
 		e.tag(mi, int(d))
-		e.half(buf, ss, 1)
+		e.data(li, func(b []byte) { e.half(b, ss, 1) })
 	default:
 		e.tag(mi, int(d))
-		e.write(buf)
+		e.data(li, e.write)
 	}
 	e.padTo(d)
+}
+
+// dataTiles is data for a leaf spooled row by row: tiles of columns, each
+// read as one run per row and transposed.
+func (e *wL5Enc) dataTiles(i int, f func([]byte)) {
+	v := e.v
+	lf := v.p.leaves[i]
+	R, us := v.p.rows, int64(lf.usize)
+	C := lf.count / R
+	k := max(1, min(C, wL5SpoolBand/(R*us)))
+	if int64(len(e.tile)) < k*R*us {
+		e.tile = make([]byte, k*R*us)
+	}
+	if int64(len(e.seg)) < k*us {
+		e.seg = make([]byte, k*us)
+	}
+	for c0 := int64(0); c0 < C && e.err == nil; c0 += k {
+		kk := min(k, C-c0)
+		t := e.tile[:kk*R*us]
+		seg := e.seg[:kk*us]
+		for r := int64(0); r < R; r++ {
+			if _, err := v.tmp.ReadAt(seg, v.base[i]+(r*C+c0)*us); err != nil {
+				e.err = fmt.Errorf("matfile: variable %q: reading its data back from a temporary file: %w", v.p.name, err)
+				return
+			}
+			wTransposeRow(t, seg, int(R), int(r), int(us))
+		}
+		f(t)
+	}
+}
+
+// wTransposeRow puts the units of seg (one row's run of columns) into
+// row r of the column-major tile t of R rows.
+func wTransposeRow(t, seg []byte, R, r, us int) {
+	n := len(seg) / us
+	switch us {
+	case 8:
+		for c := 0; c < n; c++ {
+			wNE.PutUint64(t[(c*R+r)*8:], wNE.Uint64(seg[c*8:]))
+		}
+	case 4:
+		for c := 0; c < n; c++ {
+			wNE.PutUint32(t[(c*R+r)*4:], wNE.Uint32(seg[c*4:]))
+		}
+	case 1:
+		for c := 0; c < n; c++ {
+			t[c*R+r] = seg[c]
+		}
+	default:
+		for c := 0; c < n; c++ {
+			copy(t[(c*R+r)*us:(c*R+r+1)*us], seg[c*us:(c+1)*us])
+		}
+	}
+}
+
+// wL5ReadChunk is how much of a spooled leaf is read back at once (a
+// multiple of every unit size).
+const wL5ReadChunk = 1 << 20
+
+// data calls f with leaf i's column-major units, in order, in pieces of
+// whole units: its buffer, or its part of the temporary file read back.
+func (e *wL5Enc) data(i int, f func([]byte)) {
+	v := e.v
+	if v.tmp == nil {
+		f(v.bufs[i])
+		return
+	}
+	lf := v.p.leaves[i]
+	if v.rowMode {
+		e.dataTiles(i, f)
+		return
+	}
+	total := lf.count * int64(lf.usize)
+	if len(e.rbuf) == 0 {
+		e.rbuf = make([]byte, wL5ReadChunk)
+	}
+	for off := int64(0); off < total && e.err == nil; {
+		b := e.rbuf[:min(int64(len(e.rbuf)), total-off)]
+		if _, err := v.tmp.ReadAt(b, v.base[i]+off); err != nil {
+			e.err = fmt.Errorf("matfile: variable %q: reading its data back from a temporary file: %w", v.p.name, err)
+			return
+		}
+		f(b)
+		off += int64(len(b))
+	}
 }
 
 func (e *wL5Enc) dims(dims []int) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -17,7 +16,7 @@ type wSpoolVar struct {
 	name    string
 	h       npyio.Header
 	rowSize int64
-	f       *os.File
+	f       *tempFile
 	bw      *bufio.Writer
 	rows    int64
 	done    bool
@@ -49,7 +48,7 @@ func (wr *Writer) createSpooled(name string, h *npyio.Header) (VarWriter, error)
 	if p.rowSize == 0 {
 		return nil, fmt.Errorf("matfile: variable %q: rows of zero bytes need a known row count (shape %v)", n, h.Shape)
 	}
-	f, err := os.CreateTemp(wr.opts.TempDir, ".npyflow-mat-spool-*")
+	f, err := newTempFile(wr.opts.TempDir, ".npyflow-mat-spool-*")
 	if err != nil {
 		return nil, fmt.Errorf("matfile: variable %q: spooling rows: %w", n, err)
 	}
@@ -68,11 +67,7 @@ func (v *wSpoolVar) fail(err error) error {
 }
 
 func (v *wSpoolVar) cleanup() {
-	if v.f != nil {
-		v.f.Close()
-		os.Remove(v.f.Name())
-		v.f = nil
-	}
+	v.f.Close()
 }
 
 func (v *wSpoolVar) Write(rows []byte) error {

@@ -16,20 +16,35 @@ import (
 // concatenate into one valid deflate stream; the last ends with the final
 // block, and the Adler-32 of the whole input follows. Output is in input
 // order and does not depend on the number of cores. Memory: at most
-// 2*GOMAXPROCS blocks in flight.
+// 2*GOMAXPROCS blocks in flight, their buffers (input and output) reused
+// once written, so a long stream makes no garbage (which the collector
+// would let grow to the size of the live heap, a whole variable's worth
+// when the caller holds one).
 type wParZlib struct {
-	w      io.Writer
-	level  int
-	buf    []byte
-	adler  uint32
-	queue  []chan wZResult
-	err    error
-	header bool
+	w       io.Writer
+	level   int
+	buf     []byte
+	adler   uint32
+	queue   []chan wZResult
+	freeIn  [][]byte // input blocks written, for reuse
+	freeOut [][]byte // output buffers written, for reuse
+	err     error
+	header  bool
 }
 
 type wZResult struct {
-	out []byte
-	err error
+	in, out []byte
+	err     error
+}
+
+// wZGet takes an empty buffer from free, or makes one of capacity size.
+func wZGet(free *[][]byte, size int) []byte {
+	if n := len(*free); n > 0 {
+		b := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, size)
 }
 
 const wZBlock = 1 << 20
@@ -70,7 +85,7 @@ func (z *wParZlib) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		if z.buf == nil {
-			z.buf = make([]byte, 0, wZBlock)
+			z.buf = wZGet(&z.freeIn, wZBlock)
 		}
 		k := min(len(p), wZBlock-len(z.buf))
 		z.buf = append(z.buf, p[:k]...)
@@ -93,10 +108,9 @@ func (z *wParZlib) dispatch(block []byte, final bool) {
 	ch := make(chan wZResult, 1)
 	z.queue = append(z.queue, ch)
 	level := z.level
+	out := bytes.NewBuffer(wZGet(&z.freeOut, len(block)/2+64))
 	go func() {
-		var out bytes.Buffer
-		out.Grow(len(block)/2 + 64)
-		fw, err := wGetFlate(level, &out)
+		fw, err := wGetFlate(level, out)
 		if err == nil {
 			if _, err = fw.Write(block); err == nil {
 				if final {
@@ -107,7 +121,7 @@ func (z *wParZlib) dispatch(block []byte, final bool) {
 			}
 			wPutFlate(level, fw)
 		}
-		ch <- wZResult{out: out.Bytes(), err: err}
+		ch <- wZResult{in: block, out: out.Bytes(), err: err}
 	}()
 	for len(z.queue) > 2*runtime.GOMAXPROCS(0) {
 		z.drainOne()
@@ -134,6 +148,10 @@ func (z *wParZlib) drainOne() {
 	if _, err := z.w.Write(r.out); err != nil {
 		z.err = err
 	}
+	if cap(r.in) == wZBlock {
+		z.freeIn = append(z.freeIn, r.in)
+	}
+	z.freeOut = append(z.freeOut, r.out)
 }
 
 // Close compresses what is left, ends the stream and writes the checksum.
