@@ -110,15 +110,21 @@ func (c *converter) openInput() (inputFile, int64, func(), error) {
 	return inputFile{fh}, fh.Size(), func() { fh.Close() }, nil
 }
 
+// scratchDir is where intermediate data goes: OUT's directory (the disk
+// the output goes to, rather than a /tmp that may be held in memory), or
+// os.TempDir() when OUT is not a local path.
+func (c *converter) scratchDir() string {
+	if storage.Scheme(c.out) != "" {
+		return os.TempDir()
+	}
+	return filepath.Dir(c.out)
+}
+
 // scratch creates a temporary file next to OUT for intermediate data. It
 // has no name: it is removed as soon as it is created (Unix), so nothing is
 // left behind whatever happens to the process.
 func (c *converter) scratch() (*os.File, error) {
-	dir := filepath.Dir(c.out)
-	if storage.Scheme(c.out) != "" {
-		dir = os.TempDir() // OUT is not a local path
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(c.out)+".npyflow-scratch-*")
+	f, err := os.CreateTemp(c.scratchDir(), "."+filepath.Base(c.out)+".npyflow-scratch-*")
 	if err != nil {
 		return nil, &OutputError{bare(err)}
 	}

@@ -79,6 +79,7 @@ func (c *converter) toMAT(src *convSource) error {
 			Version:       c.opts.MatVersion,
 			NoCompression: noCompression(c.opts.Compression),
 			RenameInvalid: c.opts.RenameInvalid,
+			TempDir:       c.scratchDir(), // large v7 variables are laid out there
 			OnRename: func(r matfile.Rename) {
 				c.warn(fmt.Sprintf("%s: renamed field %q to %q (not a valid MATLAB name)", c.out, r.Old, r.New))
 			},
