@@ -46,6 +46,7 @@ func buildMATSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 			Version:       c.String("version"),
 			NoCompression: !c.Bool("compressed"),
 			RenameInvalid: c.Bool("rename_invalid"),
+			TempDir:       s.scratchDir(), // large v7 variables are laid out there
 			OnRename: func(r matfile.Rename) {
 				warnf("%s: renamed %q to %q (not a valid MATLAB name)", c.Path(), r.Old, r.New)
 			},

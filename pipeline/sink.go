@@ -322,7 +322,17 @@ type fileSink struct {
 	cur      batchWriter
 	curF     *sinkFile
 	curP     string
+	opening  string // the final path of the file open is called for
 	st       SinkStats
+}
+
+// scratchDir is where a writer of the file being opened puts large
+// intermediate data: that file's directory, or os.TempDir() for a URL.
+func (s *fileSink) scratchDir() string {
+	if s.opening == "" || storage.Scheme(s.opening) != "" {
+		return os.TempDir()
+	}
+	return filepath.Dir(s.opening)
 }
 
 func newFileSink(c *Component, in *Schema, env *buildEnv) (*fileSink, error) {
@@ -373,7 +383,9 @@ func (s *fileSink) start(final string) error {
 		return err
 	}
 	sf := &sinkFile{WriteSeeker: f}
+	s.opening = final
 	w, err := s.open(sf)
+	s.opening = ""
 	if err != nil {
 		return fmt.Errorf("%s: %w", final, err)
 	}
