@@ -396,7 +396,7 @@ func TestMappingNestedNulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	dt, _ := m.DType()
-	if got := dt.String(); got != "[('st', [('a', '<i4'), ('a_valid', '|b1')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
+	if got := dt.String(); got != "[('st', [('a', '<i4'), ('a_valid', '|b1')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('l_items_valid', '|b1', (2,)), ('d', '<U2')]" {
 		t.Fatalf("dtype %s", got)
 	}
 	for r, want := range []struct {
@@ -417,6 +417,9 @@ func TestMappingNestedNulls(t *testing.T) {
 		}
 		if v := fieldBytes(t, m, out, r, "l_valid")[0]; v != want.lOK {
 			t.Errorf("row %d l_valid = %d", r, v)
+		}
+		if v := fieldBytes(t, m, out, r, "l_items_valid"); v[0] != want.lOK || v[1] != want.lOK {
+			t.Errorf("row %d l_items_valid = %v", r, v)
 		}
 		d := fieldBytes(t, m, out, r, "d")
 		var got []rune
@@ -509,14 +512,14 @@ func TestMappingListLayouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1')]" {
+	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1'), ('l_items_valid', '|b1', (2,))]" {
 		t.Fatalf("dtype %s", dt)
 	}
 	wantRows := [][3]int{{1, 2, 1}, {0, 0, 0}, {3, 4, 1}}
 	for r, w := range wantRows {
-		b := out[5*r:]
-		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] {
-			t.Errorf("row %d: % x, want %v", r, b[:5], w)
+		b := out[7*r:]
+		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] || int(b[5]) != w[2] || int(b[6]) != w[2] {
+			t.Errorf("row %d: % x, want %v", r, b[:7], w)
 		}
 	}
 }
