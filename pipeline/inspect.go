@@ -388,6 +388,8 @@ func inspectParquet(f io.ReaderAt, size int64, fo *foreignOptions) (*TableInfo, 
 				ci.Nulls = "NaN"
 			case strings.Contains(c.DType, "M8") || strings.Contains(c.DType, "m8"):
 				ci.Nulls = "NaT"
+			case c.ItemsValidity != "" && c.Validity != "":
+				ci.Nulls = "zeros, recorded in " + c.Validity + " and " + c.ItemsValidity
 			case c.ItemsValidity != "":
 				ci.Nulls = "zeros, recorded in " + c.ItemsValidity
 			case c.Validity != "":
