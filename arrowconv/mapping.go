@@ -101,10 +101,15 @@ type NullError struct {
 }
 
 func (e *NullError) Error() string {
+	field := fmt.Sprintf("%q", ValidityName(topName(e.Column)))
+	if strings.HasSuffix(e.Column, "[]") && !strings.Contains(strings.TrimSuffix(e.Column, "[]"), "[]") {
+		// Elements of a list: its element validity field records them.
+		field = fmt.Sprintf("%q (and %q for its elements)", ValidityName(topName(e.Column)), ItemsValidityName(topName(e.Column)))
+	}
 	return fmt.Sprintf("arrowconv: column %q holds %d null(s) (first at row %d) and numpy %s; "+
 		"give a fill value for the column (MapOptions.Fill; convert --fill COLUMN=VALUE; fill on a job's source), "+
-		"add a validity field %q (MapOptions.Validity; convert --validity COLUMN; validity on a job's source), or drop the column",
-		e.Column, e.Nulls, e.Row, "has no null for its type", ValidityName(topName(e.Column)))
+		"add a validity field %s (MapOptions.Validity; convert --validity COLUMN; validity on a job's source), or drop the column",
+		e.Column, e.Nulls, e.Row, "has no null for its type", field)
 }
 
 func topName(path string) string {

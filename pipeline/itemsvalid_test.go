@@ -300,8 +300,8 @@ func TestItemsValidityInts(t *testing.T) {
 					t.Errorf("%s %s: refusal names %q", in, c, pe.Column)
 				}
 			case errors.As(err, &ae):
-				if strings.TrimSuffix(ae.Column, "[]") != c {
-					t.Errorf("%s %s: refusal names %q", in, c, ae.Column)
+				if strings.TrimSuffix(ae.Column, "[]") != c || !strings.Contains(ae.Error(), c+"_items_valid") {
+					t.Errorf("%s %s: refusal names %q: %v", in, c, ae.Column, ae)
 				}
 			default:
 				t.Errorf("%s %s: %v, want a NullError", in, c, err)
