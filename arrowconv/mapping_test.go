@@ -733,3 +733,70 @@ func TestMappingTimeNaT(t *testing.T) {
 		}
 	}
 }
+
+// TestMappingItemsValidityDict: a fixed_size_list of dictionary-encoded
+// strings, one element a null index and one an index of a null
+// dictionary value, and a list sliced at an offset: the element validity
+// field is false for both nulls (each zeros in the list) and true
+// elsewhere; the same rows from a slice of the record give the same
+// bytes.
+func TestMappingItemsValidityDict(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dict, _, err := array.FromJSON(mem, arrow.BinaryTypes.String, strings.NewReader(`["a", null, "cc"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dict.Release()
+	idx, _, err := array.FromJSON(mem, arrow.PrimitiveTypes.Int8, strings.NewReader(`[0, 2, 1, 2, null, 0, 2, 2]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	da := array.NewDictionaryArray(dt, idx, dict)
+	defer da.Release()
+	lt := arrow.FixedSizeListOf(2, dt)
+	ld := array.NewData(lt, 4, []*memory.Buffer{nil}, []arrow.ArrayData{da.Data()}, 0, 0)
+	defer ld.Release()
+	l := array.NewFixedSizeListData(ld)
+	defer l.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "l", Type: lt}}, nil), []arrow.Array{l}, 4)
+	defer rec.Release()
+	if _, _, err := mapRecord(t, rec, nil); err == nil {
+		t.Fatal("null elements without a validity field: no error")
+	}
+	m, out, err := mapRecord(t, rec, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m.DType(); got.String() != "[('l', '<U2', (2,)), ('l_items_valid', '|b1', (2,))]" {
+		t.Fatalf("dtype %s", got)
+	}
+	want := [][2]string{{"a", "cc"}, {"", "cc"}, {"", "a"}, {"cc", "cc"}}
+	for r, w := range want {
+		items := fieldBytes(t, m, out, r, "l_items_valid")
+		vals := fieldBytes(t, m, out, r, "l")
+		for j := 0; j < 2; j++ {
+			var s []rune
+			for q := 0; q < 8; q += 4 {
+				if c := binary.LittleEndian.Uint32(vals[8*j+q:]); c != 0 {
+					s = append(s, rune(c))
+				}
+			}
+			if string(s) != w[j] || items[j] != b2u(w[j] != "") {
+				t.Errorf("row %d item %d: %q valid %d, want %q", r, j, string(s), items[j], w[j])
+			}
+		}
+	}
+	// Rows 1-3 of a slice: the same bytes.
+	sl := rec.NewSlice(1, 4)
+	defer sl.Release()
+	m2, out2, err := mapRecord(t, sl, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out2, out[m2.rowSize:]) {
+		t.Errorf("slice: % x, want % x", out2, out[m2.rowSize:])
+	}
+}
