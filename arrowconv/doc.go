@@ -78,8 +78,12 @@
 // count, first row) unless [MapOptions] gives the column a fill value or a
 // validity field ("<name>_valid", false where null; a struct column's
 // nullable fields x, at any depth, get "x_valid" right after them inside
-// the struct, as parquetio names them). A null list of floats or times is
-// NaN or NaT in every place. String widths and
+// the struct, as parquetio names them). A list column of one length
+// named for a validity field (or, with ValidityFields, one whose elements
+// are nullable) also gets "<name>_items_valid", a bool subarray of the
+// list's shape, false where an element (or the list) is null; its null
+// elements become zeros (or NaN, NaT, the fill value) instead of a
+// refusal. A null list of floats or times is NaN or NaT in every place. String widths and
 // list lengths not fixed by options or numpy metadata come from a pass
 // over the data ([Mapping.Scan]; [ConvertIPC] rereads a file or spools a
 // pipe for it). [DescribeSchema] reports each column's mapping and

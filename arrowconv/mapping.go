@@ -56,6 +56,16 @@ type MapOptions struct {
 	ValidityFields bool
 	// Validity adds validity fields for these top-level columns only
 	// (and the nullable fields inside them, as ValidityFields does).
+	//
+	// Element validity: a list column of one length (fixed_size_list or
+	// a list whose lists all have one length) whose elements are not
+	// lists gets, with a validity field, a second bool field
+	// "<name>_items_valid" ([ItemsValidityName]) of the list's shape,
+	// right after "<name>_valid" (or after the column when it has none):
+	// false where the element is null (or the list itself is). It is
+	// added for a list column named in Validity, and by ValidityFields
+	// when the list's element field is nullable. Null elements then hold
+	// their fill value, NaN, NaT or zero bytes instead of a refusal.
 	Validity []string
 	// StringWidths fixes, per top-level column name, the width of a string
 	// (characters) or binary (bytes) column, or of string/binary values
@@ -76,6 +86,11 @@ func ScaledName(name string, scale int32) string {
 // ValidityName is the name of the validity field added for a column.
 func ValidityName(name string) string { return name + "_valid" }
 
+// ItemsValidityName is the name of the element validity field of a list
+// column: a bool subarray of the list's shape, false where an element
+// is null (see [MapOptions.Validity]).
+func ItemsValidityName(name string) string { return name + "_items_valid" }
+
 // NullError reports a column that holds nulls where numpy has no null
 // (integers, bools, strings, bytes, structs, intervals) and no option says
 // what to write instead.
@@ -86,10 +101,15 @@ type NullError struct {
 }
 
 func (e *NullError) Error() string {
+	field := fmt.Sprintf("%q", ValidityName(topName(e.Column)))
+	if strings.HasSuffix(e.Column, "[]") && !strings.Contains(strings.TrimSuffix(e.Column, "[]"), "[]") {
+		// Elements of a list: its element validity field records them.
+		field = fmt.Sprintf("%q (and %q for its elements)", ValidityName(topName(e.Column)), ItemsValidityName(topName(e.Column)))
+	}
 	return fmt.Sprintf("arrowconv: column %q holds %d null(s) (first at row %d) and numpy %s; "+
 		"give a fill value for the column (MapOptions.Fill; convert --fill COLUMN=VALUE; fill on a job's source), "+
-		"add a validity field %q (MapOptions.Validity; convert --validity COLUMN; validity on a job's source), or drop the column",
-		e.Column, e.Nulls, e.Row, "has no null for its type", ValidityName(topName(e.Column)))
+		"add a validity field %s (MapOptions.Validity; convert --validity COLUMN; validity on a job's source), or drop the column",
+		e.Column, e.Nulls, e.Row, "has no null for its type", field)
 }
 
 func topName(path string) string {
@@ -159,12 +179,14 @@ type Mapping struct {
 	opts    MapOptions
 	cols    []*mnode
 	valid   []bool // per column: has a validity field
+	items   []bool // per column: has an element validity field (lists)
 	legacy  *RowEncoder
 	helper  *RowEncoder // scratch for mNumpy columns
 	dt      *npyio.DType
 	shape   []int
 	offs    []int // per column: offset in the row
 	voffs   []int // per column: offset of its validity field, -1 if none
+	ioffs   []int // per column: offset of its element validity field, -1 if none
 	rowSize int
 	dense   bool
 	single  bool // one column and no validity field: the column is the element
@@ -255,16 +277,45 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 		if v || o.ValidityFields {
 			setFieldValidity(nd)
 		}
+		it := false
+		if ef, ok := listElemField(f.Type); ok && nd.kind == mList {
+			it = slices.Contains(o.Validity, f.Name) || o.ValidityFields && ef.Nullable
+			if c := nd.children[0]; c.kind == mList || c.kind == mNumpy {
+				it = false // lists of lists: no element validity field
+			}
+		}
+		if it {
+			// Null elements (and null lists) become zeros, NaN or NaT,
+			// recorded by the element validity field.
+			nd.zeroNull = true
+			nd.children[0].zeroNull = true
+		}
 		m.cols = append(m.cols, nd)
 		m.valid = append(m.valid, v)
+		m.items = append(m.items, it)
 	}
-	m.single = len(m.cols) == 1 && !m.valid[0]
+	m.single = len(m.cols) == 1 && !m.valid[0] && !m.items[0]
 	if !m.NeedsScan() {
 		if err := m.freeze(); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// listElemField is the element field of a list type (extension storage
+// included).
+func listElemField(t arrow.DataType) (arrow.Field, bool) {
+	if ext, ok := t.(arrow.ExtensionType); ok {
+		t = ext.StorageType()
+	}
+	switch t := t.(type) {
+	case *arrow.FixedSizeListType:
+		return t.ElemField(), true
+	case *arrow.ListType, *arrow.LargeListType, *arrow.ListViewType, *arrow.LargeListViewType:
+		return t.(arrow.ListLikeType).ElemField(), true
+	}
+	return arrow.Field{}, false
 }
 
 func setFill(nd *mnode, v any) {
@@ -741,13 +792,17 @@ func (m *Mapping) freeze() error {
 		if m.valid[k] {
 			fields = append(fields, npyio.Field{Name: ValidityName(f.Name), Type: npyio.BoolType})
 		}
+		if m.items[k] {
+			fields = append(fields, npyio.Field{Name: ItemsValidityName(f.Name), Type: npyio.BoolType, Shape: []int{c.listLen}})
+		}
 	}
 	m.offs = make([]int, len(m.cols))
 	m.voffs = make([]int, len(m.cols))
+	m.ioffs = make([]int, len(m.cols))
 	if m.single && m.cols[0].kind != mDecI64 {
 		c := m.cols[0]
 		m.dt, m.shape, m.rowSize = c.dt, c.shape, c.size
-		m.voffs[0] = -1
+		m.voffs[0], m.ioffs[0] = -1, -1
 	} else {
 		m.single = false
 		st, err := npyio.NewStruct(fields)
@@ -759,9 +814,13 @@ func (m *Mapping) freeze() error {
 		for k := range m.cols {
 			m.offs[k] = st.Fields[j].Offset
 			j++
-			m.voffs[k] = -1
+			m.voffs[k], m.ioffs[k] = -1, -1
 			if m.valid[k] {
 				m.voffs[k] = st.Fields[j].Offset
+				j++
+			}
+			if m.items[k] {
+				m.ioffs[k] = st.Fields[j].Offset
 				j++
 			}
 		}
@@ -1169,8 +1228,63 @@ func (m *Mapping) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, 
 				}
 			}
 		}
+		if io := m.ioffs[k]; io >= 0 && c.listLen > 0 {
+			vb, err := c.itemsValid(col)
+			if err != nil {
+				return err
+			}
+			scatter(buf, io, dims, vb, c.listLen)
+		}
 	}
 	return nil
+}
+
+// itemsValid is the element validity of list column arr (nd's lists of
+// nd.listLen elements): one byte per element, 0 where the element is
+// null (a null dictionary value too) or its list is.
+func (nd *mnode) itemsValid(arr arrow.Array) ([]byte, error) {
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	l, ok := arr.(array.ListLike)
+	if !ok {
+		return nil, fmt.Errorf("arrowconv: column %q is %s, not a list", nd.path, arr.DataType())
+	}
+	n, k := arr.Len(), nd.listLen
+	vb := nd.scratchNulls(n * k)
+	vals := l.ListValues()
+	if ext, ok := vals.(array.ExtensionArray); ok {
+		vals = ext.Storage()
+	}
+	isNull := vals.IsNull
+	if d, ok := vals.(*array.Dictionary); ok {
+		if dv := d.Dictionary(); dv.NullN() > 0 {
+			isNull = func(j int) bool { return d.IsNull(j) || dv.IsNull(d.GetValueIndex(j)) }
+		}
+	}
+	_, fixed := l.DataType().(*arrow.FixedSizeListType)
+	off := l.Data().Offset()
+	for i := 0; i < n; i++ {
+		row := vb[i*k : (i+1)*k]
+		if l.IsNull(i) {
+			clear(row)
+			continue
+		}
+		var s int64
+		if fixed {
+			s = int64(off+i) * int64(k)
+		} else {
+			var e int64
+			s, e = l.ValueOffsets(i)
+			if int(e-s) != k {
+				return nil, nd.lengthErr(int64(i), int(e-s))
+			}
+		}
+		for j := range row {
+			row[j] = b2u(!isNull(int(s) + j))
+		}
+	}
+	return vb, nil
 }
 
 func (nd *mnode) scratchBytes(n int) []byte {
@@ -1772,11 +1886,16 @@ func decimalBig(b []byte) *big.Int {
 // ColumnInfo describes how one top-level column maps to numpy, for
 // inspect-style listings (see [DescribeSchema]).
 type ColumnInfo struct {
-	Name      string
-	Field     string // the numpy field name (a scaled decimal's "<name>_x1e<scale>")
-	Validity  string // the validity field after it, "" if none
-	ArrowType string // the Arrow type, e.g. "decimal(10, 2)", "timestamp[us, tz=UTC]"
-	Nullable  bool
+	Name     string
+	Field    string // the numpy field name (a scaled decimal's "<name>_x1e<scale>")
+	Validity string // the validity field after it, "" if none
+	// ItemsValidity is the element validity field of a list column
+	// ([ItemsValidityName]), "" if none; ItemsDType its numpy type
+	// ("|b1 (3,)"), "" while the list length needs the data.
+	ItemsValidity string
+	ItemsDType    string
+	ArrowType     string // the Arrow type, e.g. "decimal(10, 2)", "timestamp[us, tz=UTC]"
+	Nullable      bool
 	// DType is the numpy type the column becomes ("<f8", "<M8[us]",
 	// "<i2 (3,)" for a subarray), or "" when it is refused or its width
 	// needs a pass over the data (NeedsScan).
@@ -1827,6 +1946,9 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 			if m.valid[0] {
 				ci.Validity = ValidityName(f.Name)
 			}
+			if m.items[0] {
+				ci.ItemsValidity = ItemsValidityName(f.Name)
+			}
 		}
 		switch {
 		case err != nil:
@@ -1841,6 +1963,9 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 			}
 			if len(nd.shape) > 0 {
 				ci.DType += " " + npyio.FormatShape(nd.shape)
+			}
+			if m.items[0] {
+				ci.ItemsDType = npyio.BoolType.TypeStr() + " " + npyio.FormatShape(nd.shape[:1])
 			}
 		}
 		if m != nil {

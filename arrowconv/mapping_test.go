@@ -396,7 +396,7 @@ func TestMappingNestedNulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	dt, _ := m.DType()
-	if got := dt.String(); got != "[('st', [('a', '<i4'), ('a_valid', '|b1')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('d', '<U2')]" {
+	if got := dt.String(); got != "[('st', [('a', '<i4'), ('a_valid', '|b1')]), ('st_valid', '|b1'), ('l', '|i1', (2,)), ('l_valid', '|b1'), ('l_items_valid', '|b1', (2,)), ('d', '<U2')]" {
 		t.Fatalf("dtype %s", got)
 	}
 	for r, want := range []struct {
@@ -417,6 +417,9 @@ func TestMappingNestedNulls(t *testing.T) {
 		}
 		if v := fieldBytes(t, m, out, r, "l_valid")[0]; v != want.lOK {
 			t.Errorf("row %d l_valid = %d", r, v)
+		}
+		if v := fieldBytes(t, m, out, r, "l_items_valid"); v[0] != want.lOK || v[1] != want.lOK {
+			t.Errorf("row %d l_items_valid = %v", r, v)
 		}
 		d := fieldBytes(t, m, out, r, "d")
 		var got []rune
@@ -509,14 +512,14 @@ func TestMappingListLayouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1')]" {
+	if dt, _ := m.DType(); dt.String() != "[('l', '<i2', (2,)), ('l_valid', '|b1'), ('l_items_valid', '|b1', (2,))]" {
 		t.Fatalf("dtype %s", dt)
 	}
 	wantRows := [][3]int{{1, 2, 1}, {0, 0, 0}, {3, 4, 1}}
 	for r, w := range wantRows {
-		b := out[5*r:]
-		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] {
-			t.Errorf("row %d: % x, want %v", r, b[:5], w)
+		b := out[7*r:]
+		if int(int16(binary.LittleEndian.Uint16(b))) != w[0] || int(int16(binary.LittleEndian.Uint16(b[2:]))) != w[1] || int(b[4]) != w[2] || int(b[5]) != w[2] || int(b[6]) != w[2] {
+			t.Errorf("row %d: % x, want %v", r, b[:7], w)
 		}
 	}
 }
@@ -728,5 +731,72 @@ func TestMappingTimeNaT(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Row != int64(bad-off) || ve.Field != "t" || !errors.Is(err, ErrRange) {
 			t.Fatalf("NaT in row %d: %v", bad-off, err)
 		}
+	}
+}
+
+// TestMappingItemsValidityDict: a fixed_size_list of dictionary-encoded
+// strings, one element a null index and one an index of a null
+// dictionary value, and a list sliced at an offset: the element validity
+// field is false for both nulls (each zeros in the list) and true
+// elsewhere; the same rows from a slice of the record give the same
+// bytes.
+func TestMappingItemsValidityDict(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dict, _, err := array.FromJSON(mem, arrow.BinaryTypes.String, strings.NewReader(`["a", null, "cc"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dict.Release()
+	idx, _, err := array.FromJSON(mem, arrow.PrimitiveTypes.Int8, strings.NewReader(`[0, 2, 1, 2, null, 0, 2, 2]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Release()
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	da := array.NewDictionaryArray(dt, idx, dict)
+	defer da.Release()
+	lt := arrow.FixedSizeListOf(2, dt)
+	ld := array.NewData(lt, 4, []*memory.Buffer{nil}, []arrow.ArrayData{da.Data()}, 0, 0)
+	defer ld.Release()
+	l := array.NewFixedSizeListData(ld)
+	defer l.Release()
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: "l", Type: lt}}, nil), []arrow.Array{l}, 4)
+	defer rec.Release()
+	if _, _, err := mapRecord(t, rec, nil); err == nil {
+		t.Fatal("null elements without a validity field: no error")
+	}
+	m, out, err := mapRecord(t, rec, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := m.DType(); got.String() != "[('l', '<U2', (2,)), ('l_items_valid', '|b1', (2,))]" {
+		t.Fatalf("dtype %s", got)
+	}
+	want := [][2]string{{"a", "cc"}, {"", "cc"}, {"", "a"}, {"cc", "cc"}}
+	for r, w := range want {
+		items := fieldBytes(t, m, out, r, "l_items_valid")
+		vals := fieldBytes(t, m, out, r, "l")
+		for j := 0; j < 2; j++ {
+			var s []rune
+			for q := 0; q < 8; q += 4 {
+				if c := binary.LittleEndian.Uint32(vals[8*j+q:]); c != 0 {
+					s = append(s, rune(c))
+				}
+			}
+			if string(s) != w[j] || items[j] != b2u(w[j] != "") {
+				t.Errorf("row %d item %d: %q valid %d, want %q", r, j, string(s), items[j], w[j])
+			}
+		}
+	}
+	// Rows 1-3 of a slice: the same bytes.
+	sl := rec.NewSlice(1, 4)
+	defer sl.Release()
+	m2, out2, err := mapRecord(t, sl, &MapOptions{ValidityFields: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out2, out[m2.rowSize:]) {
+		t.Errorf("slice: % x, want % x", out2, out[m2.rowSize:])
 	}
 }

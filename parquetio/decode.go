@@ -227,6 +227,10 @@ func (r *Reader) loadGroup() error {
 			}
 			if r.vrec != nil {
 				for _, v := range r.vrec[i] {
+					if v.items {
+						d.items, d.itemsW = &r.masks[v.mask], r.maskW[v.mask]
+						continue
+					}
 					d.vm = append(d.vm, vmask{m: &r.masks[v.mask], level: v.level})
 				}
 				d.explain = r.explain[i]
@@ -412,6 +416,10 @@ type leafDecoder struct {
 	// hold zeros)
 	vm      []vmask
 	explain int16
+	// a list's element validity mask (itemsW bytes a row), nil if none:
+	// 1 where the element has a value (its slot's level is maxDef)
+	items  *[]byte
+	itemsW int
 
 	// within the row group
 	pi, pn, pvi, pnv int  // slots [pi, pn) and values [pvi, pnv) of the batch not placed yet
@@ -804,6 +812,9 @@ func (d *leafDecoder) nested(buf []byte, stride, end, i, n, j, nv int) (int, int
 			d.record(d.row, def)
 			if rep == 0 && def < d.rc.nullList {
 				// A null list: every value of the row is null.
+				if d.items != nil {
+					clear((*d.items)[d.row*d.itemsW : (d.row+1)*d.itemsW])
+				}
 				for _, e := range l.entries {
 					if !e.null {
 						if err := d.setNull(buf[d.row*stride+e.off:], d.row, def); err != nil {
@@ -821,6 +832,9 @@ func (d *leafDecoder) nested(buf []byte, stride, end, i, n, j, nv int) (int, int
 			return i, j, d.errf("%w: row %d: %v", errCorrupt, d.row0+int64(d.row), errShape)
 		}
 		e := l.entries[d.ei]
+		if d.items != nil && !e.null {
+			(*d.items)[d.row*d.itemsW+d.ei] = b2u(has)
+		}
 		d.ei++
 		if has && j >= nv {
 			return i, j, d.errf("%w: more defined levels than values", errCorrupt)

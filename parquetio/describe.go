@@ -37,7 +37,9 @@ type FieldInfo struct {
 	Shape []int  // its subarray shape; a list's length is 0 until read from the data
 	// Column is the index in [FileInfo.Columns] of the leaf it holds, -1
 	// for a validity field, which records the nulls of ValidityOf (the
-	// dotted path of a column or struct field).
+	// dotted path of a column or struct field; "l[]" for the element
+	// validity field of list l, "l_items_valid", whose Shape is the
+	// list's).
 	Column     int
 	ValidityOf string
 	// Refused: the column it belongs to would be refused (see ColumnInfo).
@@ -72,9 +74,11 @@ type ColumnInfo struct {
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
 	// Fill is set when a fill value (ReadOptions.Fill) covers its nulls;
-	// Validity names the validity field that records them, if any.
-	Fill     bool
-	Validity string
+	// Validity names the validity field that records them, if any, and
+	// ItemsValidity the element validity field of a list column.
+	Fill          bool
+	Validity      string
+	ItemsValidity string
 }
 
 // Describe reads the footer of the Parquet file r of size size and
@@ -287,6 +291,16 @@ func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileM
 	var valid []string // dotted paths of the nodes with a validity field
 	for j := range flat {
 		f := &flat[j]
+		if j > 0 && f.DType == "|b1" && len(f.Shape) == 1 && k > first && strings.HasSuffix(f.Name, "_items_valid") {
+			if base := strings.TrimSuffix(f.Name, "_items_valid"); info.Columns[k-1].List && (validityAfter(flat[:j], base) || flat[j-1].Name == base+"_valid") {
+				f.ValidityOf = base + "[]"
+				info.Columns[k-1].ItemsValidity = f.Name
+				if c := &info.Columns[k-1]; c.Refused != "" && strings.Contains(c.Refused, "nulls") {
+					c.Refused = ""
+				}
+				continue
+			}
+		}
 		if j > 0 && f.DType == "|b1" && strings.HasSuffix(f.Name, "_valid") && k > first && validityAfter(flat[:j], strings.TrimSuffix(f.Name, "_valid")) {
 			f.ValidityOf = strings.TrimSuffix(f.Name, "_valid")
 			valid = append(valid, f.ValidityOf)

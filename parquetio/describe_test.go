@@ -2,6 +2,7 @@ package parquetio
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,7 +127,7 @@ func TestDescribeOptions(t *testing.T) {
 	}{
 		{"duck_struct_nulls.parquet", nil, "k <i8, st.a <i8, st.b.x <f8, st.b.y |b1, st.s <U", []string{"st.a", "st.b.y", "st.s"}},
 		{"duck_struct_nulls.parquet", &ReadOptions{Validity: []string{"st"}}, "k <i8, st.a <i8, st.a_valid |b1, st.b.x <f8, st.b.x_valid |b1, st.b.y |b1, st.b.y_valid |b1, st.b_valid |b1, st.s <U, st.s_valid |b1, st_valid |b1", nil},
-		{"duck_list_nulls.parquet", &ReadOptions{Validity: []string{"l3"}, Columns: []string{"a2", "l3"}, Fill: map[string]any{"a2": 0}}, "a2 <i4, l3 <i8, l3_valid |b1", nil},
+		{"duck_list_nulls.parquet", &ReadOptions{Validity: []string{"l3"}, Columns: []string{"a2", "l3"}, Fill: map[string]any{"a2": 0}}, "a2 <i4, l3 <i8, l3_valid |b1, l3_items_valid |b1", nil},
 		{"duck_nulls.parquet", &ReadOptions{Decimal: arrowconv.DecimalScaledInt64, Validity: []string{"decn"}, Columns: []string{"decn", "f8n"}}, "decn_x1e2 <i8, decn_valid |b1, f8n <f8", nil},
 		{"duck_int_nulls.parquet", &ReadOptions{Fill: map[string]any{"i4n": 3, "sn": "abc"}, Validity: []string{"en"}}, "i4n <i4, bn |b1, sn <U, u1n |u1, en <U, en_valid |b1", []string{"bn", "u1n"}},
 		{"pqa_lz4raw_int96_decimal_time.parquet", &ReadOptions{Decimal: arrowconv.DecimalScaledInt64, Columns: []string{"dec30_5", "dec9_2"}}, "dec30_5 , dec9_2_x1e2 <i8", []string{"dec30_5"}},
@@ -151,6 +152,44 @@ func TestDescribeOptions(t *testing.T) {
 	for _, o := range []*ReadOptions{{Fill: map[string]any{"nope": 1}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
 		if _, err := describe("duck_int_nulls.parquet", o); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 			t.Errorf("%+v: %v", o, err)
+		}
+	}
+}
+
+// TestDescribeItemsValidity: the element validity field of a list
+// column named for validity follows l3_valid, marked as recording the
+// nulls of l3's elements (ValidityOf "l3[]"), and the list's leaf names
+// it; '*' gives it to every list of OPTIONAL elements (DuckDB's lists).
+func TestDescribeItemsValidity(t *testing.T) {
+	for _, tc := range []struct {
+		o      *ReadOptions
+		fields string
+	}{
+		{&ReadOptions{Validity: []string{"l3"}, Columns: []string{"l3", "k"}}, "l3 #0;l3_valid l3;l3_items_valid l3[];k #1"},
+		{&ReadOptions{Validity: []string{"*"}, Columns: []string{"l2f"}}, "l2f #0;l2f_valid l2f;l2f_items_valid l2f[]"},
+	} {
+		b := readFile(t, "duck_list_nulls.parquet")
+		info, err := DescribeOptions(bytes.NewReader(b), int64(len(b)), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range info.Fields {
+			s := f.Name + " " + f.ValidityOf
+			if f.Column >= 0 {
+				s = fmt.Sprintf("%s #%d", f.Name, f.Column)
+			}
+			got = append(got, s)
+			if f.Name == "l3_items_valid" && (f.DType != "|b1" || len(f.Shape) != 1) {
+				t.Errorf("%s: %s %v", f.Name, f.DType, f.Shape)
+			}
+		}
+		if s := strings.Join(got, ";"); s != tc.fields {
+			t.Errorf("%+v: fields %s, want %s", tc.o, s, tc.fields)
+		}
+		c := info.Columns[0]
+		if want := strings.Fields(tc.fields)[0] + "_items_valid"; c.ItemsValidity != want || c.Refused != "" {
+			t.Errorf("%+v: column %s: items validity %q, refused %q", tc.o, c.Path, c.ItemsValidity, c.Refused)
 		}
 	}
 }

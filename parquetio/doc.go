@@ -108,8 +108,11 @@
 // [ReadOptions] gives a fill value or a validity field ("<name>_valid",
 // a bool field after the column, false where it is null; a struct column
 // also gets "x_valid" after each OPTIONAL field x inside it, and a list
-// column of one length is null in a row where the list is). A null list
-// row holds NaN, NaT, the fill value or zeros in every place. A column
+// column of one length is null in a row where the list is; such a list
+// also gets "<name>_items_valid", a bool subarray of its shape, false
+// where an element or the list is null, the null elements then zeros
+// instead of a refusal; with "*" only lists of OPTIONAL elements get it).
+// A null list row holds NaN, NaT, the fill value or zeros in every place. A column
 // declared OPTIONAL that holds no null converts as a REQUIRED one. [Describe]
 // gives all of this from the footer alone, for inspect.
 //

@@ -32,8 +32,13 @@ type ReadOptions struct {
 	// field x (at any depth) gets a bool field "x_valid" right after it,
 	// inside the struct, false where x has no value (x or a group around
 	// it is null): numpy's arr["st"]["x_valid"]. Null slots hold the fill
-	// value, NaN, NaT or zero bytes. Nulls inside a list that is not
-	// null are values of the list: NaN, NaT, the fill value or refused.
+	// value, NaN, NaT or zero bytes. A list column of one length also
+	// gets an element validity field arrowconv.ItemsValidityName(column)
+	// ("<column>_items_valid"), a bool subarray of the list's shape right
+	// after "<column>_valid", false where an element (or the list) is
+	// null: named columns always, "*" those whose elements are OPTIONAL.
+	// Without it, nulls inside a list that is not null are values of the
+	// list: NaN, NaT, the fill value or refused.
 	Validity []string
 	// Decimal selects how DECIMAL columns of foreign files are read:
 	// arrowconv.DecimalFloat64 (the default, f8 correctly rounded) or

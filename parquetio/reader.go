@@ -74,12 +74,14 @@ type Reader struct {
 
 	// The rows as shown (foreign files): INTERVAL columns (ext, by
 	// column) are decoded as V12 and shown as structs; validity fields
-	// (validity.go) come from masks (one byte per row of the row group,
-	// 0 where null) that leaves record (vrec, by leaf); a leaf's nulls
-	// below level explain[leaf] are recorded by a validity field.
+	// (validity.go) come from masks (maskW[i] bytes per row of the row
+	// group, 0 where null: one, or one per list element) that leaves
+	// record (vrec, by leaf); a leaf's nulls below level explain[leaf]
+	// are recorded by a validity field.
 	ext       map[int]*npyio.DType
 	tops      []schema.Node // foreign files: the file's node of each column
 	masks     [][]byte
+	maskW     []int
 	vrec      [][]vrec
 	srcLeaves [][]int // by column: its leaves (indexes in s.leaves)
 	explain   []int16

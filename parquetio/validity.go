@@ -20,6 +20,14 @@ import (
 // struct around it is): arr["st"]["x_valid"], dotted st.x_valid. The
 // null slots hold the fill value, NaN, NaT or zero bytes.
 //
+// A list column of one length also gets an element validity field
+// arrowconv.ItemsValidityName(column) ("<column>_items_valid"), a bool
+// subarray of the list's shape right after "<column>_valid" (or after
+// the column): false where the element is null or the list is. A named
+// column gets it; "*" gives it to each list whose elements are OPTIONAL.
+// Its mask holds one byte per element of a row, recorded by the list's
+// leaf slot by slot (leafDecoder.items).
+//
 // A validity field is a mask of the row group's rows, recorded by the
 // first leaf column below its node from the definition levels: the node
 // is present where a slot's level reaches the node's own.
@@ -41,10 +49,12 @@ type seg struct{ from, to, n int }
 type vbyte struct{ mask, off int }
 
 // vrec is a mask a leaf decoder records: 0 where a slot's definition
-// level is below level.
+// level is below level. An items mask has one byte per list element of a
+// row, 0 where the element's level is below level.
 type vrec struct {
 	mask  int
 	level int16
+	items bool
 }
 
 // vmask is a vrec resolved to its mask.
@@ -80,6 +90,7 @@ func under(n, top schema.Node) bool {
 func (r *Reader) newMask(n schema.Node, src int) int {
 	idx := len(r.masks)
 	r.masks = append(r.masks, nil)
+	r.maskW = append(r.maskW, 1)
 	if n.RepetitionType() != parquet.Repetitions.Optional {
 		return idx
 	}
@@ -94,6 +105,21 @@ func (r *Reader) newMask(n schema.Node, src int) int {
 			first = false
 		}
 		r.explain[k] = max(r.explain[k], level)
+	}
+	return idx
+}
+
+// newItemsMask adds the element validity mask of list column src, whose
+// element is elem and whose rows hold k elements: recorded by the list's
+// leaf, and explaining every null of it (null lists and elements).
+func (r *Reader) newItemsMask(elem schema.Node, src, k int) int {
+	idx := len(r.masks)
+	r.masks = append(r.masks, nil)
+	r.maskW = append(r.maskW, k)
+	level := defLevel(elem)
+	for _, j := range r.srcLeaves[src] {
+		r.vrec[j] = append(r.vrec[j], vrec{mask: idx, level: level, items: true})
+		r.explain[j] = max(r.explain[j], level)
 	}
 	return idx
 }
@@ -184,6 +210,7 @@ func (r *Reader) planOutput() error {
 		}
 	}
 	star := r.opts != nil && slices.Contains(r.opts.Validity, "*")
+	r.masks, r.maskW = nil, nil
 	r.vrec = make([][]vrec, len(r.s.leaves))
 	r.explain = make([]int16, len(r.s.leaves))
 	var shown []shownCol
@@ -215,6 +242,13 @@ func (r *Reader) planOutput() error {
 			r.outCols = append(r.outCols, vc)
 			fs = append(fs, npyio.Field{Name: vc.Name, Type: vc.DType})
 			shown = append(shown, shownCol{src: -1, mask: r.newMask(top, i), size: 1})
+		}
+		if elem, ok := listElement(top); ok && len(c.Shape) == 1 && (named || star && elem.RepetitionType() == parquet.Repetitions.Optional) {
+			k := c.Shape[0]
+			vc := Column{Name: arrowconv.ItemsValidityName(top.Name()), DType: npyio.BoolType, Shape: []int{k}}
+			r.outCols = append(r.outCols, vc)
+			fs = append(fs, npyio.Field{Name: vc.Name, Type: vc.DType, Shape: vc.Shape})
+			shown = append(shown, shownCol{src: -1, mask: r.newItemsMask(elem, i, k), size: k})
 		}
 	}
 	if len(r.masks) == 0 && r.ext == nil {
@@ -248,9 +282,16 @@ func (r *Reader) planOutput() error {
 // group on.
 func (r *Reader) place(out []byte, rs int, sc *shownCol, src []byte, n, bstart int) {
 	if sc.src < 0 {
-		m := r.masks[sc.mask][bstart : bstart+n]
+		w := sc.size
+		m := r.masks[sc.mask][bstart*w : (bstart+n)*w]
+		if w == 1 {
+			for k := 0; k < n; k++ {
+				out[k*rs+sc.off] = m[k]
+			}
+			return
+		}
 		for k := 0; k < n; k++ {
-			out[k*rs+sc.off] = m[k]
+			copy(out[k*rs+sc.off:k*rs+sc.off+w], m[k*w:(k+1)*w])
 		}
 		return
 	}
@@ -299,7 +340,7 @@ func (r *Reader) shownColumns(n, bstart int, cols [][]byte) [][]byte {
 		sc := r.shown[j]
 		switch {
 		case sc.src < 0:
-			out = append(out, r.masks[sc.mask][bstart:bstart+n])
+			out = append(out, r.masks[sc.mask][bstart*sc.size:(bstart+n)*sc.size])
 		case sc.segs == nil:
 			out = append(out, cols[sc.src])
 		default:
@@ -316,13 +357,14 @@ func (r *Reader) shownColumns(n, bstart int, cols [][]byte) [][]byte {
 // beyond what they held).
 func (r *Reader) growMasks(rows int) {
 	for i, m := range r.masks {
-		if len(m) < rows {
+		need := rows * r.maskW[i]
+		if len(m) < need {
 			old := len(m)
-			if cap(m) < rows {
-				m = append(m[:cap(m)], make([]byte, rows-cap(m))...)
+			if cap(m) < need {
+				m = append(m[:cap(m)], make([]byte, need-cap(m))...)
 			}
-			m = m[:rows]
-			for k := old; k < rows; k++ {
+			m = m[:need]
+			for k := old; k < need; k++ {
 				m[k] = 1
 			}
 			r.masks[i] = m

@@ -66,6 +66,9 @@ func checkShown(dt *npyio.DType, shape []int, b []byte, v any, fill []byte) erro
 			if k > 0 && f.Name == dt.Fields[k-1].Name+"_valid" {
 				continue
 			}
+			if k > 0 && (f.Name == dt.Fields[k-1].Name+"_items_valid" || k > 1 && f.Name == dt.Fields[k-2].Name+"_items_valid") {
+				continue
+			}
 			var sub any
 			if m != nil {
 				sub = m[f.Name]
@@ -78,6 +81,22 @@ func checkShown(dt *npyio.DType, shape []int, b []byte, v any, fill []byte) erro
 				}
 				if got := b[dt.Fields[k+1].Offset]; got != want {
 					return fmt.Errorf("%s_valid %d, want %d (producer: %v)", f.Name, got, want, sub)
+				}
+			}
+			// The element validity field of a list: false where the
+			// element or the list is null.
+			for _, j := range []int{k + 1, k + 2} {
+				if j < len(dt.Fields) && dt.Fields[j].Name == f.Name+"_items_valid" {
+					items, _ := sub.([]any)
+					for e := 0; e < f.Shape[0]; e++ {
+						want := byte(0)
+						if items != nil && items[e] != nil {
+							want = 1
+						}
+						if got := b[dt.Fields[j].Offset+e]; got != want {
+							return fmt.Errorf("%s_items_valid[%d] %d, want %d (producer: %v)", f.Name, e, got, want, sub)
+						}
+					}
 				}
 			}
 			if err := checkShown(f.Type, f.Shape, fb, sub, nil); err != nil {
@@ -132,10 +151,12 @@ func TestValidityNested(t *testing.T) {
 	}{
 		{"duck_struct_nulls.parquet", []string{"st"}, "[('k', '<i8'), ('st', [('a', '<i8'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1'), ('s', '<U3'), ('s_valid', '|b1')]), ('st_valid', '|b1')]"},
 		{"duck_struct_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('st', [('a', '<i8'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1'), ('s', '<U3'), ('s_valid', '|b1')]), ('st_valid', '|b1')]"},
-		{"duck_list_nulls.parquet", []string{"l3", "a2"}, "[('k', '<i8'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l2f', '<f8', (2,)), ('a2', '<i4', (2,)), ('a2_valid', '|b1')]"},
-		{"duck_list_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l2f', '<f8', (2,)), ('l2f_valid', '|b1'), ('a2', '<i4', (2,)), ('a2_valid', '|b1')]"},
-		{"pqa_nested_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('fsl_valid', '|b1'), ('l2', '<f8', (2,)), ('l2_valid', '|b1')]"},
-		{"pqa_nested_nulls.parquet", []string{"st", "l2"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('l2', '<f8', (2,)), ('l2_valid', '|b1')]"},
+		{"duck_list_nulls.parquet", []string{"l3", "a2"}, "[('k', '<i8'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l3_items_valid', '|b1', (3,)), ('l2f', '<f8', (2,)), ('a2', '<i4', (2,)), ('a2_valid', '|b1'), ('a2_items_valid', '|b1', (2,))]"},
+		{"duck_list_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l3_items_valid', '|b1', (3,)), ('l2f', '<f8', (2,)), ('l2f_valid', '|b1'), ('l2f_items_valid', '|b1', (2,)), ('a2', '<i4', (2,)), ('a2_valid', '|b1'), ('a2_items_valid', '|b1', (2,))]"},
+		{"duck_list_item_nulls.parquet", []string{"l3", "a2s", "lb"}, "[('k', '<i8'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l3_items_valid', '|b1', (3,)), ('l2f', '<f8', (2,)), ('a2s', '<U3', (2,)), ('a2s_valid', '|b1'), ('a2s_items_valid', '|b1', (2,)), ('lb', '|b1', (2,)), ('lb_valid', '|b1'), ('lb_items_valid', '|b1', (2,))]"},
+		{"duck_list_item_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('k_valid', '|b1'), ('l3', '<i8', (3,)), ('l3_valid', '|b1'), ('l3_items_valid', '|b1', (3,)), ('l2f', '<f8', (2,)), ('l2f_valid', '|b1'), ('l2f_items_valid', '|b1', (2,)), ('a2s', '<U3', (2,)), ('a2s_valid', '|b1'), ('a2s_items_valid', '|b1', (2,)), ('lb', '|b1', (2,)), ('lb_valid', '|b1'), ('lb_items_valid', '|b1', (2,))]"},
+		{"pqa_nested_nulls.parquet", []string{"*"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('fsl_valid', '|b1'), ('fsl_items_valid', '|b1', (3,)), ('l2', '<f8', (2,)), ('l2_valid', '|b1'), ('l2_items_valid', '|b1', (2,))]"},
+		{"pqa_nested_nulls.parquet", []string{"st", "l2"}, "[('k', '<i8'), ('st', [('a', '<i4'), ('a_valid', '|b1'), ('b', [('x', '<f8'), ('x_valid', '|b1'), ('y', '|b1'), ('y_valid', '|b1')]), ('b_valid', '|b1')]), ('st_valid', '|b1'), ('fsl', '<i2', (3,)), ('l2', '<f8', (2,)), ('l2_valid', '|b1'), ('l2_items_valid', '|b1', (2,))]"},
 	} {
 		for _, records := range []bool{true, false} {
 			ff, rd, data := readCorpus(t, tc.file, &ReadOptions{Validity: tc.validity}, records)
@@ -297,7 +318,7 @@ func TestListNullRowsLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	dt := rd.Header().DType
-	if got := dt.String(); got != "[('l', '<i4', (2,)), ('l_valid', '|b1'), ('f', '<f8', (3,)), ('f_valid', '|b1')]" {
+	if got := dt.String(); got != "[('l', '<i4', (2,)), ('l_valid', '|b1'), ('l_items_valid', '|b1', (2,)), ('f', '<f8', (3,)), ('f_valid', '|b1'), ('f_items_valid', '|b1', (3,))]" {
 		t.Fatalf("dtype %s", got)
 	}
 	var out []byte
@@ -320,15 +341,18 @@ func TestListNullRowsLarge(t *testing.T) {
 			t.Fatal("several chunks")
 		}
 		l := c.(*array.List)
-		f := dt.Fields[2*ci]
+		f := dt.Fields[3*ci]
 		for r := 0; r < n; r++ {
 			row := out[r*dt.Size:]
-			valid := row[dt.Fields[2*ci+1].Offset]
+			valid := row[dt.Fields[3*ci+1].Offset]
 			if want := b2u(!l.IsNull(r)); valid != want {
 				t.Fatalf("%s row %d: valid %d, want %d", f.Name, r, valid, want)
 			}
 			s, e := l.ValueOffsets(r)
 			for k := 0; k < f.Shape[0]; k++ {
+				if got, want := row[dt.Fields[3*ci+2].Offset+k], b2u(!l.IsNull(r) && !l.ListValues().IsNull(int(s)+k)); got != want {
+					t.Fatalf("%s row %d item %d: items_valid %d, want %d", f.Name, r, k, got, want)
+				}
 				p := row[f.Offset+k*f.Type.Size:]
 				switch v := l.ListValues().(type) {
 				case *array.Int32:

@@ -358,7 +358,11 @@ func inspectParquet(f io.ReaderAt, size int64, fo *foreignOptions) (*TableInfo, 
 	info := &TableInfo{Format: "parquet", FileSize: size, Rows: d.Rows, Columns: []ColumnInfo{}}
 	for _, fd := range d.Fields {
 		if fd.Column < 0 {
-			info.Columns = append(info.Columns, ColumnInfo{Name: fd.Name, Descr: fd.DType, Type: "validity", ValidityOf: fd.ValidityOf})
+			vc := ColumnInfo{Name: fd.Name, Descr: fd.DType, Type: "validity", ValidityOf: fd.ValidityOf}
+			if strings.HasSuffix(fd.ValidityOf, "[]") {
+				vc.Descr += " (list length from the data)"
+			}
+			info.Columns = append(info.Columns, vc)
 			continue
 		}
 		c := d.Columns[fd.Column]
@@ -384,6 +388,10 @@ func inspectParquet(f io.ReaderAt, size int64, fo *foreignOptions) (*TableInfo, 
 				ci.Nulls = "NaN"
 			case strings.Contains(c.DType, "M8") || strings.Contains(c.DType, "m8"):
 				ci.Nulls = "NaT"
+			case c.ItemsValidity != "" && c.Validity != "":
+				ci.Nulls = "zeros, recorded in " + c.Validity + " and " + c.ItemsValidity
+			case c.ItemsValidity != "":
+				ci.Nulls = "zeros, recorded in " + c.ItemsValidity
 			case c.Validity != "":
 				ci.Nulls = "zeros, recorded in " + c.Validity
 			case n < 0:
@@ -453,6 +461,13 @@ func inspectArrow(f storage.File, size int64, fo *foreignOptions) (*TableInfo, e
 		if c.Validity != "" {
 			info.Columns = append(info.Columns, ColumnInfo{Name: c.Validity, Descr: "|b1", Type: "validity", ValidityOf: c.Name})
 		}
+		if c.ItemsValidity != "" {
+			d := c.ItemsDType
+			if d == "" {
+				d = "|b1 (list length from the data)"
+			}
+			info.Columns = append(info.Columns, ColumnInfo{Name: c.ItemsValidity, Descr: d, Type: "validity", ValidityOf: c.Name + "[]"})
+		}
 	}
 	return info, nil
 }
@@ -486,6 +501,9 @@ func (info *TableInfo) WriteText(w io.Writer) {
 			}
 			if c.ValidityOf != "" {
 				line = fmt.Sprintf("validity -> %s (false where %s is null)", c.Descr, c.ValidityOf)
+				if l, ok := strings.CutSuffix(c.ValidityOf, "[]"); ok {
+					line = fmt.Sprintf("validity -> %s (false where an element of %s is null, or %s is)", c.Descr, l, l)
+				}
 			}
 			if c.Refused != "" {
 				line = c.Type + " REFUSED: " + c.Refused

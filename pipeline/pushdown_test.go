@@ -241,8 +241,10 @@ func TestDropPushdownPlan(t *testing.T) {
 	foreignValues(t, filepath.Join(dir, "o1.npy"), want, []string{"k", "l2f"}, 0)
 
 	// A select of a validity field reads its column (and not l3, whose
-	// nulls would be refused): a2_valid is false where DuckDB's a2 is null.
-	for _, typ := range []string{"select, input: t, fields: [k, a2_valid]", "drop, input: t, fields: [l3, l2f, a2]"} {
+	// nulls would be refused): a2_valid is false where DuckDB's a2 is null,
+	// and so is each element of a2_items_valid (DuckDB's a2 has null rows,
+	// no null elements).
+	for _, typ := range []string{"select, input: t, fields: [k, a2_valid]", "drop, input: t, fields: [l3, l2f, a2]", "select, input: t, fields: [k, a2_items_valid]", "drop, input: t, fields: [l3, l2f, a2, a2_valid]"} {
 		text := fmt.Sprintf("version: 1\nsources:\n  t: {type: parquet, paths: '%s', validity: [a2]}\ntransforms:\n  s: {type: %s}\n", file, typ) + sinks("s")
 		if err := planAndRun(dir, text); err != nil {
 			t.Fatalf("%s: %v", text, err)
@@ -251,16 +253,31 @@ func TestDropPushdownPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := a.Header.DType.String(); got != "[('k', '<i8'), ('a2_valid', '|b1')]" {
-			t.Fatalf("%s: %s", typ, got)
+		wantDT := "[('k', '<i8'), ('a2_valid', '|b1')]"
+		switch {
+		case strings.Contains(typ, "a2_items_valid"), strings.Contains(typ, "a2, a2_valid]"):
+			wantDT = "[('k', '<i8'), ('a2_items_valid', '|b1', (2,))]"
+		case strings.HasPrefix(typ, "drop"):
+			wantDT = "[('k', '<i8'), ('a2_valid', '|b1'), ('a2_items_valid', '|b1', (2,))]"
+		}
+		if got := a.Header.DType.String(); got != wantDT {
+			t.Fatalf("%s: %s, want %s", typ, got, wantDT)
 		}
 		nulls := 0
 		for r, v := range want["a2"] {
 			if k := fieldInt(t, a, "k", r); k != int64(r) {
 				t.Fatalf("%s row %d: k %d", typ, r, k)
 			}
-			if valid := fieldInt(t, a, "a2_valid", r); valid != 0 != (v != nil) {
-				t.Fatalf("%s row %d: a2_valid %d for %v", typ, r, valid, v)
+			if strings.Contains(wantDT, "a2_valid") {
+				if valid := fieldInt(t, a, "a2_valid", r); valid != 0 != (v != nil) {
+					t.Fatalf("%s row %d: a2_valid %d for %v", typ, r, valid, v)
+				}
+			}
+			if strings.Contains(wantDT, "a2_items_valid") {
+				b := a.CData()[r*a.Header.DType.Size+a.Header.DType.Fields[len(a.Header.DType.Fields)-1].Offset:]
+				if want := b2u(v != nil); b[0] != want || b[1] != want {
+					t.Fatalf("%s row %d: a2_items_valid %v for %v", typ, r, b[:2], v)
+				}
 			}
 			if v == nil {
 				nulls++

@@ -254,13 +254,16 @@ func sameFields(a, b *npyio.Header) bool {
 
 // fileColumns returns the columns of the file (named all) that give the
 // fields keep: a field itself, or the column of a validity field
-// ([arrowconv.ValidityName], read with the column); other names are kept, for
-// the projection to fail on and the select to report.
+// ([arrowconv.ValidityName], [arrowconv.ItemsValidityName], read with the
+// column); other names are kept, for the projection to fail on and the
+// select to report.
 func fileColumns(keep, all []string) []string {
 	var out []string
 	for _, f := range keep {
 		c := f
-		if stem, ok := strings.CutSuffix(f, arrowconv.ValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
+		if stem, ok := strings.CutSuffix(f, arrowconv.ItemsValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
+			c = stem
+		} else if stem, ok := strings.CutSuffix(f, arrowconv.ValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
 			c = stem
 		}
 		if !slices.Contains(out, c) {
@@ -310,9 +313,23 @@ func (s *fileSource) firstProjected(path string, read func(string, *foreignOptio
 		s.columns = fileColumns(s.columns, all)
 	} else {
 		validity := s.c.Strings("validity")
+		var fullNames []string // the fields of every column read, once needed
+		hasItems := func(n string) bool {
+			if fullNames == nil {
+				fullNames = []string{}
+				if fh, err := read(path, full); err == nil && fh.DType.Kind == npyio.Struct {
+					for _, f := range fh.DType.Fields {
+						fullNames = append(fullNames, f.Name)
+					}
+				}
+			}
+			return slices.Contains(fullNames, arrowconv.ItemsValidityName(n))
+		}
 		for _, n := range all {
-			// A column whose validity field is kept is read.
-			valid := (slices.Contains(validity, "*") || slices.Contains(validity, n)) && !slices.Contains(s.push.drop, arrowconv.ValidityName(n))
+			// A column whose validity field (or element validity field,
+			// of a list) is kept is read.
+			named := slices.Contains(validity, "*") || slices.Contains(validity, n)
+			valid := named && slices.Contains(s.push.drop, n) && (!slices.Contains(s.push.drop, arrowconv.ValidityName(n)) || !slices.Contains(s.push.drop, arrowconv.ItemsValidityName(n)) && hasItems(n))
 			if !slices.Contains(s.push.drop, n) || valid {
 				s.columns = append(s.columns, n)
 			}

@@ -166,6 +166,13 @@ await emit('duck_list_nulls.parquet', `
     CASE WHEN i % 3 = 0 THEN NULL ELSE [i * 0.5, -i * 0.5]::DOUBLE[] END AS l2f,
     (CASE WHEN i % 6 = 4 THEN NULL ELSE [i, i * 2] END)::INTEGER[2] AS a2
   FROM range(40) t(i)`, "FORMAT parquet", "lists of one length with null rows (LIST and fixed-size ARRAY)");
+await emit('duck_list_item_nulls.parquet', `
+  SELECT i AS k,
+    CASE WHEN i % 7 = 3 THEN NULL ELSE [i, CASE WHEN i % 3 = 0 THEN NULL ELSE i + 1 END, i + 2] END AS l3,
+    [CASE WHEN i % 4 = 2 THEN NULL ELSE i * 0.5 END, -i * 0.5]::DOUBLE[] AS l2f,
+    (CASE WHEN i % 5 = 4 THEN NULL ELSE [CASE WHEN i % 2 = 0 THEN NULL ELSE 'v' || i::VARCHAR END, 's'] END)::VARCHAR[2] AS a2s,
+    [i % 2 = 0, CASE WHEN i % 6 = 1 THEN NULL ELSE true END] AS lb
+  FROM range(40) t(i)`, "FORMAT parquet", "lists of one length with null elements and null rows (LIST and fixed-size ARRAY)");
 await emit('duck_map.parquet', `
   SELECT i AS k, MAP {'a': i, 'b': i * 2} AS m FROM range(20) t(i)`, "FORMAT parquet", "map");
 
