@@ -278,6 +278,10 @@ func (r *Reader) plan() error {
 		} else if r.rows != 1 {
 			return fmt.Errorf("parquetio: a 0-d array with %d rows", r.rows)
 		}
+	} else if c := r.s.cols; len(c) == 1 && c[0].DType.Kind != npyio.Struct && len(c[0].Shape) > 0 {
+		// A single list column of one length reads as its elements, one
+		// subarray per row, as arrowconv maps the same column.
+		r.dtype, r.shape = c[0].DType, append([]int{int(r.rows)}, c[0].Shape...)
 	} else {
 		r.dtype, r.shape = r.tableDType(), []int{int(r.rows)}
 	}
@@ -404,17 +408,18 @@ func samePaths(s *Schema, leaves []*schema.Column) bool {
 // Header returns the header of the array the file reads back as: the
 // source's dtype and shape for files written by npyflow, otherwise a
 // structured dtype with one field per column (a plain array for a single
-// scalar column).
+// scalar column, and one of shape (rows, n...) for a single list column
+// of one length).
 func (r *Reader) Header() *npyio.Header {
 	fo := false
 	if r.meta != nil && r.meta.Kind == "array" {
 		fo = r.meta.Columns[0].FortranOrder
 	}
-	dt := r.dtype
+	dt, shape := r.dtype, r.shape
 	if r.outDT != nil {
-		dt = r.outDT
+		dt, shape = r.outDT, shape[:1] // validity fields: one record per row
 	}
-	return &npyio.Header{DType: dt, Shape: append([]int(nil), r.shape...), FortranOrder: fo}
+	return &npyio.Header{DType: dt, Shape: append([]int(nil), shape...), FortranOrder: fo}
 }
 
 // Columns describes the table's columns (for writing them as separate

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -491,6 +492,11 @@ func TestItemsValidityDuckDB(t *testing.T) {
 		}
 		if nans == 0 || strings.Contains(a.Header.DType.String(), "valid") {
 			t.Errorf("%s: %d NaN, dtype %s", in, nans, a.Header.DType)
+		}
+		// One list column alone reads as its elements, one subarray per
+		// row, from Parquet as from Arrow (the same .npy header).
+		if a.Header.DType.String() != "'<f8'" || !slices.Equal(a.Header.Shape, []int{len(want["l2f"]), 2}) {
+			t.Errorf("%s l2f alone: %s %v, want <f8 (%d, 2)", in, a.Header.DType, a.Header.Shape, len(want["l2f"]))
 		}
 	}
 }
