@@ -29,6 +29,40 @@ import (
 // batch rows) and as a Parquet file by arrow-go's pqarrow, both in dir.
 func writeArrowAndParquet(t *testing.T, dir, name string, tbl arrow.Table, batch int64) (ar, pq string) {
 	t.Helper()
+	ar = filepath.Join(dir, name+".arrow")
+	writeIPCFile(t, ar, tbl, batch)
+	pq = filepath.Join(dir, name+".parquet")
+	f, err := os.Create(pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.DefaultAllocator
+	if err := pqarrow.WriteTable(tbl, f, batch, parquet.NewWriterProperties(parquet.WithAllocator(mem)), pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	return ar, pq
+}
+
+// readPQArrow reads the Parquet file path with arrow-go's pqarrow.
+func readPQArrow(t *testing.T, path string) arrow.Table {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mem := memory.DefaultAllocator
+	tbl, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(mem), pqarrow.ArrowReadProperties{}, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// writeIPCFile writes tbl to path as an arrow-go IPC file of batches of
+// batch rows.
+func writeIPCFile(t *testing.T, path string, tbl arrow.Table, batch int64) {
+	t.Helper()
 	mem := memory.DefaultAllocator
 	var buf bytes.Buffer
 	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(tbl.Schema()), ipc.WithAllocator(mem))
@@ -45,19 +79,9 @@ func writeArrowAndParquet(t *testing.T, dir, name string, tbl arrow.Table, batch
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ar = filepath.Join(dir, name+".arrow")
-	if err := os.WriteFile(ar, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pq = filepath.Join(dir, name+".parquet")
-	f, err := os.Create(pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pqarrow.WriteTable(tbl, f, batch, parquet.NewWriterProperties(parquet.WithAllocator(mem)), pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
-	}
-	return ar, pq
 }
 
 // convertBoth converts the Parquet and the Arrow file with opts and
@@ -432,16 +456,7 @@ func b2u(b bool) byte {
 func TestItemsValidityDuckDB(t *testing.T) {
 	dir := t.TempDir()
 	pq := "../parquetio/testdata/foreign/duck_list_item_nulls.parquet"
-	f, err := os.Open(pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.DefaultAllocator
-	tbl, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(mem), pqarrow.ArrowReadProperties{}, mem)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readPQArrow(t, pq)
 	defer tbl.Release()
 	// pqarrow (v18.8.0) reads a2s, DuckDB's VARCHAR[2] whose null rows
 	// are two null slots each, as a list array whose offsets run past its

@@ -10,11 +10,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -29,35 +24,9 @@ func TestStructFill(t *testing.T) {
 	dir := t.TempDir()
 	pq := "../parquetio/testdata/foreign/pqa_nested_nulls.parquet"
 	ar := filepath.Join(dir, "nested.arrow")
-	f, err := os.Open(pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := memory.DefaultAllocator
-	tbl, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(mem), pqarrow.ArrowReadProperties{}, mem)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readPQArrow(t, pq)
 	defer tbl.Release()
-	var buf bytes.Buffer
-	w, err := ipc.NewFileWriter(&buf, ipc.WithSchema(tbl.Schema()), ipc.WithAllocator(mem))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := array.NewTableReader(tbl, 25) // several batches
-	for tr.Next() {
-		if err := w.Write(tr.RecordBatch()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tr.Release()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(ar, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeIPCFile(t, ar, tbl, 25) // several batches
 
 	for _, opts := range []ConvertOptions{
 		{Columns: []string{"k", "st"}, Fill: []string{"st=1"}},
