@@ -8,6 +8,31 @@ import (
 	"github.com/klauspost/compress/zlib"
 )
 
+// filterParams is what a registered filter's decoder knows of its dataset.
+type filterParams struct {
+	CD       []uint32 // the filter's client data (cd_values) as stored in the pipeline message
+	ElemSize int      // the dataset's element size in bytes
+}
+
+// A filterCodec undoes one registered HDF5 filter on one chunk.
+//
+// decode gets the encoded bytes src and want, the size of the chunk once
+// every filter is undone: its output must not exceed want plus the few
+// bytes a later filter (fletcher32) strips, so a decoder is bounded by the
+// chunk's declared size and never allocates what the data claims beyond
+// it. dst, when non-nil, has len want and the result may be written there
+// (the last filter undone); otherwise the decoder allocates. An error
+// describes what is wrong with the data; the caller names the dataset and
+// the chunk's address.
+type filterCodec struct {
+	name   string
+	decode func(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error)
+}
+
+// filterCodecs are the filters undone besides deflate, shuffle and
+// fletcher32, by HDF5 filter id. Each decoder lives in its own file.
+var filterCodecs = map[int]filterCodec{}
+
 // unfilter undoes a dataset's filter pipeline on one stored chunk. want is
 // the size of the decoded chunk. mask has bit i set when filter i was
 // skipped for this chunk. With out non-nil (want bytes), the result is
@@ -66,11 +91,23 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 			}
 			data = data[:n]
 		default:
-			name := fl[i].Name
-			if name == "" {
-				name = "unnamed"
+			c, ok := filterCodecs[fl[i].ID]
+			if !ok {
+				name := fl[i].Name
+				if name == "" {
+					name = "unnamed"
+				}
+				return nil, f.unsupported(r.path, "filter %d (%s) is not available; only deflate, shuffle and fletcher32 are", fl[i].ID, name)
 			}
-			return nil, f.unsupported(r.path, "filter %d (%s) is not available; only deflate, shuffle and fletcher32 are", fl[i].ID, name)
+			var dst []byte
+			if final {
+				dst = out
+			}
+			dec, err := c.decode(filterParams{CD: fl[i].Params, ElemSize: r.elemSize}, data, want, dst)
+			if err != nil {
+				return nil, f.corrupt(int64(addr), "%s: %s chunk: %v", r.path, c.name, err)
+			}
+			data = dec
 		}
 	}
 	if uint64(len(data)) != want {
