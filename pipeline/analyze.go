@@ -7,6 +7,8 @@ import (
 
 	"github.com/npyflow/npyflow/gonumconv"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -21,7 +23,7 @@ type numCols struct {
 	dts     []*npyio.DType
 	rowSize int
 	buf     []float64
-	lane    lane
+	lane    rowbytes.Lane
 }
 
 func numericKind(d *npyio.DType) bool {
@@ -38,14 +40,14 @@ func numericKind(d *npyio.DType) bool {
 // (default: every numeric one). A plain array's columns are its elements
 // along axis 1, named "0", "1", ... Fields in skip are left out of the
 // default (pca's keep columns).
-func newNumCols(c *Component, in *Schema, skip map[string]bool) (*numCols, error) {
+func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, error) {
 	n := &numCols{rowSize: int(in.RowSize())}
 	if in.DType.Kind != npyio.Struct {
 		if !numericKind(in.DType) || len(in.Shape) > 1 {
-			return nil, c.errorf("input", "%s needs numbers in rows of at most one axis, but the input is %s", c.Type, in)
+			return nil, c.Errorf("input", "%s needs numbers in rows of at most one axis, but the input is %s", c.Type, in)
 		}
 		if c.Has("fields") {
-			return nil, c.errorf("fields", "the input is a plain array, not records: it has no named fields")
+			return nil, c.Errorf("fields", "the input is a plain array, not records: it has no named fields")
 		}
 		cols := 1
 		if len(in.Shape) == 1 {
@@ -57,7 +59,7 @@ func newNumCols(c *Component, in *Schema, skip map[string]bool) (*numCols, error
 			n.dts = append(n.dts, in.DType)
 		}
 		if cols == 0 {
-			return nil, c.errorf("input", "the rows have no columns")
+			return nil, c.Errorf("input", "the rows have no columns")
 		}
 		return n, nil
 	}
@@ -69,7 +71,7 @@ func newNumCols(c *Component, in *Schema, skip map[string]bool) (*numCols, error
 			}
 			f := in.DType.Fields[k]
 			if !numericKind(f.Type) || len(f.Shape) > 0 {
-				return nil, c.itemErrorf("fields", i, "field %q is %s%s, not a numeric scalar (flatten subarrays, cast float16)", name, f.Type, shapeIf(f.Shape))
+				return nil, c.ItemErrorf("fields", i, "field %q is %s%s, not a numeric scalar (flatten subarrays, cast float16)", name, f.Type, shapeIf(f.Shape))
 			}
 			n.names, n.offs, n.dts = append(n.names, name), append(n.offs, f.Offset), append(n.dts, f.Type)
 		}
@@ -81,7 +83,7 @@ func newNumCols(c *Component, in *Schema, skip map[string]bool) (*numCols, error
 		}
 	}
 	if len(n.names) == 0 {
-		return nil, c.errorf("input", "the input has no numeric scalar fields to %s", c.Type)
+		return nil, c.Errorf("input", "the input has no numeric scalar fields to %s", c.Type)
 	}
 	return n, nil
 }
@@ -110,39 +112,39 @@ func (n *numCols) matrix(b Batch) *mat.Dense {
 			var vals []float64
 			switch f := n.dts[j]; {
 			case f.Kind == npyio.Float && f.Size == 8:
-				l.f = loadF[float64](l.f, b.Data, so, n.rowSize, m)
-				vals = l.f
+				l.F = rowbytes.LoadF[float64](l.F, b.Data, so, n.rowSize, m)
+				vals = l.F
 			case f.Kind == npyio.Float:
-				l.f = loadF[float32](l.f, b.Data, so, n.rowSize, m)
-				vals = l.f
+				l.F = rowbytes.LoadF[float32](l.F, b.Data, so, n.rowSize, m)
+				vals = l.F
 			case f.Kind == npyio.Uint && f.Size == 8:
-				l.f = l.f[:0]
+				l.F = l.F[:0]
 				for i := 0; i < m; i++ {
-					l.f = append(l.f, float64(load[uint64](b.Data, so+i*n.rowSize)))
+					l.F = append(l.F, float64(rowbytes.Load[uint64](b.Data, so+i*n.rowSize)))
 				}
-				vals = l.f
+				vals = l.F
 			default:
 				switch {
 				case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-					l.i = loadI[int8](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[int8](l.I, b.Data, so, n.rowSize, m)
 				case f.Kind == npyio.Int && f.Size == 2:
-					l.i = loadI[int16](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[int16](l.I, b.Data, so, n.rowSize, m)
 				case f.Kind == npyio.Int && f.Size == 4:
-					l.i = loadI[int32](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[int32](l.I, b.Data, so, n.rowSize, m)
 				case f.Kind == npyio.Int:
-					l.i = loadI[int64](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[int64](l.I, b.Data, so, n.rowSize, m)
 				case f.Size == 1:
-					l.i = loadI[uint8](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[uint8](l.I, b.Data, so, n.rowSize, m)
 				case f.Size == 2:
-					l.i = loadI[uint16](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[uint16](l.I, b.Data, so, n.rowSize, m)
 				default:
-					l.i = loadI[uint32](l.i, b.Data, so, n.rowSize, m)
+					l.I = rowbytes.LoadI[uint32](l.I, b.Data, so, n.rowSize, m)
 				}
-				l.f = l.f[:0]
-				for _, v := range l.i {
-					l.f = append(l.f, float64(v))
+				l.F = l.F[:0]
+				for _, v := range l.I {
+					l.F = append(l.F, float64(v))
 				}
-				vals = l.f
+				vals = l.F
 			}
 			for i, v := range vals {
 				buf[(r0+i)*cols+j] = v
@@ -155,7 +157,7 @@ func (n *numCols) matrix(b Batch) *mat.Dense {
 // aggregate is the node shared by describe and pca.
 type aggregate struct {
 	base
-	c      *Component
+	c      *job.Component
 	cols   *numCols
 	add    func(m mat.Matrix) error
 	result func() (Batch, error)
@@ -215,17 +217,17 @@ func newTable(fields []npyio.Field, rows int) (*tableBuilder, error) {
 }
 
 func (t *tableBuilder) f64(row, field int, v float64) {
-	store(t.data, row*t.dt.Size+t.dt.Fields[field].Offset, v)
+	rowbytes.Store(t.data, row*t.dt.Size+t.dt.Fields[field].Offset, v)
 }
 
 func (t *tableBuilder) i64(row, field int, v int64) {
-	store(t.data, row*t.dt.Size+t.dt.Fields[field].Offset, v)
+	rowbytes.Store(t.data, row*t.dt.Size+t.dt.Fields[field].Offset, v)
 }
 
 func (t *tableBuilder) str(row, field int, s string) {
 	f := t.dt.Fields[field]
 	off := row*t.dt.Size + f.Offset
-	putUCS4(t.data[off:off+f.Type.Size], s)
+	rowbytes.PutUCS4(t.data[off:off+f.Type.Size], s)
 }
 
 func (t *tableBuilder) batch() Batch { return Batch{Rows: t.rows, Data: t.data} }
@@ -243,7 +245,7 @@ func quantileName(p float64) string {
 	return "q" + strings.ReplaceAll(s, ".", "_")
 }
 
-func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildDescribe(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	cols, err := newNumCols(c, in, nil)
 	if err != nil {
 		return nil, err
@@ -252,7 +254,7 @@ func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	for i, q := range c.Strings("quantiles") {
 		p, err := strconv.ParseFloat(q, 64)
 		if err != nil || !(p >= 0 && p <= 1) {
-			return nil, c.itemErrorf("quantiles", i, "%q is not a probability between 0 and 1", q)
+			return nil, c.ItemErrorf("quantiles", i, "%q is not a probability between 0 and 1", q)
 		}
 		probs = append(probs, p)
 	}
@@ -262,7 +264,7 @@ func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	opts := &gonumconv.DescribeOptions{Quantiles: probs, DDOF: int(c.Int("ddof")), SkipNaN: c.Bool("skip_nan"), Sample: int(c.Int("sample"))}
 	d, err := gonumconv.NewDescriber(len(cols.names), opts)
 	if err != nil {
-		return nil, c.errorf("", "%v", err)
+		return nil, c.Errorf("", "%v", err)
 	}
 	name, _ := npyio.NewString(npyio.Unicode, maxLen(cols.names))
 	fields := []npyio.Field{{Name: "column", Type: name}, {Name: "count", Type: npyio.Int64Type},
@@ -273,7 +275,7 @@ func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	fields = append(fields, npyio.Field{Name: "max", Type: npyio.Float64Type})
 	dt, err := npyio.NewStruct(fields)
 	if err != nil {
-		return nil, c.errorf("quantiles", "%v", err)
+		return nil, c.Errorf("quantiles", "%v", err)
 	}
 	a := &aggregate{c: c, cols: cols, add: d.Add, nrows: int64(len(cols.names))}
 	a.schema = &Schema{DType: dt}
@@ -302,16 +304,16 @@ func buildDescribe(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	return a, nil
 }
 
-func buildPCA(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildPCA(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	scores := c.String("output") == "scores"
 	if c.Has("keep") && !scores {
-		return nil, c.errorf("keep", "keep applies to output: scores (the components output has one row per component)")
+		return nil, c.Errorf("keep", "keep applies to output: scores (the components output has one row per component)")
 	}
 	var keep []int
 	skip := map[string]bool{}
 	if c.Has("keep") {
 		if in.DType.Kind != npyio.Struct || len(in.Shape) > 0 {
-			return nil, c.errorf("keep", "the input is %s, not records: it has no named columns to keep", in)
+			return nil, c.Errorf("keep", "the input is %s, not records: it has no named columns to keep", in)
 		}
 		for i, name := range c.Strings("keep") {
 			j := fieldIndex(in.DType, name)
@@ -319,7 +321,7 @@ func buildPCA(c *Component, in *Schema, env *buildEnv) (node, error) {
 				return nil, noField(c, "keep", i, name, in.DType)
 			}
 			if skip[name] {
-				return nil, c.itemErrorf("keep", i, "column %q listed twice", name)
+				return nil, c.ItemErrorf("keep", i, "column %q listed twice", name)
 			}
 			skip[name] = true
 			keep = append(keep, j)
@@ -331,27 +333,27 @@ func buildPCA(c *Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	k := int(c.Int("components"))
 	if k > len(cols.names) {
-		return nil, c.errorf("components", "%d components of %d columns: at most %d", k, len(cols.names), len(cols.names))
+		return nil, c.Errorf("components", "%d components of %d columns: at most %d", k, len(cols.names), len(cols.names))
 	}
 	if scores {
 		return newPCAScores(c, in, env, cols, keep, k)
 	}
 	f, err := gonumconv.NewPCAFitter(len(cols.names), &gonumconv.PCAOptions{Components: k, SampleRows: int(c.Int("sample_rows")), Seed: uint64(c.Int("seed"))})
 	if err != nil {
-		return nil, c.errorf("", "%v", err)
+		return nil, c.Errorf("", "%v", err)
 	}
 	fields := []npyio.Field{{Name: "component", Type: npyio.Int64Type},
 		{Name: "explained_variance", Type: npyio.Float64Type}, {Name: "explained_variance_ratio", Type: npyio.Float64Type}}
 	seen := map[string]bool{"component": true, "explained_variance": true, "explained_variance_ratio": true}
 	for _, n := range cols.names {
 		if seen[n] {
-			return nil, c.errorf("fields", "column %q clashes with a result column; rename it first", n)
+			return nil, c.Errorf("fields", "column %q clashes with a result column; rename it first", n)
 		}
 		fields = append(fields, npyio.Field{Name: n, Type: npyio.Float64Type})
 	}
 	dt, err := npyio.NewStruct(fields)
 	if err != nil {
-		return nil, c.errorf("", "%v", err)
+		return nil, c.Errorf("", "%v", err)
 	}
 	a := &aggregate{c: c, cols: cols, add: f.Add, nrows: int64(k)}
 	a.schema = &Schema{DType: dt}

@@ -6,13 +6,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // The Arrow IPC sink, on arrowconv: each batch becomes record batches of
 // at most batch_rows rows, converted without copying where the layout
 // allows and written before the batch's memory is reused.
 
-func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	s, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
@@ -21,7 +22,7 @@ func buildArrowSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
 	schema, err := arrowconv.Schema(h, name)
 	if err != nil {
-		return nil, c.errorf("input", "cannot write %s to Arrow: %v", in, err)
+		return nil, c.Errorf("input", "cannot write %s to Arrow: %v", in, err)
 	}
 	opts := arrowconv.IPCOptions{}
 	if c.String("format") == "stream" || !c.Has("format") && arrowconv.DefaultIPCOptions(c.String("path")).Format == arrowconv.IPCStream {

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // arrowsRows is the table of the .arrows tests: row r holds
@@ -243,7 +244,7 @@ func TestJobStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := fmt.Sprintf("version: 1\nsources:\n  t: {type: arrow, paths: '-'}\nsinks:\n  o: {type: npy, input: t, path: '%s/back.npy'}\n", dir)
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestJobStdin(t *testing.T) {
 	}
 
 	two := fmt.Sprintf("version: 1\nsources:\n  t: {type: arrow, paths: '-'}\n  u: {type: arrow, paths: '-'}\nsinks:\n  o: {type: npy, input: t, path: '%s/a.npy'}\n  p: {type: npy, input: u, path: '%s/b.npy'}\n", dir, dir)
-	j, err = Load(filepath.Join(dir, "job.yaml"), []byte(two), nil)
+	j, err = job.Load(filepath.Join(dir, "job.yaml"), []byte(two), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,16 +18,17 @@ import (
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // runYAML loads, plans and runs a job given as text, relative to dir.
 func runYAML(t *testing.T, dir, text string, opts *RunOptions) (*Plan, error) {
 	t.Helper()
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte("version: 1\n"+text), &LoadOptions{Dir: dir})
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte("version: 1\n"+text), &job.LoadOptions{Dir: dir})
 	if err != nil {
 		t.Fatalf("load: %v\n%s", err, text)
 	}
-	plan, err := NewPlan(job)
+	plan, err := NewPlan(jb)
 	if err != nil {
 		return nil, err
 	}
@@ -170,13 +171,13 @@ func TestArrowSourceForeign(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "in"), 0o755)
 	write(filepath.Join(dir, "in", "part_1.arrow"), arrowconv.IPCFile, 3, 5, false)
 	write(filepath.Join(dir, "in", "part_2.arrow"), arrowconv.IPCStream, 4, 3, false)
-	job := func(extra string) string {
+	jb := func(extra string) string {
 		return `
 sources: {a: {type: arrow, paths: ["in/part_{n:int}.arrow"]` + extra + `}}
 sinks: {out: {type: npy, input: a, path: out.npy}}
 `
 	}
-	plan, err := runYAML(t, dir, job(", string_chars: 3"), &RunOptions{BatchBytes: 100})
+	plan, err := runYAML(t, dir, jb(", string_chars: 3"), &RunOptions{BatchBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ sinks: {out: {type: npy, input: a, path: out.npy}}
 	// (a pass over the data), and the source reads every file at the
 	// widest: "toolong" in part 3, the shorter names of parts 1 and 2
 	// padded.
-	if _, err := runYAML(t, dir, job(""), nil); err != nil {
+	if _, err := runYAML(t, dir, jb(""), nil); err != nil {
 		t.Fatalf("strings of other widths without string_chars: %v", err)
 	}
 	wide, err := npyio.ReadFile(filepath.Join(dir, "out.npy"), nil)
@@ -252,7 +253,7 @@ sinks: {out: {type: npy, input: a, path: out.npy}}
 		t.Errorf("names %v", names)
 	}
 	os.Remove(filepath.Join(dir, "out.npy"))
-	if _, err := runYAML(t, dir, job(", string_chars: 3"), nil); err == nil || !strings.Contains(err.Error(), "part_3.arrow") ||
+	if _, err := runYAML(t, dir, jb(", string_chars: 3"), nil); err == nil || !strings.Contains(err.Error(), "part_3.arrow") ||
 		!strings.Contains(err.Error(), `"name", row 7`) {
 		t.Errorf("a string too long: %v", err)
 	}
@@ -261,7 +262,7 @@ sinks: {out: {type: npy, input: a, path: out.npy}}
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "in", "part_3.arrow"), raw[:len(raw)-30], 0o644)
-	if _, err := runYAML(t, dir, job(", string_chars: 3"), nil); err == nil || !strings.Contains(err.Error(), "part_3.arrow") {
+	if _, err := runYAML(t, dir, jb(", string_chars: 3"), nil); err == nil || !strings.Contains(err.Error(), "part_3.arrow") {
 		t.Errorf("a truncated file: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out.npy")); !os.IsNotExist(err) {

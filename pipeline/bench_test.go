@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // BenchmarkRunFilterCast runs a job over a 1M-row record array (24 MB):
@@ -17,16 +19,16 @@ func BenchmarkRunFilterCast(b *testing.B) {
 	const rows = 1 << 20
 	data := make([]byte, rows*dt.Size)
 	for i := 0; i < rows; i++ {
-		store(data, i*dt.Size, int64(i))
-		store(data, i*dt.Size+8, float64(i%1000))
-		store(data, i*dt.Size+16, int32(i%100))
+		rowbytes.Store(data, i*dt.Size, int64(i))
+		rowbytes.Store(data, i*dt.Size+8, float64(i%1000))
+		rowbytes.Store(data, i*dt.Size+16, int32(i%100))
 	}
 	f, _ := os.Create(filepath.Join(dir, "in.npy"))
 	if err := npyio.WriteArray(f, &npyio.Array{Header: &npyio.Header{DType: dt, Shape: []int{rows}}, DType: dt, Data: data}); err != nil {
 		b.Fatal(err)
 	}
 	f.Close()
-	job := []byte(`version: 1
+	jb := []byte(`version: 1
 sources:
   s: {type: npy, paths: in.npy}
 transforms:
@@ -39,7 +41,7 @@ sinks:
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		j, err := Load(filepath.Join(dir, "job.yaml"), job, nil)
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), jb, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,20 +63,20 @@ func BenchmarkFilterPredicates(b *testing.B) {
 	const rows = 1 << 16
 	data := make([]byte, rows*dt.Size)
 	for i := 0; i < rows; i++ {
-		store(data, i*dt.Size, int64(i%1000))
-		store(data, i*dt.Size+8, float64(i%997))
-		store(data, i*dt.Size+16, float64(i%991))
+		rowbytes.Store(data, i*dt.Size, int64(i%1000))
+		rowbytes.Store(data, i*dt.Size+8, float64(i%997))
+		rowbytes.Store(data, i*dt.Size+16, float64(i%991))
 	}
 	in := &Schema{DType: dt}
 	for _, where := range []string{"x < 500", "x < y", "a < x"} {
 		b.Run(where, func(b *testing.B) {
-			job := "version: 1\nsources:\n  s: {type: npy, paths: x.npy}\ntransforms:\n  t: {type: filter, input: s, where: \"" + where + "\"}\nsinks:\n  o: {type: npy, input: t, path: o.npy}\n"
-			j, err := Load("job.yaml", []byte(job), nil)
+			jb := "version: 1\nsources:\n  s: {type: npy, paths: x.npy}\ntransforms:\n  t: {type: filter, input: s, where: \"" + where + "\"}\nsinks:\n  o: {type: npy, input: t, path: o.npy}\n"
+			j, err := job.Load("job.yaml", []byte(jb), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			c := j.Component("t")
-			n, err := c.Spec.build(c, in, nil)
+			n, err := build(c, in, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -5,8 +5,12 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // dtypeNames are the type names cast accepts besides numpy typestrs.
@@ -39,7 +43,7 @@ func parseDType(s string) (*npyio.DType, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("unknown or unsupported type %q%s; one of %s (or a numpy typestr such as <i4)", s, didYouMean(s, names), strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown or unsupported type %q%s; one of %s (or a numpy typestr such as <i4)", s, suggest.DidYouMean(s, names), strings.Join(names, ", "))
 	}
 	return d.Native(), nil
 }
@@ -65,13 +69,13 @@ type caster struct {
 	outRow   int
 	saturate bool
 	buf      []byte
-	lane     lane
+	lane     rowbytes.Lane
 	row      int64 // rows seen, for messages
 }
 
-func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	if c.Has("fields") == c.Has("to") {
-		return nil, c.errorf("", "give either fields (field: type) or to (one type for every numeric field)")
+		return nil, c.Errorf("", "give either fields (field: type) or to (one type for every numeric field)")
 	}
 	ca := &caster{saturate: c.String("on_overflow") == "saturate", inRow: int(in.RowSize())}
 	targets := map[string]*npyio.DType{}
@@ -85,11 +89,11 @@ func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
 				}
 			}
 			if len(targets) == 0 {
-				return nil, c.errorf("to", "the input has no numeric fields")
+				return nil, c.Errorf("to", "the input has no numeric fields")
 			}
 		} else {
 			if !castable(in.DType) {
-				return nil, c.errorf("to", "cannot cast %s: cast converts bool, integer and float32/64 values", in.DType)
+				return nil, c.Errorf("to", "cannot cast %s: cast converts bool, integer and float32/64 values", in.DType)
 			}
 			plain = true
 			targets[""] = to
@@ -102,10 +106,10 @@ func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
 			k := fieldIndex(in.DType, kv.Key)
 			path := c.Path() + ".fields." + kv.Key
 			if k < 0 {
-				return nil, &Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, didYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
 			}
 			if t := in.DType.Fields[k].Type; !castable(t) {
-				return nil, &Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("cannot cast field %q of type %s: cast converts bool, integer and float32/64 values", kv.Key, t)}
+				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("cannot cast field %q of type %s: cast converts bool, integer and float32/64 values", kv.Key, t)}
 			}
 			targets[kv.Key], _ = parseDType(kv.Value)
 		}
@@ -127,7 +131,7 @@ func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
 		}
 		dt, err := npyio.NewStruct(fields)
 		if err != nil {
-			return nil, c.errorf("", "%v", err)
+			return nil, c.Errorf("", "%v", err)
 		}
 		for i, f := range in.DType.Fields {
 			cv := conv{name: f.Name, from: f.Type, to: dt.Fields[i].Type, srcOff: f.Offset, dstOff: dt.Fields[i].Offset, count: f.Count()}
@@ -137,25 +141,6 @@ func buildCast(c *Component, in *Schema, _ *buildEnv) (node, error) {
 		ca.outRow = dt.Size
 	}
 	return &mapper{schema: out, fn: ca.apply}, nil
-}
-
-// lane holds a chunk of values widened to one of int64, uint64 or float64.
-type lane struct {
-	i []int64
-	u []uint64
-	f []float64
-}
-
-// float returns value i of the lane of the given kind ('i', 'u' or
-// float) as a float64.
-func (l *lane) float(kind byte, i int) float64 {
-	switch kind {
-	case 'i':
-		return float64(l.i[i])
-	case 'u':
-		return float64(l.u[i])
-	}
-	return l.f[i]
 }
 
 const castChunk = 1024
@@ -196,25 +181,25 @@ func (ca *caster) convert(cv *conv, src []byte, so int, dst []byte, do, n int) e
 	var kind byte // 'i', 'u' or 'f'
 	switch f := cv.from; {
 	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-		kind, l.i = 'i', loadI[int8](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[int8](l.I, src, so, is, n)
 	case f.Kind == npyio.Int && f.Size == 2:
-		kind, l.i = 'i', loadI[int16](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[int16](l.I, src, so, is, n)
 	case f.Kind == npyio.Int && f.Size == 4:
-		kind, l.i = 'i', loadI[int32](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[int32](l.I, src, so, is, n)
 	case f.Kind == npyio.Int:
-		kind, l.i = 'i', loadI[int64](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[int64](l.I, src, so, is, n)
 	case f.Kind == npyio.Uint && f.Size == 1:
-		kind, l.i = 'i', loadI[uint8](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[uint8](l.I, src, so, is, n)
 	case f.Kind == npyio.Uint && f.Size == 2:
-		kind, l.i = 'i', loadI[uint16](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[uint16](l.I, src, so, is, n)
 	case f.Kind == npyio.Uint && f.Size == 4:
-		kind, l.i = 'i', loadI[uint32](l.i, src, so, is, n)
+		kind, l.I = 'i', rowbytes.LoadI[uint32](l.I, src, so, is, n)
 	case f.Kind == npyio.Uint:
-		kind, l.u = 'u', loadU(l.u, src, so, is, n)
+		kind, l.U = 'u', rowbytes.LoadU(l.U, src, so, is, n)
 	case f.Size == 4:
-		kind, l.f = 'f', loadF[float32](l.f, src, so, is, n)
+		kind, l.F = 'f', rowbytes.LoadF[float32](l.F, src, so, is, n)
 	default:
-		kind, l.f = 'f', loadF[float64](l.f, src, so, is, n)
+		kind, l.F = 'f', rowbytes.LoadF[float64](l.F, src, so, is, n)
 	}
 	var bad int
 	t := cv.to
@@ -246,11 +231,11 @@ func (ca *caster) convert(cv *conv, src []byte, so int, dst []byte, do, n int) e
 		var v string
 		switch kind {
 		case 'i':
-			v = fmt.Sprint(l.i[bad])
+			v = fmt.Sprint(l.I[bad])
 		case 'u':
-			v = fmt.Sprint(l.u[bad])
+			v = fmt.Sprint(l.U[bad])
 		default:
-			v = fmt.Sprint(l.f[bad])
+			v = fmt.Sprint(l.F[bad])
 		}
 		row := ca.row + int64((so-cv.srcOff)/max(is, 1)) + int64(bad)
 		what := "value"
@@ -260,30 +245,6 @@ func (ca *caster) convert(cv *conv, src []byte, so int, dst []byte, do, n int) e
 		return fmt.Errorf("cast: row %d: %s %s does not fit %s (set on_overflow: saturate to clamp)", row, what, v, t)
 	}
 	return nil
-}
-
-func loadI[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](buf []int64, src []byte, off, stride, n int) []int64 {
-	buf = buf[:0]
-	for i := 0; i < n; i++ {
-		buf = append(buf, int64(load[T](src, off+i*stride)))
-	}
-	return buf
-}
-
-func loadU(buf []uint64, src []byte, off, stride, n int) []uint64 {
-	buf = buf[:0]
-	for i := 0; i < n; i++ {
-		buf = append(buf, load[uint64](src, off+i*stride))
-	}
-	return buf
-}
-
-func loadF[T float32 | float64](buf []float64, src []byte, off, stride, n int) []float64 {
-	buf = buf[:0]
-	for i := 0; i < n; i++ {
-		buf = append(buf, float64(load[T](src, off+i*stride)))
-	}
-	return buf
 }
 
 type signed interface{ int8 | int16 | int32 | int64 }
@@ -298,37 +259,37 @@ func intRange[T signed]() (int64, int64) {
 
 func sizeOf[T any]() int {
 	var z T
-	return int(unsafeSizeof(z))
+	return int(unsafe.Sizeof(z))
 }
 
 // storeInt stores the lane into signed T; it returns the index of the first
 // value that does not fit (when not saturating), or -1.
-func storeInt[T signed](l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+func storeInt[T signed](l *rowbytes.Lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
 	lo, hi := intRange[T]()
 	switch kind {
 	case 'i':
-		for i, v := range l.i[:n] {
+		for i, v := range l.I[:n] {
 			if v < lo || v > hi {
 				if !sat {
 					return i
 				}
 				v = min(max(v, lo), hi)
 			}
-			store(dst, off+i*stride, T(v))
+			rowbytes.Store(dst, off+i*stride, T(v))
 		}
 	case 'u':
-		for i, v := range l.u[:n] {
+		for i, v := range l.U[:n] {
 			if v > uint64(hi) {
 				if !sat {
 					return i
 				}
 				v = uint64(hi)
 			}
-			store(dst, off+i*stride, T(v))
+			rowbytes.Store(dst, off+i*stride, T(v))
 		}
 	default:
 		flo, fhi := float64(lo), float64(hi)+1 // hi+1 is exact: a power of two
-		for i, v := range l.f[:n] {
+		for i, v := range l.F[:n] {
 			t := math.Trunc(v)
 			if !(t >= flo && t < fhi) {
 				if !sat {
@@ -340,22 +301,22 @@ func storeInt[T signed](l *lane, kind byte, dst []byte, off, stride, n int, sat 
 				case t < flo:
 					t = flo
 				default:
-					store(dst, off+i*stride, T(hi))
+					rowbytes.Store(dst, off+i*stride, T(hi))
 					continue
 				}
 			}
-			store(dst, off+i*stride, T(t))
+			rowbytes.Store(dst, off+i*stride, T(t))
 		}
 	}
 	return -1
 }
 
-func storeUint[T unsigned](l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+func storeUint[T unsigned](l *rowbytes.Lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
 	bits := 8 * sizeOf[T]()
 	hi := uint64(1)<<(bits-1)<<1 - 1 // 2^bits-1 without overflowing for 64
 	switch kind {
 	case 'i':
-		for i, v := range l.i[:n] {
+		for i, v := range l.I[:n] {
 			if v < 0 || uint64(v) > hi {
 				if !sat {
 					return i
@@ -363,46 +324,46 @@ func storeUint[T unsigned](l *lane, kind byte, dst []byte, off, stride, n int, s
 				if v < 0 {
 					v = 0
 				} else {
-					store(dst, off+i*stride, T(hi))
+					rowbytes.Store(dst, off+i*stride, T(hi))
 					continue
 				}
 			}
-			store(dst, off+i*stride, T(v))
+			rowbytes.Store(dst, off+i*stride, T(v))
 		}
 	case 'u':
-		for i, v := range l.u[:n] {
+		for i, v := range l.U[:n] {
 			if v > hi {
 				if !sat {
 					return i
 				}
 				v = hi
 			}
-			store(dst, off+i*stride, T(v))
+			rowbytes.Store(dst, off+i*stride, T(v))
 		}
 	default:
 		fhi := math.Ldexp(1, bits) // exclusive bound
-		for i, v := range l.f[:n] {
+		for i, v := range l.F[:n] {
 			t := math.Trunc(v)
 			if !(t >= 0 && t < fhi) {
 				if !sat {
 					return i
 				}
 				if t >= fhi {
-					store(dst, off+i*stride, T(hi))
+					rowbytes.Store(dst, off+i*stride, T(hi))
 					continue
 				}
 				t = 0
 			}
-			store(dst, off+i*stride, T(t))
+			rowbytes.Store(dst, off+i*stride, T(t))
 		}
 	}
 	return -1
 }
 
-func storeBool(l *lane, kind byte, dst []byte, off, stride, n int) int {
+func storeBool(l *rowbytes.Lane, kind byte, dst []byte, off, stride, n int) int {
 	for i := 0; i < n; i++ {
 		v := byte(0)
-		if l.float(kind, i) != 0 {
+		if l.Float(kind, i) != 0 {
 			v = 1
 		}
 		dst[off+i*stride] = v
@@ -410,9 +371,9 @@ func storeBool(l *lane, kind byte, dst []byte, off, stride, n int) int {
 	return -1
 }
 
-func storeF32(l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
+func storeF32(l *rowbytes.Lane, kind byte, dst []byte, off, stride, n int, sat bool) int {
 	for i := 0; i < n; i++ {
-		x := l.float(kind, i)
+		x := l.Float(kind, i)
 		if math.Abs(x) > math.MaxFloat32 && !math.IsInf(x, 0) {
 			// Values that round to MaxFloat32 are fine; larger ones overflow.
 			if float32(x) > math.MaxFloat32 || float32(x) < -math.MaxFloat32 {
@@ -422,15 +383,15 @@ func storeF32(l *lane, kind byte, dst []byte, off, stride, n int, sat bool) int 
 				x = math.Copysign(math.MaxFloat32, x)
 			}
 		}
-		store(dst, off+i*stride, float32(x))
+		rowbytes.Store(dst, off+i*stride, float32(x))
 	}
 	return -1
 }
 
-func storeF64(l *lane, kind byte, dst []byte, off, stride, n int) int {
+func storeF64(l *rowbytes.Lane, kind byte, dst []byte, off, stride, n int) int {
 	for i := 0; i < n; i++ {
-		x := l.float(kind, i)
-		store(dst, off+i*stride, x)
+		x := l.Float(kind, i)
+		rowbytes.Store(dst, off+i*stride, x)
 	}
 	return -1
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -126,7 +127,7 @@ func (p *Plan) checkShardable() error {
 
 // sinkRoot is the directory a sink writes under: a dataset's directory,
 // or the directory before the first placeholder of a file path.
-func sinkRoot(c *Component) string {
+func sinkRoot(c *job.Component) string {
 	path := c.String("path")
 	if storage.Scheme(path) != "" {
 		// A URL: the dataset's prefix, or the one before the first
@@ -140,15 +141,15 @@ func sinkRoot(c *Component) string {
 		return shardrun.Dir(path)
 	}
 	if isDataset(c) {
-		return filepath.Clean(c.resolvePath(path))
+		return filepath.Clean(c.ResolvePath(path))
 	}
 	if i := strings.IndexByte(path, '{'); i >= 0 {
 		path = path[:i]
 		if strings.HasSuffix(path, "/") || path == "" {
-			return filepath.Clean(c.resolvePath(path + "."))
+			return filepath.Clean(c.ResolvePath(path + "."))
 		}
 	}
-	return filepath.Dir(c.resolvePath(path))
+	return filepath.Dir(c.ResolvePath(path))
 }
 
 // stateDir is where the run's manifests go.
@@ -164,8 +165,8 @@ func (p *Plan) stateDir(override string) string {
 
 // DefaultStateDir is where a job's runs keep their manifests unless told
 // otherwise: _npyflow in the root of its first sink.
-func DefaultStateDir(job *Job) string {
-	sinks := job.Of(Sink)
+func DefaultStateDir(j *job.Job) string {
+	sinks := j.Of(job.Sink)
 	if len(sinks) == 0 {
 		return "_npyflow"
 	}
@@ -243,7 +244,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 			cfg.Assigned = append(cfg.Assigned, d.input(pt))
 		}
 	}
-	for _, c := range p.Job.Of(Sink) {
+	for _, c := range p.Job.Of(job.Sink) {
 		cfg.Sinks = append(cfg.Sinks, ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
 	}
 	for _, s := range p.sinks {
@@ -378,7 +379,7 @@ func (d *distRun) stage(final string, seekable bool) (*shardrun.StagedFile, erro
 // which file each input's rows went to, for the manifests.
 type trackedSink struct {
 	sinkNode
-	c        *Component
+	c        *job.Component
 	perPart  bool
 	skipMode bool
 	skipping bool
@@ -389,7 +390,7 @@ type trackedSink struct {
 	done     []fileRec
 }
 
-func newTrackedSink(c *Component, n sinkNode) *trackedSink {
+func newTrackedSink(c *job.Component, n sinkNode) *trackedSink {
 	t := &trackedSink{sinkNode: n, c: c, skipMode: c.String("mode") == "skip_existing"}
 	if pp, ok := n.(interface{ perPartFiles() bool }); ok {
 		t.perPart = pp.perPartFiles()

@@ -12,6 +12,7 @@ import (
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // HDF5 files and MAT-files read as archives of named arrays, like an
@@ -455,7 +456,7 @@ func (c *converter) containerSource(kind, outKind string) (*convSource, error) {
 }
 
 // containerOpts are the options of an hdf5 or mat job source.
-func containerOpts(c *Component, warn func(string)) containerOptions {
+func containerOpts(c *job.Component, warn func(string)) containerOptions {
 	o := containerOptions{warn: warn}
 	if c.Type == "hdf5" {
 		o.pick = c.Strings("datasets")

@@ -16,6 +16,8 @@ import (
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // readNPZ reads every member of an .npz as C-order arrays.
@@ -224,7 +226,7 @@ func matArrays(t *testing.T) []npyio.NamedArray {
 		case npyio.Unicode:
 			data = make([]byte, n*dt.Size)
 			for i, s := range []string{"abc", "xyz", "é€ü"} {
-				putUCS4(data[i*dt.Size:(i+1)*dt.Size], s)
+				rowbytes.PutUCS4(data[i*dt.Size:(i+1)*dt.Size], s)
 			}
 		}
 		name := "v_" + strings.NewReplacer("<", "", "|", "").Replace(ts)
@@ -306,11 +308,11 @@ sinks:
   b: {type: mat, input: h, path: out/h.mat, variable: "{member}", rename_invalid: true, version: "7"}
   c: {type: hdf5, input: m, path: out/m.h5}
 `, mat, h5)
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(job)
+	plan, err := NewPlan(jb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // The mat and hdf5 job sinks: like the npz sink, one array (a MAT-file
@@ -28,7 +29,7 @@ func (s *containerSink) keepZeroD([]*Part) { s.zeroD = true }
 func (s *containerSink) arrayName(vars map[string]string) (string, error) {
 	n, err := s.name.render(vars)
 	if err != nil {
-		return "", s.c.errorf(s.field, "%v", err)
+		return "", s.c.Errorf(s.field, "%v", err)
 	}
 	if n == "" {
 		n = vars["stem"]
@@ -36,7 +37,7 @@ func (s *containerSink) arrayName(vars map[string]string) (string, error) {
 	return n, nil
 }
 
-func buildMATSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	s, err := newContainerSink(c, in, env, "variable")
 	if err != nil {
 		return nil, err
@@ -61,7 +62,7 @@ func buildMATSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
-func buildHDF5Sink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	s, err := newContainerSink(c, in, env, "dataset")
 	if err != nil {
 		return nil, err
@@ -98,14 +99,14 @@ func buildHDF5Sink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
-func newContainerSink(c *Component, in *Schema, env *buildEnv, field string) (*containerSink, error) {
+func newContainerSink(c *job.Component, in *Schema, env *buildEnv, field string) (*containerSink, error) {
 	fs, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
 	}
 	t, _, err := parseTemplate(c.String(field))
 	if err != nil {
-		return nil, c.errorf(field, "%v", err)
+		return nil, c.Errorf(field, "%v", err)
 	}
 	// MAT and HDF5 writers patch sizes and offsets anywhere in the file.
 	fs.seekable = func() bool { return true }
@@ -167,7 +168,7 @@ func (s *containerSink) plannedPaths(parts []*Part) ([]string, error) {
 	if s.c.Type == "mat" {
 		// The writer renames (rename_invalid) and reports each rename.
 		if _, _, err := matfile.CheckNames(names, s.c.Bool("rename_invalid")); err != nil {
-			return nil, s.c.errorf(s.field, "%v (set rename_invalid: true)", err)
+			return nil, s.c.Errorf(s.field, "%v (set rename_invalid: true)", err)
 		}
 	}
 	return paths, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // TestConvertMatchesJob runs every format pair through Convert and
@@ -71,17 +72,17 @@ func TestConvertMatchesJob(t *testing.T) {
 					if _, err := Convert(context.Background(), in, conv, opts); err != nil {
 						t.Fatalf("convert: %v", err)
 					}
-					job := filepath.Join(sub, "job."+to)
-					runOneToOne(t, sub, in, from, job, to, opts)
+					jb := filepath.Join(sub, "job."+to)
+					runOneToOne(t, sub, in, from, jb, to, opts)
 					want, _ := os.ReadFile(conv)
-					got, err := os.ReadFile(job)
+					got, err := os.ReadFile(jb)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if to == "mat" || to == "hdf5" {
 						// The MAT-file header holds its creation time:
 						// compare what the files hold.
-						want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, job))
+						want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, jb))
 					}
 					if len(want) == 0 || !bytes.Equal(got, want) {
 						t.Errorf("job output (%d bytes) differs from convert's (%d bytes)", len(got), len(want))
@@ -164,11 +165,11 @@ func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions)
 // test on any error.
 func runJobText(t *testing.T, dir, text string) {
 	t.Helper()
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatalf("%s\n%v", text, err)
 	}
-	plan, err := NewPlan(job)
+	plan, err := NewPlan(jb)
 	if err != nil {
 		t.Fatal(err)
 	}

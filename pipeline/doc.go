@@ -6,7 +6,7 @@
 // formats.go is the format registry: each [Format] (npy, npz, parquet,
 // arrow, hdf5, mat) has one job source and one job sink spec in the component
 // registry (registry.go), and their options are declared once, as
-// [Field]s; a Field's Flag is its name on the command line. [Convert]
+// [job.Field]s; a Field's Flag is its name on the command line. [Convert]
 // converts one file (what `npyflow convert` runs; [ConvertFlags] and
 // [ConvertOptions.Set] give the CLI its flags), [Inspect] reads what a
 // file holds. Every input is opened and every converted output created
@@ -52,11 +52,11 @@
 // component specs ([Specs]), which also generates the JSON schema
 // ([JSONSchema]) and the CLI's component list, so the three never
 // disagree. Validation reports every problem at once, each as
-// "file:line:col: path: message" ([ErrorList]), with "did you mean"
+// "file:line:col: path: message" ([job.ErrorList]), with "did you mean"
 // suggestions for misspelt keys, types and names. ${VAR},
 // ${VAR:-default} and ${VAR:?message} are expanded inside scalar values
 // after parsing, so positions stay exact and a variable cannot change the
-// document's structure; [LoadOptions.Set] applies --set overrides.
+// document's structure; [job.LoadOptions.Set] applies --set overrides.
 //
 // [NewPlan] expands the sources' path patterns (with **, exclusions and
 // captures such as runs/{run_id}/frame_{step:int}.npy that become

@@ -21,6 +21,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // runJob loads, plans and runs a job file with OUT set to a fresh
@@ -28,11 +30,11 @@ import (
 func runJob(t *testing.T, path string, opts *RunOptions, set ...string) (string, *Summary, error) {
 	t.Helper()
 	out := t.TempDir()
-	job, err := LoadFile(path, &LoadOptions{Set: set, LookupEnv: env(map[string]string{"OUT": out})})
+	jb, err := job.LoadFile(path, &job.LoadOptions{Set: set, LookupEnv: env(map[string]string{"OUT": out})})
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
-	plan, err := NewPlan(job)
+	plan, err := NewPlan(jb)
 	if err != nil {
 		t.Fatalf("plan %s: %v", path, err)
 	}
@@ -171,9 +173,9 @@ func TestDemo(t *testing.T) {
 			}
 			var got float64
 			if k == "count" {
-				got = float64(load[int64](rowb, dt.Fields[fi].Offset))
+				got = float64(rowbytes.Load[int64](rowb, dt.Fields[fi].Offset))
 			} else {
-				got = load[float64](rowb, dt.Fields[fi].Offset)
+				got = rowbytes.Load[float64](rowb, dt.Fields[fi].Offset)
 			}
 			if !close64(got, v) {
 				t.Errorf("column %d %s = %v, numpy %v", i, k, got, v)
@@ -201,8 +203,8 @@ func readReadings(t *testing.T, path string) []reading {
 	var out []reading
 	for r := 0; r < a.Header.Shape[0]; r++ {
 		b := a.Data[r*dt.Size:]
-		out = append(out, reading{time: load[int64](b, off("time")), temp: load[float32](b, off("temp")),
-			ok: b[off("ok")] != 0, label: ucs4String(b[lab.Offset : lab.Offset+lab.Type.Size])})
+		out = append(out, reading{time: rowbytes.Load[int64](b, off("time")), temp: rowbytes.Load[float32](b, off("temp")),
+			ok: b[off("ok")] != 0, label: rowbytes.UCS4String(b[lab.Offset : lab.Offset+lab.Type.Size])})
 	}
 	return out
 }
@@ -238,7 +240,7 @@ func TestFilterExample(t *testing.T) {
 			}
 			for i, w := range want {
 				b := a.Data[i*a.DType.Size:]
-				if load[int64](b, 0) != w.time || load[float64](b, 8) != float64(w.temp) || ucs4String(b[16:40]) != w.label {
+				if rowbytes.Load[int64](b, 0) != w.time || rowbytes.Load[float64](b, 8) != float64(w.temp) || rowbytes.UCS4String(b[16:40]) != w.label {
 					t.Errorf("%s row %d differs", name, i)
 				}
 			}
@@ -374,11 +376,11 @@ func (c *cancelAfter) Update(int, int64, int64) {
 func TestInterruptLeavesNothing(t *testing.T) {
 	for _, n := range []int{1, 5, 20} {
 		out := filepath.Join(t.TempDir(), "out")
-		job, err := LoadFile("../examples/filter.yaml", &LoadOptions{LookupEnv: env(map[string]string{"OUT": out})})
+		jb, err := job.LoadFile("../examples/filter.yaml", &job.LoadOptions{LookupEnv: env(map[string]string{"OUT": out})})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(job)
+		plan, err := NewPlan(jb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +402,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 func TestFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	data, _ := filepath.Abs("../testdata/demo/stations")
-	job := `version: 1
+	jb := `version: 1
 sources:
   r: {type: npy, paths: "` + data + `/{station}/readings_{day:int}.npy"}
 transforms:
@@ -409,7 +411,7 @@ transforms:
 sinks:
   o: {type: npy, input: c, path: "` + dir + `/out/{station}_{day}.npy"}
 `
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,4 +426,8 @@ sinks:
 	if got := listFiles(t, dir); len(got) != 0 {
 		t.Errorf("left behind: %v", got)
 	}
+}
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }

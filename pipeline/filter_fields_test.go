@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // fieldRows builds six rows of many types for comparisons of two fields.
@@ -50,21 +51,21 @@ func fieldRows(t *testing.T) (*Schema, []byte) {
 	off := func(n string) int { return dt.Fields[fieldIndex(dt, n)].Offset }
 	for _, r := range rows {
 		b := make([]byte, dt.Size)
-		store(b, off("i"), r.i)
-		store(b, off("f"), r.f)
-		store(b, off("u"), r.u)
-		store(b, off("j"), r.j)
-		store(b, off("g"), r.g)
+		rowbytes.Store(b, off("i"), r.i)
+		rowbytes.Store(b, off("f"), r.f)
+		rowbytes.Store(b, off("u"), r.u)
+		rowbytes.Store(b, off("j"), r.j)
+		rowbytes.Store(b, off("g"), r.g)
 		if r.b {
 			b[off("b")] = 1
 		}
-		putUCS4(b[off("a"):off("a")+12], r.a)
-		putUCS4(b[off("c"):off("c")+20], r.c)
+		rowbytes.PutUCS4(b[off("a"):off("a")+12], r.a)
+		rowbytes.PutUCS4(b[off("c"):off("c")+20], r.c)
 		copy(b[off("s"):off("s")+2], r.s)
 		copy(b[off("t"):off("t")+4], r.t)
-		store(b, off("ts"), r.ts)
-		store(b, off("ts2"), int64(20))
-		store(b, off("tms"), r.ts*1000)
+		rowbytes.Store(b, off("ts"), r.ts)
+		rowbytes.Store(b, off("ts2"), int64(20))
+		rowbytes.Store(b, off("tms"), r.ts*1000)
 		data = append(data, b...)
 	}
 	return &Schema{DType: dt}, data

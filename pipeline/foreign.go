@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // foreignOptions are the options of reading Parquet and Arrow files other
@@ -51,7 +52,7 @@ func (o *foreignOptions) project(schema *arrow.Schema) (*arrow.Schema, []int, er
 }
 
 // foreignFromComponent reads the options of a parquet or arrow source.
-func foreignFromComponent(c *Component) *foreignOptions {
+func foreignFromComponent(c *job.Component) *foreignOptions {
 	o := &foreignOptions{validity: c.Strings("validity"), scaled: c.String("decimal") == "scaled", columns: c.Strings("columns")}
 	if c.Type == "arrow" {
 		o.stringChars = int(c.Int("string_chars"))

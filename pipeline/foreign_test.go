@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -393,11 +394,11 @@ func TestParquetSourceWidths(t *testing.T) {
 		}
 	}
 	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: parquet, paths: [%q]}\nsinks:\n  o: {type: npy, input: s, path: %q}\n", filepath.Join(dir, "p*.parquet"), filepath.Join(dir, "out.npy"))
-	job, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(job)
+	plan, err := NewPlan(jb)
 	if err != nil {
 		t.Fatal(err)
 	}

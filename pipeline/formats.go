@@ -2,13 +2,15 @@ package pipeline
 
 import (
 	"fmt"
-	"github.com/npyflow/npyflow/internal/storage"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // The format registry: every file format npyflow reads and writes is one
@@ -16,7 +18,7 @@ import (
 // the component registry (registry.go). `npyflow convert`, [Convert],
 // `npyflow list`, `validate`, the JSON schema and shell completion are
 // all generated from these declarations: an option is declared once, as
-// a [Field] of its source or sink, and its Flag is its name on the
+// a [job.Field] of its source or sink, and its Flag is its name on the
 // command line. A new format (hdf5, mat) is added by one Format entry
 // plus its source and sink specs.
 
@@ -41,21 +43,21 @@ var formats = []*Format{
 // arrow job sources and, by their Flag, convert's --fill, --validity,
 // --columns and --decimal (so validate, the schema, list and convert -h all show them).
 // See foreignOptions (foreign.go) for what they become.
-func foreignReadFields() []Field {
-	return []Field{
-		{Name: "fill", Type: StringMap, Flag: "fill", FlagType: &flagStringList,
+func foreignReadFields() []job.Field {
+	return []job.Field{
+		{Name: "fill", Type: job.StringMap, Flag: "fill", FlagType: &flagStringList,
 			FlagDoc: "column=value,...: the value written where a column is null (numbers, true/false, text; a datetime in numpy's ISO form); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row",
 			Doc:     "column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"},
-		{Name: "validity", Type: StringList, Flag: "validity",
+		{Name: "validity", Type: job.StringList, Flag: "validity",
 			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (a struct or list row too; the null slots hold the fill value, NaN, NaT or zeros); inside a struct column, each nullable field x gets x_valid right after it; a list column of one length also gets <column>_items_valid, a bool subarray of its shape, false where an element is null; * for every nullable column (and every list whose elements are nullable)"},
-		{Name: "columns", Type: StringList, Flag: "columns",
+		{Name: "columns", Type: job.StringList, Flag: "columns",
 			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest; in a job, a source whose consumers are select and drop transforms (directly or through filter and cast) reads only the columns they keep"},
-		{Name: "decimal", Type: String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",
+		{Name: "decimal", Type: job.String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal",
 			Doc: "DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"},
 	}
 }
 
-var flagStringList = StringList
+var flagStringList = job.StringList
 
 // Formats returns the registered file formats, in registry order.
 func Formats() []*Format { return append([]*Format(nil), formats...) }
@@ -74,10 +76,10 @@ func FormatOf(path string) *Format {
 }
 
 // Source returns the job source spec of the format.
-func (f *Format) Source() *Spec { return Lookup(Source, f.Name) }
+func (f *Format) Source() *job.Spec { return job.Lookup(job.Source, f.Name) }
 
 // Sink returns the job sink spec of the format.
-func (f *Format) Sink() *Spec { return Lookup(Sink, f.Name) }
+func (f *Format) Sink() *job.Spec { return job.Lookup(job.Sink, f.Name) }
 
 // formatList is "want .npy, .npz, ..." for messages.
 func formatList() string {
@@ -93,13 +95,13 @@ func formatList() string {
 }
 
 // Flag is one command-line option of a conversion, generated from the
-// source and sink options that carry its name ([Field].Flag), so the
+// source and sink options that carry its name ([job.Field].Flag), so the
 // flag, the job option and its documentation cannot drift apart.
 type Flag struct {
-	Name    string    // "row-group-rows"
-	Type    FieldType // String, Int, Bool or StringList (comma-separated)
-	Default any       // as the flag shows it; nil for none
-	Doc     string    // the help line
+	Name    string        // "row-group-rows"
+	Type    job.FieldType // String, Int, Bool or StringList (comma-separated)
+	Default any           // as the flag shows it; nil for none
+	Doc     string        // the help line
 	// Options are the job options behind the flag: "sink parquet.row_group_rows".
 	Options []string
 }
@@ -107,7 +109,7 @@ type Flag struct {
 // runFlags are the options of a run rather than of a component: they
 // apply to every output (RunOptions for jobs).
 var runFlags = []Flag{
-	{Name: "sync", Type: Bool, Default: false, Options: []string{"run --sync"},
+	{Name: "sync", Type: job.Bool, Default: false, Options: []string{"run --sync"},
 		Doc: "flush OUT to disk before renaming it into place, so it survives a power cut (waits for the disk); without it OUT is still all-or-nothing if npyflow dies"},
 }
 
@@ -119,7 +121,7 @@ func ConvertFlags() []Flag {
 	byName := map[string]*Flag{}
 	var order []string
 	for _, fm := range formats {
-		for _, spec := range []*Spec{fm.Source(), fm.Sink()} {
+		for _, spec := range []*job.Spec{fm.Source(), fm.Sink()} {
 			if spec == nil {
 				continue
 			}
@@ -179,8 +181,8 @@ func ConvertFlags() []Flag {
 	return out
 }
 
-func kindWord(k Kind) string {
-	if k == Source {
+func kindWord(k job.Kind) string {
+	if k == job.Source {
 		return "input"
 	}
 	return "output"

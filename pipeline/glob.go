@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // Path patterns
@@ -130,7 +131,7 @@ func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
 					if typ == "" {
 						typ = "str"
 					}
-					if !nameRE.MatchString(name) || strings.Contains(name, "-") {
+					if !job.IsName(name) || strings.Contains(name, "-") {
 						return nil, off + i, fmt.Errorf("invalid capture name %q: use letters, digits and _", name)
 					}
 					if names[name] {

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
-	"go.yaml.in/yaml/v3"
 )
 
 // FrozenPlan is a snapshot of a sharded job's work, written by `npyflow
@@ -169,12 +167,12 @@ func LoadFrozenPlan(name string) (*FrozenPlan, error) {
 }
 
 // LoadJob validates the job the plan carries; opts may set LookupEnv.
-func (fp *FrozenPlan) LoadJob(opts *LoadOptions) (*Job, error) {
-	o := LoadOptions{Set: fp.Set, Dir: fp.JobDir}
+func (fp *FrozenPlan) LoadJob(opts *job.LoadOptions) (*job.Job, error) {
+	o := job.LoadOptions{Set: fp.Set, Dir: fp.JobDir}
 	if opts != nil {
 		o.LookupEnv = opts.LookupEnv
 	}
-	return Load(fp.JobFile, []byte(fp.Job), &o)
+	return job.Load(fp.JobFile, []byte(fp.Job), &o)
 }
 
 // Manifest is what one shard committed (see [shardrun.Manifest]).
@@ -240,13 +238,8 @@ func (p *Plan) runID(parts []*Part, fps []partFP, shards int) string {
 	fmt.Fprintf(h, "npyflow run v%d\nshards %d\n", planFormat, shards)
 	for _, c := range p.Job.Components {
 		fmt.Fprintf(h, "component %d %q %q\n", c.Kind, c.Name, c.Type)
-		var keys []string
-		for k := range c.vals {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(h, " %q=%q\n", k, nodeText(c.vals[k]))
+		for _, k := range c.Given() {
+			fmt.Fprintf(h, " %q=%q\n", k, c.Text(k))
 		}
 	}
 	for i, pt := range parts {
@@ -260,26 +253,6 @@ func (p *Plan) runID(parts []*Part, fps []partFP, shards int) string {
 		fmt.Fprintf(h, "output %q %q %s\n", o.Sink, o.Schema, strings.Join(paths, "\x00"))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20]
-}
-
-// nodeText renders an option value canonically for runID.
-func nodeText(n *yaml.Node) string {
-	n = resolve(n)
-	switch n.Kind {
-	case yaml.SequenceNode:
-		var s []string
-		for _, e := range n.Content {
-			s = append(s, nodeText(e))
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	case yaml.MappingNode:
-		var s []string
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			s = append(s, strconv.Quote(n.Content[i].Value)+":"+nodeText(n.Content[i+1]))
-		}
-		return "{" + strings.Join(s, ",") + "}"
-	}
-	return strconv.Quote(n.Value)
 }
 
 // digestInputs is the digest of a list of inputs, for the manifests'
@@ -318,15 +291,15 @@ func absPath(p string) string {
 
 // expand lists a file source's inputs: the frozen plan's, if the run has
 // one, else the expansion of its patterns.
-func (e *buildEnv) expand(c *Component) ([]match, []capture, error) {
+func (e *buildEnv) expand(c *job.Component) ([]match, []capture, error) {
 	if e == nil || e.frozen == nil {
 		return expandPaths(c)
 	}
 	var caps []capture
 	if pats := c.Strings("paths"); len(pats) > 0 {
-		pt, _, err := compilePattern(c.resolvePath(pats[0]), true)
+		pt, _, err := compilePattern(c.ResolvePath(pats[0]), true)
 		if err != nil {
-			return nil, nil, c.itemErrorf("paths", 0, "invalid pattern: %v", err)
+			return nil, nil, c.ItemErrorf("paths", 0, "invalid pattern: %v", err)
 		}
 		caps = pt.caps
 	}

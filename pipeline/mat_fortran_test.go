@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // TestMATFortranOrder: convert --fortran-order writes a MAT-file matrix
@@ -98,8 +99,8 @@ func TestMATFortranOrder(t *testing.T) {
 	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "y.parquet"), &ConvertOptions{Variable: "m", FortranOrder: true}); err == nil || !strings.Contains(err.Error(), "fortran-order") {
 		t.Errorf("to .parquet: %v", err)
 	}
-	job := fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, fortran_order: true}\nsinks:\n  a: {type: npz, input: m, path: %q, member: \"{member}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz"))
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), nil)
+	jb := fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, fortran_order: true}\nsinks:\n  a: {type: npz, input: m, path: %q, member: \"{member}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz"))
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), nil)
 	if err == nil {
 		_, err = NewPlan(j)
 	}

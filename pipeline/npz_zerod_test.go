@@ -12,6 +12,8 @@ import (
 
 	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // zipMembers returns the uncompressed bytes of every member of a zip
@@ -54,11 +56,11 @@ func TestNPZZeroD(t *testing.T) {
 	dir := t.TempDir()
 	// Little-endian or one-byte types: the sink writes native (little-endian) order.
 	stems := []string{"f8_le_0d", "U4_le_0d", "b1_0d", "M8_D_le_0d", "S5_0d", "c16_le_0d", "i8_le_0d", "u8_le_0d", "m8_25s_le_0d", "V3_0d", "f2_le_0d"}
-	job := "version: 1\nsources:\n"
+	jb := "version: 1\nsources:\n"
 	for i, stem := range stems {
-		job += fmt.Sprintf("  s%d: {type: npy, paths: %q}\n", i, fx+"/"+stem+".npy")
+		jb += fmt.Sprintf("  s%d: {type: npy, paths: %q}\n", i, fx+"/"+stem+".npy")
 	}
-	job += `  be: {type: npy, paths: ["` + fx + `/f8_be_0d.npy", "` + fx + `/f8_le_0d.npy"]}
+	jb += `  be: {type: npy, paths: ["` + fx + `/f8_be_0d.npy", "` + fx + `/f8_le_0d.npy"]}
   rec: {type: npy, paths: "` + fx + `/rec_simple_0d.npy"}
 transforms:
   f4: {type: cast, input: s0, to: float32}
@@ -72,9 +74,9 @@ sinks:
   filtered: {type: npz, input: kept, path: "${OUT}/filtered.npz"}
 `
 	for i := range stems {
-		job += fmt.Sprintf("  o%d: {type: npz, input: s%d, path: \"${OUT}/each/{stem}.npz\", member: \"{stem}\"}\n", i, i)
+		jb += fmt.Sprintf("  o%d: {type: npz, input: s%d, path: \"${OUT}/each/{stem}.npz\", member: \"{stem}\"}\n", i, i)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(job), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(jb), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _, err := runJob(t, filepath.Join(dir, "job.yaml"), nil)
@@ -144,7 +146,7 @@ sinks:
 	// The cast: numpy's float64 value as float32.
 	c := member("cast.npz", "lr")
 	src := fixtures.NPYByName(t, "f8_le_0d")
-	if got, want := load[float32](c.Data, 0), float32(fixtures.Float(src.Values[0])); got != want {
+	if got, want := rowbytes.Load[float32](c.Data, 0), float32(fixtures.Float(src.Values[0])); got != want {
 		t.Errorf("cast value %v, want %v", got, want)
 	}
 }
@@ -159,16 +161,16 @@ func TestNPZZeroDCheckpoint(t *testing.T) {
 	}
 	dir := t.TempDir()
 	keys := []string{"lr", "step", "tag", "done", "w"}
-	job := "version: 1\nsources:\n"
+	jb := "version: 1\nsources:\n"
 	for _, k := range keys {
-		job += fmt.Sprintf("  %s: {type: npz, paths: %q, members: [%s]}\n", k, fx+"/ckpt_*.npz", k)
+		jb += fmt.Sprintf("  %s: {type: npz, paths: %q, members: [%s]}\n", k, fx+"/ckpt_*.npz", k)
 	}
-	job += "transforms:\n  lr32: {type: cast, input: lr, to: float32}\n  flat: {type: flatten, input: lr32}\n  renamed: {type: rename, input: flat, fields: {value: rate}}\nsinks:\n"
+	jb += "transforms:\n  lr32: {type: cast, input: lr, to: float32}\n  flat: {type: flatten, input: lr32}\n  renamed: {type: rename, input: flat, fields: {value: rate}}\nsinks:\n"
 	for i, k := range keys {
-		job += fmt.Sprintf("  o_%s: {type: npz, input: %s, path: \"${OUT}/{stem}_{member}.npz\", member: \"{member}\", compressed: %v}\n", k, k, i%2 == 0)
+		jb += fmt.Sprintf("  o_%s: {type: npz, input: %s, path: \"${OUT}/{stem}_{member}.npz\", member: \"{member}\", compressed: %v}\n", k, k, i%2 == 0)
 	}
-	job += "  rate: {type: npz, input: renamed, path: \"${OUT}/{stem}_rate.npz\", member: rate}\n"
-	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(job), 0o644); err != nil {
+	jb += "  rate: {type: npz, input: renamed, path: \"${OUT}/{stem}_rate.npz\", member: rate}\n"
+	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(jb), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _, err := runJob(t, filepath.Join(dir, "job.yaml"), nil)
@@ -194,9 +196,9 @@ func TestNPZZeroDCheckpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lr := load[float64](want["lr.npy"], len(want["lr.npy"])-8)
-		if got := fmt.Sprint(a.Header.Shape); got != "[]" || load[float32](a.Data, 0) != float32(lr) {
-			t.Errorf("%s rate: shape %s value %v, want [] %v", ckpt, got, load[float32](a.Data, 0), float32(lr))
+		lr := rowbytes.Load[float64](want["lr.npy"], len(want["lr.npy"])-8)
+		if got := fmt.Sprint(a.Header.Shape); got != "[]" || rowbytes.Load[float32](a.Data, 0) != float32(lr) {
+			t.Errorf("%s rate: shape %s value %v, want [] %v", ckpt, got, rowbytes.Load[float32](a.Data, 0), float32(lr))
 		}
 	}
 }
@@ -205,7 +207,7 @@ func TestNPZZeroDCheckpoint(t *testing.T) {
 // the pattern's position.
 func TestMissingInputs(t *testing.T) {
 	dir := t.TempDir()
-	job := `version: 1
+	jb := `version: 1
 sources:
   a: {type: npy, paths: nothere.npy}
   b: {type: npy, paths: "nodir/*.npy"}
@@ -214,10 +216,10 @@ sinks:
   p: {type: npy, input: [b], path: p.npy}
 `
 	path := filepath.Join(dir, "job.yaml")
-	if err := os.WriteFile(path, []byte(job), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(jb), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	j, err := LoadFile(path, nil)
+	j, err := job.LoadFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

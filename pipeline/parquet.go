@@ -6,11 +6,12 @@ import (
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // The Parquet sink and source, on parquetio.
 
-func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	s, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
@@ -18,10 +19,10 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
 	// Check the mapping now, so plan reports an unsupported dtype.
 	if _, err := parquetio.NewArraySchema(h, c.String("column")); err != nil {
-		return nil, c.errorf("input", "cannot write %s to Parquet: %v", in, err)
+		return nil, c.Errorf("input", "cannot write %s to Parquet: %v", in, err)
 	}
 	if in.RowSize() == 0 {
-		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
+		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
 	opts := parquetOptions(c)
 	s.open = func(f io.WriteSeeker) (batchWriter, error) {
@@ -39,7 +40,7 @@ func buildParquetSink(c *Component, in *Schema, env *buildEnv) (node, error) {
 }
 
 // parquetOptions are the writer options of a parquet sink (parquetFields).
-func parquetOptions(c *Component) *parquetio.Options {
+func parquetOptions(c *job.Component) *parquetio.Options {
 	return &parquetio.Options{
 		Compression:   c.String("compression"),
 		RowGroupRows:  int(c.Int("row_group_rows")),

@@ -15,6 +15,8 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -113,9 +115,9 @@ func (k *partKey) value(row []byte) string {
 		}
 		return strconv.FormatUint(v, 10)
 	case npyio.Bytes:
-		return bytesString(b)
+		return rowbytes.BytesString(b)
 	case npyio.Unicode:
-		return ucs4String(b)
+		return rowbytes.UCS4String(b)
 	case npyio.Datetime:
 		v := int64(binary.NativeEndian.Uint64(b))
 		if v == math.MinInt64 {
@@ -138,7 +140,7 @@ func partitionable(dt *npyio.DType) bool {
 
 // datasetSink writes a Parquet dataset.
 type datasetSink struct {
-	c        *Component
+	c        *job.Component
 	schema   *Schema
 	env      *buildEnv
 	root     string
@@ -197,28 +199,28 @@ type fileRec struct {
 }
 
 // isDataset reports whether a parquet sink writes a dataset directory.
-func isDataset(c *Component) bool {
+func isDataset(c *job.Component) bool {
 	return c.Type == "parquet" && (c.Has("partition_by") || c.Bool("dataset"))
 }
 
 // buildParquetOutput builds a parquet sink: a dataset or a file.
-func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	mode := c.String("mode")
 	if !isDataset(c) {
 		for _, o := range []string{"max_rows_per_file", "max_bytes_per_file", "max_open_files"} {
 			if c.Has(o) {
-				return nil, c.errorf(o, "applies to datasets only: set partition_by or dataset: true")
+				return nil, c.Errorf(o, "applies to datasets only: set partition_by or dataset: true")
 			}
 		}
 		if mode == "append" {
-			return nil, c.errorf("mode", "append needs a dataset: set partition_by or dataset: true")
+			return nil, c.Errorf("mode", "append needs a dataset: set partition_by or dataset: true")
 		}
 		return buildParquetSink(c, in, env)
 	}
 	if strings.Contains(c.String("path"), "{") {
-		return nil, c.errorf("path", "a dataset path is one directory: no placeholders (use partition_by to split the rows)")
+		return nil, c.Errorf("path", "a dataset path is one directory: no placeholders (use partition_by to split the rows)")
 	}
-	s := &datasetSink{c: c, schema: in, env: env, root: c.resolvePath(c.String("path")), mode: mode,
+	s := &datasetSink{c: c, schema: in, env: env, root: c.ResolvePath(c.String("path")), mode: mode,
 		column: c.String("column"), maxRows: c.Int("max_rows_per_file"), maxBytes: c.Int("max_bytes_per_file"),
 		maxOpen: int(c.Int("max_open_files")), open: map[string]*partFile{}, dirs: map[string]string{}, keyIdx: map[string]int{},
 		st: SinkStats{Sink: c.Name, Type: c.Type}}
@@ -234,11 +236,11 @@ func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
 				return nil, noField(c, "partition_by", i, name, in.DType)
 			}
 			if drop[k] {
-				return nil, c.itemErrorf("partition_by", i, "column %q listed twice", name)
+				return nil, c.ItemErrorf("partition_by", i, "column %q listed twice", name)
 			}
 			f := in.DType.Fields[k]
 			if len(f.Shape) > 0 || !partitionable(f.Type) {
-				return nil, c.itemErrorf("partition_by", i, "cannot partition by %q (%s): use an integer, bool, string or datetime64[D] column", name, f.Type)
+				return nil, c.ItemErrorf("partition_by", i, "cannot partition by %q (%s): use an integer, bool, string or datetime64[D] column", name, f.Type)
 			}
 			drop[k] = true
 			s.keys = append(s.keys, partKey{name: name, off: f.Offset, dt: f.Type})
@@ -250,20 +252,20 @@ func buildParquetOutput(c *Component, in *Schema, env *buildEnv) (node, error) {
 			}
 		}
 		if len(keep) == 0 {
-			return nil, c.errorf("partition_by", "partitions by every column: no column would be left in the files")
+			return nil, c.Errorf("partition_by", "partitions by every column: no column would be left in the files")
 		}
 		p, dt, err := newProjection(in.DType, keep)
 		if err != nil {
-			return nil, c.errorf("partition_by", "%v", err)
+			return nil, c.Errorf("partition_by", "%v", err)
 		}
 		s.proj, fileDT, shape = p, dt, nil
 	}
 	s.fileH = &npyio.Header{DType: fileDT, Shape: append([]int{0}, shape...)}
 	if _, err := parquetio.NewArraySchema(s.fileH, s.column); err != nil {
-		return nil, c.errorf("input", "cannot write %s to Parquet: %v", in, err)
+		return nil, c.Errorf("input", "cannot write %s to Parquet: %v", in, err)
 	}
 	if in.RowSize() == 0 {
-		return nil, c.errorf("input", "rows of zero bytes cannot be written to Parquet")
+		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
 	s.opts = *parquetOptions(c)
 	rowBytes := int64(fileDT.Size) * max(1, prod(shape))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/npyflow/npyflow/gonumconv"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -39,7 +41,7 @@ type heldPart struct {
 
 type pcaScores struct {
 	base
-	c    *Component
+	c    *job.Component
 	env  *buildEnv
 	cols *numCols
 	k    int
@@ -57,14 +59,14 @@ type pcaScores struct {
 	parts  []heldPart
 }
 
-func newPCAScores(c *Component, in *Schema, env *buildEnv, cols *numCols, keep []int, k int) (node, error) {
+func newPCAScores(c *job.Component, in *Schema, env *buildEnv, cols *numCols, keep []int, k int) (node, error) {
 	s := &pcaScores{c: c, env: env, cols: cols, k: k,
 		opts: gonumconv.PCAOptions{Components: k, SampleRows: int(c.Int("sample_rows")), Seed: uint64(c.Int("seed"))}}
 	var fields []npyio.Field
 	if len(keep) > 0 {
 		p, dt, err := newProjection(in.DType, keep)
 		if err != nil {
-			return nil, c.errorf("keep", "%v", err)
+			return nil, c.Errorf("keep", "%v", err)
 		}
 		s.keep, s.ks = p, dt.Size
 		for _, f := range dt.Fields {
@@ -76,7 +78,7 @@ func newPCAScores(c *Component, in *Schema, env *buildEnv, cols *numCols, keep [
 		if i := fieldIndex(in.DType, name); i >= 0 && s.keep != nil {
 			for n, kn := range c.Strings("keep") {
 				if kn == name {
-					return nil, c.itemErrorf("keep", n, "column %q clashes with a score column; rename it first", name)
+					return nil, c.ItemErrorf("keep", n, "column %q clashes with a score column; rename it first", name)
 				}
 			}
 		}
@@ -84,12 +86,12 @@ func newPCAScores(c *Component, in *Schema, env *buildEnv, cols *numCols, keep [
 	}
 	dt, err := npyio.NewStruct(fields)
 	if err != nil {
-		return nil, c.errorf("", "%v", err)
+		return nil, c.Errorf("", "%v", err)
 	}
 	s.out0 = dt.Fields[len(fields)-k].Offset
 	if s.opts.SampleRows > 0 {
 		if s.fitter, err = gonumconv.NewPCAFitter(len(cols.names), &s.opts); err != nil {
-			return nil, c.errorf("sample_rows", "%v", err)
+			return nil, c.Errorf("sample_rows", "%v", err)
 		}
 	}
 	s.schema = &Schema{DType: dt}
@@ -229,7 +231,7 @@ func (s *pcaScores) Finish() (err error) {
 				vals, kept = vals[:0], kept[:0]
 				for r := 0; r < n; r++ {
 					for j := 0; j < d; j++ {
-						vals = append(vals, load[float64](raw, r*hr+8*j))
+						vals = append(vals, rowbytes.Load[float64](raw, r*hr+8*j))
 					}
 					kept = append(kept, raw[r*hr+8*d:(r+1)*hr]...)
 				}
@@ -242,7 +244,7 @@ func (s *pcaScores) Finish() (err error) {
 			for r := 0; r < n; r++ {
 				copy(o[r*outRow:], kept[r*s.ks:(r+1)*s.ks])
 				for j := 0; j < s.k; j++ {
-					store(o, r*outRow+s.out0+8*j, scores[r*s.k+j])
+					rowbytes.Store(o, r*outRow+s.out0+8*j, scores[r*s.k+j])
 				}
 			}
 			if err := s.out.Push(Batch{Rows: n, Data: o}); err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/npyflow/npyflow/internal/storage"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // buildEnv is what builders share: the run's output files, the frozen
@@ -52,11 +54,11 @@ func (e *buildEnv) leftOut(name string) []string {
 // Making a plan reads only file headers and writes nothing. A Plan runs
 // once.
 type Plan struct {
-	Job     *Job
+	Job     *job.Job
 	Sources []*SourcePlan
 	Outputs []*OutputPlan
 
-	order  []*Component
+	order  []*job.Component
 	nodes  map[string]node
 	srcs   []source
 	sinks  []sinkNode
@@ -80,12 +82,12 @@ type PlanOptions struct {
 // stdinMatch is the input of a source reading standard input: its copy
 // in a temporary file. One source of a job can read it, not in a frozen
 // (sharded) plan.
-func (e *buildEnv) stdinMatch(c *Component) ([]match, error) {
+func (e *buildEnv) stdinMatch(c *job.Component) ([]match, error) {
 	if e.frozen != nil {
-		return nil, c.errorf("paths", "standard input (-) cannot be read by a frozen or sharded plan")
+		return nil, c.Errorf("paths", "standard input (-) cannot be read by a frozen or sharded plan")
 	}
 	if e.spooled != "" {
-		return nil, c.errorf("paths", "standard input (-) is read by source %q already", e.spooled)
+		return nil, c.Errorf("paths", "standard input (-) is read by source %q already", e.spooled)
 	}
 	e.spooled = c.Name
 	path, cleanup, err := spoolStdin(context.Background(), &ConvertOptions{Stdin: e.stdin})
@@ -133,11 +135,11 @@ type OutputPlan struct {
 // NewPlan builds a job's plan. Problems with the job (a field that does
 // not exist, incompatible inputs) come back as an ErrorList; problems
 // with the files (no match, unreadable header) as other errors.
-func NewPlan(job *Job) (*Plan, error) { return NewPlanWith(job, nil) }
+func NewPlan(job *job.Job) (*Plan, error) { return NewPlanWith(job, nil) }
 
 // NewPlanWith is NewPlan with options.
-func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
-	p := &Plan{Job: job, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
+func NewPlanWith(j *job.Job, o *PlanOptions) (*Plan, error) {
+	p := &Plan{Job: j, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
 	if o != nil {
 		p.env.stdin = o.Stdin
 	}
@@ -148,21 +150,21 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 			p.env.frozen[in.Source] = append(p.env.frozen[in.Source], in)
 		}
 	}
-	order, err := topoOrder(job)
+	order, err := topoOrder(j)
 	if err != nil {
 		return nil, err
 	}
 	p.order = order
-	p.env.project = projections(job)
+	p.env.project = projections(j)
 	p.env.inputs = map[string][]string{}
-	for _, c := range job.Components {
+	for _, c := range j.Components {
 		p.env.inputs[c.Name] = c.Inputs
 	}
-	var jobErrs ErrorList
+	var jobErrs job.ErrorList
 	var dataErrs []error
 	fail := func(err error) {
-		var e *Error
-		var l ErrorList
+		var e *job.Error
+		var l job.ErrorList
 		switch {
 		case errors.As(err, &l):
 			jobErrs = append(jobErrs, l...)
@@ -193,7 +195,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 			}
 			for s := range sources[name] {
 				if reach[s] {
-					fail(c.itemErrorf("input", i, "source %q reaches this %s through two inputs; rows would interleave", s, c.Kind))
+					fail(c.ItemErrorf("input", i, "source %q reaches this %s through two inputs; rows would interleave", s, c.Kind))
 					ok = false
 				}
 				reach[s] = true
@@ -201,7 +203,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 			if in == nil {
 				in = n.Schema()
 			} else if !in.Equal(n.Schema()) {
-				fail(c.itemErrorf("input", i, "inputs must have the same schema to be concatenated: %q gives %s, but %q gives %s", c.Inputs[0], in, name, n.Schema()))
+				fail(c.ItemErrorf("input", i, "inputs must have the same schema to be concatenated: %q gives %s, but %q gives %s", c.Inputs[0], in, name, n.Schema()))
 				ok = false
 			}
 			inRows += rows[name]
@@ -211,15 +213,15 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		if !ok {
 			continue
 		}
-		if c.Kind == Source {
+		if c.Kind == job.Source {
 			reach[c.Name] = true
 		}
-		n, err := c.Spec.build(c, in, p.env)
+		n, err := build(c, in, p.env)
 		if err != nil {
 			fail(err)
 			continue
 		}
-		same := c.Kind != Transform || rowPreserving[c.Type]
+		same := c.Kind != job.Transform || rowPreserving[c.Type]
 		for _, name := range c.Inputs {
 			same = same && sameRows[name]
 		}
@@ -230,7 +232,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		if rk, ok := n.(rowsKeeper); ok && same && inExact {
 			rk.knowRows(inParts)
 		}
-		if sn, ok := n.(sinkNode); ok && c.Kind == Sink {
+		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
 			if _, ds := n.(*datasetSink); !ds {
 				n = newTrackedSink(c, sn)
 			}
@@ -241,7 +243,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 		}
 		p.nodes[c.Name] = n
 		switch c.Kind {
-		case Source:
+		case job.Source:
 			s := n.(source)
 			p.srcs = append(p.srcs, s)
 			sp := &SourcePlan{Name: c.Name, Type: c.Type, Schema: s.Schema(), Parts: s.Parts()}
@@ -251,7 +253,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 			sp.Bytes = sp.Rows * s.Schema().RowSize()
 			p.Sources = append(p.Sources, sp)
 			rows[c.Name], exact[c.Name], parts[c.Name] = sp.Rows, true, sp.Parts
-		case Transform:
+		case job.Transform:
 			r, e := inRows, inExact
 			if pl, ok := n.(planner); ok {
 				r, e = pl.planRows(r, e)
@@ -261,7 +263,7 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 				pp = pl.planParts(inParts)
 			}
 			rows[c.Name], exact[c.Name], parts[c.Name] = r, e, pp
-		case Sink:
+		case job.Sink:
 			s := n.(sinkNode)
 			p.sinks = append(p.sinks, s)
 			paths, err := s.plannedPaths(inParts)
@@ -277,12 +279,12 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 	for _, o := range p.Outputs {
 		for _, path := range o.Paths {
 			if prev, dup := written[path]; dup && prev != o.Sink {
-				c := job.Component(o.Sink)
-				fail(c.errorf("path", "sinks %q and %q both write %s", prev, o.Sink, path))
+				c := j.Component(o.Sink)
+				fail(c.Errorf("path", "sinks %q and %q both write %s", prev, o.Sink, path))
 			}
 			written[path] = o.Sink
 		}
-		c := job.Component(o.Sink)
+		c := j.Component(o.Sink)
 		if c.String("mode") == "error_if_exists" {
 			for _, path := range o.Paths {
 				if _, err := storage.Stat(context.Background(), path); err == nil {
@@ -304,24 +306,24 @@ func NewPlanWith(job *Job, o *PlanOptions) (*Plan, error) {
 
 // topoOrder orders components so that every input comes before its
 // consumers: sources first, then transforms, then sinks.
-func topoOrder(job *Job) ([]*Component, error) {
-	var order []*Component
+func topoOrder(j *job.Job) ([]*job.Component, error) {
+	var order []*job.Component
 	done := map[string]bool{}
-	var visit func(c *Component)
-	visit = func(c *Component) {
+	var visit func(c *job.Component)
+	visit = func(c *job.Component) {
 		if done[c.Name] {
 			return
 		}
 		done[c.Name] = true
 		for _, in := range c.Inputs {
-			if d := job.Component(in); d != nil {
+			if d := j.Component(in); d != nil {
 				visit(d)
 			}
 		}
 		order = append(order, c)
 	}
-	for _, k := range []Kind{Source, Transform, Sink} {
-		for _, c := range job.Of(k) {
+	for _, k := range []job.Kind{job.Source, job.Transform, job.Sink} {
+		for _, c := range j.Of(k) {
 			visit(c)
 		}
 	}

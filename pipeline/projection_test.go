@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // TestSelectPushdown: a select right after a parquet or arrow source
@@ -42,7 +43,7 @@ func TestSelectPushdown(t *testing.T) {
 	}
 	typ := "parquet"
 	tr := "select"
-	job := func(fields, out string, keepAll bool) string {
+	jb := func(fields, out string, keepAll bool) string {
 		s := fmt.Sprintf("version: 1\nsources:\n  t: {type: %s, paths: '%s/t.%s'}\ntransforms:\n", typ, dir, typ)
 		s += fmt.Sprintf("  s: {type: %s, input: t, fields: [%s]}\nsinks:\n  o: {type: npy, input: s, path: %s/%s}\n", tr, fields, dir, out)
 		if keepAll { // a sink of every field: every column is read
@@ -52,7 +53,7 @@ func TestSelectPushdown(t *testing.T) {
 	}
 	for _, typ = range []string{"parquet", "arrow"} {
 		for _, fields := range []string{"b", "c, a"} {
-			j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job(fields, "p.npy", false)), nil)
+			j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb(fields, "p.npy", false)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,15 +67,15 @@ func TestSelectPushdown(t *testing.T) {
 			if got := strings.Join(fieldNames(plan.Sources[0].Schema.DType), ", "); got != fields {
 				t.Errorf("%s select [%s]: the source's rows hold %s", typ, fields, got)
 			}
-			j, err = Load(filepath.Join(dir, "job.yaml"), []byte(job(fields, "full.npy", true)), nil)
+			j, err = job.Load(filepath.Join(dir, "job.yaml"), []byte(jb(fields, "full.npy", true)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := projections(j)["t"]; got != nil {
 				t.Errorf("%s select [%s] and a sink: the source reads %v", typ, fields, got)
 			}
-			runJobText(t, dir, job(fields, "p.npy", false))
-			runJobText(t, dir, job(fields, "full.npy", true))
+			runJobText(t, dir, jb(fields, "p.npy", false))
+			runJobText(t, dir, jb(fields, "full.npy", true))
 			p, _ := os.ReadFile(filepath.Join(dir, "p.npy"))
 			f, _ := os.ReadFile(filepath.Join(dir, "full.npy"))
 			if len(p) == 0 || !bytes.Equal(p, f) {
@@ -85,7 +86,7 @@ func TestSelectPushdown(t *testing.T) {
 	// A drop of a column: the others are read, the same bytes.
 	tr = "drop"
 	for _, typ = range []string{"parquet", "arrow"} {
-		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job("b", "p.npy", false)), nil)
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb("b", "p.npy", false)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +97,8 @@ func TestSelectPushdown(t *testing.T) {
 		if got := strings.Join(fieldNames(plan.Sources[0].Schema.DType), ", "); got != "a, c" {
 			t.Errorf("%s drop [b]: the source's rows hold %s", typ, got)
 		}
-		runJobText(t, dir, job("b", "p.npy", false))
-		runJobText(t, dir, job("b", "full.npy", true))
+		runJobText(t, dir, jb("b", "p.npy", false))
+		runJobText(t, dir, jb("b", "full.npy", true))
 		p, _ := os.ReadFile(filepath.Join(dir, "p.npy"))
 		f, _ := os.ReadFile(filepath.Join(dir, "full.npy"))
 		if len(p) == 0 || !bytes.Equal(p, f) {
@@ -105,7 +106,7 @@ func TestSelectPushdown(t *testing.T) {
 		}
 	}
 	typ, tr = "parquet", "select"
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job("b, zz", "p.npy", false)), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb("b, zz", "p.npy", false)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

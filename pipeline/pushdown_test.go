@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // foreignValues checks the columns cols of the .npy file path against the
@@ -197,7 +198,7 @@ func TestDropPushdownPlan(t *testing.T) {
 		{head + "  r: {type: rename, input: t, fields: {k: kk}}\n  d: {type: drop, input: r, fields: [l3]}\n" + sinks("d"), "", "column l3", 0, 0},
 		{head + "  d: {type: drop, input: t, fields: [l3, zz]}\n" + sinks("d"), "drop l3,zz", "transforms.d.fields", 0, 0},
 	} {
-		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(c.text), nil)
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(c.text), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +292,7 @@ func TestDropPushdownPlan(t *testing.T) {
 
 // planAndRun plans and runs a job, returning the first error.
 func planAndRun(dir, text string) error {
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // RunOptions configures Plan.Run. The zero value means the defaults.
@@ -103,11 +105,6 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			}
 		}
 	}()
-	for _, c := range p.Job.Components {
-		if err := c.Spec.Available(); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", c.Pos, c.Path(), err)
-		}
-	}
 
 	// How the outputs are published: all at once at the end, or, for a
 	// sharded run, staged at checkpoints and committed with the others.
@@ -190,7 +187,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		}
 	}
 	for _, c := range p.order {
-		if c.Kind == Source {
+		if c.Kind == job.Source {
 			continue
 		}
 		if err := p.nodes[c.Name].Finish(); err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -51,7 +52,7 @@ var statelessTransforms = map[string]bool{
 // shardable reports why the job cannot be split across shards or
 // checkpointed between inputs, or "" when it can.
 func (p *Plan) shardable() string {
-	for _, c := range p.Job.Of(Transform) {
+	for _, c := range p.Job.Of(job.Transform) {
 		if !statelessTransforms[c.Type] {
 			return fmt.Sprintf("%s is a %s transform, whose result depends on every row in order", c.Path(), c.Type)
 		}

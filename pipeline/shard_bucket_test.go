@@ -12,6 +12,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 	"github.com/npyflow/npyflow/shardrun/shardruntest"
 )
@@ -53,7 +54,7 @@ func checkShardsToStore(t *testing.T, base string) int {
 	ds := shardrun.Join(base, "ds")
 	lookup := env(map[string]string{"DS": ds})
 	text := []byte(strings.Replace(shardJob, "path: ${OUT}/ds", "path: ${DS}", 1))
-	j, err := Load(filepath.Join(dir, "job.yaml"), text, &LoadOptions{LookupEnv: lookup})
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), text, &job.LoadOptions{LookupEnv: lookup})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +77,11 @@ func checkShardsToStore(t *testing.T, base string) int {
 		t.Fatal(err)
 	}
 	for i := 0; i < 4; i++ {
-		job, err := fp.LoadJob(&LoadOptions{LookupEnv: lookup})
+		jb, err := fp.LoadJob(&job.LoadOptions{LookupEnv: lookup})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlanWith(job, &PlanOptions{Frozen: fp})
+		p, err := NewPlanWith(jb, &PlanOptions{Frozen: fp})
 		if err != nil {
 			t.Fatal(err)
 		}

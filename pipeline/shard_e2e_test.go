@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // The sharding tests run the real CLI as separate processes, built once.
@@ -107,7 +108,7 @@ func shardData(t *testing.T, dir string, runs, files int) map[string]*dsAgg {
 			for i := 0; i < n; i++ {
 				row := data[i*dt.Size : (i+1)*dt.Size]
 				st := stations[(i*7+k)%len(stations)]
-				putUCS4(row[0:12], st)
+				rowbytes.PutUCS4(row[0:12], st)
 				binary.NativeEndian.PutUint64(row[12:], uint64(id))
 				temp := float64(id%97) * 0.25
 				binary.NativeEndian.PutUint64(row[20:], math.Float64bits(temp))

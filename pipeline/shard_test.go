@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func TestHiveEscape(t *testing.T) {
@@ -46,13 +48,13 @@ func TestPartitionValues(t *testing.T) {
 		want string
 	}{
 		{npyio.Int8Type, []byte{0xff}, "-1"},
-		{npyio.Int64Type, appendNative(nil, uint64(1)<<40), "1099511627776"},
+		{npyio.Int64Type, rowbytes.AppendNative(nil, uint64(1)<<40), "1099511627776"},
 		{npyio.Uint16Type, binary.NativeEndian.AppendUint16(nil, 0x1234), "4660"},
 		{npyio.BoolType, []byte{1}, "true"},
 		{s3, []byte("ab\x00"), "ab"},
-		{u4, func() []byte { b := make([]byte, 16); putUCS4(b, "né"); return b }(), "né"},
-		{day, appendNative(nil, 19723), "2024-01-01"},
-		{day, appendNative(nil, 1<<63), ""}, // NaT
+		{u4, func() []byte { b := make([]byte, 16); rowbytes.PutUCS4(b, "né"); return b }(), "né"},
+		{day, rowbytes.AppendNative(nil, 19723), "2024-01-01"},
+		{day, rowbytes.AppendNative(nil, 1<<63), ""}, // NaT
 	}
 	for _, tc := range cases {
 		k := &partKey{name: "k", dt: tc.dt}
@@ -69,7 +71,7 @@ func writeRecords(t *testing.T, path string, n, groups int, first int) {
 	data := make([]byte, 0, n*dt.Size)
 	for i := 0; i < n; i++ {
 		data = binary.NativeEndian.AppendUint32(data, uint32((first+i)%groups))
-		data = appendFloat(data, float64(first+i))
+		data = rowbytes.AppendFloat(data, float64(first+i))
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -89,9 +91,9 @@ func writeRecords(t *testing.T, path string, n, groups int, first int) {
 }
 
 // runDataset runs a job in process and returns the summary and error.
-func runDataset(t *testing.T, dir, job string, so *ShardOptions, set ...string) (*Summary, error) {
+func runDataset(t *testing.T, dir, jb string, so *ShardOptions, set ...string) (*Summary, error) {
 	t.Helper()
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), &LoadOptions{Set: set, LookupEnv: env(nil)})
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), &job.LoadOptions{Set: set, LookupEnv: env(nil)})
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -195,7 +197,7 @@ func TestDatasetFileTargets(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
 	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 5000, 1, 0)
-	job := strings.Replace(modeJob, "partition_by: [g]", "dataset: true\n    compression: none", 1)
+	jb := strings.Replace(modeJob, "partition_by: [g]", "dataset: true\n    compression: none", 1)
 	for _, tc := range []struct {
 		set   string
 		files int
@@ -204,7 +206,7 @@ func TestDatasetFileTargets(t *testing.T) {
 		{"sinks.ds.max_rows_per_file=1001", 5},
 		{"sinks.ds.max_bytes_per_file=20000", 3}, // 12 bytes a row uncompressed
 	} {
-		sum, err := runDataset(t, dir, job, nil, tc.set)
+		sum, err := runDataset(t, dir, jb, nil, tc.set)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +222,7 @@ func TestShardRefusals(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "in"), 0o777)
 	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 10, 2, 0)
 	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 10, 2, 10)
-	cases := []struct{ name, job, err string }{
+	cases := []struct{ name, jb, err string }{
 		{"one file", `version: 1
 sources: {in: {type: npy, paths: "in/*.npy"}}
 sinks: {o: {type: npy, input: in, path: out/all.npy}}
@@ -250,7 +252,7 @@ sinks: {o: {type: parquet, input: s, path: out/ds, partition_by: [g]}}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := runDataset(t, dir, tc.job, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
+			_, err := runDataset(t, dir, tc.jb, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("got %v, want an error with %q", err, tc.err)
 			}
@@ -267,18 +269,18 @@ func TestPerFileSinkShards(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		writeRecords(t, filepath.Join(dir, "in", fmt.Sprintf("f%d.npy", i)), 10+i*20, 2, i*100)
 	}
-	job := `version: 1
+	jb := `version: 1
 sources: {in: {type: npy, paths: "in/*.npy"}}
 sinks: {o: {type: npy, input: in, path: "out/{stem}.npy", mode: skip_existing}}
 `
-	s0, err := runDataset(t, dir, job, &ShardOptions{Shard: Shard{Index: 0, Count: 2}})
+	s0, err := runDataset(t, dir, jb, &ShardOptions{Shard: Shard{Index: 0, Count: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := visibleFiles(t, filepath.Join(dir, "out")); len(got) != 0 {
 		t.Errorf("visible before commit: %v", got)
 	}
-	s1, err := runDataset(t, dir, job, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
+	s1, err := runDataset(t, dir, jb, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +299,7 @@ sinks: {o: {type: npy, input: in, path: "out/{stem}.npy", mode: skip_existing}}
 	}
 	// The same job again: a new run (the outputs exist), every file skipped.
 	os.Remove(filepath.Join(dir, "out", "_SUCCESS"))
-	sum, err := runDataset(t, dir, job, nil)
+	sum, err := runDataset(t, dir, jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +317,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	writeRecords(t, filepath.Join(dir, "in", "a.npy"), 10, 2, 0)
 	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 20, 2, 10)
 	text := []byte(modeJob)
-	j, err := Load(filepath.Join(dir, "job.yaml"), text, &LoadOptions{LookupEnv: env(nil)})
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), text, &job.LoadOptions{LookupEnv: env(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,11 +340,11 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	}
 	var rows int64
 	for i := 0; i < 2; i++ {
-		job, err := fp.LoadJob(&LoadOptions{LookupEnv: env(nil)})
+		jb, err := fp.LoadJob(&job.LoadOptions{LookupEnv: env(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlanWith(job, &PlanOptions{Frozen: fp})
+		p, err := NewPlanWith(jb, &PlanOptions{Frozen: fp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,8 +363,8 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	// A planned input that changed is refused.
 	os.RemoveAll(filepath.Join(dir, "ds"))
 	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 20, 2, 99)
-	job, _ := fp.LoadJob(&LoadOptions{LookupEnv: env(nil)})
-	p, err = NewPlanWith(job, &PlanOptions{Frozen: fp})
+	jb, _ := fp.LoadJob(&job.LoadOptions{LookupEnv: env(nil)})
+	p, err = NewPlanWith(jb, &PlanOptions{Frozen: fp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,11 +386,11 @@ func BenchmarkPartitionedDataset(b *testing.B) {
 	for i := 0; i < files; i++ {
 		writeRecords(t, filepath.Join(dir, "in", fmt.Sprintf("f%d.npy", i)), rows, 16, i*rows)
 	}
-	job := strings.Replace(modeJob, "partition_by: [g]", "partition_by: [g]\n    compression: snappy", 1)
+	jb := strings.Replace(modeJob, "partition_by: [g]", "partition_by: [g]\n    compression: snappy", 1)
 	b.SetBytes(files * rows * 12)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), &LoadOptions{LookupEnv: env(nil)})
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), &job.LoadOptions{LookupEnv: env(nil)})
 		if err != nil {
 			b.Fatal(err)
 		}

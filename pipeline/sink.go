@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/npyflow/npyflow/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/npyflow/npyflow/internal/atomicfile"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
@@ -228,7 +231,7 @@ func parseTemplate(s string) (*template, int, error) {
 				return nil, i, fmt.Errorf("unclosed {")
 			}
 			name := s[i+1 : i+end]
-			if !nameRE.MatchString(name) {
+			if !job.IsName(name) {
 				return nil, i, fmt.Errorf("invalid placeholder {%s}", name)
 			}
 			t.parts = append(t.parts, lit.String(), name)
@@ -277,7 +280,7 @@ func (t *template) render(vars map[string]string) (string, error) {
 				names = append(names, k)
 			}
 			sort.Strings(names)
-			return "", fmt.Errorf("unknown placeholder {%s}%s; available: %s", p, didYouMean(p, names), strings.Join(names, ", "))
+			return "", fmt.Errorf("unknown placeholder {%s}%s; available: %s", p, suggest.DidYouMean(p, names), strings.Join(names, ", "))
 		}
 		b.WriteString(v)
 	}
@@ -311,7 +314,7 @@ type batchWriter interface {
 // fileSink is a sink writing one file per part (a path with placeholders)
 // or one file for everything, through a format-specific batchWriter.
 type fileSink struct {
-	c      *Component
+	c      *job.Component
 	schema *Schema
 	env    *buildEnv
 	path   *template
@@ -335,10 +338,10 @@ func (s *fileSink) scratchDir() string {
 	return filepath.Dir(s.opening)
 }
 
-func newFileSink(c *Component, in *Schema, env *buildEnv) (*fileSink, error) {
+func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error) {
 	t, _, err := parseTemplate(c.String("path"))
 	if err != nil {
-		return nil, c.errorf("path", "%v", err)
+		return nil, c.Errorf("path", "%v", err)
 	}
 	return &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}, nil
 }
@@ -349,22 +352,22 @@ func (s *fileSink) stats() *SinkStats { return &s.st }
 func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 	if !s.path.perPart() {
 		p, _ := s.path.render(nil)
-		return []string{s.c.resolvePath(p)}, nil
+		return []string{s.c.ResolvePath(p)}, nil
 	}
 	var out []string
 	seen := map[string]string{}
 	for _, p := range parts {
 		r, err := s.path.render(p.Vars)
 		if err != nil {
-			return nil, s.c.errorf("path", "%v", err)
+			return nil, s.c.Errorf("path", "%v", err)
 		}
-		r = s.c.resolvePath(r)
+		r = s.c.ResolvePath(r)
 		who := p.Path
 		if p.Member != "" {
 			who += ":" + p.Member
 		}
 		if prev, dup := seen[r]; dup {
-			return nil, s.c.errorf("path", "inputs %s and %s would both be written to %s; add a placeholder that tells them apart", prev, who, r)
+			return nil, s.c.Errorf("path", "inputs %s and %s would both be written to %s; add a placeholder that tells them apart", prev, who, r)
 		}
 		seen[r] = who
 		out = append(out, r)
@@ -446,9 +449,9 @@ func (s *fileSink) Begin(p *Part) error {
 	}
 	r, err := s.path.render(vars)
 	if err != nil {
-		return s.c.errorf("path", "%v", err)
+		return s.c.Errorf("path", "%v", err)
 	}
-	return s.start(s.c.resolvePath(r))
+	return s.start(s.c.ResolvePath(r))
 }
 
 func (s *fileSink) Push(b Batch) error {
@@ -473,7 +476,7 @@ func (s *fileSink) Finish() error {
 	if s.cur == nil && !s.path.perPart() && len(s.st.Files) == 0 {
 		// No input at all: still write an empty output.
 		r, _ := s.path.render(nil)
-		if err := s.start(s.c.resolvePath(r)); err != nil {
+		if err := s.start(s.c.ResolvePath(r)); err != nil {
 			return err
 		}
 	}
@@ -590,7 +593,7 @@ func (w *npy0dWriter) Close() error {
 	return nw.Close()
 }
 
-func buildNPYSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	fs, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
@@ -645,14 +648,14 @@ type npzWriter struct {
 	zeroD  bool // every part of the current member is 0-d
 }
 
-func buildNPZSink(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	fs, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
 	}
 	mt, _, err := parseTemplate(c.String("member"))
 	if err != nil {
-		return nil, c.errorf("member", "%v", err)
+		return nil, c.Errorf("member", "%v", err)
 	}
 	s := &npzSink{fileSink: fs, member: mt}
 	fs.open = func(f io.WriteSeeker) (batchWriter, error) {
@@ -667,7 +670,7 @@ func (s *npzSink) Begin(p *Part) error {
 	}
 	key, err := s.member.render(p.Vars)
 	if err != nil {
-		return s.c.errorf("member", "%v", err)
+		return s.c.Errorf("member", "%v", err)
 	}
 	w := s.cur.(*npzWriter)
 	if err := w.startMember(key); err != nil {
@@ -753,7 +756,7 @@ func (s *npzSink) plannedPaths(parts []*Part) ([]string, error) {
 	}
 	for _, p := range parts {
 		if _, err := s.member.render(p.Vars); err != nil {
-			return nil, s.c.errorf("member", "%v", err)
+			return nil, s.c.Errorf("member", "%v", err)
 		}
 	}
 	return paths, nil

@@ -17,9 +17,10 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
-// Job sinks bound for an object store stream their uploads: the tests
+// job.Job sinks bound for an object store stream their uploads: the tests
 // here use a backend (streamtest://) that keeps only the size and the
 // SHA-256 of what it receives, so the live heap of a run shows what the
 // pipeline itself holds, and the in-memory bucket (memtest://) for what
@@ -250,10 +251,10 @@ func TestSinksStreamToBucket(t *testing.T) {
 	in := filepath.Join(dir, "in.npy")
 	const rows = 1 << 20
 	writeWideNPY(t, in, rows)
-	job := streamJob
+	jb := streamJob
 	local := filepath.Join(dir, "local")
 	// The same batches (Arrow record batches follow them).
-	lj, err := Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(job, in, local, local, local)), nil)
+	lj, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(jb, in, local, local, local)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestSinksStreamToBucket(t *testing.T) {
 	}
 
 	s := newStreamFS()
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(job, in, "streamtest://b/out", "streamtest://b/out", "streamtest://b/out")), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(jb, in, "streamtest://b/out", "streamtest://b/out", "streamtest://b/out")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestSinksSpoolWhenSeeking(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.npy")
 	writeWideNPY(t, in, 1000)
-	job := `version: 1
+	jb := `version: 1
 sources:
   x:
     type: npy
@@ -344,10 +345,10 @@ sinks:
     path: %s/k.npy
 `
 	local := filepath.Join(dir, "local")
-	runJobText(t, dir, fmt.Sprintf(job, in, local, local, local))
+	runJobText(t, dir, fmt.Sprintf(jb, in, local, local, local))
 	root := "memtest://bkt-seek/out"
 	seek := mem.Seekables
-	runJobText(t, dir, fmt.Sprintf(job, in, root, root, root))
+	runJobText(t, dir, fmt.Sprintf(jb, in, root, root, root))
 	if got := mem.Seekables - seek; got != 2 {
 		t.Errorf("%d outputs created seekable; want 2 (the limited .npy and the .mat)", got)
 	}
@@ -379,7 +380,7 @@ func TestSinksInterruptedUpload(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.npy")
 	writeWideNPY(t, in, 1<<16)
-	job := `version: 1
+	jb := `version: 1
 sources:
   x:
     type: npy
@@ -394,7 +395,7 @@ sinks:
     input: x
     path: memtest://bkt-cancel/out/b.parquet
 `
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(job, in)), nil)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(jb, in)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,8 +439,8 @@ func TestSinksFinishedUploadsBounded(t *testing.T) {
 		writeWideNPY(t, filepath.Join(dir, fmt.Sprintf("in%02d.npy", i)), 100)
 	}
 	s := newStreamFS()
-	job := fmt.Sprintf("version: 1\nsources:\n  x: {type: npy, paths: '%s/in*.npy'}\nsinks:\n  o: {type: npy, input: x, path: 'streamtest://b/many/{stem}.npy'}\n", dir)
-	j, err := Load(filepath.Join(dir, "job.yaml"), []byte(job), nil)
+	jb := fmt.Sprintf("version: 1\nsources:\n  x: {type: npy, paths: '%s/in*.npy'}\nsinks:\n  o: {type: npy, input: x, path: 'streamtest://b/many/{stem}.npy'}\n", dir)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,10 @@ import (
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/expr"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // source is a running source: it knows its parts and opens them.
@@ -38,7 +42,7 @@ type partReader interface {
 
 // fileSource is the npy and npz sources.
 type fileSource struct {
-	c        *Component
+	c        *job.Component
 	npz      bool
 	schema   *Schema // rows delivered, captures included
 	file     *Schema // rows in the files
@@ -82,14 +86,14 @@ type pushdown struct {
 // that is not every column: a keep list (the consumers select fields: a
 // select on a bucket's file then fetches only their chunks) or a drop
 // list (every column of the file but those).
-func projections(job *Job) map[string]*pushdown {
+func projections(j *job.Job) map[string]*pushdown {
 	out := map[string]*pushdown{}
 	memo := map[string]need{}
-	for _, src := range job.Of(Source) {
+	for _, src := range j.Of(job.Source) {
 		if src.Type != "parquet" && src.Type != "arrow" || len(src.Strings("columns")) > 0 {
 			continue
 		}
-		n := needOf(job, src.Name, memo)
+		n := needOf(j, src.Name, memo)
 		switch {
 		case len(n.set) == 0:
 		case n.all:
@@ -136,26 +140,26 @@ func (n need) with(fields []string) need { return n.union(need{set: fields}) }
 // drop drops, plus the fields a filter's predicate or a cast names; any
 // other consumer (a sink, rename, a transform that reads every field)
 // needs every field.
-func needOf(job *Job, name string, memo map[string]need) need {
+func needOf(j *job.Job, name string, memo map[string]need) need {
 	if n, ok := memo[name]; ok {
 		return n
 	}
 	memo[name] = need{all: true} // a cycle needs everything (topoOrder refuses it anyway)
 	var n need
 	consumers := 0
-	for _, c := range job.Components {
+	for _, c := range j.Components {
 		if !slices.Contains(c.Inputs, name) {
 			continue
 		}
 		var in need
 		switch {
-		case c.Kind != Transform, len(c.Inputs) > 1: // inputs concatenated keep one schema
+		case c.Kind != job.Transform, len(c.Inputs) > 1: // inputs concatenated keep one schema
 
 			in = need{all: true}
 		case c.Type == "select":
 			in = need{set: c.Strings("fields")}
 		case c.Type == "drop":
-			in = needOf(job, c.Name, memo)
+			in = needOf(j, c.Name, memo)
 			if in.all { // every field but those and the dropped ones
 				for _, f := range c.Strings("fields") {
 					if !slices.Contains(in.set, f) {
@@ -167,10 +171,10 @@ func needOf(job *Job, name string, memo map[string]need) need {
 			fields, ok := predicateFields(c.String("where"))
 			in = need{all: true}
 			if ok {
-				in = needOf(job, c.Name, memo).with(fields)
+				in = needOf(j, c.Name, memo).with(fields)
 			}
 		case c.Type == "cast":
-			in = needOf(job, c.Name, memo)
+			in = needOf(j, c.Name, memo)
 			var fields []string
 			for _, kv := range c.Map("fields") {
 				fields = append(fields, kv.Key)
@@ -195,26 +199,11 @@ func needOf(job *Job, name string, memo map[string]need) need {
 
 // predicateFields returns the fields a filter's predicate names.
 func predicateFields(where string) ([]string, bool) {
-	p, err := parsePredicate(where)
+	p, err := expr.Parse(where)
 	if err != nil {
 		return nil, false
 	}
-	var out []string
-	var walk func(*pred)
-	walk = func(e *pred) {
-		if e == nil {
-			return
-		}
-		for _, f := range []string{e.field, e.rfield} {
-			if f != "" && !slices.Contains(out, f) {
-				out = append(out, f)
-			}
-		}
-		walk(e.l)
-		walk(e.r)
-	}
-	walk(p)
-	return out, true
+	return p.Fields(), true
 }
 
 // wrapProjected returns the header of a projection to one column as a
@@ -375,7 +364,7 @@ func (s *fileSource) Finish() error     { return nil }
 // planning: it carries the position of the option that led to it, but it
 // is a runtime failure, not an invalid job.
 type dataError struct {
-	pos  Pos
+	pos  job.Pos
 	path string
 	err  error
 }
@@ -383,7 +372,7 @@ type dataError struct {
 func (e *dataError) Error() string { return fmt.Sprintf("%s: %s: %v", e.pos, e.path, e.err) }
 func (e *dataError) Unwrap() error { return e.err }
 
-func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
+func buildFileSource(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
 	var matches []match
 	var caps []capture
@@ -457,16 +446,16 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 
 // expandPaths expands a source's path patterns less its exclusions, in
 // pattern order, sorted within each pattern, without duplicates.
-func expandPaths(c *Component) ([]match, []capture, error) {
+func expandPaths(c *job.Component) ([]match, []capture, error) {
 	var ex []*pattern
 	for _, e := range c.Strings("exclude") {
 		p := e
 		if strings.Contains(e, "/") {
-			p = c.resolvePath(e)
+			p = c.ResolvePath(e)
 		}
 		pt, _, err := compilePattern(p, false)
 		if err != nil {
-			return nil, nil, c.errorf("exclude", "invalid pattern %q: %v", e, err)
+			return nil, nil, c.Errorf("exclude", "invalid pattern %q: %v", e, err)
 		}
 		pt.raw = e
 		ex = append(ex, pt)
@@ -475,14 +464,14 @@ func expandPaths(c *Component) ([]match, []capture, error) {
 	var out []match
 	seen := map[string]bool{}
 	for i, raw := range c.Strings("paths") {
-		pt, _, err := compilePattern(c.resolvePath(raw), true)
+		pt, _, err := compilePattern(c.ResolvePath(raw), true)
 		if err != nil {
-			return nil, nil, c.itemErrorf("paths", i, "invalid pattern: %v", err)
+			return nil, nil, c.ItemErrorf("paths", i, "invalid pattern: %v", err)
 		}
 		if i == 0 {
 			caps = pt.caps
 		} else if !sameCaptures(caps, pt.caps) {
-			return nil, nil, c.itemErrorf("paths", i, "every pattern of a source must have the same captures (%s)", capList(caps))
+			return nil, nil, c.ItemErrorf("paths", i, "every pattern of a source must have the same captures (%s)", capList(caps))
 		}
 		ms, err := pt.glob()
 		if err != nil {
@@ -599,7 +588,7 @@ func (s *fileSource) addNPZ(m match, members []string, env *buildEnv) error {
 		mem := z.Member(k)
 		if mem == nil {
 			return &dataError{pos: s.c.PosOfItem("members", i), path: s.c.Path() + ".members",
-				err: fmt.Errorf("%s has no member %q%s (members: %s)", m.Path, k, didYouMean(k, z.Keys()), strings.Join(z.Keys(), ", "))}
+				err: fmt.Errorf("%s has no member %q%s (members: %s)", m.Path, k, suggest.DidYouMean(k, z.Keys()), strings.Join(z.Keys(), ", "))}
 		}
 		h, err := mem.ReadHeader()
 		if err != nil {
@@ -673,7 +662,7 @@ func (s *fileSource) buildSchema() error {
 	off := s.file.DType.Size * int(max(1, prod(s.file.Shape)))
 	for _, cp := range s.caps {
 		if names[cp.Name] {
-			return s.c.errorf("paths", "capture {%s} has the name of a field of the input; rename the capture", cp.Name)
+			return s.c.Errorf("paths", "capture {%s} has the name of a field of the input; rename the capture", cp.Name)
 		}
 		var t *npyio.DType
 		switch cp.Type {
@@ -717,17 +706,17 @@ func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: capture {%s:int}: %q is not a 64-bit integer", p.Path, cp.Name, v)
 			}
-			out = appendNative(out, uint64(n))
+			out = rowbytes.AppendNative(out, uint64(n))
 		case "float":
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				return nil, fmt.Errorf("%s: capture {%s:float}: %q is not a number", p.Path, cp.Name, v)
 			}
-			out = appendFloat(out, x)
+			out = rowbytes.AppendFloat(out, x)
 		default:
 			w := max(1, s.capWidth[cp.Name])
 			buf := make([]byte, 4*w)
-			putUCS4(buf, v)
+			rowbytes.PutUCS4(buf, v)
 			out = append(out, buf...)
 		}
 	}

@@ -8,12 +8,15 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // needRecords checks that a transform's input is a table of records.
-func needRecords(c *Component, in *Schema) error {
+func needRecords(c *job.Component, in *Schema) error {
 	if in.DType.Kind != npyio.Struct || len(in.Shape) > 0 {
-		return c.errorf("input", "%s works on records (a structured dtype), but the input is %s; add a flatten step first", c.Type, in)
+		return c.Errorf("input", "%s works on records (a structured dtype), but the input is %s; add a flatten step first", c.Type, in)
 	}
 	return nil
 }
@@ -36,8 +39,8 @@ func fieldIndex(dt *npyio.DType, name string) int {
 }
 
 // noField is the error for a field name missing from the input.
-func noField(c *Component, opt string, i int, name string, dt *npyio.DType) error {
-	return c.itemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, didYouMean(name, fieldNames(dt)), strings.Join(fieldNames(dt), ", "))
+func noField(c *job.Component, opt string, i int, name string, dt *npyio.DType) error {
+	return c.ItemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, fieldNames(dt)), strings.Join(fieldNames(dt), ", "))
 }
 
 // projection copies chosen fields of each row into a packed struct.
@@ -90,7 +93,7 @@ func (p *projection) apply(b Batch) (Batch, error) {
 	return Batch{Rows: b.Rows, Data: out}, nil
 }
 
-func buildSelect(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildSelect(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
 	}
@@ -102,7 +105,7 @@ func buildSelect(c *Component, in *Schema, _ *buildEnv) (node, error) {
 			return nil, noField(c, "fields", i, name, in.DType)
 		}
 		if seen[name] {
-			return nil, c.itemErrorf("fields", i, "field %q listed twice", name)
+			return nil, c.ItemErrorf("fields", i, "field %q listed twice", name)
 		}
 		seen[name] = true
 		keep = append(keep, k)
@@ -118,7 +121,7 @@ func newProjectionNode(in *Schema, keep []int) (node, error) {
 	return &mapper{schema: &Schema{DType: dt}, fn: p.apply}, nil
 }
 
-func buildDrop(c *Component, in *Schema, env *buildEnv) (node, error) {
+func buildDrop(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
 	}
@@ -143,12 +146,12 @@ func buildDrop(c *Component, in *Schema, env *buildEnv) (node, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return nil, c.errorf("fields", "drops every field")
+		return nil, c.Errorf("fields", "drops every field")
 	}
 	return newProjectionNode(in, keep)
 }
 
-func buildRename(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
 	}
@@ -156,18 +159,18 @@ func buildRename(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	for _, kv := range c.Map("fields") {
 		k := fieldIndex(in.DType, kv.Key)
 		if k < 0 {
-			return nil, &Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key,
-				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, didYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key,
+				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
 		}
 		if kv.Value == "" {
-			return nil, &Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: "the new name is empty"}
+			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: "the new name is empty"}
 		}
 		fields[k].Name = kv.Value
 	}
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if seen[f.Name] {
-			return nil, c.errorf("fields", "two fields would be named %q", f.Name)
+			return nil, c.Errorf("fields", "two fields would be named %q", f.Name)
 		}
 		seen[f.Name] = true
 	}
@@ -176,7 +179,7 @@ func buildRename(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	return &mapper{schema: &Schema{DType: &dt}, fn: func(b Batch) (Batch, error) { return b, nil }}, nil
 }
 
-func buildFlatten(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildFlatten(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	sep := c.String("separator")
 	var fields []npyio.Field
 	var add func(name string, t *npyio.DType, shape []int, off int)
@@ -204,13 +207,13 @@ func buildFlatten(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	if in.DType.Kind != npyio.Struct {
 		name = c.String("column")
 	} else if len(in.Shape) > 0 {
-		return nil, c.errorf("input", "flatten of records with a row shape %s: unstack the rows first", npyio.FormatShape(in.Shape))
+		return nil, c.Errorf("input", "flatten of records with a row shape %s: unstack the rows first", npyio.FormatShape(in.Shape))
 	}
 	add(name, in.DType, in.Shape, 0)
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if seen[f.Name] {
-			return nil, c.errorf("separator", "flattening gives two columns named %q; choose another separator", f.Name)
+			return nil, c.Errorf("separator", "flattening gives two columns named %q; choose another separator", f.Name)
 		}
 		seen[f.Name] = true
 	}
@@ -237,10 +240,10 @@ type unstackIndex struct {
 	buf     []byte
 }
 
-func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildUnstack(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	axes := int(c.Int("axes"))
 	if axes > len(in.Shape) {
-		return nil, c.errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), npyio.FormatShape(in.Shape), axes)
+		return nil, c.Errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), npyio.FormatShape(in.Shape), axes)
 	}
 	u := &unstack{k: int(prod(in.Shape[:axes]))}
 	rest := append([]int(nil), in.Shape[axes:]...)
@@ -263,7 +266,7 @@ func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
 		case axes:
 			x.perAxis = append([]int(nil), in.Shape[:axes]...)
 		default:
-			return nil, c.errorf("index", "give one name (the flat position along the %d unstacked axes) or %d (one per axis), not %d", axes, axes, len(idx))
+			return nil, c.Errorf("index", "give one name (the flat position along the %d unstacked axes) or %d (one per axis), not %d", axes, axes, len(idx))
 		}
 		for i, n := range idx {
 			names, opts, items = append(names, n), append(opts, "index"), append(items, i)
@@ -291,9 +294,9 @@ func buildUnstack(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	for k, n := range names {
 		switch {
 		case n == "":
-			return nil, c.itemErrorf(opts[k], items[k], "the column name is empty")
+			return nil, c.ItemErrorf(opts[k], items[k], "the column name is empty")
 		case seen[n] || data[n]:
-			return nil, c.itemErrorf(opts[k], items[k], "column %q is already a column of the output; choose another name", n)
+			return nil, c.ItemErrorf(opts[k], items[k], "column %q is already a column of the output; choose another name", n)
 		}
 		seen[n] = true
 	}
@@ -344,17 +347,17 @@ func (u *unstack) Push(b Batch) error {
 			for j := 0; j < u.k; j++ {
 				c := 0
 				if x.rowNum {
-					store(out, o, x.partRow)
+					rowbytes.Store(out, o, x.partRow)
 					c++
 				}
 				if x.perAxis == nil {
 					if c < x.ncols {
-						store(out, o+8*c, int64(j))
+						rowbytes.Store(out, o+8*c, int64(j))
 					}
 				} else {
 					rem := j
 					for a := len(x.perAxis) - 1; a >= 0; a-- {
-						store(out, o+8*(c+a), int64(rem%x.perAxis[a]))
+						rowbytes.Store(out, o+8*(c+a), int64(rem%x.perAxis[a]))
 						rem /= x.perAxis[a]
 					}
 				}
@@ -421,7 +424,7 @@ func (s *rowSelect) Push(b Batch) error {
 	if cap(s.buf) < n*s.rowSize {
 		s.buf = make([]byte, n*s.rowSize)
 	}
-	gather(s.buf, b.Data, s.rowSize, mask)
+	rowbytes.Gather(s.buf, b.Data, s.rowSize, mask)
 	return s.out.Push(Batch{Rows: n, Data: s.buf[:n*s.rowSize]})
 }
 
@@ -431,7 +434,7 @@ func newRowSelect(in *Schema) *rowSelect {
 	return s
 }
 
-func buildSlice(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildSlice(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	start, step := c.Int("start"), c.Int("step")
 	stop := int64(math.MaxInt64)
 	if c.Has("stop") {
@@ -450,7 +453,7 @@ func buildSlice(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	return s, nil
 }
 
-func buildLimit(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildLimit(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	n := c.Int("rows")
 	s := newRowSelect(in)
 	s.keep = func(r int64) bool { return r < n }
@@ -459,7 +462,7 @@ func buildLimit(c *Component, in *Schema, _ *buildEnv) (node, error) {
 	return s, nil
 }
 
-func buildSample(c *Component, in *Schema, _ *buildEnv) (node, error) {
+func buildSample(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	frac := c.Float("fraction")
 	seed := uint64(c.Int("seed"))
 	limit := uint64(frac * (1 << 53))

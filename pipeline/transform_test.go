@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // collect is a node that keeps what it receives.
@@ -28,12 +30,12 @@ func (c *collect) Push(b Batch) error {
 	return nil
 }
 
-// component makes a Component of a transform from YAML options.
-func component(t *testing.T, typ, opts string) *Component {
+// component makes a job.Component of a transform from YAML options.
+func component(t *testing.T, typ, opts string) *job.Component {
 	t.Helper()
-	job := "version: 1\nsources:\n  s: {type: npy, paths: x.npy}\ntransforms:\n  t:\n    type: " + typ + "\n    input: s\n" + opts +
+	jb := "version: 1\nsources:\n  s: {type: npy, paths: x.npy}\ntransforms:\n  t:\n    type: " + typ + "\n    input: s\n" + opts +
 		"sinks:\n  o: {type: npy, input: t, path: o.npy}\n"
-	j, err := Load("job.yaml", []byte(job), nil)
+	j, err := job.Load("job.yaml", []byte(jb), nil)
 	if err != nil {
 		t.Fatalf("%s: %v", typ, err)
 	}
@@ -41,9 +43,9 @@ func component(t *testing.T, typ, opts string) *Component {
 }
 
 // apply runs rows through one transform and returns its output.
-func apply(t *testing.T, c *Component, in *Schema, data []byte) (*collect, error) {
+func apply(t *testing.T, c *job.Component, in *Schema, data []byte) (*collect, error) {
 	t.Helper()
-	n, err := c.Spec.build(c, in, nil)
+	n, err := build(c, in, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -128,9 +130,9 @@ func records(t *testing.T) (*Schema, []byte) {
 	var data []byte
 	for _, r := range rows {
 		row := make([]byte, dt.Size)
-		store(row, 0, r.a)
-		store(row, 4, r.b)
-		putUCS4(row[12:], r.s)
+		rowbytes.Store(row, 0, r.a)
+		rowbytes.Store(row, 4, r.b)
+		rowbytes.PutUCS4(row[12:], r.s)
 		data = append(data, row...)
 	}
 	return &Schema{DType: dt}, data
@@ -139,7 +141,7 @@ func records(t *testing.T) (*Schema, []byte) {
 func keptA(out *collect) []int32 {
 	var a []int32
 	for i := 0; i < out.rows; i++ {
-		a = append(a, load[int32](out.data, i*out.schema.DType.Size))
+		a = append(a, rowbytes.Load[int32](out.data, i*out.schema.DType.Size))
 	}
 	return a
 }
@@ -256,8 +258,8 @@ func TestRowTransforms(t *testing.T) {
 	if got := out.schema.DType.String(); got != "[('s', '<U3'), ('a', '<i4')]" {
 		t.Errorf("select dtype %s", got)
 	}
-	if got := load[int32](out.data, 2*16+12); got != 3 || ucs4String(out.data[2*16:2*16+12]) != "zzz" {
-		t.Errorf("select row 2 = %d %q", got, ucs4String(out.data[2*16:2*16+12]))
+	if got := rowbytes.Load[int32](out.data, 2*16+12); got != 3 || rowbytes.UCS4String(out.data[2*16:2*16+12]) != "zzz" {
+		t.Errorf("select row 2 = %d %q", got, rowbytes.UCS4String(out.data[2*16:2*16+12]))
 	}
 }
 
@@ -274,7 +276,7 @@ func TestSampleDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, _ := c.Spec.build(c, in, nil)
+	n, _ := build(c, in, nil)
 	b := &collect{schema: in}
 	n.(producer).connect(b)
 	for i := 0; i < len(v); i += 37 {
@@ -336,7 +338,7 @@ func TestGlob(t *testing.T) {
 // TestSchemaFile keeps examples/npyflow.schema.json in step with the
 // registry (regenerate with: npyflow schema > examples/npyflow.schema.json).
 func TestSchemaFile(t *testing.T) {
-	want, err := JSONSchema()
+	want, err := job.JSONSchema()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // aliasCheck records whether every batch it gets aliases the input.
@@ -34,7 +35,7 @@ func TestUnstackIndex(t *testing.T) {
 
 	// Without index the rows are reinterpreted, not copied.
 	c := component(t, "unstack", "")
-	n, err := c.Spec.build(c, in, nil)
+	n, err := build(c, in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +79,11 @@ func TestUnstackIndex(t *testing.T) {
 				row := out.data[r*dt.Size : (r+1)*dt.Size]
 				ints, first := tc.want(r)
 				for k, w := range ints {
-					if got := load[int64](row, 8*k); got != w {
+					if got := rowbytes.Load[int64](row, 8*k); got != w {
 						t.Errorf("row %d column %s = %d, want %d", r, dt.Fields[k].Name, got, w)
 					}
 				}
-				if got := load[float64](row, last.Offset); got != first {
+				if got := rowbytes.Load[float64](row, last.Offset); got != first {
 					t.Errorf("row %d value = %v, want %v", r, got, first)
 				}
 			}
@@ -101,8 +102,8 @@ func TestUnstackIndex(t *testing.T) {
 	}
 	for r := 0; r < 10; r++ {
 		row := out.data[r*out.schema.DType.Size:]
-		if pos, a := load[int64](row, 0), load[int32](row, 8); pos != int64(r%5) || a != int32(r%5+1) || ucs4String(row[20:32]) != ucs4String(rdata[(r%5)*24+12:(r%5)*24+24]) {
-			t.Errorf("record row %d: pos %d a %d s %q", r, pos, a, ucs4String(row[20:32]))
+		if pos, a := rowbytes.Load[int64](row, 0), rowbytes.Load[int32](row, 8); pos != int64(r%5) || a != int32(r%5+1) || rowbytes.UCS4String(row[20:32]) != rowbytes.UCS4String(rdata[(r%5)*24+12:(r%5)*24+24]) {
+			t.Errorf("record row %d: pos %d a %d s %q", r, pos, a, rowbytes.UCS4String(row[20:32]))
 		}
 	}
 
@@ -171,7 +172,7 @@ sinks:
 		var got []string
 		for r := 0; r < 20; r++ {
 			row := a.Data[r*18:]
-			got = append(got, strings.Join([]string{itoa(load[int64](row, 0)), itoa(load[int64](row, 8)), itoa(int64(load[int16](row, 16)))}, ":"))
+			got = append(got, strings.Join([]string{itoa(rowbytes.Load[int64](row, 0)), itoa(rowbytes.Load[int64](row, 8)), itoa(int64(rowbytes.Load[int16](row, 16)))}, ":"))
 		}
 		// row:col:value; the second file (values from 100) restarts row at 0.
 		want := "0:0:0 0:1:1 0:2:2 0:3:3 1:0:4 1:1:5 1:2:6 1:3:7 2:0:8 2:1:9 2:2:10 2:3:11 " +

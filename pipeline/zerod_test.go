@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // TestZeroDStaysZeroD: a 0-d .npy (shape ()) copied by the npy sink, per
@@ -72,7 +73,7 @@ sinks:
 	// The values: numpy's f8_le_0d value, cast to float32 exactly or not.
 	src, _ := npyio.ReadFile(filepath.Join(fx, "f8_le_0d.npy"), nil)
 	c, _ := npyio.ReadFile(filepath.Join(out, "cast.npy"), nil)
-	if v := load[float64](src.Data, 0); load[float32](c.Data, 0) != float32(v) {
-		t.Errorf("cast value %v, want %v", load[float32](c.Data, 0), float32(v))
+	if v := rowbytes.Load[float64](src.Data, 0); rowbytes.Load[float32](c.Data, 0) != float32(v) {
+		t.Errorf("cast value %v, want %v", rowbytes.Load[float32](c.Data, 0), float32(v))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func init() {
@@ -31,7 +32,7 @@ func runCommit(e *env) error {
 	id := ""
 	switch {
 	case *planFile != "":
-		var job *pipeline.Job
+		var job *job.Job
 		if job, frozen, err = loadJobOrPlan(args, set, *planFile, "commit"); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // completion prints a shell completion script. The commands are main's
@@ -75,7 +76,7 @@ func completionCommands() []completionCommand {
 		switch name {
 		case "convert":
 			for _, f := range pipeline.ConvertFlags() {
-				cc.flags = append(cc.flags, completionFlag{name: f.Name, doc: f.Doc, takesValue: f.Type != pipeline.Bool})
+				cc.flags = append(cc.flags, completionFlag{name: f.Name, doc: f.Doc, takesValue: f.Type != job.Bool})
 			}
 			cc.flags = append(cc.flags, completionFlag{name: "progress", doc: "progress bar: auto, always, never", takesValue: true})
 		case "completion":

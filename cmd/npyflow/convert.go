@@ -12,6 +12,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -104,12 +105,12 @@ func addConvertFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions) {
 // addOptionFlags declares the conversion options flags on fs.
 func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pipeline.Flag) {
 	for _, d := range flags {
-		v := &optionFlag{opts: opts, name: d.Name, isBool: d.Type == pipeline.Bool}
+		v := &optionFlag{opts: opts, name: d.Name, isBool: d.Type == job.Bool}
 		if d.Default != nil && d.Default != false && d.Default != int64(0) && d.Default != "" {
 			v.current = fmt.Sprint(d.Default)
 			opts.Set(d.Name, v.current)
 		}
-		if d.Type == pipeline.Bool && d.Default == true {
+		if d.Type == job.Bool && d.Default == true {
 			v.current = "true"
 		}
 		fs.Var(v, d.Name, d.Doc)

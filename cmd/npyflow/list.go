@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func init() {
 	register("list", "list sources, transforms and sinks; npyflow list TYPE shows a component's options", runList)
 }
 
-var kinds = []pipeline.Kind{pipeline.Source, pipeline.Transform, pipeline.Sink}
+var kinds = []job.Kind{job.Source, job.Transform, job.Sink}
 
 // runList prints the component registry: every type with its summary, or
 // one component's options with types, defaults and documentation.
@@ -26,12 +27,8 @@ func runList(e *env) error {
 	case 0:
 		for _, k := range kinds {
 			fmt.Fprintf(e.stdout, "%ss:\n", k)
-			for _, s := range pipeline.Specs(k) {
-				note := ""
-				if s.Available() != nil {
-					note = " (not available yet)"
-				}
-				fmt.Fprintf(e.stdout, "  %-10s %s%s\n", s.Type, s.Summary, note)
+			for _, s := range job.Specs(k) {
+				fmt.Fprintf(e.stdout, "  %-10s %s\n", s.Type, s.Summary)
 			}
 		}
 		fmt.Fprintln(e.stdout, "\nformats (npyflow convert, by extension):")
@@ -45,7 +42,7 @@ func runList(e *env) error {
 		return usagef("want at most one component type")
 	}
 	name := args[0]
-	var found []*pipeline.Spec
+	var found []*job.Spec
 	for _, k := range kinds {
 		typ := name
 		if kind, t, ok := strings.Cut(name, "."); ok {
@@ -54,7 +51,7 @@ func runList(e *env) error {
 			}
 			typ = t
 		}
-		if s := pipeline.Lookup(k, typ); s != nil {
+		if s := job.Lookup(k, typ); s != nil {
 			found = append(found, s)
 		}
 	}
@@ -70,13 +67,10 @@ func runList(e *env) error {
 	return nil
 }
 
-func printSpec(e *env, s *pipeline.Spec) {
+func printSpec(e *env, s *job.Spec) {
 	fmt.Fprintf(e.stdout, "%s %s: %s\n", s.Kind, s.Type, s.Summary)
 	if s.Doc != "" {
 		fmt.Fprintf(e.stdout, "  %s\n", s.Doc)
-	}
-	if err := s.Available(); err != nil {
-		fmt.Fprintf(e.stdout, "  (%v)\n", err)
 	}
 	fmt.Fprintln(e.stdout, "options:")
 	for _, f := range s.Fields {

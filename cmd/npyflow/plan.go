@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/npyflow/npyflow/internal/storage"
 	"os"
 	"strconv"
+
+	"github.com/npyflow/npyflow/internal/storage"
 
 	"github.com/npyflow/npyflow/pipeline"
 )

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/npyflow/npyflow/internal/storage"
 	"io"
 	"os"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/job"
 
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/vbauerster/mpb/v8"
@@ -60,21 +62,21 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // loadJob loads and validates a job; job errors become usage errors
 // (exit code 2).
-func loadJob(name string, set []string) (*pipeline.Job, error) {
-	job, err := pipeline.LoadFile(name, &pipeline.LoadOptions{Set: set})
+func loadJob(name string, set []string) (*job.Job, error) {
+	jb, err := job.LoadFile(name, &job.LoadOptions{Set: set})
 	if err != nil {
-		if pipeline.IsJobError(err) {
+		if job.IsJobError(err) {
 			return nil, jobError(err)
 		}
 		return nil, err
 	}
-	return job, nil
+	return jb, nil
 }
 
 // jobError marks err as an invalid job (exit 2), printing every problem on
 // its own line.
 func jobError(err error) error {
-	var l pipeline.ErrorList
+	var l job.ErrorList
 	if errors.As(err, &l) && len(l) > 1 {
 		return usageError{fmt.Errorf("%d problems:\n%w", len(l), err)}
 	}
@@ -82,7 +84,7 @@ func jobError(err error) error {
 }
 
 func planError(err error) error {
-	if pipeline.IsJobError(err) {
+	if job.IsJobError(err) {
 		return jobError(err)
 	}
 	return err
@@ -106,11 +108,11 @@ func runRun(e *env) error {
 	if *workers < 0 {
 		return usagef("--workers must be positive")
 	}
-	job, frozen, err := loadJobOrPlan(args, set, sf.plan, "run")
+	jb, frozen, err := loadJobOrPlan(args, set, sf.plan, "run")
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlanWith(job, &pipeline.PlanOptions{Frozen: frozen})
+	plan, err := pipeline.NewPlanWith(jb, &pipeline.PlanOptions{Frozen: frozen})
 	if err != nil {
 		return planError(err)
 	}
@@ -211,7 +213,7 @@ func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env, quiet bool) (*
 // loadJobOrPlan loads the job of run and commit: from the job file, or
 // from the frozen plan (which carries the job; a job file given as well
 // must be the one planned).
-func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*pipeline.Job, *pipeline.FrozenPlan, error) {
+func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*job.Job, *pipeline.FrozenPlan, error) {
 	if len(args) > 1 {
 		return nil, nil, usagef("want one job file: npyflow %s job.yaml", cmd)
 	}
@@ -219,8 +221,8 @@ func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*pipeline
 		if len(args) != 1 {
 			return nil, nil, usagef("want one job file: npyflow %s job.yaml (or --plan plan.json)", cmd)
 		}
-		job, err := loadJob(args[0], set)
-		return job, nil, err
+		jb, err := loadJob(args[0], set)
+		return jb, nil, err
 	}
 	if len(set) > 0 {
 		return nil, nil, usagef("--set cannot change a frozen plan: give it to npyflow plan")
@@ -238,14 +240,14 @@ func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*pipeline
 			return nil, nil, usagef("%s differs from the job planned in %s: plan again, or omit the job file", args[0], planFile)
 		}
 	}
-	job, err := fp.LoadJob(nil)
+	jb, err := fp.LoadJob(nil)
 	if err != nil {
-		if pipeline.IsJobError(err) {
+		if job.IsJobError(err) {
 			return nil, nil, jobError(err)
 		}
 		return nil, nil, err
 	}
-	return job, fp, nil
+	return jb, fp, nil
 }
 
 func printSummary(w io.Writer, sum *pipeline.Summary) {

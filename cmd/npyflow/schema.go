@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func runSchema(e *env) error {
 	if len(args) != 0 {
 		return usagef("schema takes no arguments")
 	}
-	b, err := pipeline.JSONSchema()
+	b, err := job.JSONSchema()
 	if err != nil {
 		return err
 	}

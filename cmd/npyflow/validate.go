@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func runValidate(e *env) error {
 	}
 	bad := 0
 	for _, name := range args {
-		job, err := loadJob(name, set)
+		jb, err := loadJob(name, set)
 		if err != nil {
 			bad++
 			fmt.Fprintln(e.stderr, err)
@@ -45,7 +46,7 @@ func runValidate(e *env) error {
 			fmt.Fprintf(e.stdout, "%s: ok\n", name)
 			continue
 		}
-		plan, err := pipeline.NewPlan(job)
+		plan, err := pipeline.NewPlan(jb)
 		switch {
 		case err == nil:
 			plan.Close()
@@ -54,7 +55,7 @@ func runValidate(e *env) error {
 				n += len(s.Parts)
 			}
 			fmt.Fprintf(e.stdout, "%s: ok (checked against the headers of %d input(s))\n", name, n)
-		case pipeline.IsJobError(err):
+		case job.IsJobError(err):
 			bad++
 			fmt.Fprintln(e.stderr, err)
 		default:

@@ -1,8 +1,9 @@
-package pipeline
+package job
 
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,7 @@ func (c *Component) Has(name string) bool { return c.vals[name] != nil }
 func (c *Component) def(name string) any {
 	f := c.Spec.Field(name)
 	if f == nil {
-		panic(fmt.Sprintf("pipeline: %s %s has no option %q", c.Kind, c.Type, name))
+		panic(fmt.Sprintf("job: %s %s has no option %q", c.Kind, c.Type, name))
 	}
 	return f.Default
 }
@@ -119,9 +120,9 @@ func (c *Component) PosOfItem(name string, i int) Pos {
 	return c.PosOf(name)
 }
 
-// errorf returns a positioned job error about option name (or the whole
+// Errorf returns a positioned job error about option name (or the whole
 // component when name is "").
-func (c *Component) errorf(name string, format string, args ...any) *Error {
+func (c *Component) Errorf(name string, format string, args ...any) *Error {
 	path := c.Path()
 	pos := c.Pos
 	if name != "" {
@@ -131,8 +132,8 @@ func (c *Component) errorf(name string, format string, args ...any) *Error {
 	return &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// itemErrorf is errorf for item i of a list option.
-func (c *Component) itemErrorf(name string, i int, format string, args ...any) *Error {
+// ItemErrorf is Errorf for item i of a list option.
+func (c *Component) ItemErrorf(name string, i int, format string, args ...any) *Error {
 	path := c.Path() + "." + name
 	if v := c.vals[name]; v != nil && v.Kind == yaml.SequenceNode {
 		path = fmt.Sprintf("%s[%d]", path, i)
@@ -140,10 +141,70 @@ func (c *Component) itemErrorf(name string, i int, format string, args ...any) *
 	return &Error{Pos: c.PosOfItem(name, i), Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// resolvePath makes a job-relative path absolute-or-cwd-relative.
-func (c *Component) resolvePath(p string) string {
+// ResolvePath resolves a path given in the job against the job file's
+// directory (Job.Dir); absolute paths and URLs are kept as they are.
+func (c *Component) ResolvePath(p string) string {
 	if filepath.IsAbs(p) || storage.Scheme(p) != "" || c.job == nil || c.job.Dir == "" {
 		return p
 	}
 	return filepath.Join(c.job.Dir, p)
+}
+
+// PosAt returns the position of byte off of the scalar value of option
+// name, for errors about a part of it (a predicate's field): the column
+// accounts for an opening quote; in a block scalar, or from --set, it is
+// the value's position.
+func (c *Component) PosAt(name string, off int) Pos {
+	p := c.PosOf(name)
+	v := c.vals[name]
+	if v == nil || p.Line == 0 {
+		return p
+	}
+	switch {
+	case v.Style == 0:
+		p.Col += off
+	case v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		p.Col += off + 1
+	}
+	return p
+}
+
+// Given returns the names of the options the job gives the component
+// (type and input included), sorted.
+func (c *Component) Given() []string {
+	keys := make([]string, 0, len(c.vals))
+	for k := range c.vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Text renders the value of option name canonically (lists as
+// [a,b], mappings as {"k":v}, scalars quoted), for digests that must not
+// depend on how the job file spells a value; "" if it is not given.
+func (c *Component) Text(name string) string {
+	if v := c.vals[name]; v != nil {
+		return nodeText(v)
+	}
+	return ""
+}
+
+func nodeText(n *yaml.Node) string {
+	n = resolve(n)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		var s []string
+		for _, e := range n.Content {
+			s = append(s, nodeText(e))
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	case yaml.MappingNode:
+		var s []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			s = append(s, strconv.Quote(n.Content[i].Value)+":"+nodeText(n.Content[i+1]))
+		}
+		return "{" + strings.Join(s, ",") + "}"
+	}
+	return strconv.Quote(n.Value)
 }

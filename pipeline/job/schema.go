@@ -1,4 +1,4 @@
-package pipeline
+package job
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func JSONSchema() ([]byte, error) {
 		}
 		return map[string]any{
 			"type":                 "object",
-			"description":          "named " + k.section() + "; names are referred to by input",
+			"description":          "named " + k.Section() + "; names are referred to by input",
 			"propertyNames":        map[string]any{"pattern": nameRE.String()},
 			"additionalProperties": map[string]any{"$ref": "#/definitions/" + k.String()},
 		}

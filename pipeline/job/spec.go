@@ -1,4 +1,4 @@
-package pipeline
+package job
 
 import (
 	"fmt"
@@ -27,8 +27,8 @@ func (k Kind) String() string {
 	return "kind?"
 }
 
-// section is the job file key holding components of the kind.
-func (k Kind) section() string { return k.String() + "s" }
+// Section is the job file key holding components of the kind.
+func (k Kind) Section() string { return k.String() + "s" }
 
 // FieldType is the type of a component option's value.
 type FieldType int
@@ -66,32 +66,27 @@ type Field struct {
 	FlagDoc     string
 	FlagType    *FieldType
 	FlagDefault any
-	// check validates a present value further (a dtype name, a predicate,
-	// a path pattern); it returns a message and the column offset of the
-	// problem within the scalar (0 if unknown).
-	check func(v string) (msg string, col int)
-	// checkKey validates each key of a StringMap.
-	checkVal func(v string) (msg string, col int)
+	// Check validates a present value further (a dtype name, a predicate,
+	// a path pattern); it returns a message and the byte offset of the
+	// problem within the scalar (0 if unknown), "" if the value is valid.
+	Check func(v string) (msg string, col int)
+	// CheckValue validates each value of a StringMap.
+	CheckValue func(v string) (msg string, col int)
 }
 
-// Spec describes one component type: its options, documentation and
-// builder. The registry of Specs drives validation, the JSON schema and
-// `npyflow list`, so the three always agree.
+// Spec describes one component type: its options and documentation, and
+// what runs it. The registry of Specs drives validation, the JSON schema
+// and `npyflow list`, so the three always agree.
 type Spec struct {
 	Kind    Kind
 	Type    string
 	Summary string
 	Doc     string
 	Fields  []Field
-	// unavailable, when set, tells why the component cannot run in this
-	// build; validation still checks its options.
-	unavailable func() error
-	build       builder
+	// Impl is what runs the component, for the package that registered
+	// it (package pipeline: its builder); package job does not use it.
+	Impl any
 }
-
-// builder makes the runtime node of a component from its validated
-// options and its input schema (nil for sources).
-type builder func(c *Component, in *Schema, env *buildEnv) (node, error)
 
 // Field returns the option named name, or nil.
 func (s *Spec) Field(name string) *Field {
@@ -101,15 +96,6 @@ func (s *Spec) Field(name string) *Field {
 		}
 	}
 	return nil
-}
-
-// Available returns nil if the component can run in this build, else an
-// error wrapping ErrNotAvailable.
-func (s *Spec) Available() error {
-	if s.unavailable == nil {
-		return nil
-	}
-	return s.unavailable()
 }
 
 var registry = map[Kind]map[string]*Spec{Source: {}, Transform: {}, Sink: {}}
@@ -125,10 +111,14 @@ func commonFields(k Kind) []Field {
 	return f
 }
 
-func register(s *Spec) {
+// Register adds a component type to the registry, with the options
+// every component of its kind has (type, and input for transforms and
+// sinks) in front of its own. It panics if the kind already has the type:
+// registration happens in init functions, and a duplicate is a bug.
+func Register(s *Spec) {
 	s.Fields = append(commonFields(s.Kind), s.Fields...)
 	if _, dup := registry[s.Kind][s.Type]; dup {
-		panic(fmt.Sprintf("pipeline: %s %q registered twice", s.Kind, s.Type))
+		panic(fmt.Sprintf("job: %s %q registered twice", s.Kind, s.Type))
 	}
 	registry[s.Kind][s.Type] = s
 }
@@ -152,10 +142,4 @@ func typeNames(k Kind) []string {
 		n = append(n, s.Type)
 	}
 	return n
-}
-
-func ptr(f float64) *float64 { return &f }
-
-func notAvailable(what string) func() error {
-	return func() error { return fmt.Errorf("%s: %w in this build", what, ErrNotAvailable) }
 }

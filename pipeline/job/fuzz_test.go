@@ -1,4 +1,4 @@
-package pipeline_test
+package job_test
 
 import (
 	"os"
@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/npyflow/npyflow/pipeline"
+	_ "github.com/npyflow/npyflow/pipeline" // registers the components
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // fuzzEnv is the fixed environment of the fuzz target, so ${VAR} expands
@@ -24,7 +25,7 @@ func fuzzEnv(name string) (string, bool) {
 // deterministic. Seeds: the examples and the shapes the loader's own tests
 // use (anchors, aliases, ${VAR} forms, flow and block styles).
 func FuzzLoad(f *testing.F) {
-	examples, _ := filepath.Glob(filepath.Join("..", "examples", "*.yaml"))
+	examples, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
 	for _, p := range examples {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -52,14 +53,14 @@ func FuzzLoad(f *testing.F) {
 				sets = sets[:4]
 			}
 		}
-		opts := &pipeline.LoadOptions{Set: sets, LookupEnv: fuzzEnv, Dir: "/nonexistent"}
+		opts := &job.LoadOptions{Set: sets, LookupEnv: fuzzEnv, Dir: "/nonexistent"}
 		start := time.Now()
-		job, err := pipeline.Load("job.yaml", data, opts)
+		j, err := job.Load("job.yaml", data, opts)
 		if d := time.Since(start); d > 10*time.Second { // generous: -race on a loaded 2-core machine
 			t.Fatalf("Load took %v on %d bytes", d, len(data))
 		}
 		if err != nil {
-			if !pipeline.IsJobError(err) {
+			if !job.IsJobError(err) {
 				t.Fatalf("not a job error (no position): %T %v", err, err)
 			}
 			for _, line := range strings.Split(err.Error(), "\n") {
@@ -67,11 +68,11 @@ func FuzzLoad(f *testing.F) {
 					t.Fatalf("error line without a position: %q", line)
 				}
 			}
-		} else if job == nil {
+		} else if j == nil {
 			t.Fatal("nil job and nil error")
 		}
-		job2, err2 := pipeline.Load("job.yaml", data, opts)
-		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || (job == nil) != (job2 == nil) {
+		job2, err2 := job.Load("job.yaml", data, opts)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) || (j == nil) != (job2 == nil) {
 			t.Fatalf("not deterministic: %v / %v", err, err2)
 		}
 	})

@@ -1,4 +1,4 @@
-package pipeline
+package job
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,7 +40,7 @@ type Component struct {
 }
 
 // Path is the component's key path in the job file, like "sinks.table".
-func (c *Component) Path() string { return c.Kind.section() + "." + c.Name }
+func (c *Component) Path() string { return c.Kind.Section() + "." + c.Name }
 
 // Of returns the job's components of a kind, in file order.
 func (j *Job) Of(k Kind) []*Component {
@@ -163,6 +164,11 @@ func resolve(n *yaml.Node) *yaml.Node {
 
 var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
+// IsName reports whether s is a valid component name (and output path
+// placeholder): letters, digits, '_' and '-', starting with a letter or
+// '_'.
+func IsName(s string) bool { return nameRE.MatchString(s) }
+
 var topKeys = []string{"version", "sources", "transforms", "sinks"}
 
 // manifest reports whether root has apiVersion and kind but none of a
@@ -207,28 +213,28 @@ func (l *loader) job(root *yaml.Node, job *Job) {
 				delete(sections, k.Value)
 			}
 		default:
-			l.errs.add(l.pos(k), k.Value, "unknown key%s; a job has %s", didYouMean(k.Value, topKeys), quoteList(topKeys))
+			l.errs.add(l.pos(k), k.Value, "unknown key%s; a job has %s", suggest.DidYouMean(k.Value, topKeys), quoteList(topKeys))
 		}
 	}
 	if !seen["version"] {
 		l.errs.add(l.pos(root), "version", "missing: add \"version: %d\"", Version)
 	}
 	for _, k := range []Kind{Source, Transform, Sink} {
-		sec := sections[k.section()]
+		sec := sections[k.Section()]
 		if sec == nil || len(sec.Content) == 0 {
 			switch {
 			case k == Transform:
 			case sec != nil:
-				l.errs.add(l.pos(sec), k.section(), "a job needs at least one %s", k)
-			case !seen[k.section()]:
-				l.errs.add(l.pos(root), k.section(), "missing: a job needs at least one %s", k)
+				l.errs.add(l.pos(sec), k.Section(), "a job needs at least one %s", k)
+			case !seen[k.Section()]:
+				l.errs.add(l.pos(root), k.Section(), "missing: a job needs at least one %s", k)
 			}
 			continue
 		}
 		for i := 0; i+1 < len(sec.Content); i += 2 {
 			kn, vn := sec.Content[i], resolve(sec.Content[i+1])
 			name := kn.Value
-			path := k.section() + "." + name
+			path := k.Section() + "." + name
 			if !nameRE.MatchString(name) {
 				l.errs.add(l.pos(kn), path, "invalid name: use letters, digits, '_' and '-', starting with a letter or '_'")
 				continue
@@ -248,7 +254,7 @@ func (l *loader) job(root *yaml.Node, job *Job) {
 }
 
 func (l *loader) component(k Kind, name string, kn, vn *yaml.Node, job *Job) *Component {
-	path := k.section() + "." + name
+	path := k.Section() + "." + name
 	if vn.Kind != yaml.MappingNode {
 		l.errs.add(l.pos(vn), path, "must be a mapping with a type")
 		return nil
@@ -276,7 +282,7 @@ func (l *loader) component(k Kind, name string, kn, vn *yaml.Node, job *Job) *Co
 	c.Type = tn.Value
 	c.Spec = Lookup(k, c.Type)
 	if c.Spec == nil {
-		hint := didYouMean(c.Type, typeNames(k))
+		hint := suggest.DidYouMean(c.Type, typeNames(k))
 		for _, other := range []Kind{Source, Transform, Sink} {
 			if other != k && Lookup(other, c.Type) != nil && hint == "" {
 				hint = fmt.Sprintf(" (%q is a %s type, not a %s)", c.Type, other, k)
@@ -291,7 +297,7 @@ func (l *loader) component(k Kind, name string, kn, vn *yaml.Node, job *Job) *Co
 	}
 	for key, kn := range keys {
 		if c.Spec.Field(key) == nil {
-			l.errs.add(l.pos(kn), path+"."+key, "unknown option of %s %q%s; options: %s", k, c.Type, didYouMean(key, names), strings.Join(names, ", "))
+			l.errs.add(l.pos(kn), path+"."+key, "unknown option of %s %q%s; options: %s", k, c.Type, suggest.DidYouMean(key, names), strings.Join(names, ", "))
 			delete(c.vals, key)
 		}
 	}
@@ -342,8 +348,8 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 			l.errs.add(l.pos(n), p, "must be a string")
 			return false
 		}
-		if f.check != nil {
-			if msg, col := f.check(n.Value); msg != "" {
+		if f.Check != nil {
+			if msg, col := f.Check(n.Value); msg != "" {
 				pos := l.pos(n)
 				if pos.Line > 0 && col > 0 && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 					col++ // skip the opening quote
@@ -363,7 +369,7 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 			return false
 		}
 		if f.Enum != nil && !contains(f.Enum, v.Value) {
-			return bad(v, "invalid value %q%s; one of %s", v.Value, didYouMean(v.Value, f.Enum), quoteList(f.Enum))
+			return bad(v, "invalid value %q%s; one of %s", v.Value, suggest.DidYouMean(v.Value, f.Enum), quoteList(f.Enum))
 		}
 	case Int:
 		if v.Kind != yaml.ScalarNode {
@@ -430,8 +436,8 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 				ok = false
 				continue
 			}
-			if f.checkVal != nil {
-				if msg, _ := f.checkVal(e.Value); msg != "" {
+			if f.CheckValue != nil {
+				if msg, _ := f.CheckValue(e.Value); msg != "" {
 					l.errs.add(l.pos(e), p, "%s", msg)
 					ok = false
 				}
@@ -475,7 +481,7 @@ func (l *loader) links(job *Job) {
 			d := job.byName[name]
 			switch {
 			case d == nil:
-				l.errs.add(l.pos(n), p, "no source or transform named %q%s", name, didYouMean(name, producers))
+				l.errs.add(l.pos(n), p, "no source or transform named %q%s", name, suggest.DidYouMean(name, producers))
 			case d.Kind == Sink:
 				l.errs.add(l.pos(n), p, "%q is a sink; inputs must be sources or transforms", name)
 			case d == c:

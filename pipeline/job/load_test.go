@@ -1,9 +1,11 @@
-package pipeline
+package job_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
+
+	_ "github.com/npyflow/npyflow/pipeline" // registers the components
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -193,11 +195,11 @@ sinks:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load("job.yaml", []byte(tc.job), &LoadOptions{Set: tc.set, LookupEnv: env(nil)})
+			_, err := job.Load("job.yaml", []byte(tc.job), &job.LoadOptions{Set: tc.set, LookupEnv: env(nil)})
 			if err == nil {
 				t.Fatal("loaded without error")
 			}
-			if !IsJobError(err) {
+			if !job.IsJobError(err) {
 				t.Fatalf("not a job error: %v", err)
 			}
 			got := strings.Split(err.Error(), "\n")
@@ -209,7 +211,7 @@ sinks:
 }
 
 func TestLoadValid(t *testing.T) {
-	job := `version: 1
+	text := `version: 1
 sources:
   raw:
     type: npz
@@ -226,7 +228,7 @@ sinks:
     input: keep
     path: "$${literal}/${NAME:-o}.npy"
 `
-	j, err := Load("dir/job.yaml", []byte(job), &LoadOptions{
+	j, err := job.Load("dir/job.yaml", []byte(text), &job.LoadOptions{
 		LookupEnv: env(map[string]string{"ROWS": "12", "DIR": ""}),
 		Set:       []string{"sinks.out.mode=error_if_exists", "sources.raw.members=[x, y]"},
 	})
@@ -252,53 +254,10 @@ sinks:
 	if got := raw.Bool("allow_empty"); got {
 		t.Errorf("allow_empty default = %v", got)
 	}
-	if got := raw.resolvePath("x.npz"); got != "dir/x.npz" {
-		t.Errorf("resolvePath = %q", got)
+	if got := raw.ResolvePath("x.npz"); got != "dir/x.npz" {
+		t.Errorf("ResolvePath = %q", got)
 	}
-	if j.Dir != "dir" || len(j.Of(Source)) != 1 || len(j.Of(Transform)) != 1 || len(j.Of(Sink)) != 1 {
+	if j.Dir != "dir" || len(j.Of(job.Source)) != 1 || len(j.Of(job.Transform)) != 1 || len(j.Of(job.Sink)) != 1 {
 		t.Errorf("job = %+v", j)
-	}
-}
-
-func TestExpand(t *testing.T) {
-	lookup := env(map[string]string{"A": "1", "E": ""})
-	valid := []struct{ in, want string }{
-		{"plain", "plain"},
-		{"$A and $$ and ${A}", "$A and $ and 1"},
-		{"${E:-d}|${E}|${X:-}|${A:-d}|${A:?no}", "d||||1|1"[:len("d||||1|1")-2] + "1|1"},
-		{"${X:-a b}", "a b"},
-		{"trailing $", "trailing $"},
-	}
-	valid[2].want = "d|||1|1"
-	for _, tc := range valid {
-		got, _, msg := expand(tc.in, lookup)
-		if msg != "" || got != tc.want {
-			t.Errorf("expand(%q) = %q, %q; want %q", tc.in, got, msg, tc.want)
-		}
-	}
-	invalid := []struct {
-		in  string
-		off int
-		msg string
-	}{
-		{"x${A", 1, "unterminated ${ (write $$ for a literal $)"},
-		{"${1A}", 0, `invalid variable name "1A" in ${1A}`},
-		{"ab${A:+x}", 2, "invalid reference ${A:+x}: use ${VAR}, ${VAR:-default} or ${VAR:?message}"},
-		{"${E:?}", 0, "environment variable E: is required"},
-	}
-	for _, tc := range invalid {
-		_, off, msg := expand(tc.in, lookup)
-		if off != tc.off || msg != tc.msg {
-			t.Errorf("expand(%q) error at %d %q; want at %d %q", tc.in, off, msg, tc.off, tc.msg)
-		}
-	}
-}
-
-func TestIsJobError(t *testing.T) {
-	if IsJobError(errors.New("x")) || IsJobError(&dataError{err: errors.New("x")}) {
-		t.Error("plain and data errors are not job errors")
-	}
-	if !IsJobError(ErrorList{{Msg: "x"}}) || !IsJobError(&Error{Msg: "x"}) {
-		t.Error("Error and ErrorList are job errors")
 	}
 }
