@@ -143,12 +143,12 @@ func TestConvertArrows(t *testing.T) {
 	if b, _ := os.ReadFile(file); !bytes.HasPrefix(b, []byte("ARROW1")) {
 		t.Errorf(".arrows -> .arrow: no IPC file magic")
 	}
-	ins, err := InspectOptions(context.Background(), StdinName, &ConvertOptions{Stdin: bytes.NewReader(stream)})
+	ins, err := Inspect(context.Background(), StdinName, &ConvertOptions{Stdin: bytes.NewReader(stream)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins.Table == nil || ins.Table.File != "-" || ins.Table.IPC != "stream" || ins.Table.Rows != arrowsRows || len(ins.Table.Columns) != 4 {
-		t.Errorf("inspect -: %+v", ins.Table)
+	if asTable(ins) == nil || asTable(ins).File != "-" || asTable(ins).IPC != "stream" || asTable(ins).Rows != arrowsRows || len(asTable(ins).Columns) != 4 {
+		t.Errorf("inspect -: %+v", asTable(ins))
 	}
 	for _, bad := range []string{"", "hello, world"} {
 		_, err := Convert(context.Background(), StdinName, filepath.Join(dir, "x.npy"), &ConvertOptions{Stdin: strings.NewReader(bad)})
@@ -248,7 +248,7 @@ func TestJobStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlanWith(j, &PlanOptions{Stdin: bytes.NewReader(stream)})
+	plan, err := NewPlan(context.Background(), j, &PlanOptions{Stdin: bytes.NewReader(stream)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestJobStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewPlanWith(j, &PlanOptions{Stdin: bytes.NewReader(stream)}); err == nil || !strings.Contains(err.Error(), "standard input (-) is read by source") {
+	if _, err := NewPlan(context.Background(), j, &PlanOptions{Stdin: bytes.NewReader(stream)}); err == nil || !strings.Contains(err.Error(), "standard input (-) is read by source") {
 		t.Errorf("two sources of stdin: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ sinks:
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := NewPlan(j)
+		p, err := NewPlan(context.Background(), j, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
-	"github.com/npyflow/npyflow/parquetio"
-	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // HDF5 files and MAT-files read as archives of named arrays, like an
@@ -20,22 +17,8 @@ import (
 // without the leading slash ("group/data"), every array of a MAT-file a
 // member named by its MATLAB-style path ("x", "s.a", "c{3}"). Each member
 // is read as an .npy stream (its header, then its data from the hdf5 or
-// matfile package's reader), so the conversions and the job sources treat
-// them as they treat .npz members.
-
-// WarnFunc receives the warnings of a conversion or a job run that does
-// not fail it: a MAT-file variable of a class numpy cannot hold (a
-// function handle, a MATLAB object) skipped, an HDF5 dataset of a type
-// without a numpy form skipped when every dataset is read. By default it
-// prints "npyflow: warning: MSG" on standard error; [ConvertOptions].Warn
-// overrides it for one conversion.
-var WarnFunc = func(msg string) { fmt.Fprintf(os.Stderr, "npyflow: warning: %s\n", msg) }
-
-func warnf(format string, args ...any) {
-	if WarnFunc != nil {
-		WarnFunc(fmt.Sprintf(format, args...))
-	}
-}
+// matfile package's reader), so the hdf5 and mat sources (format_hdf5.go,
+// format_mat.go) treat them as the npz source treats its members.
 
 // containerMember is one array of an HDF5 file or MAT-file.
 type containerMember struct {
@@ -45,31 +28,6 @@ type containerMember struct {
 	// openC, if set, streams a Fortran-order member's data in C order
 	// (a MAT-file array read in bands of rows).
 	openC func() (io.ReadCloser, error)
-}
-
-// containerOptions are the source options of an hdf5 or mat input.
-type containerOptions struct {
-	pick   []string // datasets or variables (all when empty)
-	strict bool     // mat: unsupported classes are errors
-	warn   func(string)
-}
-
-// isContainer reports the formats read through containerMembers.
-func isContainer(format string) bool { return format == "hdf5" || format == "mat" }
-
-// containerMembers lists the arrays of the HDF5 file or MAT-file held by
-// r (name is for messages). Only headers are read, except for a Level 5
-// MAT-file, whose variables are read (inflated) whole, each bounded by
-// matfile's MaxVariableBytes. close releases the file's structures.
-func containerMembers(format, name string, r io.ReaderAt, size int64, o containerOptions) ([]containerMember, error) {
-	warn := o.warn
-	if warn == nil {
-		warn = func(string) {}
-	}
-	if format == "hdf5" {
-		return hdf5Members(name, r, size, o.pick, warn)
-	}
-	return matMembers(name, r, size, o, warn)
 }
 
 func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
@@ -240,16 +198,16 @@ func (s *elemStream) Read(p []byte) (int, error) {
 
 func (s *elemStream) Close() error { return nil }
 
-func matMembers(name string, r io.ReaderAt, size int64, o containerOptions, warn func(string)) ([]containerMember, error) {
-	mf, err := matfile.Open(r, size, &matfile.Options{Strict: o.strict, Warn: func(w matfile.Warning) {
+func matMembers(name string, r io.ReaderAt, size int64, pick []string, strict bool, warn func(string)) ([]containerMember, error) {
+	mf, err := matfile.Open(r, size, &matfile.Options{Strict: strict, Warn: func(w matfile.Warning) {
 		warn(fmt.Sprintf("%s: %s", name, w))
 	}})
 	if err != nil {
 		return nil, err
 	}
 	var out []containerMember
-	err = mf.WalkVariables(matTops(o.pick), func(path string, v *matfile.Var) error {
-		if len(o.pick) > 0 && !matPicked(path, o.pick) {
+	err = mf.WalkVariables(matTops(pick), func(path string, v *matfile.Var) error {
+		if len(pick) > 0 && !matPicked(path, pick) {
 			return nil
 		}
 		out = append(out, containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor})
@@ -259,8 +217,8 @@ func matMembers(name string, r io.ReaderAt, size int64, o containerOptions, warn
 		return nil, err
 	}
 	if len(out) == 0 {
-		if len(o.pick) > 0 {
-			return nil, fmt.Errorf("no array %s in the MAT-file", strings.Join(o.pick, ", "))
+		if len(pick) > 0 {
+			return nil, fmt.Errorf("no array %s in the MAT-file", strings.Join(pick, ", "))
 		}
 		return nil, errors.New("the MAT-file has no variable npyflow can read")
 	}
@@ -364,183 +322,6 @@ func (s *rowBytes) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// containerSource is an HDF5 or MAT-file input of a conversion: like an
-// .npz, one array, a table of members of one length, or (to .npz or
-// .mat) an archive of members of any shapes.
-func (c *converter) containerSource(kind, outKind string) (*convSource, error) {
-	fh, size, closeIn, err := c.openInput()
-	if err != nil {
-		return nil, err
-	}
-	var pick []string
-	if kind == "hdf5" && c.opts.Dataset != "" {
-		pick = []string{c.opts.Dataset}
-	}
-	if kind == "mat" && c.opts.Variable != "" {
-		pick = []string{c.opts.Variable}
-	}
-	warn := c.opts.Warn
-	if warn == nil {
-		warn = WarnFunc
-	}
-	members, err := containerMembers(kind, c.in, fh, size, containerOptions{pick: pick, strict: c.opts.Strict, warn: warn})
-	if err != nil {
-		closeIn()
-		return nil, err
-	}
-	var closers []io.Closer
-	closeAll := func() {
-		for _, cl := range closers {
-			cl.Close()
-		}
-		closers = nil
-	}
-	open := func() ([]*npyio.Reader, error) {
-		closeAll()
-		rs := make([]*npyio.Reader, len(members))
-		for i, m := range members {
-			r, cl, err := memberReader(m)
-			if err != nil {
-				closeAll()
-				return nil, err
-			}
-			rs[i] = r
-			closers = append(closers, cl)
-		}
-		return rs, nil
-	}
-	done := func() { closeAll(); closeIn() }
-	rows := func(h *npyio.Header) int64 {
-		if len(h.Shape) == 0 {
-			return 1
-		}
-		return int64(h.Shape[0])
-	}
-	if len(members) == 1 && outKind != "mat" {
-		h := members[0].header
-		return &convSource{array: true, name: members[0].name, open: open, rows: rows(h), bytes: h.DataSize(), header: h, close: done, members: members}, nil
-	}
-	src := &convSource{open: open, close: done, rows: rows(members[0].header), members: members}
-	same := true
-	var lens []string
-	for _, m := range members {
-		h := m.header
-		if len(h.Shape) == 0 || rows(h) != src.rows {
-			same = false
-		}
-		lens = append(lens, fmt.Sprintf("%s: %d", m.name, rows(h)))
-		var shape []int
-		if len(h.Shape) > 1 {
-			shape = h.Shape[1:]
-		}
-		src.cols = append(src.cols, parquetio.Column{Name: m.name, DType: h.DType, Shape: shape, FortranOrder: h.FortranOrder})
-		src.bytes += h.DataSize()
-	}
-	if outKind == "npz" || outKind == "mat" {
-		src.archive = true
-		src.rows = 0
-		for _, m := range members {
-			src.rows += rows(m.header)
-		}
-		return src, nil
-	}
-	if !same {
-		done()
-		what := "--dataset /PATH"
-		if kind == "mat" {
-			what = "--variable NAME"
-		}
-		return nil, fmt.Errorf("the arrays differ in length along axis 0 (%s), so they are not one table; pick one with %s", strings.Join(lens, ", "), what)
-	}
-	return src, nil
-}
-
-// containerOpts are the options of an hdf5 or mat job source.
-func containerOpts(c *job.Component, warn func(string)) containerOptions {
-	o := containerOptions{warn: warn}
-	if c.Type == "hdf5" {
-		o.pick = c.Strings("datasets")
-	} else {
-		o.pick = c.Strings("variables")
-		o.strict = c.Bool("strict")
-	}
-	return o
-}
-
-// addContainer adds every selected array of an HDF5 file or MAT-file as
-// a part, as addNPZ adds .npz members.
-func (s *fileSource) addContainer(m match) error {
-	f, err := openFile(m.Path)
-	if err != nil {
-		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
-	}
-	defer f.Close()
-	members, err := containerMembers(s.c.Type, m.Path, f, f.Size(), containerOpts(s.c, WarnFunc))
-	if err != nil {
-		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: fmt.Errorf("%s: %w", m.Path, err)}
-	}
-	for _, mem := range members {
-		if err := s.addPart(m, mem.name, mem.header); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// openContainer opens one array of an HDF5 file or MAT-file.
-func (s *fileSource) openContainer(p *Part) (partReader, error) {
-	f, err := openFile(p.Path)
-	if err != nil {
-		return nil, err
-	}
-	o := containerOpts(s.c, nil)
-	o.pick = []string{p.Member}
-	members, err := containerMembers(s.c.Type, p.Path, f, f.Size(), o)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", p.Path, err)
-	}
-	var mem *containerMember
-	for i := range members {
-		if members[i].name == p.Member {
-			mem = &members[i]
-		}
-	}
-	if mem == nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %q disappeared", p.Path, p.Member)
-	}
-	rd, rc, err := memberReader(*mem)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", p.Path, err)
-	}
-	closer := closers{rc, f}
-	if got := (&Schema{DType: rd.DType(), Shape: rd.Header().Shape[min(1, len(rd.Header().Shape)):]}); !got.Equal(s.file) {
-		closer.Close()
-		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
-	}
-	pr := &npyPartReader{rd: rd, closer: closer, name: p.Path + ":" + p.Member}
-	if err := s.withCaptures(pr, p); err != nil {
-		closer.Close()
-		return nil, err
-	}
-	return pr, nil
-}
-
-// closers closes each in order.
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var first error
-	for _, c := range cs {
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
 // vectorShape reports a shape with at most one axis longer than 1.
 func vectorShape(shape []int) bool {
 	long := 0
@@ -553,94 +334,10 @@ func vectorShape(shape []int) bool {
 }
 
 // fortranMember reports whether m goes to .npy as stored, column-major
-// (convert --fortran-order): a MAT-file array with two or more axes
-// longer than 1, in native byte order. Others (vectors, scalars) are the
-// same bytes in C order and take the usual path.
+// (fortran_order): a MAT-file array with two or more axes longer than 1,
+// in native byte order. Others (vectors, scalars) are the same bytes in C
+// order and go as rows.
 func fortranMember(m containerMember) bool {
 	h := m.header
 	return h.FortranOrder && len(h.Shape) >= 2 && !vectorShape(h.Shape) && h.DType.IsNative()
-}
-
-// copyFortran writes member m to w as a Fortran-order .npy: the header,
-// then the data as the member's stream delivers it, in parts of
-// containerBatchBytes, so nothing is held whole.
-func copyFortran(w io.Writer, m containerMember, progress func(int64)) error {
-	h := *m.header
-	wr, err := npyio.NewWriter(w, &h)
-	if err != nil {
-		return fmt.Errorf("%s: %w", m.name, err)
-	}
-	if err := streamFortran(wr, m); err != nil {
-		return err
-	}
-	if progress != nil {
-		progress(int64(h.Shape[0]))
-	}
-	return nil
-}
-
-func streamFortran(wr *npyio.Writer, m containerMember) error {
-	rc, err := m.open()
-	if err != nil {
-		return fmt.Errorf("%s: %w", m.name, err)
-	}
-	defer rc.Close()
-	buf := make([]byte, min(containerBatchBytes, max(m.header.DataSize(), 1)))
-	left := m.header.DataSize()
-	for left > 0 {
-		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), left)])
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return fmt.Errorf("%s: %w", m.name, err)
-		}
-		if _, err := wr.Write(buf[:k]); err != nil {
-			return err
-		}
-		left -= int64(k)
-	}
-	var one [1]byte
-	if n, err := rc.Read(one[:]); n != 0 || err != io.EOF && err != nil {
-		if err == nil {
-			err = errors.New("more data than the shape holds")
-		}
-		return fmt.Errorf("%s: %w", m.name, err)
-	}
-	return wr.Close()
-}
-
-// containerToNPZ writes every array of an HDF5 or MAT-file input to an
-// .npz one at a time (convert --fortran-order): a matrix as stored
-// (Fortran order), the others as rows.
-func (c *converter) containerToNPZ(f io.Writer, src *convSource) error {
-	z := npyio.NewNPZWriter(f, c.npzDeflate)
-	var done int64
-	for _, m := range src.members {
-		if fortranMember(m) {
-			h := *m.header
-			wr, err := z.Create(m.name, &h)
-			if err != nil {
-				return err
-			}
-			if err := streamFortran(wr, m); err != nil {
-				return err
-			}
-			done += int64(h.Shape[0])
-			c.setProgress(done)
-			continue
-		}
-		r, cl, err := memberReader(m)
-		if err != nil {
-			return err
-		}
-		base := done
-		err = copyMember(z, m.name, r, func(rows int64) { c.setProgress(base + rows) })
-		cl.Close()
-		if err != nil {
-			return err
-		}
-		done += r.Rows()
-	}
-	return z.Close()
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -312,14 +313,11 @@ sinks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(jb)
+	var warned []string
+	plan, err := NewPlan(context.Background(), jb, &PlanOptions{Warn: func(m string) { warned = append(warned, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var warned []string
-	old := WarnFunc
-	WarnFunc = func(m string) { warned = append(warned, m) }
-	defer func() { WarnFunc = old }()
 	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -374,15 +372,15 @@ sinks:
 // MAT-files (metadata only).
 func TestInspectContainers(t *testing.T) {
 	ctx := context.Background()
-	ins, err := Inspect(ctx, "../hdf5/testdata/small_latest.h5")
+	ins, err := Inspect(ctx, "../hdf5/testdata/small_latest.h5", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins.HDF5 == nil || ins.HDF5.Superblock != 3 {
+	if asHDF5(ins) == nil || asHDF5(ins).Superblock != 3 {
 		t.Fatalf("got %+v", ins)
 	}
-	objs := map[string]HDF5Object{}
-	for _, o := range ins.HDF5.Objects {
+	objs := map[string]inspect.HDF5Object{}
+	for _, o := range asHDF5(ins).Objects {
 		objs[o.Path] = o
 	}
 	if d := objs["/d"]; d.Kind != "dataset" || d.Descr != "'<f8'" || fmt.Sprint(d.Shape) != "[10 3]" || d.Layout != "chunked" ||
@@ -411,11 +409,11 @@ func TestInspectContainers(t *testing.T) {
 		{"octave_v6.mat", "5", "-v6", "d", "double", "[2 3]", "", 48},
 		{"h5s_v73.mat", "7.3", "-v7.3", "big", "double", "[300 200]", "deflate", 480000},
 	} {
-		ins, err := Inspect(ctx, "../matfile/testdata/"+c.file)
+		ins, err := Inspect(ctx, "../matfile/testdata/"+c.file, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := ins.MAT
+		m := asMAT(ins)
 		if m == nil || m.Version != c.version || m.SaveFormat != c.save {
 			t.Fatalf("%s: %+v", c.file, ins)
 		}
@@ -520,7 +518,7 @@ func TestContainerErrors(t *testing.T) {
 			t.Fatalf("got %v, want a FileError naming %s", err, in)
 		}
 		noOutput(t, out)
-		if _, err := Inspect(ctx, in); err == nil {
+		if _, err := Inspect(ctx, in, nil); err == nil {
 			t.Errorf("inspect of a truncated file succeeded")
 		}
 	})

@@ -169,7 +169,7 @@ func runJobText(t *testing.T, dir, text string) {
 	if err != nil {
 		t.Fatalf("%s\n%v", text, err)
 	}
-	plan, err := NewPlan(jb)
+	plan, err := NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func TestConvertParquetSinglePass(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Abort()
-	if _, ok := parquetOutput(outputFile{w}).(parquetio.Restartable); !ok {
+	if r, ok := any(&sinkFile{WriteSeeker: w}).(parquetio.Restartable); !ok || r.Truncate(0) != nil {
 		t.Fatal("a local output is not given to parquetio as a Restartable")
 	}
 

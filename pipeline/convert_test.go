@@ -50,7 +50,7 @@ func TestConvertErrors(t *testing.T) {
 		t.Errorf("cancelled conversion left %d files", len(ents))
 	}
 	res, err := Convert(ctx, in, out, &ConvertOptions{Name: "v"})
-	if err != nil || res.Rows != 1000 || res.OutputBytes == 0 || res.To.Name != "parquet" {
+	if err != nil || res.Rows != 1000 || res.Sinks[0].Bytes == 0 || FormatOf(out).Name != "parquet" {
 		t.Fatalf("convert: %+v %v", res, err)
 	}
 }

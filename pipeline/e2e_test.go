@@ -34,7 +34,7 @@ func runJob(t *testing.T, path string, opts *RunOptions, set ...string) (string,
 	if err != nil {
 		t.Fatalf("load %s: %v", path, err)
 	}
-	plan, err := NewPlan(jb)
+	plan, err := NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatalf("plan %s: %v", path, err)
 	}
@@ -364,7 +364,7 @@ type cancelAfter struct {
 }
 
 func (c *cancelAfter) Start(int, int64, int64) {}
-func (c *cancelAfter) Done()                   {}
+func (c *cancelAfter) Done(bool)               {}
 func (c *cancelAfter) Update(int, int64, int64) {
 	if c.n--; c.n == 0 {
 		c.cancel()
@@ -380,7 +380,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(jb)
+		plan, err := NewPlan(context.Background(), jb, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +415,7 @@ sinks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(j)
+	plan, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

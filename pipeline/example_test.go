@@ -21,7 +21,7 @@ func ExampleConvert() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.From.Name, "->", res.To.Name, res.Rows, "rows")
+	fmt.Println(pipeline.FormatOf(in).Name, "->", pipeline.FormatOf(out).Name, res.Rows, "rows")
 	// Output:
 	// npy -> parquet 3 rows
 }

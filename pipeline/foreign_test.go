@@ -212,7 +212,7 @@ func TestConvertForeignArrow(t *testing.T) {
 // TestInspectForeign: inspect shows each column's own type, its numpy
 // dtype, and refusals with reasons, from the footer or schema alone.
 func TestInspectForeign(t *testing.T) {
-	ins, err := Inspect(context.Background(), duckTypes)
+	ins, err := Inspect(context.Background(), duckTypes, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,28 +229,28 @@ func TestInspectForeign(t *testing.T) {
 			t.Errorf("no line %q in\n%s", want, text)
 		}
 	}
-	ins, err = Inspect(context.Background(), duckNulls)
+	ins, err = Inspect(context.Background(), duckNulls, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := ins.Table.Columns[0]
+	c := asTable(ins).Columns[0]
 	if c.Name != "i4n" || c.NullCount == nil || *c.NullCount != 30 || !strings.Contains(c.Refused, "30 nulls") {
 		t.Errorf("%+v", c)
 	}
-	ins, err = Inspect(context.Background(), "../parquetio/testdata/foreign/duck_map.parquet")
+	ins, err = Inspect(context.Background(), "../parquetio/testdata/foreign/duck_map.parquet", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused := 0
-	for _, c := range ins.Table.Columns {
+	for _, c := range asTable(ins).Columns {
 		if strings.HasPrefix(c.Name, "m.") && strings.Contains(c.Refused, "MAP") {
 			refused++
 		}
 	}
 	if refused == 0 {
-		t.Errorf("map not refused: %+v", ins.Table.Columns)
+		t.Errorf("map not refused: %+v", asTable(ins).Columns)
 	}
-	ins, err = Inspect(context.Background(), arrowNulls)
+	ins, err = Inspect(context.Background(), arrowNulls, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestParquetSourceWidths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(jb)
+	plan, err := NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestFormatOf(t *testing.T) {
 		got := ""
 		if f := FormatOf(path); f != nil {
 			got = f.Name
-			if f.Source() == nil || f.Sink() == nil {
+			if f.Source == nil || f.Sink == nil {
 				t.Errorf("%s: no source or sink spec", f.Name)
 			}
 		}

@@ -183,7 +183,7 @@ func compilePattern(p string, allowCaptures bool) (*pattern, int, error) {
 	pt.literal = !meta
 	pt.root = strings.Join(rootSegs, "/")
 	if pt.literal {
-		pt.root = p
+		pt.root = unescapeLiteral(p)
 	} else if pt.root == "" {
 		if strings.HasPrefix(filepath.ToSlash(p), "/") {
 			pt.root = "/"
@@ -218,9 +218,9 @@ type match struct {
 
 // glob lists the regular files matching pat, sorted by path. The pattern
 // must already be resolved against the job directory.
-func (pt *pattern) glob() ([]match, error) {
+func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	if storage.Scheme(pt.root) != "" {
-		return pt.globStorage(context.Background())
+		return pt.globStorage(ctx)
 	}
 	if pt.literal {
 		st, err := os.Stat(pt.root)
@@ -381,4 +381,20 @@ func excluded(path string, ex []*pattern) bool {
 		}
 	}
 	return false
+}
+
+// unescapeLiteral drops the backslashes of a pattern without wildcards
+// (\* is *).
+func unescapeLiteral(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) {
+			i++
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }

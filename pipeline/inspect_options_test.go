@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
 )
 
 // TestInspectOptions: inspect under --columns, --decimal, --fill and
@@ -52,13 +53,13 @@ func TestInspectOptions(t *testing.T) {
 		{ar + "nulls.arrow", ConvertOptions{Validity: []string{"*"}}, ""},
 	} {
 		name := filepath.Base(tc.file)
-		ins, err := InspectOptions(context.Background(), tc.file, &tc.opts)
+		ins, err := Inspect(context.Background(), tc.file, &tc.opts)
 		if err != nil {
 			t.Fatalf("%s %+v: %v", name, tc.opts, err)
 		}
 		var fields []string
 		refused := ""
-		for _, c := range ins.Table.Columns {
+		for _, c := range asTable(ins).Columns {
 			if c.Refused != "" && refused == "" {
 				refused = c.Name
 			}
@@ -139,14 +140,19 @@ func TestInspectOptions(t *testing.T) {
 	}
 	for _, o := range []ConvertOptions{{Fill: []string{"nope=1"}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
 		for _, f := range []string{pq + "duck_int_nulls.parquet", ar + "nulls.arrow"} {
-			_, ierr := InspectOptions(context.Background(), f, &o)
+			_, ierr := Inspect(context.Background(), f, &o)
 			_, cerr := Convert(context.Background(), f, filepath.Join(dir, "x.npy"), &o)
 			if ierr == nil || cerr == nil || !strings.Contains(ierr.Error(), `"nope"`) {
 				t.Errorf("%s %+v: inspect %v, convert %v", f, o, ierr, cerr)
 			}
 		}
 	}
-	if _, err := InspectOptions(context.Background(), "../parquetio/testdata/foreign/duck_types.parquet", &ConvertOptions{Decimal: "exact"}); err == nil {
+	if _, err := Inspect(context.Background(), "../parquetio/testdata/foreign/duck_types.parquet", &ConvertOptions{Decimal: "exact"}); err == nil {
 		t.Error("--decimal exact accepted")
 	}
 }
+
+// The inspections of each kind, nil for another.
+func asTable(i inspect.Info) *inspect.TableInfo { t, _ := i.(*inspect.TableInfo); return t }
+func asHDF5(i inspect.Info) *inspect.HDF5Info   { t, _ := i.(*inspect.HDF5Info); return t }
+func asMAT(i inspect.Info) *inspect.MATInfo     { t, _ := i.(*inspect.MATInfo); return t }

@@ -23,6 +23,7 @@ import (
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
 )
 
 // writeArrowAndParquet writes tbl as an arrow-go IPC file (batches of
@@ -410,28 +411,28 @@ func TestItemsValidityInts(t *testing.T) {
 
 	// inspect shows the fields, for both.
 	for _, in := range []string{pq, ar} {
-		ins, err := InspectOptions(context.Background(), in, &ConvertOptions{Validity: []string{"fi"}, Columns: []string{"fi"}})
+		ins, err := Inspect(context.Background(), in, &ConvertOptions{Validity: []string{"fi"}, Columns: []string{"fi"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var found *ColumnInfo
-		for i, c := range ins.Table.Columns {
+		var found *inspect.ColumnInfo
+		for i, c := range asTable(ins).Columns {
 			if c.Name == "fi_items_valid" {
-				found = &ins.Table.Columns[i]
-				if i == 0 || ins.Table.Columns[i-1].Name != "fi_valid" {
+				found = &asTable(ins).Columns[i]
+				if i == 0 || asTable(ins).Columns[i-1].Name != "fi_valid" {
 					t.Errorf("%s: fi_items_valid not after fi_valid", in)
 				}
 			}
 		}
 		if found == nil || found.Type != "validity" || found.ValidityOf != "fi[]" || !strings.HasPrefix(found.Descr, "|b1") {
-			t.Fatalf("%s: inspect %+v", in, ins.Table.Columns)
+			t.Fatalf("%s: inspect %+v", in, asTable(ins).Columns)
 		}
 		var b bytes.Buffer
 		ins.WriteText(&b)
 		if !strings.Contains(b.String(), "false where an element of fi is null") {
 			t.Errorf("%s: inspect text:\n%s", in, b.String())
 		}
-		for _, c := range ins.Table.Columns {
+		for _, c := range asTable(ins).Columns {
 			if c.Name == "fi" && c.Refused != "" {
 				t.Errorf("%s: fi refused with its items field: %s", in, c.Refused)
 			}

@@ -293,7 +293,7 @@ func absPath(p string) string {
 // one, else the expansion of its patterns.
 func (e *buildEnv) expand(c *job.Component) ([]match, []capture, error) {
 	if e == nil || e.frozen == nil {
-		return expandPaths(c)
+		return expandPaths(e.ctx, c)
 	}
 	var caps []capture
 	if pats := c.Strings("paths"); len(pats) > 0 {

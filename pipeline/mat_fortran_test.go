@@ -99,10 +99,19 @@ func TestMATFortranOrder(t *testing.T) {
 	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "y.parquet"), &ConvertOptions{Variable: "m", FortranOrder: true}); err == nil || !strings.Contains(err.Error(), "fortran-order") {
 		t.Errorf("to .parquet: %v", err)
 	}
-	jb := fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, fortran_order: true}\nsinks:\n  a: {type: npz, input: m, path: %q, member: \"{member}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz"))
+	// A job does what convert does (convert is this job), and refuses
+	// fortran_order where rows are read.
+	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "c.npz"), &ConvertOptions{FortranOrder: true}); err != nil {
+		t.Fatal(err)
+	}
+	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, fortran_order: true}\nsinks:\n  a: {type: npz, input: m, path: %q, member: \"{array}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz")))
+	if a, b := readFile(t, filepath.Join(dir, "c.npz")), readFile(t, filepath.Join(dir, "j.npz")); !bytes.Equal(a, b) {
+		t.Errorf("the job's .npz (%d bytes) differs from convert's (%d bytes)", len(b), len(a))
+	}
+	jb := fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, variables: m, fortran_order: true}\ntransforms:\n  l: {type: limit, input: m, rows: 5}\nsinks:\n  a: {type: npz, input: l, path: %q, member: \"{member}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz"))
 	j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jb), nil)
 	if err == nil {
-		_, err = NewPlan(j)
+		_, err = NewPlan(context.Background(), j, nil)
 	}
 	if err == nil || !strings.Contains(err.Error(), "fortran_order") {
 		t.Errorf("job: %v", err)
@@ -135,4 +144,13 @@ func TestInterleave(t *testing.T) {
 			}
 		}
 	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

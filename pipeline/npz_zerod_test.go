@@ -3,6 +3,7 @@ package pipeline
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -223,7 +224,7 @@ sinks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewPlan(j)
+	_, err = NewPlan(context.Background(), j, nil)
 	want := []string{
 		path + ":3:25: sources.a.paths[0]: no such file: " + filepath.Join(dir, "nothere.npy"),
 		path + `:4:25: sources.b.paths[0]: pattern "nodir/*.npy" matched no files (looked in ` + filepath.Join(dir, "nodir") + `, which does not exist; set allow_empty: true to allow)`,

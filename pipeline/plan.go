@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -15,6 +16,8 @@ import (
 // buildEnv is what builders share: the run's output files, the frozen
 // plan's inputs (if any) and, while running, the sharded run.
 type buildEnv struct {
+	ctx     context.Context // planning's (and, while running, the run's)
+	warn    func(string)    // PlanOptions.Warn
 	out     *outputs
 	project map[string]*pushdown     // columns pushed down to sources (projections)
 	dropped map[string][]string      // by source: file columns left out (projections)
@@ -67,7 +70,7 @@ type Plan struct {
 	frozen *FrozenPlan
 }
 
-// PlanOptions configures NewPlanWith.
+// PlanOptions configures NewPlan.
 type PlanOptions struct {
 	// Frozen, if set, replaces the expansion of the sources' patterns by
 	// the plan's inputs, so the run reads exactly what was planned.
@@ -77,6 +80,11 @@ type PlanOptions struct {
 	// plan is made (its format is the source's type), removed by
 	// [Plan.Close] or at the end of [Plan.Run].
 	Stdin io.Reader
+	// Warn receives the warnings of making and running the plan that do
+	// not fail it (an HDF5 dataset of a type without a numpy form
+	// skipped, a MAT-file name renamed); nil prints
+	// "npyflow: warning: MSG" on standard error.
+	Warn func(msg string)
 }
 
 // stdinMatch is the input of a source reading standard input: its copy
@@ -90,9 +98,9 @@ func (e *buildEnv) stdinMatch(c *job.Component) ([]match, error) {
 		return nil, c.Errorf("paths", "standard input (-) is read by source %q already", e.spooled)
 	}
 	e.spooled = c.Name
-	path, cleanup, err := spoolStdin(context.Background(), &ConvertOptions{Stdin: e.stdin})
+	path, _, cleanup, err := spoolStdin(e.ctx, e.stdin)
 	if err != nil {
-		return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
+		return nil, pathsError(c, err)
 	}
 	e.cleanup = append(e.cleanup, cleanup)
 	st, err := os.Stat(path)
@@ -100,6 +108,39 @@ func (e *buildEnv) stdinMatch(c *job.Component) ([]match, error) {
 		return nil, err
 	}
 	return []match{{Path: path, Size: st.Size()}}, nil
+}
+
+// spoolPipe copies a local input that is a pipe or a device (not a
+// regular file) to a temporary file ($TMPDIR, removed by Plan.Close):
+// formats read their inputs more than once (metadata, then rows), at
+// offsets.
+func (e *buildEnv) spoolPipe(c *job.Component, m match) (match, error) {
+	if storage.Scheme(m.Path) != "" {
+		return m, nil
+	}
+	st, err := os.Stat(m.Path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return m, nil // opening it reports the problem
+	}
+	f, err := os.Open(m.Path)
+	if err != nil {
+		return m, pathsError(c, &FileError{Path: m.Path, Err: bare(err)})
+	}
+	defer f.Close()
+	tmp, err := os.CreateTemp("", "npyflow-pipe-*"+filepath.Ext(m.Path))
+	if err != nil {
+		return m, pathsError(c, err)
+	}
+	e.cleanup = append(e.cleanup, func() { os.Remove(tmp.Name()) })
+	n, err := io.Copy(tmp, ctxReader{e.ctx, f})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return m, pathsError(c, &FileError{Path: m.Path, Err: fmt.Errorf("copying it to a temporary file: %w", bare(err))})
+	}
+	m.Path, m.Size = tmp.Name(), n
+	return m, nil
 }
 
 // Close removes what making the plan left in temporary files (a copy of
@@ -132,16 +173,17 @@ type OutputPlan struct {
 	RowsExact bool // false when Rows is an upper bound (after filter or sample)
 }
 
-// NewPlan builds a job's plan. Problems with the job (a field that does
-// not exist, incompatible inputs) come back as an ErrorList; problems
-// with the files (no match, unreadable header) as other errors.
-func NewPlan(job *job.Job) (*Plan, error) { return NewPlanWith(job, nil) }
-
-// NewPlanWith is NewPlan with options.
-func NewPlanWith(j *job.Job, o *PlanOptions) (*Plan, error) {
-	p := &Plan{Job: j, nodes: map[string]node{}, env: &buildEnv{out: &outputs{}}}
+// NewPlan builds a job's plan, reading what it needs of the inputs
+// (their headers) under ctx. Problems with the job (a field that does not
+// exist, incompatible inputs) come back as a job.ErrorList; problems with
+// the files (no match, unreadable header) as other errors. o may be nil.
+func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
+	p := &Plan{Job: j, nodes: map[string]node{}, env: &buildEnv{ctx: ctx, out: &outputs{ctx: ctx}, warn: defaultWarn}}
 	if o != nil {
 		p.env.stdin = o.Stdin
+		if o.Warn != nil {
+			p.env.warn = o.Warn
+		}
 	}
 	if o != nil && o.Frozen != nil {
 		p.frozen = o.Frozen
@@ -216,10 +258,47 @@ func NewPlanWith(j *job.Job, o *PlanOptions) (*Plan, error) {
 		if c.Kind == job.Source {
 			reach[c.Name] = true
 		}
+		var mixed error   // an input source's parts differ
+		var stored string // an input source keeps its arrays as stored
+		for _, name := range c.Inputs {
+			if fs, ok := p.nodes[name].(*fileSource); ok {
+				if fs.mixed != nil {
+					mixed = fs.mixed
+				}
+				if st, ok := fs.r.(storer); ok && st.stores() {
+					stored = name
+				}
+			}
+		}
+		if mixed != nil && c.Kind != job.Sink {
+			fail(mixed)
+			continue
+		}
 		n, err := build(c, in, p.env)
 		if err != nil {
 			fail(err)
 			continue
+		}
+		if m, ok := n.(interface{ acceptsMixed() bool }); mixed != nil && (!ok || !m.acceptsMixed()) {
+			fail(mixed)
+			continue
+		}
+		if stored != "" {
+			if st, ok := n.(storedTaker); !ok || !st.takesStored() || len(c.Inputs) != 1 {
+				src := j.Component(stored)
+				fail(src.Errorf("fortran_order", "keeps arrays as stored, which only npy and npz sinks fed by the source alone can write, not %s %q (a transform or another sink reads rows, in C order)", c.Kind, c.Name))
+				continue
+			}
+		}
+		if c.Kind == job.Sink {
+			if k, ok := n.(partsKeeper); ok {
+				k.knowParts(inParts)
+			}
+			if _, ok := p.nodes[c.Inputs[0]].(*fileSource); ok && len(c.Inputs) == 1 {
+				if d, ok := n.(interface{ feedDirect() }); ok {
+					d.feedDirect()
+				}
+			}
 		}
 		same := c.Kind != job.Transform || rowPreserving[c.Type]
 		for _, name := range c.Inputs {
@@ -249,8 +328,8 @@ func NewPlanWith(j *job.Job, o *PlanOptions) (*Plan, error) {
 			sp := &SourcePlan{Name: c.Name, Type: c.Type, Schema: s.Schema(), Parts: s.Parts()}
 			for _, pt := range sp.Parts {
 				sp.Rows += pt.Rows
+				sp.Bytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
 			}
-			sp.Bytes = sp.Rows * s.Schema().RowSize()
 			p.Sources = append(p.Sources, sp)
 			rows[c.Name], exact[c.Name], parts[c.Name] = sp.Rows, true, sp.Parts
 		case job.Transform:
@@ -287,7 +366,7 @@ func NewPlanWith(j *job.Job, o *PlanOptions) (*Plan, error) {
 		c := j.Component(o.Sink)
 		if c.String("mode") == "error_if_exists" {
 			for _, path := range o.Paths {
-				if _, err := storage.Stat(context.Background(), path); err == nil {
+				if _, err := storage.Stat(ctx, path); err == nil {
 					fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})
 				}
 			}
@@ -372,6 +451,9 @@ func (p *Plan) Describe() string {
 	}
 	return b.String()
 }
+
+// defaultWarn prints a warning on standard error.
+func defaultWarn(msg string) { fmt.Fprintf(os.Stderr, "npyflow: warning: %s\n", msg) }
 
 // HumanBytes formats a byte count with a binary unit.
 func HumanBytes(n int64) string {

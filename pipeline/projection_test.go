@@ -60,7 +60,7 @@ func TestSelectPushdown(t *testing.T) {
 			if got := projections(j)["t"]; got == nil || strings.Join(got.keep, ", ") != fields {
 				t.Errorf("%s select [%s]: the source reads %v", typ, fields, got)
 			}
-			plan, err := NewPlan(j)
+			plan, err := NewPlan(context.Background(), j, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestSelectPushdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := NewPlan(j)
+		plan, err := NewPlan(context.Background(), j, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +110,7 @@ func TestSelectPushdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewPlan(j)
+	_, err = NewPlan(context.Background(), j, nil)
 	if err == nil || !strings.Contains(err.Error(), "transforms.s.fields") || !strings.Contains(err.Error(), "zz") {
 		t.Errorf("select of a missing column: %v", err)
 	}

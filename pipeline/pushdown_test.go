@@ -296,7 +296,7 @@ func planAndRun(dir, text string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := NewPlan(j)
+	plan, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,19 +37,20 @@ type RunOptions struct {
 	Sync bool
 }
 
-// Progress receives the run's progress. Start is called once with the
-// totals, Update with cumulative counts as input is read (from the
-// driving goroutine), Done at the end.
+// Progress receives the progress of a run (or a conversion). Start is
+// called once with the totals, Update with cumulative counts as parts
+// are read (from the driving goroutine, or a writer's: calls do not
+// overlap), Done once at the end, ok when every output was written.
 type Progress interface {
 	Start(files int, rows, bytes int64)
 	Update(files int, rows, bytes int64)
-	Done()
+	Done(ok bool)
 }
 
-// Summary is what a run did.
+// Summary is what a run (or a conversion) did.
 type Summary struct {
 	Files   int   // input parts read
-	Rows    int64 // input rows read
+	Rows    int64 // input rows read (or copied)
 	Bytes   int64 // input data bytes read
 	Sinks   []*SinkStats
 	Elapsed time.Duration
@@ -69,6 +71,21 @@ type partJob struct {
 	src  source
 	part *Part
 	ch   chan batchMsg
+	// copied: every consumer copies the part (copy.go), so no worker
+	// reads its rows.
+	copied bool
+}
+
+// InternalError is a panic of npyflow's own code in a goroutine a run
+// started (a bug: a panic is never the data's fault), returned as the
+// run's error; Stack is where it happened.
+type InternalError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error (please report it): %v", e.Value)
 }
 
 // Run executes the plan: it reads every part (several at once), pushes the
@@ -85,6 +102,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	p.env.ctx = ctx
 	p.env.out.sync = opts.Sync
 	p.env.out.ctx = ctx
 	workers := opts.Workers
@@ -134,26 +152,25 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			if !pub.includes(pt) {
 				continue
 			}
-			jobs = append(jobs, &partJob{src: s, part: pt, ch: make(chan batchMsg, 2)})
+			j := &partJob{src: s, part: pt, ch: make(chan batchMsg, 2), copied: copiedByAll(s, pt)}
+			if j.copied {
+				close(j.ch)
+			}
+			jobs = append(jobs, j)
 			totRows += pt.Rows
-			totBytes += pt.Rows * s.Schema().RowSize()
+			totBytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
 		}
 	}
-	if opts.Progress != nil {
-		opts.Progress.Start(len(jobs), totRows, totBytes)
-		defer opts.Progress.Done()
-	}
+	prog := &progress{p: opts.Progress}
+	prog.start(len(jobs), totRows, totBytes)
+	defer func() { prog.done(err == nil) }()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan struct{}, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	pools := map[source]*sync.Pool{}
-	for _, s := range p.srcs {
-		size := batchSize(s.Schema().RowSize(), batchBytes)
-		pools[s] = &sync.Pool{New: func() any { b := make([]byte, size); return &b }}
-	}
+	pools := &bufPools{bytes: batchBytes, pools: map[int64]*sync.Pool{}}
 	for w := 0; w < min(workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
@@ -169,7 +186,9 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 					<-slots
 					return
 				}
-				readPart(ctx, jobs[i], pools[jobs[i].src])
+				if !jobs[i].copied {
+					readPart(ctx, jobs[i], pools)
+				}
 			}
 		}()
 	}
@@ -178,7 +197,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 
 	sum = &Summary{}
 	for _, j := range jobs {
-		if err := p.drive(ctx, j, pools[j.src], sum, opts.Progress); err != nil {
+		if err := p.drive(ctx, j, pools, sum, prog, &wg); err != nil {
 			return nil, err
 		}
 		<-slots
@@ -210,6 +229,52 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	return sum, nil
 }
 
+// copiedByAll reports whether every consumer of s copies part pt.
+func copiedByAll(s source, pt *Part) bool {
+	cons := s.(interface{ consumers() fanout }).consumers()
+	if len(cons) == 0 {
+		return false
+	}
+	for _, n := range cons {
+		c, ok := n.(partCopier)
+		if !ok || !c.copies(s, pt) {
+			return false
+		}
+	}
+	return true
+}
+
+// progress serializes the reports to a Progress.
+type progress struct {
+	mu      sync.Mutex
+	p       Progress
+	started bool
+}
+
+func (g *progress) start(files int, rows, bytes int64) {
+	if g.p != nil {
+		g.p.Start(files, rows, bytes)
+		g.started = true
+	}
+}
+
+func (g *progress) update(files int, rows, bytes int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started {
+		g.p.Update(files, rows, bytes)
+	}
+}
+
+func (g *progress) done(ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started {
+		g.started = false
+		g.p.Done(ok)
+	}
+}
+
 // publisher is the narrow interface between a run and how its outputs
 // are published: which parts it reads, "this part is done" and
 // "commit". A plain run (plainRun) renames every output into place at
@@ -236,17 +301,43 @@ func interrupted(err error) error {
 	return fmt.Errorf("interrupted, no output written: %w", err)
 }
 
-// batchSize is the byte size of a batch buffer holding whole rows.
+// batchSize is the byte size of a batch buffer holding whole rows: about
+// batchBytes, in a multiple of 64Ki rows when that many fit (the record
+// batches of an Arrow sink then fill without copying).
 func batchSize(rowSize int64, batchBytes int) int {
 	if rowSize <= 0 {
 		return 0
 	}
 	rows := max(1, int64(batchBytes)/rowSize)
+	if rows >= 1<<16 {
+		rows &^= 1<<16 - 1
+	}
 	return int(rows * rowSize)
 }
 
-// readPart reads one part into its channel, then closes it.
-func readPart(ctx context.Context, j *partJob, pool *sync.Pool) {
+// bufPools are the batch buffers, by row size.
+type bufPools struct {
+	mu    sync.Mutex
+	bytes int
+	pools map[int64]*sync.Pool
+}
+
+func (b *bufPools) of(rowSize int64) *sync.Pool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pools[rowSize]
+	if p == nil {
+		size := batchSize(rowSize, b.bytes)
+		p = &sync.Pool{New: func() any { b := make([]byte, size); return &b }}
+		b.pools[rowSize] = p
+	}
+	return p
+}
+
+// readPart reads one part into its channel, then closes it. A panic (a
+// bug) is sent as an InternalError: it must not take the process down
+// from a goroutine no caller can recover.
+func readPart(ctx context.Context, j *partJob, pools *bufPools) {
 	defer close(j.ch)
 	send := func(m batchMsg) bool {
 		select {
@@ -256,13 +347,19 @@ func readPart(ctx context.Context, j *partJob, pool *sync.Pool) {
 			return false
 		}
 	}
-	pr, err := j.src.open(j.part)
+	defer func() {
+		if v := recover(); v != nil {
+			send(batchMsg{err: &InternalError{Value: v, Stack: debug.Stack()}})
+		}
+	}()
+	pr, err := j.src.open(ctx, j.part)
 	if err != nil {
 		send(batchMsg{err: err})
 		return
 	}
 	defer pr.Close()
-	rowSize := int(j.src.Schema().RowSize())
+	rowSize := partSchema(j.src.Schema(), j.part).RowSize()
+	pool := pools.of(rowSize)
 	for {
 		bp := pool.Get().(*[]byte)
 		n, err := pr.ReadRows(*bp)
@@ -275,19 +372,53 @@ func readPart(ctx context.Context, j *partJob, pool *sync.Pool) {
 			send(batchMsg{err: err})
 			return
 		}
-		if !send(batchMsg{b: Batch{Rows: n, Data: (*bp)[:n*rowSize]}, buf: *bp}) {
+		if !send(batchMsg{b: Batch{Rows: n, Data: (*bp)[:n*int(rowSize)]}, buf: *bp}) {
 			return
 		}
 	}
 }
 
-// drive pushes one part's batches through the graph, in order.
-func (p *Plan) drive(ctx context.Context, j *partJob, pool *sync.Pool, sum *Summary, prog Progress) error {
-	out := j.src.(interface{ consumers() fanout }).consumers()
+// drive pushes one part's batches through the graph, in order; the
+// consumers that copy the part write it themselves.
+func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summary, prog *progress, wg *sync.WaitGroup) error {
+	all := j.src.(interface{ consumers() fanout }).consumers()
+	out := all
 	if err := out.Begin(j.part); err != nil {
 		return err
 	}
-	rowSize := j.src.Schema().RowSize()
+	rowSize := partSchema(j.src.Schema(), j.part).RowSize()
+	pool := pools.of(rowSize)
+	count := true // the rows pushed count as read
+	if j.copied {
+		var rest fanout // the consumers that could not copy after all
+		var rows int64
+		for _, n := range out {
+			base := sum.Rows
+			ok, k, err := n.(partCopier).copyPart(ctx, j.src, j.part, func(r int64) {
+				prog.update(sum.Files, base+r, (base+r)*rowSize)
+			})
+			if err != nil {
+				return err
+			}
+			if !ok {
+				rest = append(rest, n)
+			}
+			rows = max(rows, k)
+		}
+		sum.Rows += rows
+		sum.Bytes += rows * rowSize
+		count = rows == 0
+		if len(rest) > 0 {
+			// Read the part for those.
+			j = &partJob{src: j.src, part: j.part, ch: make(chan batchMsg, 2)}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				readPart(ctx, j, pools)
+			}()
+			out = rest
+		}
+	}
 	for {
 		var m batchMsg
 		var ok bool
@@ -308,21 +439,19 @@ func (p *Plan) drive(ctx context.Context, j *partJob, pool *sync.Pool, sum *Summ
 		if err != nil {
 			return err
 		}
-		sum.Rows += int64(m.b.Rows)
-		sum.Bytes += int64(m.b.Rows) * rowSize
-		if prog != nil {
-			prog.Update(sum.Files, sum.Rows, sum.Bytes)
+		if count {
+			sum.Rows += int64(m.b.Rows)
+			sum.Bytes += int64(m.b.Rows) * rowSize
+			prog.update(sum.Files, sum.Rows, sum.Bytes)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return interrupted(err)
 	}
-	if err := out.End(j.part); err != nil {
+	if err := all.End(j.part); err != nil {
 		return err
 	}
 	sum.Files++
-	if prog != nil {
-		prog.Update(sum.Files, sum.Rows, sum.Bytes)
-	}
+	prog.update(sum.Files, sum.Rows, sum.Bytes)
 	return nil
 }

@@ -58,7 +58,7 @@ func checkShardsToStore(t *testing.T, base string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func checkShardsToStore(t *testing.T, base string) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlanWith(jb, &PlanOptions{Frozen: fp})
+		p, err := NewPlan(context.Background(), jb, &PlanOptions{Frozen: fp})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -97,7 +97,7 @@ func runDataset(t *testing.T, dir, jb string, so *ShardOptions, set ...string) (
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewPlanWith(jb, &PlanOptions{Frozen: fp})
+		p, err := NewPlan(context.Background(), jb, &PlanOptions{Frozen: fp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,7 +364,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	os.RemoveAll(filepath.Join(dir, "ds"))
 	writeRecords(t, filepath.Join(dir, "in", "b.npy"), 20, 2, 99)
 	jb, _ := fp.LoadJob(&job.LoadOptions{LookupEnv: env(nil)})
-	p, err = NewPlanWith(jb, &PlanOptions{Frozen: fp})
+	p, err = NewPlan(context.Background(), jb, &PlanOptions{Frozen: fp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +394,7 @@ func BenchmarkPartitionedDataset(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := NewPlan(j)
+		p, err := NewPlan(context.Background(), j, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,21 +13,20 @@ import (
 	"time"
 
 	"github.com/npyflow/npyflow/internal/atomicfile"
-	"github.com/npyflow/npyflow/pipeline/internal/suggest"
-	"github.com/npyflow/npyflow/pipeline/job"
-
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
-// Output files are written to a temporary file next to their final name
-// (".<name>.tmp-<random>") and renamed into place only when the whole run
-// succeeded, so a failed or interrupted run leaves no partial output.
-// Outputs bound for an object store (a URL) are uploaded as they are
-// written, streamed part by part (see package objstore), and completed
-// by commit: the object appears whole, then, or never (abort aborts the
-// upload). Writers that seek back anywhere (MAT, HDF5) spool to a local
-// temporary file instead, uploaded by commit.
+// Output files are created through internal/storage: a local one is a
+// temporary file beside its final name (internal/atomicfile), renamed
+// into place only when the whole run succeeded, so a failed or
+// interrupted run leaves no partial output; one bound for an object
+// store is uploaded as it is written, streamed part by part (see package
+// objstore), and completed by commit: the object appears whole, then, or
+// never. Writers that seek back anywhere (MAT, HDF5) spool an upload to
+// a local temporary file instead, uploaded by commit.
 
 type outputs struct {
 	ctx   context.Context // the run's: cancelling it aborts the uploads
@@ -38,10 +37,10 @@ type outputs struct {
 }
 
 type outFile struct {
-	final, tmp string
-	f          *os.File
-	w          storage.Writer // an upload to final (a URL)
-	finished   bool           // the sink wrote all of w
+	final    string
+	w        storage.Writer // nil once committed
+	scratch  *os.File       // a scratch file, removed at the end
+	finished bool           // the sink wrote all of w
 }
 
 // maxFinishedUploads is how many finished uploads a plain run keeps open
@@ -51,42 +50,27 @@ type outFile struct {
 // (a sharded run stages them instead, all-or-nothing at its commit).
 const maxFinishedUploads = 8
 
-// create opens the output for final: a temporary file beside it or, for
-// a URL, an upload; seekable says the writer seeks back anywhere (an
-// upload then spools to a local temporary file).
+// create opens the output final; seekable says the writer seeks back
+// anywhere (an upload then spools to a local temporary file). A local
+// output's missing directories are made (and removed again by abort).
 func (o *outputs) create(final string, seekable bool) (io.WriteSeeker, error) {
-	if storage.Scheme(final) != "" {
-		ctx := o.ctx
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		w, err := storage.Create(ctx, final, storage.CreateOptions{Sync: o.sync, Seekable: seekable})
-		if err != nil {
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if storage.Scheme(final) == "" {
+		if err := o.mkdirAll(filepath.Dir(final)); err != nil {
 			return nil, err
 		}
-		o.mu.Lock()
-		o.files = append(o.files, &outFile{final: final, w: w})
-		o.mu.Unlock()
-		return w, nil
 	}
-	dir := filepath.Dir(final)
-	if err := o.mkdirAll(dir); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(final)+".tmp-*")
+	w, err := storage.Create(ctx, final, storage.CreateOptions{Sync: o.sync, Seekable: seekable})
 	if err != nil {
-		return nil, err
-	}
-	// CreateTemp makes 0600 files; outputs get the usual 0644.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
+		return nil, &FileError{Path: final, Err: bare(err)}
 	}
 	o.mu.Lock()
-	o.files = append(o.files, &outFile{final: final, tmp: f.Name(), f: f})
+	o.files = append(o.files, &outFile{final: final, w: w})
 	o.mu.Unlock()
-	return f, nil
+	return w, nil
 }
 
 // finished is told that the sink wrote the whole of w; beyond
@@ -95,11 +79,12 @@ func (o *outputs) finished(w io.WriteSeeker) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n := 0
+	remote := func(f *outFile) bool { return f.w != nil && storage.Scheme(f.final) != "" }
 	for _, f := range o.files {
 		if f.w != nil && f.w == w {
 			f.finished = true
 		}
-		if f.w != nil && f.finished {
+		if remote(f) && f.finished {
 			n++
 		}
 	}
@@ -107,7 +92,7 @@ func (o *outputs) finished(w io.WriteSeeker) error {
 		if n <= maxFinishedUploads {
 			break
 		}
-		if f.w != nil && f.finished {
+		if remote(f) && f.finished {
 			if err := f.w.Commit(); err != nil {
 				f.w = nil
 				return err
@@ -137,7 +122,7 @@ func (o *outputs) scratch(dir string) (*os.File, error) {
 		return nil, err
 	}
 	o.mu.Lock()
-	o.files = append(o.files, &outFile{tmp: f.Name(), f: f})
+	o.files = append(o.files, &outFile{scratch: f})
 	o.mu.Unlock()
 	return f, nil
 }
@@ -150,44 +135,36 @@ func (o *outputs) mkdirAll(dir string) error {
 	return err
 }
 
-// commit closes every file and renames the outputs into place (completes
-// the uploads). On an error, abort discards what is left.
+// commit makes every output durable (with sync) and then publishes each
+// (renames it into place, completes the upload). On an error, abort
+// discards what is left.
 func (o *outputs) commit() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var first error
-	for _, f := range o.files {
-		if f.f != nil {
-			if o.sync && f.final != "" {
-				if err := f.f.Sync(); err != nil && first == nil && !errors.Is(err, os.ErrClosed) {
-					first = err
+	if o.sync {
+		// Flush every local output before any is renamed, so that a
+		// failing disk leaves none published.
+		for _, f := range o.files {
+			if osf, ok := storage.OSFile(f.w); ok && f.w != nil {
+				if err := osf.Sync(); err != nil {
+					return &FileError{Path: f.final, Err: bare(err)}
 				}
-			}
-			if err := f.f.Close(); err != nil && first == nil && !errors.Is(err, os.ErrClosed) {
-				first = err
 			}
 		}
 	}
-	if first != nil {
-		return first
-	}
 	for _, f := range o.files {
 		switch {
+		case f.scratch != nil:
+			f.scratch.Close()
+			os.Remove(f.scratch.Name())
+			f.scratch = nil
 		case f.w != nil:
 			w := f.w
 			f.w = nil
 			if err := w.Commit(); err != nil {
-				return err
-			}
-			continue
-		case f.final == "":
-			os.Remove(f.tmp)
-		case f.tmp != "":
-			if err := os.Rename(f.tmp, f.final); err != nil {
-				return err
+				return &FileError{Path: f.final, Err: bare(err)}
 			}
 		}
-		f.tmp = ""
 	}
 	o.files = nil
 	o.dirs = nil
@@ -199,11 +176,9 @@ func (o *outputs) abort() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, f := range o.files {
-		if f.f != nil {
-			f.f.Close()
-		}
-		if f.tmp != "" {
-			os.Remove(f.tmp)
+		if f.scratch != nil {
+			f.scratch.Close()
+			os.Remove(f.scratch.Name())
 		}
 		if f.w != nil {
 			f.w.Abort()
@@ -213,6 +188,21 @@ func (o *outputs) abort() {
 		os.Remove(o.dirs[i]) // only succeeds when empty
 	}
 	o.files, o.dirs = nil, nil
+}
+
+// bare drops the file name of an *os.PathError: messages name the final
+// file once, in front, not a temporary one. Other errors are returned as
+// they are.
+func bare(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // template is an output path or member name with {var} placeholders.
@@ -239,6 +229,11 @@ func parseTemplate(s string) (*template, int, error) {
 			i += end
 		case '}':
 			return nil, i, fmt.Errorf("unmatched }")
+		case '\\':
+			if i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '}') {
+				i++ // \{ is a literal {
+			}
+			lit.WriteByte(s[i])
 		default:
 			lit.WriteByte(s[i])
 		}
@@ -312,30 +307,37 @@ type batchWriter interface {
 }
 
 // fileSink is a sink writing one file per part (a path with placeholders)
-// or one file for everything, through a format-specific batchWriter.
+// or one file for everything, through a format's batchWriter, opened when
+// the first rows (or the end of an empty output) reach the file; a file
+// written by a fast path (copy.go) opens none.
 type fileSink struct {
 	c      *job.Component
 	schema *Schema
 	env    *buildEnv
 	path   *template
-	open   func(f io.WriteSeeker) (batchWriter, error)
+	// open makes the writer of the file f, whose first part is p (nil
+	// for an output of no input).
+	open func(f *sinkFile, p *Part) (batchWriter, error)
 	// seekable, if set, says whether the writer of the file being opened
 	// seeks back anywhere (an object store's upload then spools).
 	seekable func() bool
+	nparts   int  // the parts reaching the sink (knowParts)
+	direct   bool // fed by a source directly (feedDirect)
 	cur      batchWriter
 	curF     *sinkFile
 	curP     string
-	opening  string // the final path of the file open is called for
+	first    *Part // the first part of the current file
+	copied   bool  // the current file was written by a fast path
 	st       SinkStats
 }
 
-// scratchDir is where a writer of the file being opened puts large
+// scratchDir is where a writer of the current file puts large
 // intermediate data: that file's directory, or os.TempDir() for a URL.
 func (s *fileSink) scratchDir() string {
-	if s.opening == "" || storage.Scheme(s.opening) != "" {
+	if s.curP == "" || storage.Scheme(s.curP) != "" {
 		return os.TempDir()
 	}
-	return filepath.Dir(s.opening)
+	return filepath.Dir(s.curP)
 }
 
 func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error) {
@@ -348,6 +350,20 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 
 func (s *fileSink) Schema() *Schema   { return s.schema }
 func (s *fileSink) stats() *SinkStats { return &s.st }
+
+// feedDirect tells the sink that a source feeds it directly: the parts'
+// rows reach it as the source reads them, so it may copy them (copy.go).
+func (s *fileSink) feedDirect() { s.direct = true }
+
+// knowParts is told the parts reaching the sink.
+func (s *fileSink) knowParts(parts []*Part) { s.nparts = len(parts) }
+
+// onePerFile reports whether each of the sink's files gets one part.
+func (s *fileSink) onePerFile() bool { return s.path.perPart() || s.nparts == 1 }
+
+// acceptsMixed reports whether the sink takes parts of different schemas
+// (each file gets one part, in its own schema).
+func (s *fileSink) acceptsMixed() bool { return s.path.perPart() }
 
 func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 	if !s.path.perPart() {
@@ -375,9 +391,9 @@ func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 	return out, nil
 }
 
-func (s *fileSink) start(final string) error {
+func (s *fileSink) start(final string, p *Part) error {
 	if s.c.String("mode") == "error_if_exists" {
-		if _, err := storage.Stat(context.Background(), final); err == nil {
+		if _, err := storage.Stat(s.env.ctx, final); err == nil {
 			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}
 	}
@@ -385,15 +401,20 @@ func (s *fileSink) start(final string) error {
 	if err != nil {
 		return err
 	}
-	sf := &sinkFile{WriteSeeker: f}
-	s.opening = final
-	w, err := s.open(sf)
-	s.opening = ""
-	if err != nil {
-		return fmt.Errorf("%s: %w", final, err)
-	}
-	s.cur, s.curF, s.curP = w, sf, final
+	s.curF, s.curP, s.first, s.copied, s.cur = &sinkFile{WriteSeeker: f}, final, p, false, nil
 	return nil
+}
+
+// writer returns the writer of the current file, opening it.
+func (s *fileSink) writer() (batchWriter, error) {
+	if s.cur == nil {
+		w, err := s.open(s.curF, s.first)
+		if err != nil {
+			return nil, &FileError{Path: s.curP, Err: err}
+		}
+		s.cur = w
+	}
+	return s.cur, nil
 }
 
 // sinkFile is a sink's output file, counting its size.
@@ -406,6 +427,9 @@ func (f *sinkFile) Write(p []byte) (int, error) {
 	n, err := f.WriteSeeker.Write(p)
 	f.pos += int64(n)
 	f.size = max(f.size, f.pos)
+	if err != nil {
+		err = &OutputError{bare(err)}
+	}
 	return n, err
 }
 
@@ -413,31 +437,78 @@ func (f *sinkFile) Seek(off int64, whence int) (int64, error) {
 	n, err := f.WriteSeeker.Seek(off, whence)
 	if err == nil {
 		f.pos = n
+	} else {
+		err = &OutputError{bare(err)}
 	}
 	return n, err
 }
 
+// Truncate cuts the file at size where the file can be (a local one):
+// parquetio then writes a table with time columns in one pass.
+func (f *sinkFile) Truncate(size int64) error {
+	t, ok := f.WriteSeeker.(interface{ Truncate(int64) error })
+	if !ok {
+		return errors.New("not truncatable")
+	}
+	if err := t.Truncate(size); err != nil {
+		return &OutputError{bare(err)}
+	}
+	f.size = min(f.size, size)
+	return nil
+}
+
+// OSFile returns the local file under f, for copies by the kernel; the
+// writer of it calls written afterwards.
+func (f *sinkFile) OSFile() *os.File {
+	osf, _ := storage.OSFile(f.WriteSeeker)
+	return osf
+}
+
+// written accounts for what was written to the file through OSFile.
+func (f *sinkFile) written() error {
+	osf := f.OSFile()
+	if osf == nil {
+		return nil
+	}
+	pos, err := osf.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	st, err := osf.Stat()
+	if err != nil {
+		return err
+	}
+	f.pos, f.size = pos, st.Size()
+	return nil
+}
+
 func (s *fileSink) finish() error {
-	if s.cur == nil {
+	if s.curF == nil {
 		return nil
 	}
 	t := time.Now()
-	err := s.cur.Close()
+	var err error
+	if !s.copied {
+		var w batchWriter
+		if w, err = s.writer(); err == nil {
+			err = w.Close()
+		}
+	}
 	s.st.Elapsed += time.Since(t)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.curP, err)
+		return &FileError{Path: s.curP, Err: err}
 	}
 	s.st.Bytes += s.curF.size
 	if err := s.env.finished(s.curF.WriteSeeker); err != nil {
-		return fmt.Errorf("%s: %w", storage.Redact(s.curP), err)
+		return &FileError{Path: storage.Redact(s.curP), Err: err}
 	}
 	s.st.Files = append(s.st.Files, s.curP)
-	s.cur = nil
+	s.cur, s.curF = nil, nil
 	return nil
 }
 
 func (s *fileSink) Begin(p *Part) error {
-	if s.cur != nil && !s.path.perPart() {
+	if s.curF != nil && !s.path.perPart() {
 		return nil
 	}
 	if err := s.finish(); err != nil {
@@ -451,16 +522,19 @@ func (s *fileSink) Begin(p *Part) error {
 	if err != nil {
 		return s.c.Errorf("path", "%v", err)
 	}
-	return s.start(s.c.ResolvePath(r))
+	return s.start(s.c.ResolvePath(r), p)
 }
 
 func (s *fileSink) Push(b Batch) error {
 	t := time.Now()
-	err := s.cur.Write(b)
+	w, err := s.writer()
+	if err == nil {
+		err = w.Write(b)
+	}
 	s.st.Elapsed += time.Since(t)
 	s.st.Rows += int64(b.Rows)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.curP, err)
+		return &FileError{Path: s.curP, Err: err}
 	}
 	return nil
 }
@@ -473,14 +547,29 @@ func (s *fileSink) End(p *Part) error {
 }
 
 func (s *fileSink) Finish() error {
-	if s.cur == nil && !s.path.perPart() && len(s.st.Files) == 0 {
+	if s.curF == nil && !s.path.perPart() && len(s.st.Files) == 0 {
 		// No input at all: still write an empty output.
 		r, _ := s.path.render(nil)
-		if err := s.start(s.c.ResolvePath(r)); err != nil {
+		if err := s.start(s.c.ResolvePath(r), nil); err != nil {
 			return err
 		}
 	}
 	return s.finish()
+}
+
+// copied records a file (or a part of it) written by a fast path.
+func (s *fileSink) copiedRows(rows int64) {
+	s.copied = true
+	s.st.Rows += rows
+}
+
+// partSchema is the schema of part p's rows as they reach a sink fed by
+// a source whose parts differ (p.schema), else in.
+func partSchema(in *Schema, p *Part) *Schema {
+	if p != nil && p.schema != nil {
+		return p.schema
+	}
+	return in
 }
 
 // npyWriter streams rows into an .npy file, fixing the header on Close.
@@ -507,28 +596,6 @@ func (w *npyWriter) Close() error {
 // a 0-d input stays one row.
 var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true, "cast": true, "flatten": true}
 
-// npySink is the npy sink. A file made of one 0-d input (shape ()) that
-// reached it through transforms keeping every row is written 0-d too,
-// like numpy: np.save of np.load of it.
-type npySink struct {
-	*fileSink
-	zeroD     bool // whether the input chain keeps 0-d inputs 0-d
-	onePart   bool // the sink writes one file for all parts, and there is one
-	nextZeroD bool // the file being opened gets one 0-d part
-	known     bool // every row of the parts reaches the sink (knowRows)
-	total     int64
-	nextKnown bool  // the rows of the file being opened are known
-	next      int64 // and are this many
-}
-
-// knowRows is told the parts when every row reaches the sink unchanged.
-func (s *npySink) knowRows(parts []*Part) {
-	for _, p := range parts {
-		s.total += p.Rows
-	}
-	s.known = true
-}
-
 // zeroDKeeper is a sink that writes 0-d inputs back 0-d. The plan calls
 // keepZeroD with the sink's input parts when every transform between the
 // sources and the sink keeps every row.
@@ -543,221 +610,7 @@ type rowsKeeper interface {
 	knowRows(parts []*Part)
 }
 
-func (s *npySink) keepZeroD(parts []*Part) {
-	s.zeroD, s.onePart = true, len(parts) == 1
-}
-
-func (s *npySink) Begin(p *Part) error {
-	s.nextZeroD = s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
-	s.nextKnown, s.next = s.known, s.total
-	if s.path.perPart() {
-		s.next = p.Rows
-	}
-	return s.fileSink.Begin(p)
-}
-
-func (s *npySink) Finish() error {
-	// No input at all: an empty file, written by Finish.
-	s.nextKnown, s.next = s.known, s.total
-	return s.fileSink.Finish()
-}
-
-// npy0dWriter writes a 0-d array: its one row is held until Close.
-type npy0dWriter struct {
-	f    io.Writer
-	dt   *npyio.DType
-	data []byte
-	rows int
-}
-
-func (w *npy0dWriter) Write(b Batch) error {
-	w.rows += b.Rows
-	if w.rows > 1 {
-		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
-	}
-	w.data = append(w.data, b.Data...)
-	return nil
-}
-
-func (w *npy0dWriter) Close() error {
-	if w.rows != 1 {
-		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
-	}
-	nw, err := npyio.NewWriter(w.f, &npyio.Header{DType: w.dt, Shape: []int{}})
-	if err != nil {
-		return err
-	}
-	if _, err := nw.Write(w.data); err != nil {
-		return err
-	}
-	return nw.Close()
-}
-
-func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	fs, err := newFileSink(c, in, env)
-	if err != nil {
-		return nil, err
-	}
-	s := &npySink{fileSink: fs}
-	// The stream writer patches the header's row count at the end, which
-	// an upload to an object store can do only within the bytes it still
-	// holds: when the plan knows the rows, the header is written right.
-	fs.seekable = func() bool { return !s.nextKnown }
-	fs.open = func(f io.WriteSeeker) (batchWriter, error) {
-		if s.nextZeroD && len(in.Shape) == 0 {
-			return &npy0dWriter{f: f, dt: in.DType}, nil
-		}
-		if s.nextKnown {
-			w, err := npyio.NewWriter(f, &npyio.Header{DType: in.DType, Shape: append([]int{int(s.next)}, in.Shape...)})
-			if err != nil {
-				return nil, err
-			}
-			return &npyWriter{w: w}, nil
-		}
-		w, err := npyio.NewStreamWriter(f, in.DType, in.Shape)
-		if err != nil {
-			return nil, err
-		}
-		return &npyWriter{w: w, zero: in.RowSize() == 0}, nil
-	}
-	return s, nil
-}
-
-// npzSink writes .npz archives: one archive per part or for all, and one
-// member per part or one for all. Member data is spooled to a scratch file
-// (the row count must be known before a zip member starts), then copied.
-// A member made of one 0-d part (np.savez(lr=0.01)) that reached the sink
-// through transforms keeping every row is written 0-d, like numpy.
-type npzSink struct {
-	*fileSink
-	member *template
-	zeroD  bool // whether the input chain keeps 0-d inputs 0-d
-}
-
-func (s *npzSink) keepZeroD([]*Part) { s.zeroD = true }
-
-type npzWriter struct {
-	s      *npzSink
-	z      *npyio.NPZWriter
-	key    string
-	spool  *os.File
-	rows   int64
-	keys   map[string]bool
-	schema *Schema
-	parts  int  // parts in the current member
-	zeroD  bool // every part of the current member is 0-d
-}
-
-func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	fs, err := newFileSink(c, in, env)
-	if err != nil {
-		return nil, err
-	}
-	mt, _, err := parseTemplate(c.String("member"))
-	if err != nil {
-		return nil, c.Errorf("member", "%v", err)
-	}
-	s := &npzSink{fileSink: fs, member: mt}
-	fs.open = func(f io.WriteSeeker) (batchWriter, error) {
-		return &npzWriter{s: s, z: npyio.NewNPZWriter(f, c.Bool("compressed")), keys: map[string]bool{}, schema: in}, nil
-	}
-	return s, nil
-}
-
-func (s *npzSink) Begin(p *Part) error {
-	if err := s.fileSink.Begin(p); err != nil {
-		return err
-	}
-	key, err := s.member.render(p.Vars)
-	if err != nil {
-		return s.c.Errorf("member", "%v", err)
-	}
-	w := s.cur.(*npzWriter)
-	if err := w.startMember(key); err != nil {
-		return err
-	}
-	w.parts++
-	w.zeroD = w.zeroD && p.zeroD
-	return nil
-}
-
-func (w *npzWriter) startMember(key string) error {
-	if key == w.key && w.spool != nil {
-		return nil
-	}
-	if err := w.endMember(); err != nil {
-		return err
-	}
-	if w.keys[key] {
-		return fmt.Errorf("%s: member %q written twice", w.s.c.Path(), key)
-	}
-	w.keys[key] = true
-	f, err := w.s.env.out.scratchNear(w.s.curP)
-	if err != nil {
-		return err
-	}
-	w.key, w.spool, w.rows, w.parts, w.zeroD = key, f, 0, 0, true
-	return nil
-}
-
-func (w *npzWriter) endMember() error {
-	if w.spool == nil {
-		return nil
-	}
-	f := w.spool
-	w.spool = nil
-	h := &npyio.Header{DType: w.schema.DType, Shape: append([]int{int(w.rows)}, w.schema.Shape...)}
-	if w.s.zeroD && w.parts == 1 && w.zeroD && w.rows == 1 && len(w.schema.Shape) == 0 {
-		h.Shape = []int{} // one 0-d input: a 0-d member, as numpy wrote it
-	}
-	mw, err := w.z.Create(w.key, h)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	if _, err := io.Copy(mw, f); err != nil {
-		return err
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-func (w *npzWriter) Write(b Batch) error {
-	if w.spool == nil {
-		if err := w.startMember(w.s.c.String("member")); err != nil {
-			return err
-		}
-	}
-	w.rows += int64(b.Rows)
-	_, err := w.spool.Write(b.Data)
-	return err
-}
-
-func (w *npzWriter) Close() error {
-	if len(w.keys) == 0 {
-		// No input: an archive with one empty member.
-		if err := w.startMember(w.s.c.String("member")); err != nil {
-			return err
-		}
-	}
-	if err := w.endMember(); err != nil {
-		return err
-	}
-	return w.z.Close()
-}
-
-func (s *npzSink) plannedPaths(parts []*Part) ([]string, error) {
-	paths, err := s.fileSink.plannedPaths(parts)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range parts {
-		if _, err := s.member.render(p.Vars); err != nil {
-			return nil, s.c.Errorf("member", "%v", err)
-		}
-	}
-	return paths, nil
+// partsKeeper is a sink told every part that reaches it.
+type partsKeeper interface {
+	knowParts(parts []*Part)
 }

@@ -194,7 +194,7 @@ type sampler struct {
 }
 
 func (p *sampler) Start(int, int64, int64) {}
-func (p *sampler) Done()                   {}
+func (p *sampler) Done(bool)               {}
 func (p *sampler) Update(_ int, rows, _ int64) {
 	p.updates++
 	if p.updates%4 != 1 {
@@ -258,7 +258,7 @@ func TestSinksStreamToBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp, err := NewPlan(lj)
+	lp, err := NewPlan(context.Background(), lj, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestSinksStreamToBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ sinks:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ sinks:
 type cancelAt struct{ cancel context.CancelFunc }
 
 func (c cancelAt) Start(int, int64, int64) {}
-func (c cancelAt) Done()                   {}
+func (c cancelAt) Done(bool)               {}
 func (c cancelAt) Update(_ int, rows, _ int64) {
 	if rows > 1000 {
 		c.cancel()
@@ -444,7 +444,7 @@ func TestSinksFinishedUploadsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(j)
+	p, err := NewPlan(context.Background(), j, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

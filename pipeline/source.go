@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,26 +8,30 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
-	"github.com/npyflow/npyflow/pipeline/expr"
+	"github.com/npyflow/npyflow/pipeline/internal/foreign"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
-	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
+
+// The file source: what every format's job source has in common. It
+// expands the path patterns, asks the format's fileReader for the parts
+// of each file (and opens them), reads an archive's members as one table
+// when the source's table option says so, adds the path captures as
+// columns and checks that the parts agree.
 
 // source is a running source: it knows its parts and opens them.
 type source interface {
 	Schema() *Schema
 	Parts() []*Part
-	// open returns a reader of the part's rows in Schema's layout.
-	open(p *Part) (partReader, error)
+	// open returns a reader of the part's rows in its schema's layout
+	// (partSchema).
+	open(ctx context.Context, p *Part) (partReader, error)
 	producer
 }
 
@@ -40,18 +43,92 @@ type partReader interface {
 	Close() error
 }
 
-// fileSource is the npy and npz sources.
+// rowReader is what a format's reader gives for a part: an npyio.Reader,
+// or an adapter for other formats.
+type rowReader interface {
+	ReadRows(dst []byte) (int, error)
+}
+
+// A fileReader is a format's side of its job source: it lists the parts
+// of one input file and opens them. Readers may also implement the
+// optional interfaces of the fast paths (npyOpener, npyCopier, storer in
+// copy.go) and projector (pushdown.go).
+type fileReader interface {
+	// parts lists the parts of the file at path: one for a file that is
+	// one array, one per member read for an archive (s.table says
+	// whether they become the columns of one table).
+	parts(ctx context.Context, s *fileSource, path string) ([]partHead, error)
+	// open opens the part p (p.Member "" for a file that is one array),
+	// whose rows come in the layout of the header it returns.
+	open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error)
+}
+
+// partHead is one part of a file, as its reader lists it.
+type partHead struct {
+	member string        // "" for a file that is one array
+	array  string        // the array's own name, if not member: a table file's one column
+	header *npyio.Header // its rows (any byte order)
+	size   int64         // bytes of a member in its archive (0: the file's size)
+}
+
+// newReader makes a format's reader for a source component.
+type newReader func(c *job.Component) (fileReader, error)
+
+// fileSourceFields are the options of every file source, first in its
+// field list.
+func fileSourceFields() []job.Field {
+	return []job.Field{
+		{Name: "paths", Type: job.StringList, Required: true, Check: checkPattern,
+			Doc: "files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file; '-' alone reads standard input (copied to a temporary file when the job is planned; not in a sharded run)"},
+		{Name: "exclude", Type: job.StringList, Check: checkExclude,
+			Doc: "patterns of files to skip; one without '/' matches the base name"},
+		{Name: "column", Type: job.String, Default: "value",
+			Doc: "the column name of a plain (non-record) array when captures add columns next to it"},
+		{Name: "allow_empty", Type: job.Bool, Default: false,
+			Doc: "allow a pattern to match no file (by default that is an error)"},
+	}
+}
+
+// tableField is the option of archive sources (npz, hdf5, mat) that reads
+// a file's members as the columns of one table; what is a member is the
+// format's word.
+func tableField(members string) job.Field {
+	return job.Field{Name: "table", Type: job.Bool, Default: false,
+		Doc: "read the " + members + " of each file as the columns of one table: one input part per file, one record per row, a field per " +
+			"array named by it, in file order; they must have the same length along axis 0 (a 0-d array is no column); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"}
+}
+
+// fileSourceSpec is the job source of a format whose reader is made by
+// newR, with the options fields after the common ones.
+func fileSourceSpec(summary, doc string, newR newReader, fields ...job.Field) *job.Spec {
+	return &job.Spec{Kind: job.Source, Summary: summary, Doc: doc,
+		Fields: append(fileSourceFields(), fields...),
+		Impl: builder(func(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
+			r, err := newR(c)
+			if err != nil {
+				return nil, err
+			}
+			return buildFileSource(c, r, env)
+		})}
+}
+
+// fileSource is a format's job source.
 type fileSource struct {
 	c        *job.Component
-	npz      bool
-	schema   *Schema // rows delivered, captures included
-	file     *Schema // rows in the files
+	r        fileReader
+	warn     func(string) // the plan's warnings
+	table    bool         // an archive's members are the columns of one table
+	schema   *Schema      // rows delivered, captures included
+	file     *Schema      // rows in the files (of the first part, when they differ)
 	parts    []*Part
 	caps     []capture
 	capWidth map[string]int
 	wrap     bool // a plain array wrapped as one struct field
 	out      fanout
-	opts     *npyio.Options
+	// mixed, if not nil, is why the parts differ in dtype or row shape:
+	// the source then feeds only sinks that write one array per part
+	// (acceptsMixed), each in the part's own schema.
+	mixed error
 	// columns are the Parquet or Arrow columns read when the job names
 	// none: those its consumers need (see projections), so only their
 	// column chunks are fetched and mapped.
@@ -61,292 +138,12 @@ type fileSource struct {
 
 // foreign returns the options of a parquet or arrow source, with the
 // projection the plan pushed down.
-func (s *fileSource) foreign() *foreignOptions {
-	o := foreignFromComponent(s.c)
-	if len(o.columns) == 0 {
-		o.columns = s.columns
+func (s *fileSource) foreign() *foreign.Options {
+	o := foreign.FromComponent(s.c)
+	if len(o.Columns) == 0 {
+		o.Columns = s.columns
 	}
 	return o
-}
-
-// pushdown is what a parquet or arrow source need not read: the columns
-// no consumer needs are not fetched and not mapped, so a column numpy has
-// no type for (a MAP, a list of varying length) does not stop a job that
-// selects or drops it.
-type pushdown struct {
-	// keep are the fields the consumers need, when they select fields;
-	// nil when they need every field but drop.
-	keep []string
-	// drop are, with keep nil, the fields no consumer needs.
-	drop []string
-}
-
-// projections returns, for each parquet or arrow source that names no
-// columns itself, the columns its consumers need (see needOf), when
-// that is not every column: a keep list (the consumers select fields: a
-// select on a bucket's file then fetches only their chunks) or a drop
-// list (every column of the file but those).
-func projections(j *job.Job) map[string]*pushdown {
-	out := map[string]*pushdown{}
-	memo := map[string]need{}
-	for _, src := range j.Of(job.Source) {
-		if src.Type != "parquet" && src.Type != "arrow" || len(src.Strings("columns")) > 0 {
-			continue
-		}
-		n := needOf(j, src.Name, memo)
-		switch {
-		case len(n.set) == 0:
-		case n.all:
-			out[src.Name] = &pushdown{drop: n.set}
-		default:
-			out[src.Name] = &pushdown{keep: n.set}
-		}
-	}
-	return out
-}
-
-// need is the fields a component's consumers need of its rows: every
-// field but set (all), or set alone, in first-seen order.
-type need struct {
-	all bool
-	set []string
-}
-
-// union is the fields a or b needs.
-func (a need) union(b need) need {
-	switch {
-	case a.all && b.all:
-		return need{all: true, set: slices.DeleteFunc(slices.Clone(a.set), func(f string) bool { return !slices.Contains(b.set, f) })}
-	case a.all:
-		return need{all: true, set: slices.DeleteFunc(slices.Clone(a.set), func(f string) bool { return slices.Contains(b.set, f) })}
-	case b.all:
-		return b.union(a)
-	}
-	set := slices.Clone(a.set)
-	for _, f := range b.set {
-		if !slices.Contains(set, f) {
-			set = append(set, f)
-		}
-	}
-	return need{set: set}
-}
-
-// with adds fields to n.
-func (n need) with(fields []string) need { return n.union(need{set: fields}) }
-
-// needOf returns the fields of its rows the consumers of component name
-// need: a select needs its fields; drop, filter and cast (which keep
-// every other field as it is) what their own consumers need, less what a
-// drop drops, plus the fields a filter's predicate or a cast names; any
-// other consumer (a sink, rename, a transform that reads every field)
-// needs every field.
-func needOf(j *job.Job, name string, memo map[string]need) need {
-	if n, ok := memo[name]; ok {
-		return n
-	}
-	memo[name] = need{all: true} // a cycle needs everything (topoOrder refuses it anyway)
-	var n need
-	consumers := 0
-	for _, c := range j.Components {
-		if !slices.Contains(c.Inputs, name) {
-			continue
-		}
-		var in need
-		switch {
-		case c.Kind != job.Transform, len(c.Inputs) > 1: // inputs concatenated keep one schema
-
-			in = need{all: true}
-		case c.Type == "select":
-			in = need{set: c.Strings("fields")}
-		case c.Type == "drop":
-			in = needOf(j, c.Name, memo)
-			if in.all { // every field but those and the dropped ones
-				for _, f := range c.Strings("fields") {
-					if !slices.Contains(in.set, f) {
-						in.set = append(slices.Clip(in.set), f)
-					}
-				}
-			}
-		case c.Type == "filter":
-			fields, ok := predicateFields(c.String("where"))
-			in = need{all: true}
-			if ok {
-				in = needOf(j, c.Name, memo).with(fields)
-			}
-		case c.Type == "cast":
-			in = needOf(j, c.Name, memo)
-			var fields []string
-			for _, kv := range c.Map("fields") {
-				fields = append(fields, kv.Key)
-			}
-			in = in.with(fields)
-		default:
-			in = need{all: true}
-		}
-		if consumers == 0 {
-			n = in
-		} else {
-			n = n.union(in)
-		}
-		consumers++
-	}
-	if consumers == 0 {
-		n = need{all: true}
-	}
-	memo[name] = n
-	return n
-}
-
-// predicateFields returns the fields a filter's predicate names.
-func predicateFields(where string) ([]string, bool) {
-	p, err := expr.Parse(where)
-	if err != nil {
-		return nil, false
-	}
-	return p.Fields(), true
-}
-
-// wrapProjected returns the header of a projection to one column as a
-// table of that one field (the bytes of a plain array and of a one-field
-// record are the same), so the select above it sees records.
-func (s *fileSource) wrapProjected(h *npyio.Header) *npyio.Header {
-	if h == nil || len(s.columns) != 1 || h.DType.Kind == npyio.Struct || len(h.Shape) != 1 {
-		return h
-	}
-	dt, err := npyio.NewStruct([]npyio.Field{{Name: s.columns[0], Type: h.DType}})
-	if err != nil || dt.Size != h.DType.Size {
-		return h
-	}
-	w := *h
-	w.DType = dt
-	return &w
-}
-
-// sameFields reports whether every field of a is in b, with the same
-// type and shape.
-func sameFields(a, b *npyio.Header) bool {
-	if a == nil || b == nil || a.DType.Kind != npyio.Struct || b.DType.Kind != npyio.Struct {
-		return false
-	}
-	for _, fa := range a.DType.Fields {
-		k := fieldIndex(b.DType, fa.Name)
-		if k < 0 {
-			return false
-		}
-		fb := b.DType.Fields[k]
-		if !fa.Type.Equal(fb.Type) || fmt.Sprint(fa.Shape) != fmt.Sprint(fb.Shape) {
-			return false
-		}
-	}
-	return true
-}
-
-// fileColumns returns the columns of the file (named all) that give the
-// fields keep: a field itself, or the column of a validity field
-// ([arrowconv.ValidityName], [arrowconv.ItemsValidityName], read with the
-// column); other names are kept, for the projection to fail on and the
-// select to report.
-func fileColumns(keep, all []string) []string {
-	var out []string
-	for _, f := range keep {
-		c := f
-		if stem, ok := strings.CutSuffix(f, arrowconv.ItemsValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
-			c = stem
-		} else if stem, ok := strings.CutSuffix(f, arrowconv.ValidityName("")); ok && !slices.Contains(all, f) && slices.Contains(all, stem) {
-			c = stem
-		}
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// project sets what s need not read (see projections): with a keep list,
-// the columns s reads are the fields its consumers keep, less the path
-// captures; with drops, firstProjected finds them in the first file.
-func (s *fileSource) project(p *pushdown) {
-	s.push = p
-	if p == nil {
-		return
-	}
-	capt := map[string]bool{}
-	for _, c := range s.caps {
-		capt[c.Name] = true
-	}
-	for _, f := range p.keep {
-		if !capt[f] {
-			s.columns = append(s.columns, f)
-		}
-	}
-}
-
-// firstProjected reads the header of the first file of a source with a
-// pushdown, settling the columns read (the file's columns behind the kept
-// fields, see fileColumns; with drops, every column but those dropped
-// whose validity field is not kept): the projection must map the fields
-// as reading every column does (a file npyflow wrote is mapped from its
-// metadata then) and hold them all; else every column is read and the
-// select or drop says what is missing. When reading every column fails
-// (a column numpy has no type for) and the projection does not, the
-// projection stands: that column is one no consumer needs. The fields a
-// drop's projection leaves out are recorded in env.dropped.
-func (s *fileSource) firstProjected(path string, read func(string, *foreignOptions) (*npyio.Header, error), names func(string) ([]string, error), env *buildEnv) (*npyio.Header, error) {
-	full := foreignFromComponent(s.c)
-	all, err := names(path)
-	if err != nil {
-		s.columns = nil
-		return read(path, full)
-	}
-	if s.push.keep != nil {
-		s.columns = fileColumns(s.columns, all)
-	} else {
-		validity := s.c.Strings("validity")
-		var fullNames []string // the fields of every column read, once needed
-		hasItems := func(n string) bool {
-			if fullNames == nil {
-				fullNames = []string{}
-				if fh, err := read(path, full); err == nil && fh.DType.Kind == npyio.Struct {
-					for _, f := range fh.DType.Fields {
-						fullNames = append(fullNames, f.Name)
-					}
-				}
-			}
-			return slices.Contains(fullNames, arrowconv.ItemsValidityName(n))
-		}
-		for _, n := range all {
-			// A column whose validity field (or element validity field,
-			// of a list) is kept is read.
-			named := slices.Contains(validity, "*") || slices.Contains(validity, n)
-			valid := named && slices.Contains(s.push.drop, n) && (!slices.Contains(s.push.drop, arrowconv.ValidityName(n)) || !slices.Contains(s.push.drop, arrowconv.ItemsValidityName(n)) && hasItems(n))
-			if !slices.Contains(s.push.drop, n) || valid {
-				s.columns = append(s.columns, n)
-			}
-		}
-	}
-	var dropped []string
-	for _, n := range all {
-		if !slices.Contains(s.columns, n) {
-			dropped = append(dropped, n)
-		}
-	}
-	if len(dropped) == 0 && s.push.keep == nil || len(s.columns) == 0 {
-		s.columns = nil
-		return read(path, full)
-	}
-	h, err := read(path, s.foreign())
-	fh, ferr := read(path, full)
-	if err != nil || ferr == nil && !sameFields(s.wrapProjected(h), fh) {
-		s.columns = nil
-		return fh, ferr
-	}
-	if len(dropped) > 0 {
-		if env.dropped == nil {
-			env.dropped = map[string][]string{}
-		}
-		env.dropped[s.c.Name] = dropped
-	}
-	return s.wrapProjected(h), nil
 }
 
 func (s *fileSource) Schema() *Schema   { return s.schema }
@@ -372,8 +169,16 @@ type dataError struct {
 func (e *dataError) Error() string { return fmt.Sprintf("%s: %s: %v", e.pos, e.path, e.err) }
 func (e *dataError) Unwrap() error { return e.err }
 
-func buildFileSource(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
-	s := &fileSource{c: c, npz: c.Type == "npz", capWidth: map[string]int{}}
+// pathsError is a dataError about a source's paths.
+func pathsError(c *job.Component, err error) error {
+	return &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
+}
+
+func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error) {
+	s := &fileSource{c: c, r: r, capWidth: map[string]int{}, warn: env.warn}
+	if c.Spec.Field("table") != nil {
+		s.table = c.Bool("table")
+	}
 	var matches []match
 	var caps []capture
 	var err error
@@ -387,56 +192,19 @@ func buildFileSource(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
 	}
 	s.caps = caps
 	s.project(env.project[c.Name])
-	var members []string
-	if s.npz {
-		members = c.Strings("members")
-	}
-	if c.Type == "mat" && c.Bool("fortran_order") {
-		return nil, &dataError{pos: c.PosOf("fortran_order"), path: c.Path() + ".fortran_order", err: errors.New("applies to npyflow convert to .npy or .npz only: a job reads rows, in C order")}
-	}
 	for _, m := range matches {
-		if isContainer(c.Type) {
-			if err := s.addContainer(m); err != nil {
-				return nil, err
-			}
-			continue
+		if m, err = env.spoolPipe(c, m); err != nil {
+			return nil, err
 		}
-		if s.npz {
-			if err := s.addNPZ(m, members, env); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		read := readNPYHeader
-		if c.Type == "parquet" || c.Type == "arrow" {
-			withOpts, names := readParquetHeader, parquetColumnNames
-			if c.Type == "arrow" {
-				withOpts, names = readArrowHeader, arrowColumnNames
-			}
-			read = func(path string) (*npyio.Header, error) {
-				switch {
-				case s.push == nil:
-					return withOpts(path, s.foreign())
-				case len(s.parts) == 0:
-					return s.firstProjected(path, withOpts, names, env)
-				}
-				h, err := withOpts(path, s.foreign())
-				return s.wrapProjected(h), err
-			}
-		}
-		h, err := read(m.Path)
-		if err != nil {
-			return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: err}
-		}
-		if err := s.addPart(m, "", h); err != nil {
+		if err := s.addFile(env.ctx, m, env); err != nil {
 			return nil, err
 		}
 	}
 	if len(s.parts) == 0 {
 		if !c.Bool("allow_empty") {
-			return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: errors.New("no input files (set allow_empty: true to allow)")}
+			return nil, pathsError(c, errors.New("no input files (set allow_empty: true to allow)"))
 		}
-		return nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: errors.New("no input files: the schema is unknown")}
+		return nil, pathsError(c, errors.New("no input files: the schema is unknown"))
 	}
 	if err := s.buildSchema(); err != nil {
 		return nil, err
@@ -444,9 +212,49 @@ func buildFileSource(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
+// addFile adds the parts of one input file.
+func (s *fileSource) addFile(ctx context.Context, m match, env *buildEnv) error {
+	var heads []partHead
+	if pr, ok := s.r.(projector); ok && s.push != nil {
+		var h *npyio.Header
+		var err error
+		if len(s.parts) == 0 {
+			h, err = s.firstProjected(ctx, m.Path, pr, env)
+		} else if h, err = pr.headerWith(ctx, m.Path, s.foreign()); err == nil {
+			h = s.wrapProjected(h)
+		}
+		if err != nil {
+			return pathsError(s.c, err)
+		}
+		heads = []partHead{{header: h}}
+	} else {
+		var err error
+		if heads, err = s.r.parts(ctx, s, m.Path); err != nil {
+			return pathsError(s.c, err)
+		}
+	}
+	if s.table && len(heads) > 1 {
+		pick := "one"
+		if pk, ok := s.r.(picker); ok {
+			pick = pk.pickHint()
+		}
+		h, cols, err := tableHead(heads, pick)
+		if err != nil {
+			return pathsError(s.c, &FileError{Path: m.Path, Err: err})
+		}
+		return s.addPart(m, partHead{header: h}, cols)
+	}
+	for _, h := range heads {
+		if err := s.addPart(m, h, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // expandPaths expands a source's path patterns less its exclusions, in
 // pattern order, sorted within each pattern, without duplicates.
-func expandPaths(c *job.Component) ([]match, []capture, error) {
+func expandPaths(ctx context.Context, c *job.Component) ([]match, []capture, error) {
 	var ex []*pattern
 	for _, e := range c.Strings("exclude") {
 		p := e
@@ -473,7 +281,7 @@ func expandPaths(c *job.Component) ([]match, []capture, error) {
 		} else if !sameCaptures(caps, pt.caps) {
 			return nil, nil, c.ItemErrorf("paths", i, "every pattern of a source must have the same captures (%s)", capList(caps))
 		}
-		ms, err := pt.glob()
+		ms, err := pt.glob(ctx)
 		if err != nil {
 			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i), err: err}
 		}
@@ -528,104 +336,54 @@ func capList(c []capture) string {
 	return strings.Join(s, ", ")
 }
 
-// openFile opens a job input through the storage seam.
-func openFile(path string) (storage.File, error) {
-	return storage.Open(context.Background(), path)
+// openFile opens a job input through the storage seam; errors reading it
+// should name path (a FileError).
+func openFile(ctx context.Context, path string) (storage.File, error) {
+	return storage.Open(ctx, path)
 }
 
-// npzFile is an .npz archive opened through the storage seam, closing
-// the file with the reader.
-type npzFile struct {
-	*npyio.NPZReader
-	f storage.File
+// rowsSchema is the schema of the rows of an array of header h.
+func rowsSchema(h *npyio.Header) *Schema {
+	return &Schema{DType: h.DType.Native(), Shape: append([]int(nil), h.Shape[min(1, len(h.Shape)):]...)}
 }
 
-func (z *npzFile) Close() error { return z.f.Close() }
-
-// openNPZ is npyio.OpenNPZ through the storage seam: errors reading the
-// archive name the file.
-func openNPZ(path string) (*npzFile, error) {
-	f, err := openFile(path)
-	if err != nil {
-		return nil, err
-	}
-	z, err := npyio.NewNPZReader(f, f.Size(), nil)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &npzFile{NPZReader: z, f: f}, nil
-}
-
-func readNPYHeader(path string) (*npyio.Header, error) {
-	f, err := openFile(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h, err := npyio.ReadHeader(bufio.NewReaderSize(f, 4096), nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if !h.DType.IsSupported() {
-		_, err := npyio.NewReaderAt(f, 1<<62, nil) // reports why
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return h, nil
-}
-
-func (s *fileSource) addNPZ(m match, members []string, env *buildEnv) error {
-	z, err := openNPZ(m.Path)
-	if err != nil {
-		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
-	}
-	defer z.Close()
-	keys := members
-	if len(keys) == 0 {
-		keys = z.Keys()
-	}
-	for i, k := range keys {
-		mem := z.Member(k)
-		if mem == nil {
-			return &dataError{pos: s.c.PosOfItem("members", i), path: s.c.Path() + ".members",
-				err: fmt.Errorf("%s has no member %q%s (members: %s)", m.Path, k, suggest.DidYouMean(k, z.Keys()), strings.Join(z.Keys(), ", "))}
-		}
-		h, err := mem.ReadHeader()
-		if err != nil {
-			return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: fmt.Errorf("%s: %w", m.Path, err)}
-		}
-		if err := s.addPart(m, mem.Key, h); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
-	fs := &Schema{DType: h.DType.Native(), Shape: append([]int(nil), h.Shape[min(1, len(h.Shape)):]...)}
+func (s *fileSource) addPart(m match, h partHead, cols []string) error {
+	fs := rowsSchema(h.header)
 	where := m.Path
-	if member != "" {
-		where += ":" + member
+	if h.member != "" {
+		where += ":" + h.member
 	}
+	var own *Schema
 	if s.file == nil {
 		s.file = fs
-	} else if w, ok := widerStrings(s.file, fs); ok && (s.c.Type == "parquet" || s.c.Type == "arrow") {
+	} else if w, ok := widerStrings(s.file, fs); ok && s.widens() {
 		s.file = w // string widths from each file's data: read all at the widest
 	} else if !s.file.Equal(fs) {
 		first := s.parts[0].Path
 		if s.parts[0].Member != "" {
 			first += ":" + s.parts[0].Member
 		}
-		return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths",
-			err: fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, first, s.file)}
+		own = fs
+		if s.mixed == nil {
+			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, first, s.file))
+		}
 	}
 	base := filepath.Base(storage.Path(m.Path))
+	stem := strings.TrimSuffix(base, filepath.Ext(base))
+	array := h.member
+	if array == "" {
+		array = h.array
+	}
+	if array == "" {
+		array = stem
+	}
 	vars := map[string]string{
 		"source": s.c.Name,
 		"name":   base,
 		"dir":    filepath.Base(filepath.Dir(storage.Path(m.Path))),
-		"stem":   strings.TrimSuffix(base, filepath.Ext(base)),
-		"member": member,
+		"stem":   stem,
+		"member": h.member,
+		"array":  array,
 		"index":  strconv.Itoa(len(s.parts)),
 	}
 	for k, v := range m.Caps {
@@ -634,12 +392,24 @@ func (s *fileSource) addPart(m match, member string, h *npyio.Header) error {
 			s.capWidth[k] = w
 		}
 	}
-	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: member, Size: h.DataSize(), Rows: h.Rows(), Vars: vars, zeroD: len(h.Shape) == 0}
-	if member == "" {
+	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: h.member, Size: h.header.DataSize(), Rows: h.header.Rows(),
+		Vars: vars, zeroD: len(h.header.Shape) == 0, schema: own, cols: cols, raw: fs, dtype: h.header.DType}
+	if h.member == "" {
 		p.Size = m.Size
+	}
+	if h.size > 0 {
+		p.Size = h.size
 	}
 	s.parts = append(s.parts, p)
 	return nil
+}
+
+// widens reports whether the source's files get string widths from their
+// own data (parquet, arrow), so that files differing only in them are
+// read at the widest.
+func (s *fileSource) widens() bool {
+	_, ok := s.r.(projector)
+	return ok
 }
 
 // buildSchema adds the capture columns to the files' schema.
@@ -647,6 +417,9 @@ func (s *fileSource) buildSchema() error {
 	if len(s.caps) == 0 {
 		s.schema = s.file
 		return nil
+	}
+	if s.mixed != nil {
+		return s.mixed
 	}
 	var fields []npyio.Field
 	if s.file.DType.Kind == npyio.Struct && len(s.file.Shape) == 0 {
@@ -681,7 +454,7 @@ func (s *fileSource) buildSchema() error {
 	// Check the capture values parse now, so a bad file name fails planning.
 	for _, p := range s.parts {
 		if _, err := s.captureBytes(p); err != nil {
-			return &dataError{pos: s.c.PosOf("paths"), path: s.c.Path() + ".paths", err: err}
+			return pathsError(s.c, err)
 		}
 	}
 	return nil
@@ -723,77 +496,99 @@ func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
 	return out, nil
 }
 
-func (s *fileSource) open(p *Part) (partReader, error) {
-	var rd *npyio.Reader
-	var closer io.Closer
-	switch s.c.Type {
-	case "parquet":
-		return s.openParquet(p)
-	case "arrow":
-		return s.openArrow(p)
-	case "hdf5", "mat":
-		return s.openContainer(p)
+// fileRows is the schema of the part's rows in its file (before captures).
+func (s *fileSource) fileRows(p *Part) *Schema {
+	if p.schema != nil {
+		return p.schema
 	}
-	if p.Member != "" {
-		z, err := openNPZ(p.Path)
-		if err != nil {
-			return nil, err
-		}
-		m := z.Member(p.Member)
-		if m == nil {
-			z.Close()
-			return nil, fmt.Errorf("%s: member %q disappeared", p.Path, p.Member)
-		}
-		rd, err = m.Open()
-		if err != nil {
-			z.Close()
-			return nil, fmt.Errorf("%s: %w", p.Path, err)
-		}
-		closer = z
-	} else {
-		f, err := openFile(p.Path)
-		if err != nil {
-			return nil, err
-		}
-		rd, err = npyio.NewReaderAt(f, f.Size(), s.opts)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", p.Path, err)
-		}
-		closer = f
+	return s.file
+}
+
+// plain reports whether part p's rows reach the source's consumers as
+// its reader gives them: no captures, no strings widened to other files'.
+// (The fast paths read such parts themselves.)
+func (s *fileSource) plain(p *Part) bool {
+	return len(s.caps) == 0 && (p.raw == nil || p.raw.Equal(s.fileRows(p)))
+}
+
+// openRows opens one member (or the file) of a part and checks it still
+// holds what the plan found.
+func (s *fileSource) openRows(ctx context.Context, p *Part, want *Schema) (rowReader, io.Closer, *repacker, error) {
+	rd, h, closer, err := s.r.open(ctx, s, p)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if got := (&Schema{DType: rd.DType(), Shape: rd.Header().Shape[min(1, len(rd.Header().Shape)):]}); !got.Equal(s.file) {
+	got := rowsSchema(h)
+	if !got.Equal(want) {
+		if w, ok := widerStrings(want, got); s.widens() && ok && w.Equal(want) {
+			return rd, closer, newRepacker(got, want), nil
+		}
 		closer.Close()
-		return nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p.Path, got, s.file)
+		name := p.Path
+		if p.Member != "" {
+			name += ":" + p.Member
+		}
+		return nil, nil, nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", name, got, want)
 	}
-	pr := &npyPartReader{rd: rd, closer: closer, name: p.Path}
+	return rd, closer, nil, nil
+}
+
+func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
+	want := s.fileRows(p)
+	pr := &npyPartReader{name: p.Path}
 	if p.Member != "" {
 		pr.name += ":" + p.Member
 	}
-	if err := s.withCaptures(pr, p); err != nil {
-		closer.Close()
-		return nil, err
+	if p.cols != nil {
+		t, err := s.openTable(ctx, p, want)
+		if err != nil {
+			return nil, err
+		}
+		pr.rd, pr.closer = t, t
+	} else {
+		rd, closer, widen, err := s.openRows(ctx, p, want)
+		if err != nil {
+			return nil, err
+		}
+		pr.rd, pr.closer = rd, closer
+		if widen != nil {
+			pr.rd = &widenRows{rd: rd, widen: widen, from: int(widen.from)}
+		}
+	}
+	if len(s.caps) > 0 {
+		tail, err := s.captureBytes(p)
+		if err != nil {
+			pr.closer.Close()
+			return nil, err
+		}
+		pr.tail, pr.inRow = tail, int(want.RowSize())
 	}
 	return pr, nil
 }
 
-func (s *fileSource) withCaptures(pr *npyPartReader, p *Part) error {
-	if len(s.caps) == 0 {
-		return nil
-	}
-	tail, err := s.captureBytes(p)
-	if err != nil {
-		return err
-	}
-	pr.tail = tail
-	pr.inRow = int(s.file.RowSize())
-	return nil
+// widenRows reads rows of a file whose strings are narrower than the
+// source's into rows of the source's layout.
+type widenRows struct {
+	rd    rowReader
+	widen *repacker
+	from  int // row size in the file
+	buf   []byte
 }
 
-// rowReader is what npyPartReader reads rows from: an npyio.Reader, or an
-// adapter for other formats.
-type rowReader interface {
-	ReadRows(dst []byte) (int, error)
+func (w *widenRows) ReadRows(dst []byte) (int, error) {
+	want := len(dst) / w.widen.toSize
+	if want == 0 {
+		return 0, io.ErrShortBuffer
+	}
+	if cap(w.buf) < want*w.from {
+		w.buf = make([]byte, want*w.from)
+	}
+	n, err := w.rd.ReadRows(w.buf[:want*w.from])
+	if err != nil {
+		return 0, err
+	}
+	w.widen.rows(dst, w.buf, n)
+	return n, nil
 }
 
 type npyPartReader struct {
@@ -809,7 +604,7 @@ func (r *npyPartReader) ReadRows(dst []byte) (int, error) {
 	if r.tail == nil {
 		n, err := r.rd.ReadRows(dst)
 		if err != nil && err != io.EOF {
-			err = fmt.Errorf("%s: %w", r.name, err)
+			err = &FileError{Path: r.name, Err: err}
 		}
 		return n, err
 	}
@@ -824,7 +619,7 @@ func (r *npyPartReader) ReadRows(dst []byte) (int, error) {
 	n, err := r.rd.ReadRows(r.buf[:max(want*r.inRow, 1)])
 	if err != nil {
 		if err != io.EOF {
-			err = fmt.Errorf("%s: %w", r.name, err)
+			err = &FileError{Path: r.name, Err: err}
 		}
 		return 0, err
 	}
@@ -837,3 +632,20 @@ func (r *npyPartReader) ReadRows(dst []byte) (int, error) {
 }
 
 func (r *npyPartReader) Close() error { return r.closer.Close() }
+
+// closers closes each in order.
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var first error
+	for _, c := range cs {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+type closeFunc func() error
+
+func (f closeFunc) Close() error { return f() }

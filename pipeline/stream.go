@@ -55,19 +55,31 @@ func (s *Schema) Columns() []string {
 	return out
 }
 
-// Part is one unit of input: one .npy file, one .npz member or one
-// Parquet/Arrow file. Parts are the unit of parallel reading (and of
-// sharding): per-input outputs are named after them.
+// Part is one unit of input: one .npy file, one member of an archive
+// (.npz member, HDF5 dataset, MAT-file array), one Parquet/Arrow file, or
+// an archive read as one table. Parts are the unit of parallel reading
+// (and of sharding): per-input outputs are named after them.
 type Part struct {
 	Source string            // the source component's name
 	Index  int               // position among the source's parts
 	Path   string            // the file
-	Member string            // the npz member key, or ""
+	Member string            // the archive member, or ""
 	Size   int64             // bytes on disk (or in the archive) of the input
 	Rows   int64             // rows, from the header
-	Vars   map[string]string // values for output path templates: captures, stem, name, member, source
+	Vars   map[string]string // values for output path templates: captures, stem, name, member, array, source
 	rank   int               // global position in the run's order
 	zeroD  bool              // a 0-d array (shape ()), read as one row
+	// schema is the part's rows when its source's parts differ (see
+	// fileSource.mixed); nil: the source's.
+	schema *Schema
+	// cols are the members of an archive read as one table (table.go).
+	cols []string
+	// raw is the part's rows as its file holds them (its strings may be
+	// narrower than the source's, see widen.go).
+	raw *Schema
+	// dtype is the part's dtype as its file stores it (byte order
+	// included): a sink writing one part as it reads it keeps it.
+	dtype *npyio.DType
 }
 
 // Batch is a run of rows in native byte order and C order. A batch's Data

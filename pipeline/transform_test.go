@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -313,7 +314,7 @@ func TestGlob(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.pattern, err)
 		}
-		ms, err := pt.glob()
+		ms, err := pt.glob(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

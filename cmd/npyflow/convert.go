@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -108,7 +107,6 @@ func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pip
 		v := &optionFlag{opts: opts, name: d.Name, isBool: d.Type == job.Bool}
 		if d.Default != nil && d.Default != false && d.Default != int64(0) && d.Default != "" {
 			v.current = fmt.Sprint(d.Default)
-			opts.Set(d.Name, v.current)
 		}
 		if d.Type == job.Bool && d.Default == true {
 			v.current = "true"
@@ -145,7 +143,7 @@ func runConvert(e *env) error {
 		return usagef("--progress %q: want auto, always or never", progress)
 	}
 	in, out := args[0], args[1]
-	c := &converter{ctx: e.ctx, in: in, out: out, stderr: e.stderr, progress: progress}
+	c := &converter{in: in, stderr: e.stderr, progress: progress}
 	opts.Progress = c
 	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "npyflow: warning: %s\n", msg) }
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
@@ -161,6 +159,10 @@ func runConvert(e *env) error {
 // the problem is in (OUT for a *pipeline.OutputError, else IN), once, then
 // the problem without the library packages' prefixes.
 func convertError(in, out string, err error) error {
+	var ie *pipeline.InternalError
+	if errors.As(err, &ie) {
+		return err // main reports it
+	}
 	var fe *pipeline.FileError
 	if errors.As(err, &fe) {
 		return fmt.Errorf("%s: %w", storage.Redact(fe.Path), trimPrefix(fe.Err))
@@ -173,25 +175,18 @@ func convertError(in, out string, err error) error {
 	return fmt.Errorf("%s: %w", storage.Redact(file), trimPrefix(err))
 }
 
-// converter is the terminal side of one conversion: its progress bar.
+// converter is the terminal side of one conversion: its progress bar
+// (a pipeline.Progress counting rows).
 type converter struct {
-	ctx      context.Context
-	in, out  string
+	in       string
 	stderr   io.Writer
 	progress string // auto, always, never
-	sync     bool
 	bar      *mpb.Bar
 	bars     *mpb.Progress
 }
 
-// withOutput writes OUT atomically as the conversion does
-// (pipeline.WriteFile).
-func (c *converter) withOutput(write func(w io.Writer) error) error {
-	return pipeline.WriteFile(c.ctx, c.out, c.sync, write)
-}
-
-// Start shows the bar (pipeline.ConvertProgress) if asked or on a terminal.
-func (c *converter) Start(rows, bytes int64) {
+// Start shows the bar if asked or on a terminal.
+func (c *converter) Start(_ int, rows, bytes int64) {
 	show := c.progress == "always"
 	if c.progress == "auto" {
 		if f, ok := c.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && rows > 0 {
@@ -216,14 +211,14 @@ func (c *converter) Start(rows, bytes int64) {
 }
 
 // Update moves the bar.
-func (c *converter) Update(rows int64) {
+func (c *converter) Update(_ int, rows, _ int64) {
 	if c.bar != nil {
 		c.bar.SetCurrent(rows)
 	}
 }
 
-// Stop completes or aborts the bar.
-func (c *converter) Stop(ok bool) {
+// Done completes or aborts the bar.
+func (c *converter) Done(ok bool) {
 	if c.bar == nil {
 		return
 	}

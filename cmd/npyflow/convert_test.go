@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,34 +249,26 @@ func TestInspect(t *testing.T) {
 	}
 }
 
-// TestConvertWriterPanic: a panic in withOutput's writer goroutine (a
-// bug; main's recover cannot see it there) becomes the one-line error,
-// and nothing is left at OUT or beside it; an earlier OUT survives.
-func TestConvertWriterPanic(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out.npy")
-	if err := os.WriteFile(out, []byte("previous"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := &converter{ctx: context.Background(), in: "in.npy", out: out, stderr: io.Discard}
-	err := c.withOutput(func(w io.Writer) error {
-		w.Write([]byte("partial"))
+// TestCommandPanic: a panic in a command (a bug; the library returns the
+// panics of the goroutines a run starts as *pipeline.InternalError, see
+// pipeline's TestReaderPanic) is one line starting "internal error",
+// exit 1, not a crash; NPYFLOW_DEBUG=1 adds the stack.
+func TestCommandPanic(t *testing.T) {
+	register("panic-test", "a command that panics", func(e *env) error {
 		var m map[string]int
 		m["x"]++ // a nil map: a runtime panic
 		return nil
 	})
-	if err == nil {
-		t.Fatal("no error")
+	defer delete(commands, "panic-test")
+	code, msg := runCLI(t, "panic-test")
+	want := "internal error in npyflow panic-test (please report it): assignment to entry in nil map (NPYFLOW_DEBUG=1 prints the stack)\n"
+	if code != 1 || msg != want {
+		t.Errorf("exit %d %q, want 1 and %q", code, msg, want)
 	}
-	want := "in.npy: internal error (please report it): assignment to entry in nil map"
-	if got := convertError(c.in, c.out, err).Error(); got != want {
-		t.Errorf("error %q, want %q", got, want)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "previous" {
-		t.Errorf("OUT holds %q, want the previous file", b)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("directory holds %d files, want only OUT", len(ents))
+	t.Setenv("NPYFLOW_DEBUG", "1")
+	code, msg = runCLI(t, "panic-test")
+	if code != 1 || !strings.HasPrefix(msg, "internal error in npyflow panic-test") || !strings.Contains(msg, "convert_test.go") {
+		t.Errorf("with NPYFLOW_DEBUG=1: exit %d %q, want the stack", code, msg)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/npyflow/npyflow/pipeline/inspect"
+
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 )
@@ -57,14 +59,17 @@ func runInspect(e *env) error {
 		return usagef("inspect needs one FILE, got %d arguments", len(args))
 	}
 	name := args[0]
-	ins, err := pipeline.InspectOptions(e.ctx, name, &opts)
+	ins, err := pipeline.Inspect(e.ctx, name, &opts)
 	if err != nil {
+		if errors.Is(err, pipeline.ErrOptions) {
+			return usageError{err}
+		}
 		return fmt.Errorf("%s: %w", storage.Redact(name), trimPrefix(err))
 	}
-	if ins.NPZ != nil {
-		for i, m := range ins.NPZ.Members {
+	if z, ok := ins.(*inspect.NPZInfo); ok {
+		for i, m := range z.Members {
 			if m.Error != "" {
-				ins.NPZ.Members[i].Error = trimPrefix(errors.New(m.Error)).Error()
+				z.Members[i].Error = trimPrefix(errors.New(m.Error)).Error()
 			}
 		}
 	}
@@ -72,16 +77,14 @@ func runInspect(e *env) error {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		return enc.Encode(ins.Value())
+		return enc.Encode(ins)
 	}
 	ins.WriteText(e.stdout)
 	return nil
 }
 
-// The shapes of inspect's JSON output.
+// The shapes of inspect's JSON output, for the tests.
 type (
-	npzInfo   = pipeline.NPZInfo
-	tableInfo = pipeline.TableInfo
-	hdf5Info  = pipeline.HDF5Info
-	matInfo   = pipeline.MATInfo
+	npzInfo   = inspect.NPZInfo
+	tableInfo = inspect.TableInfo
 )

@@ -1,5 +1,6 @@
-// Command npyflow converts NumPy .npy/.npz data to and from Arrow, Parquet
-// and Arrow IPC, and runs conversion jobs described in YAML.
+// Command npyflow converts NumPy .npy/.npz data, MATLAB MAT-files (v7.3,
+// v7, v6) and HDF5 files to and from Parquet and Arrow IPC (files and
+// streams), inspects them, and runs conversion jobs described in YAML.
 //
 // The command is a shell over package pipeline: it parses flags (convert's
 // are generated from the formats' option declarations), prints help,
@@ -10,6 +11,11 @@
 //
 // Exit codes: 0 success, 1 runtime failure (bad input file, I/O error,
 // interrupted), 2 invalid job file or usage.
+//
+// A panic in npyflow is a bug, never the data's fault: the command
+// reports it as one line starting "internal error" (exit 1) rather than
+// a crash or a "malformed data" message; with NPYFLOW_DEBUG=1 in the
+// environment the stack follows.
 package main
 
 import (
@@ -19,9 +25,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/npyflow/npyflow/pipeline"
 )
 
 // Exit codes.
@@ -65,6 +74,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 }
+
+// warn prints a warning of the library (a skipped dataset, a renamed
+// MATLAB name) on the command's standard error.
+func (e *env) warn(msg string) { fmt.Fprintf(e.stderr, "npyflow: warning: %s\n", msg) }
 
 type command struct {
 	summary string
@@ -111,6 +124,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, he.text)
 		return exitOK
 	}
+	var ie *pipeline.InternalError
+	if errors.As(err, &ie) {
+		reportInternal(stderr, args[0], ie)
+		return exitFailure
+	}
 	// One line, without the library packages' prefixes, for every command.
 	fmt.Fprintf(stderr, "npyflow %s: %v\n", args[0], trimPrefix(err))
 	var ue usageError
@@ -121,15 +139,30 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // runCommand runs c, turning a panic (a bug in npyflow, never expected on
-// any input) into a one-line runtime failure instead of a stack trace with
-// the usage exit code.
+// any input) into an internal error (see reportInternal) instead of a
+// stack trace with the usage exit code. Panics in the goroutines a run
+// starts come back from the library as *pipeline.InternalError too.
 func runCommand(c command, e *env) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (please report it): %v", p)
+			err = &pipeline.InternalError{Value: p, Stack: debug.Stack()}
 		}
 	}()
 	return c.run(e)
+}
+
+// debugEnv is the environment variable that makes an internal error
+// print its stack.
+const debugEnv = "NPYFLOW_DEBUG"
+
+// reportInternal prints an internal error: one line starting "internal
+// error", and the stack if NPYFLOW_DEBUG is set (not "" or "0").
+func reportInternal(w io.Writer, cmd string, ie *pipeline.InternalError) {
+	if v := os.Getenv(debugEnv); v != "" && v != "0" {
+		fmt.Fprintf(w, "internal error in npyflow %s (please report it): %v\n%s", cmd, ie.Value, ie.Stack)
+		return
+	}
+	fmt.Fprintf(w, "internal error in npyflow %s (please report it): %v (%s=1 prints the stack)\n", cmd, ie.Value, debugEnv)
 }
 
 func printUsage(w io.Writer) {

@@ -68,7 +68,7 @@ func runPlan(e *env) error {
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlan(job)
+	plan, err := pipeline.NewPlan(e.ctx, job, &pipeline.PlanOptions{Warn: e.warn})
 	if err != nil {
 		return planError(err)
 	}

@@ -112,7 +112,7 @@ func runRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlanWith(jb, &pipeline.PlanOptions{Frozen: frozen})
+	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn})
 	if err != nil {
 		return planError(err)
 	}
@@ -315,7 +315,7 @@ func (p *logProgress) line() {
 		pipeline.HumanBytes(p.doneB), pipeline.HumanBytes(p.totalBytes), pipeline.HumanBytes(int64(rate)))
 }
 
-func (p *logProgress) Done() {}
+func (p *logProgress) Done(bool) {}
 
 // barProgress draws a progress bar on a terminal with mpb.
 type barProgress struct {
@@ -355,7 +355,7 @@ func (b *barProgress) Update(files int, rows, bytes int64) {
 	}
 }
 
-func (b *barProgress) Done() {
+func (b *barProgress) Done(bool) {
 	if b.bar != nil {
 		if b.bar.Current() < b.lastBytes || !b.bar.Completed() {
 			b.bar.SetTotal(-1, true) // complete at the current count

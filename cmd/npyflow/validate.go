@@ -46,7 +46,7 @@ func runValidate(e *env) error {
 			fmt.Fprintf(e.stdout, "%s: ok\n", name)
 			continue
 		}
-		plan, err := pipeline.NewPlan(jb)
+		plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Warn: e.warn})
 		switch {
 		case err == nil:
 			plan.Close()

@@ -125,6 +125,9 @@ type loader struct {
 	setPos map[*yaml.Node]string
 	bad    map[*yaml.Node]bool // values whose expansion failed (already reported)
 	lookup func(string) (string, bool)
+	// checked are values checked by their field's FlagValue already
+	// (New): Enum does not apply to them.
+	checked map[*yaml.Node]bool
 }
 
 func (l *loader) pos(n *yaml.Node) Pos {
@@ -368,7 +371,7 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 		if !scalar(v, path) {
 			return false
 		}
-		if f.Enum != nil && !contains(f.Enum, v.Value) {
+		if f.Enum != nil && !l.checked[v] && !contains(f.Enum, v.Value) {
 			return bad(v, "invalid value %q%s; one of %s", v.Value, suggest.DidYouMean(v.Value, f.Enum), quoteList(f.Enum))
 		}
 	case Int:

@@ -66,6 +66,17 @@ type Field struct {
 	FlagDoc     string
 	FlagType    *FieldType
 	FlagDefault any
+	// FlagValue turns the flag's command-line text into the option's
+	// value (string, int64, float64, bool, []string, or []KV for a
+	// mapping), or says why the text is not one; nil converts by the
+	// option's type (a list is comma-separated, a mapping's items are
+	// key=value). What it returns is not checked against Enum again.
+	FlagValue func(text string) (any, error)
+	// ConvertDefault, if not nil, is the value `npyflow convert` gives the
+	// option when its flag is not set, in place of Default (a name
+	// template such as "{array}": the array a conversion writes is named
+	// after the one it reads).
+	ConvertDefault any
 	// Check validates a present value further (a dtype name, a predicate,
 	// a path pattern); it returns a message and the byte offset of the
 	// problem within the scalar (0 if unknown), "" if the value is valid.

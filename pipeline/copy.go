@@ -1,0 +1,286 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/parquetio"
+)
+
+// Fast paths. A sink fed by a source directly may write a part's output
+// from the part itself rather than from its rows, the way io.Copy prefers
+// a WriterTo or a ReaderFrom: the engine checks the sink for partCopier
+// first, and reads no rows of a part every consumer copies. What a sink
+// can copy depends on optional interfaces of the part's reader:
+//
+//   - npyOpener: the part opens as an npyio.Reader (.npy files, .npz
+//     members, HDF5 datasets, MAT-file arrays; an archive's table as one
+//     reader per column). The parquet sink writes a file in one pass from
+//     it (parquetio.WriteArray and WriteTable: rows read straight into
+//     row groups, time columns planned from the data without a second
+//     read when the output can be truncated). Other parts open as an .npy
+//     stream of their rows (npyStream).
+//   - npyCopier: the reader writes the part as an .npy itself (an Arrow
+//     IPC column stored as the .npy data, copied by the kernel).
+//   - storer: the part's array goes to .npy as stored (a MAT-file matrix
+//     kept in Fortran order: fortran_order).
+
+// partCopier is a sink that can write a part's output from the part.
+type partCopier interface {
+	// copies reports whether the sink copies part p of src (decided
+	// before the run: the part's rows are then not read for it).
+	copies(src source, p *Part) bool
+	// copyPart writes p's output, between Begin(p) and End(p) and instead
+	// of Push; progress is told the rows written so far. ok false, with
+	// nothing written, means it could not after all: the part's rows are
+	// pushed instead.
+	copyPart(ctx context.Context, src source, p *Part, progress func(rows int64)) (ok bool, rows int64, err error)
+}
+
+// npyOpener is a reader whose parts open as npyio.Readers.
+type npyOpener interface {
+	openNPY(ctx context.Context, s *fileSource, p *Part) (*npyio.Reader, io.Closer, error)
+}
+
+// npyCopier is a reader that writes a part as an .npy file itself, as
+// stored; ok false, with nothing written, when it cannot.
+type npyCopier interface {
+	// copiesNPY reports whether the part is likely one it copies (from
+	// what planning read).
+	copiesNPY(p *Part) bool
+	copyNPY(ctx context.Context, s *fileSource, p *Part, w io.Writer) (ok bool, err error)
+}
+
+// storer is a reader whose parts may go to .npy as stored.
+type storer interface {
+	// stores reports whether the source keeps its arrays as stored, so
+	// that its consumers must be sinks taking them (storedTaker).
+	stores() bool
+	// stored returns the header of part p as stored and opens its data,
+	// or ok false when p goes as rows (it reads the same either way).
+	stored(p *Part) (h *npyio.Header, open func() (io.ReadCloser, error), ok bool)
+}
+
+// storedTaker is a sink that writes stored arrays (npy, npz).
+type storedTaker interface{ takesStored() bool }
+
+// arraySource is what the copying sinks need of a source.
+type arraySource interface {
+	source
+	arrays(ctx context.Context, p *Part) ([]parquetio.Column, parquetio.Opener, func(), error)
+	npyCopier(p *Part) npyCopier
+	storedArray(p *Part) (*npyio.Header, func() (io.ReadCloser, error), bool)
+}
+
+var _ arraySource = (*fileSource)(nil)
+
+// npyCopier returns the reader of p if it copies p to .npy itself.
+func (s *fileSource) npyCopier(p *Part) npyCopier {
+	c, ok := s.r.(npyCopier)
+	if !ok || !s.plain(p) || p.cols != nil || !c.copiesNPY(p) {
+		return nil
+	}
+	return c
+}
+
+// storedArray returns p's array as stored, if its reader keeps it so.
+func (s *fileSource) storedArray(p *Part) (*npyio.Header, func() (io.ReadCloser, error), bool) {
+	st, ok := s.r.(storer)
+	if !ok || !s.plain(p) || p.cols != nil {
+		return nil, nil, false
+	}
+	return st.stored(p)
+}
+
+// arrays opens part p as npyio.Readers: one (cols nil) for an array,
+// one per column of an archive's table (cols describes them). open may
+// be called again (up to three times, see parquetio.WriteArray); each
+// call closes what the previous one opened, and done closes the last.
+func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, parquetio.Opener, func(), error) {
+	var opened closers
+	done := func() { opened.Close(); opened = nil }
+	no, direct := s.r.(npyOpener)
+	direct = direct && s.plain(p)
+	if !direct {
+		sc := s.schemaOf(p)
+		dt := sc.DType
+		if s.plain(p) {
+			dt = storedDType(sc, p, true)
+		}
+		h := &npyio.Header{DType: dt, Shape: append([]int{int(p.Rows)}, sc.Shape...)}
+		if p.zeroD {
+			h.Shape = []int{}
+		}
+		hb, err := npyio.EncodeHeader(h)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		open := func() ([]*npyio.Reader, error) {
+			done()
+			pr, err := s.open(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			opened = append(opened, pr)
+			r, err := npyio.NewReader(&npyStream{head: hb, pr: pr, rowSize: int(s.schemaOf(p).RowSize())}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return []*npyio.Reader{r}, nil
+		}
+		return nil, open, done, nil
+	}
+	members := []string{p.Member}
+	var cols []parquetio.Column
+	if p.cols != nil {
+		members = p.cols
+		for _, f := range s.fileRows(p).DType.Fields {
+			cols = append(cols, parquetio.Column{Name: f.Name, DType: f.Type, Shape: f.Shape})
+		}
+	}
+	open := func() ([]*npyio.Reader, error) {
+		done()
+		rs := make([]*npyio.Reader, len(members))
+		for i, m := range members {
+			r, c, err := no.openNPY(ctx, s, &Part{Source: p.Source, Path: p.Path, Member: m})
+			if err != nil {
+				return nil, err
+			}
+			opened = append(opened, c)
+			rs[i] = r
+		}
+		return rs, nil
+	}
+	return cols, open, done, nil
+}
+
+// storedDType is the dtype a sink fed directly writes one part p in, of
+// rows in: the part's dtype as stored (byte order included), as a copy
+// of it keeps it, when p's rows are its file's.
+func storedDType(in *Schema, p *Part, direct bool) *npyio.DType {
+	in = partSchema(in, p)
+	if direct && p != nil && p.dtype != nil && p.dtype.Native().Equal(in.DType) {
+		return p.dtype
+	}
+	return in.DType
+}
+
+// copyError names the file of an error of a copy: the output's (out) for
+// a problem writing it, else the part's.
+func copyError(err error, p *Part, out string) error {
+	var fe *FileError
+	switch {
+	case err == nil || errors.As(err, &fe):
+		return err
+	case errors.As(err, new(*OutputError)):
+		return &FileError{Path: out, Err: err}
+	}
+	return &FileError{Path: partName(p), Err: err}
+}
+
+// schemaOf is the schema of the rows part p gives its consumers.
+func (s *fileSource) schemaOf(p *Part) *Schema {
+	if p.schema != nil {
+		return p.schema
+	}
+	return s.schema
+}
+
+// npyStream is a part's rows as an .npy stream: the header, then the rows.
+type npyStream struct {
+	head    []byte
+	pr      partReader
+	rowSize int
+	buf     []byte
+	eof     bool
+}
+
+func (s *npyStream) Read(p []byte) (int, error) {
+	if len(s.head) > 0 {
+		n := copy(p, s.head)
+		s.head = s.head[n:]
+		return n, nil
+	}
+	for len(s.buf) == 0 {
+		if s.eof || s.rowSize == 0 {
+			return 0, io.EOF
+		}
+		b := make([]byte, max(1, containerBatchBytes/s.rowSize)*s.rowSize)
+		n, err := s.pr.ReadRows(b)
+		if err == io.EOF {
+			s.eof = true
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		s.buf = b[:n*s.rowSize]
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
+}
+
+// writeStored writes an array as stored through wr (made with its stored
+// header): its data as the stream delivers it, in parts of
+// containerBatchBytes, so nothing is held whole.
+func writeStored(wr *npyio.Writer, h *npyio.Header, name string, open func() (io.ReadCloser, error)) error {
+	rc, err := open()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer rc.Close()
+	buf := make([]byte, min(containerBatchBytes, max(h.DataSize(), 1)))
+	left := h.DataSize()
+	for left > 0 {
+		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), left)])
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if _, err := wr.Write(buf[:k]); err != nil {
+			return err
+		}
+		left -= int64(k)
+	}
+	var one [1]byte
+	if n, err := rc.Read(one[:]); n != 0 || err != io.EOF && err != nil {
+		if err == nil {
+			err = errors.New("more data than the shape holds")
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return wr.Close()
+}
+
+// memberHeader is the .npy header of a member's data read as an npyio
+// stream: its header's bytes followed by the data.
+func memberStream(h *npyio.Header, data io.Reader) (io.Reader, error) {
+	hb, err := npyio.EncodeHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	return io.MultiReader(bytes.NewReader(hb), data), nil
+}
+
+// A sharded run's sink (trackedSink) copies as the sink it wraps does.
+
+func (t *trackedSink) copies(src source, p *Part) bool {
+	c, ok := t.sinkNode.(partCopier)
+	return ok && c.copies(src, p)
+}
+
+func (t *trackedSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
+	if t.skipping {
+		return true, 0, nil
+	}
+	ok, rows, err := t.sinkNode.(partCopier).copyPart(ctx, src, p, progress)
+	t.rows += rows
+	return ok, rows, err
+}

@@ -1,0 +1,315 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/job"
+)
+
+// Format is one file format npyflow reads and writes, registered once
+// ([RegisterFormat]), the way image.RegisterFormat declares an image
+// format: its names, how its files start, its job source and sink (their
+// options declared once, as job.Fields: a Field's Flag is its name on
+// convert's command line), how to inspect a file. `npyflow convert`,
+// [Convert], [Inspect], `npyflow list`, `validate`, the JSON schema and
+// shell completion are all generated from these values: nothing else
+// names a format.
+type Format struct {
+	Name    string   // the format, and the type of its job source and sink: "npy"
+	Exts    []string // lower-case file extensions, with the dot; the first is the usual one
+	Aliases []string // extensions also recognized but not listed (.pq)
+	Magic   []Magic  // how its files start, for standard input and inspect
+	Summary string
+	// Archive says a file holds named arrays (.npz, HDF5, MAT-file): its
+	// source reads each array as an input part (or, with its table
+	// option, the arrays as the columns of one table), and its sink
+	// writes one array per input part. Convert reads an archive as one
+	// table into a format that is not one, and copies array by array
+	// into one that is.
+	Archive bool
+	// Table says a file holds one table of named columns (Parquet,
+	// Arrow): Convert writes its columns to an archive whose sink has a
+	// split_fields option as one array each.
+	Table bool
+	// Source and Sink are the format's job components; their Impl is the
+	// engine's builder (see fileSourceSpec and the sinks).
+	Source, Sink *job.Spec
+	// Inspect reads what the file f (of f.Size() bytes, shown as name)
+	// holds without its data, under the source options src (the flags of
+	// inspect, such as --columns, as a component of the format's source).
+	Inspect func(ctx context.Context, f storage.File, name string, src *job.Component) (inspect.Info, error)
+}
+
+// Magic is how files of a format start.
+type Magic struct {
+	Prefix string // the first bytes
+	// Ext is the extension that names such a file, when it is not the
+	// format's first (an Arrow IPC stream is .arrows).
+	Ext string
+	// UserBlock: the prefix may also follow a user block, at 512, 1024,
+	// 2048, ... bytes (an HDF5 superblock).
+	UserBlock bool
+}
+
+var (
+	formatsMu sync.RWMutex
+	formats   []*Format
+)
+
+// RegisterFormat adds a format, and its source and sink to the job
+// component registry. It panics if the name or an extension is taken: a
+// format registers in an init function, and a clash is a bug.
+func RegisterFormat(f *Format) {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	for _, g := range formats {
+		if g.Name == f.Name {
+			panic(fmt.Sprintf("pipeline: format %q registered twice", f.Name))
+		}
+		for _, e := range append(slices.Clone(f.Exts), f.Aliases...) {
+			if slices.Contains(g.Exts, e) || slices.Contains(g.Aliases, e) {
+				panic(fmt.Sprintf("pipeline: extension %s of format %q is format %q's", e, f.Name, g.Name))
+			}
+		}
+	}
+	for _, spec := range []*job.Spec{f.Source, f.Sink} {
+		if spec != nil {
+			spec.Type = f.Name
+			job.Register(spec)
+		}
+	}
+	formats = append(formats, f)
+}
+
+// Formats returns the registered file formats, in registration order.
+func Formats() []*Format {
+	formatsMu.RLock()
+	defer formatsMu.RUnlock()
+	return slices.Clone(formats)
+}
+
+// FormatOf returns the format of a path by its extension, or nil.
+func FormatOf(path string) *Format {
+	ext := strings.ToLower(filepath.Ext(storage.Path(path)))
+	for _, f := range Formats() {
+		if slices.Contains(f.Exts, ext) || slices.Contains(f.Aliases, ext) {
+			return f
+		}
+	}
+	return nil
+}
+
+// sniff returns the format of the file r (of size bytes) by its first
+// bytes, and the extension that names it; nil if no format's magic
+// matches. Prefixes at the start are tried first, then those that may
+// follow a user block (a MAT-file v7.3 is an HDF5 file whose user block
+// starts "MATLAB").
+func sniff(r io.ReaderAt, size int64) (*Format, string) {
+	var head [128]byte
+	n, _ := r.ReadAt(head[:], 0)
+	ext := func(f *Format, m Magic) string {
+		if m.Ext != "" {
+			return m.Ext
+		}
+		return f.Exts[0]
+	}
+	for _, f := range Formats() {
+		for _, m := range f.Magic {
+			if bytes.HasPrefix(head[:n], []byte(m.Prefix)) {
+				return f, ext(f, m)
+			}
+		}
+	}
+	for off := int64(512); off+8 <= size && off <= 1<<20; off *= 2 {
+		for _, f := range Formats() {
+			for _, m := range f.Magic {
+				if !m.UserBlock {
+					continue
+				}
+				buf := make([]byte, len(m.Prefix))
+				if k, _ := r.ReadAt(buf, off); k == len(buf) && string(buf) == m.Prefix {
+					return f, ext(f, m)
+				}
+			}
+		}
+	}
+	return nil, ""
+}
+
+// formatList is ".npy, .npz, ... or .mat" for messages.
+func formatList() string {
+	var exts []string
+	for _, f := range Formats() {
+		exts = append(exts, f.Exts...)
+	}
+	return strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1]
+}
+
+// magicList names the formats' magic for messages: "Arrow IPC, .npy, ...".
+func magicList() string {
+	var names []string
+	for _, f := range Formats() {
+		if len(f.Magic) > 0 {
+			names = append(names, f.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// Flag is one command-line option of a conversion, generated from the
+// source and sink options that carry its name ([job.Field].Flag), so the
+// flag, the job option and its documentation cannot drift apart.
+type Flag struct {
+	Name    string        // "row-group-rows"
+	Type    job.FieldType // String, Int, Bool or StringList (comma-separated)
+	Default any           // as the flag shows it; nil for none
+	Doc     string        // the help line
+	// Options are the job options behind the flag: "sink parquet.row_group_rows".
+	Options []string
+}
+
+// runFlags are the options of a run rather than of a component: they
+// apply to every output (RunOptions for jobs).
+var runFlags = []Flag{
+	{Name: "sync", Type: job.Bool, Default: false, Options: []string{"run --sync"},
+		Doc: "flush OUT to disk before renaming it into place, so it survives a power cut (waits for the disk); without it OUT is still all-or-nothing if npyflow dies"},
+}
+
+// ConvertFlags returns the options of a conversion under their CLI
+// names, sorted by name, generated from the formats' source and sink
+// option declarations (plus the run options). Each maps to the field of
+// [ConvertOptions] with the same `flag` tag.
+func ConvertFlags() []Flag {
+	byName := map[string]*Flag{}
+	var order []string
+	for _, fm := range Formats() {
+		for _, spec := range []*job.Spec{fm.Source, fm.Sink} {
+			if spec == nil {
+				continue
+			}
+			for _, fd := range spec.Fields {
+				if fd.Flag == "" {
+					continue
+				}
+				doc := fd.FlagDoc
+				if doc == "" {
+					doc = fd.Doc
+				}
+				where := fmt.Sprintf("%s %s.%s", spec.Kind, spec.Type, fd.Name)
+				f := byName[fd.Flag]
+				if f == nil {
+					typ, def := fd.Type, fd.Default
+					if fd.FlagType != nil {
+						typ = *fd.FlagType
+					}
+					if fd.FlagType != nil || fd.FlagDoc != "" {
+						def = fd.FlagDefault
+					}
+					f = &Flag{Name: fd.Flag, Type: typ, Default: def}
+					byName[fd.Flag] = f
+					order = append(order, fd.Flag)
+				}
+				f.Options = append(f.Options, where)
+				if fd.FlagDoc == "" && len(fd.Enum) > 0 {
+					doc += " (" + strings.Join(fd.Enum, ", ")
+					if fd.Default != nil {
+						doc += fmt.Sprintf("; default %v", fd.Default)
+					}
+					doc += ")"
+				}
+				// Formats sharing an option's text share its line:
+				// "parquet and arrow input: ...".
+				line := fmt.Sprintf("%s %s: %s", fm.Name, kindWord(spec.Kind), doc)
+				if k := strings.Index(f.Doc, " "+kindWord(spec.Kind)+": "+doc); k >= 0 {
+					start := strings.LastIndex(f.Doc[:k], "; ") + 1
+					if !slices.Contains(strings.Split(strings.TrimSpace(f.Doc[start:k]), " and "), fm.Name) {
+						f.Doc = f.Doc[:k] + " and " + fm.Name + f.Doc[k:]
+					}
+				} else if !strings.Contains(f.Doc, line) {
+					if f.Doc != "" {
+						f.Doc += "; "
+					}
+					f.Doc += line
+				}
+			}
+		}
+	}
+	out := make([]Flag, 0, len(order)+len(runFlags))
+	for _, n := range order {
+		out = append(out, *byName[n])
+	}
+	out = append(out, runFlags...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func kindWord(k job.Kind) string {
+	if k == job.Source {
+		return "input"
+	}
+	return "output"
+}
+
+// Set sets the option of o named by a CLI flag name (see [ConvertFlags])
+// from its command-line text: a list is comma-separated.
+func (o *ConvertOptions) Set(flag, value string) error {
+	v := reflect.ValueOf(o).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("flag") != flag {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(value)
+		case reflect.Int:
+			n, err := strconv.ParseInt(value, 0, 64)
+			if err != nil {
+				return fmt.Errorf("--%s %q: not an integer", flag, value)
+			}
+			f.SetInt(n)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(value)
+			if err != nil {
+				return fmt.Errorf("--%s %q: not a boolean", flag, value)
+			}
+			f.SetBool(b)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf(splitList(value)))
+		}
+		return nil
+	}
+	for _, f := range ConvertFlags() {
+		if f.Name == flag {
+			if o.Flags == nil {
+				o.Flags = map[string]string{}
+			}
+			o.Flags[flag] = value
+			return nil
+		}
+	}
+	return fmt.Errorf("no conversion option --%s", flag)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

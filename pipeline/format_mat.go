@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/matfile"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/job"
+)
+
+// The MAT-file format (v7.3 through the hdf5 package, v7 and v6 Level 5),
+// on package matfile: every array of every variable is an array named by
+// its MATLAB path (container.go reads them); the sink writes one variable
+// per part or for all, a table as a 1x1 struct of column vectors.
+
+var matFormat = &Format{
+	Name: "mat", Exts: []string{".mat"}, Summary: "MATLAB MAT-file (v7.3 HDF5, v7 and v6 Level 5)",
+	Magic:   []Magic{{Prefix: "MATLAB"}},
+	Archive: true,
+	Source: fileSourceSpec("read variables of MATLAB MAT-files",
+		"Reads MAT-files (v7.3 through the hdf5 package, v7 and v6 Level 5). Every array of every variable is one input part, its member the MATLAB-style path: x, s.a for a struct field, s(2).a for a struct array element, c{3} for a cell element. Shapes are MATLAB's (at least 2-D), values in MATLAB's order (a[i, j] is a(i+1, j+1)); char arrays become U strings, one per row; sparse matrices become dense. Function handles and objects are skipped with one warning per variable (an error with strict).",
+		newMATReader,
+		job.Field{Name: "variables", Type: job.StringList, Doc: "the variables (or array paths such as s.a) to read (default: every one)",
+			Flag: "variable", FlagType: &flagString, FlagDoc: "use only this variable (or array path such as s.a) of the MAT-file"},
+		job.Field{Name: "strict", Type: job.Bool, Default: false, Flag: "strict",
+			Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"},
+		job.Field{Name: "fortran_order", Type: job.Bool, Default: false, Flag: "fortran-order",
+			Doc: "write arrays of two or more dimensions to npy and npz sinks fed directly by this source as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too (vectors and tables go as rows)"},
+		tableField("arrays")),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
+		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
+		Fields: append(fileSinkFields(),
+			job.Field{Name: "variable", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
+				Doc: "the variable name; with {stem} etc. in it, one variable per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
+			job.Field{Name: "version", Type: job.String, Default: "7.3", Enum: []string{"7.3", "7", "6"}, Flag: "mat-version",
+				Doc: "the MAT-file version as MATLAB's save names it: 7.3 (HDF5, no 2 GiB limit), 7 (Level 5, zlib-compressed variables) or 6 (Level 5, uncompressed)",
+				FlagValue: func(text string) (any, error) {
+					switch text {
+					case "7.3", "7", "6":
+						return text, nil
+					case "":
+						return "7.3", nil
+					}
+					return nil, fmt.Errorf("--mat-version %q: want 7.3, 7 or 6", text)
+				}},
+			compressedField("compress variables (v7.3 deflate chunks, v7 zlib)", "mat"),
+			job.Field{Name: "rename_invalid", Type: job.Bool, Default: false, Flag: "rename-invalid",
+				Doc: "rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"}),
+		Impl: builder(buildMATSink)},
+	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
+		return inspect.MAT(f, f.Size(), name)
+	},
+}
+
+func newMATReader(c *job.Component) (fileReader, error) {
+	strict := c.Bool("strict")
+	return &containerReader{
+		list: func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+			return matMembers(name, r, size, pick, strict, warn)
+		},
+		pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}, nil
+}
+
+func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	s, err := newMemberSink(c, in, env, "variable", func(s *memberSink, f *sinkFile) (arrayFile, error) {
+		mw, err := matfile.NewWriter(f, &matfile.WriteOptions{
+			Version:       c.String("version"),
+			NoCompression: !c.Bool("compressed"),
+			RenameInvalid: c.Bool("rename_invalid"),
+			TempDir:       s.scratchDir(), // large v7 variables are laid out there
+			OnRename: func(r matfile.Rename) {
+				env.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", storagePath(s.curP), r.Old, r.New))
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &matFile{w: mw}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.seekable = func() bool { return true } // the writer patches sizes anywhere
+	// Names are checked before anything is written; the writer renames
+	// (rename_invalid) and reports each rename.
+	s.check = func(names []string) error {
+		if _, _, err := matfile.CheckNames(names, c.Bool("rename_invalid")); err != nil {
+			return &dataError{pos: c.PosOf("variable"), path: c.Path() + ".variable", err: fmt.Errorf("%w (set rename_invalid: true)", err)}
+		}
+		return nil
+	}
+	return s, nil
+}
+
+// matFile is a MAT-file being written, as an arrayFile.
+type matFile struct{ w *matfile.Writer }
+
+func (f *matFile) create(name string, h *npyio.Header) (arrayWriter, error) {
+	return f.w.CreateVariable(name, h)
+}
+
+func (f *matFile) close() error { return f.w.Close() }
+
+// storagePath is a path or URL as messages show it.
+func storagePath(p string) string { return storage.Redact(p) }

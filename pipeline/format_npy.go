@@ -1,0 +1,235 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/job"
+)
+
+// The .npy format: its source reads files row by row through
+// npyio.Reader; its sink writes numpy's header and rows, byte-identical
+// to np.save of the same array.
+
+var npyFormat = &Format{
+	Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file",
+	Magic: []Magic{{Prefix: "\x93NUMPY"}},
+	Source: fileSourceSpec("read .npy files",
+		"Reads .npy files row by row (axis 0) in bounded memory. All files must share one dtype and row shape; they are read in path order.",
+		func(*job.Component) (fileReader, error) { return npyReader{}, nil }),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write .npy files (streaming)",
+		Doc:    "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
+		Fields: fileSinkFields(), Impl: builder(buildNPYSink)},
+	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
+		return inspect.NPY(f, f.Size(), name)
+	},
+}
+
+// fileSinkFields are the options of every file sink, first in its list.
+func fileSinkFields() []job.Field {
+	return []job.Field{
+		{Name: "path", Type: job.String, Required: true, Check: checkTemplate,
+			Doc: "the output file; with {stem}, {name}, {dir}, {member}, {array}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"},
+		{Name: "mode", Type: job.String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "skip_existing"},
+			Doc: "what to do when an output exists: overwrite it, fail, or leave it alone (and skip writing it)"},
+	}
+}
+
+// npyReader reads .npy files: each is one part.
+type npyReader struct{}
+
+func (npyReader) parts(ctx context.Context, _ *fileSource, path string) ([]partHead, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := npyio.ReadHeader(bufio.NewReaderSize(f, 4096), nil)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	if !h.DType.IsSupported() {
+		_, err := npyio.NewReaderAt(f, 1<<62, nil) // reports why
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return []partHead{{header: h}}, nil
+}
+
+func (r npyReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+	rd, c, err := r.openNPY(ctx, s, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rd, rd.Header(), c, nil
+}
+
+func (npyReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
+	f, err := openFile(ctx, p.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	rd, err := npyio.NewReaderAt(f, f.Size(), nil)
+	if err != nil {
+		f.Close()
+		return nil, nil, &FileError{Path: p.Path, Err: err}
+	}
+	return rd, f, nil
+}
+
+// npySink is the npy sink. A file made of one 0-d input (shape ()) that
+// reached it through transforms keeping every row is written 0-d too,
+// like numpy: np.save of np.load of it.
+type npySink struct {
+	*fileSink
+	zeroD     bool // whether the input chain keeps 0-d inputs 0-d
+	onePart   bool // the sink writes one file for all parts, and there is one
+	nextZeroD bool // the file being opened gets one 0-d part
+	known     bool // every row of the parts reaches the sink (knowRows)
+	total     int64
+	nextKnown bool  // the rows of the file being opened are known
+	next      int64 // and are this many
+}
+
+// knowRows is told the parts when every row reaches the sink unchanged.
+func (s *npySink) knowRows(parts []*Part) {
+	for _, p := range parts {
+		s.total += p.Rows
+	}
+	s.known = true
+}
+
+func (s *npySink) keepZeroD(parts []*Part) {
+	s.zeroD, s.onePart = true, len(parts) == 1
+}
+
+func (s *npySink) takesStored() bool { return true }
+
+func (s *npySink) Begin(p *Part) error {
+	s.nextZeroD = s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+	s.nextKnown, s.next = s.known, s.total
+	if s.path.perPart() {
+		s.next = p.Rows
+	}
+	return s.fileSink.Begin(p)
+}
+
+func (s *npySink) Finish() error {
+	// No input at all: an empty file, written by Finish.
+	s.nextKnown, s.next = s.known, s.total
+	return s.fileSink.Finish()
+}
+
+// copies: a part whose reader writes it as an .npy itself, or whose array
+// goes as stored, alone in its file.
+func (s *npySink) copies(src source, p *Part) bool {
+	as, ok := src.(arraySource)
+	if !ok || !s.direct || !s.onePerFile() || s.nextZeroDFor(p) {
+		return false
+	}
+	if _, _, ok := as.storedArray(p); ok {
+		return true
+	}
+	return as.npyCopier(p) != nil
+}
+
+func (s *npySink) nextZeroDFor(p *Part) bool {
+	return s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+}
+
+func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
+	as := src.(arraySource)
+	if h, open, ok := as.storedArray(p); ok {
+		wr, err := npyio.NewWriter(s.curF, h)
+		if err != nil {
+			return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", p.Member, err)}
+		}
+		if err := writeStored(wr, h, p.Member, open); err != nil {
+			return false, 0, copyError(err, p, s.curP)
+		}
+		s.copiedRows(p.Rows)
+		progress(p.Rows)
+		return true, p.Rows, nil
+	}
+	c := as.npyCopier(p)
+	if c == nil || s.curF.OSFile() == nil {
+		return false, 0, nil
+	}
+	ok, err := c.copyNPY(ctx, src.(*fileSource), p, s.curF.OSFile())
+	if err == nil && ok {
+		err = s.curF.written()
+	}
+	if !ok || err != nil {
+		return ok, 0, err
+	}
+	s.copiedRows(p.Rows)
+	progress(p.Rows)
+	return true, p.Rows, nil
+}
+
+func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	fs, err := newFileSink(c, in, env)
+	if err != nil {
+		return nil, err
+	}
+	s := &npySink{fileSink: fs}
+	// The stream writer patches the header's row count at the end, which
+	// an upload to an object store can do only within the bytes it still
+	// holds: when the plan knows the rows, the header is written right.
+	fs.seekable = func() bool { return !s.nextKnown }
+	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
+		in := partSchema(in, p)
+		dt := storedDType(in, p, s.direct && s.onePerFile())
+		if s.nextZeroD && len(in.Shape) == 0 {
+			return &npy0dWriter{f: f, dt: dt}, nil
+		}
+		if s.nextKnown {
+			w, err := npyio.NewWriter(f, &npyio.Header{DType: dt, Shape: append([]int{int(s.next)}, in.Shape...)})
+			if err != nil {
+				return nil, err
+			}
+			return &npyWriter{w: w}, nil
+		}
+		w, err := npyio.NewStreamWriter(f, dt, in.Shape)
+		if err != nil {
+			return nil, err
+		}
+		return &npyWriter{w: w, zero: in.RowSize() == 0}, nil
+	}
+	return s, nil
+}
+
+// npy0dWriter writes a 0-d array: its one row is held until Close.
+type npy0dWriter struct {
+	f    io.Writer
+	dt   *npyio.DType
+	data []byte
+	rows int
+}
+
+func (w *npy0dWriter) Write(b Batch) error {
+	w.rows += b.Rows
+	if w.rows > 1 {
+		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
+	}
+	w.data = append(w.data, b.Data...)
+	return nil
+}
+
+func (w *npy0dWriter) Close() error {
+	if w.rows != 1 {
+		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
+	}
+	nw, err := npyio.NewWriter(w.f, &npyio.Header{DType: w.dt, Shape: []int{}})
+	if err != nil {
+		return err
+	}
+	if _, err := nw.Write(w.data); err != nil {
+		return err
+	}
+	return nw.Close()
+}

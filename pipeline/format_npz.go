@@ -1,0 +1,189 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
+	"github.com/npyflow/npyflow/pipeline/job"
+)
+
+// The .npz format: an archive of .npy members (np.savez,
+// np.savez_compressed). Its source reads each member as a part (or, with
+// table, the members as one table's columns); its sink writes members
+// with numpy's headers.
+
+var npzFormat = &Format{
+	Name: "npz", Exts: []string{".npz"}, Summary: "NumPy archive of arrays (np.savez)",
+	Magic:   []Magic{{Prefix: "PK\x03\x04"}, {Prefix: "PK\x05\x06"}},
+	Archive: true,
+	Source: fileSourceSpec("read arrays from .npz archives",
+		"Reads members of .npz archives (np.savez, np.savez_compressed). Each selected member of each archive is one input part (with table: true, the members of an archive are the columns of one part).",
+		newNPZReader,
+		job.Field{Name: "members", Type: job.StringList, Doc: "the member keys to read (default: every member)",
+			Flag: "member", FlagType: &flagString, FlagDoc: "use only this member of the archive"},
+		tableField("members")),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write an .npz archive",
+		Doc: "Writes members with numpy's headers, like np.savez (or np.savez_compressed). A member made of one 0-d input (shape ()) that came through select, drop, rename, cast or flatten is written 0-d, byte-identical to numpy's.",
+		Fields: append(fileSinkFields(),
+			job.Field{Name: "member", Type: job.String, Default: "arr_0", Check: checkTemplate,
+				Doc:  "the member key; with {stem}, {member}, {array} etc. in it, one member per input part; an empty name is the input file's stem",
+				Flag: "name", FlagDoc: "the name of the array written (a Parquet or Arrow column, an .npz member, a MAT-file variable, an HDF5 dataset; default: the input's own name for it, or its base name)",
+				ConvertDefault: "{array}"},
+			job.Field{Name: "compressed", Type: job.Bool, Default: false, Doc: "Deflate members like np.savez_compressed",
+				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (np.savez_compressed) or none (np.savez, the default)",
+				FlagValue: func(text string) (any, error) {
+					switch strings.ToLower(text) {
+					case "deflate", "zip":
+						return true, nil
+					case "", "none", "stored", "uncompressed":
+						return false, nil
+					}
+					return nil, fmt.Errorf("--compression %q is not available for .npz (deflate or none)", text)
+				}},
+			job.Field{Name: "split_fields", Type: job.Bool, Default: false,
+				Doc: "write each field of a record input as its own member, named by the field (np.savez(**table)), rather than one structured member; npyflow convert does this for Parquet and Arrow inputs"}),
+		Impl: builder(buildNPZSink)},
+	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
+		return inspect.NPZ(f, f.Size(), name)
+	},
+}
+
+var flagString = job.String
+
+// npzReader reads .npz archives: each member read is a part.
+type npzReader struct {
+	c       *job.Component
+	members []string
+}
+
+func newNPZReader(c *job.Component) (fileReader, error) {
+	return &npzReader{c: c, members: c.Strings("members")}, nil
+}
+
+func (r *npzReader) pickHint() string { return "--member NAME" }
+
+// npzFile is an .npz archive opened through the storage seam, closing
+// the file with the reader.
+type npzFile struct {
+	*npyio.NPZReader
+	f storage.File
+}
+
+func (z *npzFile) Close() error { return z.f.Close() }
+
+// openNPZ opens an archive; errors reading it name the file.
+func openNPZ(ctx context.Context, path string) (*npzFile, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	z, err := npyio.NewNPZReader(f, f.Size(), nil)
+	if err != nil {
+		f.Close()
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return &npzFile{NPZReader: z, f: f}, nil
+}
+
+func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
+	z, err := openNPZ(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	keys := r.members
+	if len(keys) == 0 {
+		keys = z.Keys()
+	}
+	var out []partHead
+	for i, k := range keys {
+		mem := z.Member(k)
+		if mem == nil {
+			return nil, &dataError{pos: r.c.PosOfItem("members", i), path: r.c.Path() + ".members",
+				err: fmt.Errorf("%s has no member %q%s (members: %s)", path, k, suggest.DidYouMean(k, z.Keys()), strings.Join(z.Keys(), ", "))}
+		}
+		h, err := mem.ReadHeader()
+		if errors.Is(err, npyio.ErrNotNPY) {
+			if s.table && len(r.members) == 0 {
+				continue // np.load returns such members as raw bytes
+			}
+			// A copy of the archive would silently lose it.
+			return nil, &FileError{Path: path, Err: fmt.Errorf("member %q is not an npy array (np.load returns it as raw bytes); npyflow copies only arrays: pick members with --member", mem.Name)}
+		}
+		if err != nil {
+			return nil, &FileError{Path: path, Err: err}
+		}
+		out = append(out, partHead{member: mem.Key, header: h})
+	}
+	if len(out) == 0 {
+		return nil, &FileError{Path: path, Err: errors.New("the archive has no .npy members")}
+	}
+	return out, nil
+}
+
+func (r *npzReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+	rd, c, err := r.openNPY(ctx, s, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rd, rd.Header(), c, nil
+}
+
+func (r *npzReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
+	z, err := openNPZ(ctx, p.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := z.Member(p.Member)
+	if m == nil {
+		z.Close()
+		return nil, nil, fmt.Errorf("%s: member %q disappeared", p.Path, p.Member)
+	}
+	rd, err := m.Open()
+	if err != nil {
+		z.Close()
+		return nil, nil, &FileError{Path: p.Path, Err: err}
+	}
+	return rd, z, nil
+}
+
+func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	s, err := newMemberSink(c, in, env, "member", func(s *memberSink, f *sinkFile) (arrayFile, error) {
+		return &npzArchive{z: npyio.NewNPZWriter(f, c.Bool("compressed"))}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.stored = true
+	return s, nil
+}
+
+// npzArchive is an .npz being written, as an arrayFile.
+type npzArchive struct{ z *npyio.NPZWriter }
+
+func (f *npzArchive) create(name string, h *npyio.Header) (arrayWriter, error) {
+	w, err := f.z.Create(name, h)
+	if err != nil {
+		return nil, err
+	}
+	return npyArrayWriter{w}, nil
+}
+
+func (f *npzArchive) close() error { return f.z.Close() }
+
+// npyArrayWriter is an npyio.Writer as an arrayWriter.
+type npyArrayWriter struct{ w *npyio.Writer }
+
+func (w npyArrayWriter) Write(rows []byte) error {
+	_, err := w.w.Write(rows)
+	return err
+}
+
+func (w npyArrayWriter) Close() error { return w.w.Close() }

@@ -1,0 +1,247 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/internal/foreign"
+	"github.com/npyflow/npyflow/pipeline/job"
+)
+
+// The Parquet format, on parquetio: files npyflow wrote read back with
+// their numpy dtype and shape; files other tools wrote through the one
+// Arrow-to-numpy mapping (options in package foreign). The sink writes a
+// file per part or for all; with partition_by or dataset: true a Hive
+// dataset (partition.go).
+
+var parquetFormat = &Format{
+	Name: "parquet", Exts: []string{".parquet"}, Aliases: []string{".pq"}, Summary: "Apache Parquet",
+	Magic: []Magic{{Prefix: "PAR1"}},
+	Table: true,
+	Source: fileSourceSpec("read Parquet files",
+		"Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value; decimals, INT96, TIME, INTERVAL and nulls as `npyflow inspect` shows).",
+		func(*job.Component) (fileReader, error) { return parquetReader{}, nil },
+		foreign.Fields()...),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write Parquet files or datasets",
+		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel. With partition_by or dataset: true, path is a dataset directory that Spark, Trino and DuckDB read (hive_partitioning), published atomically when the run commits.",
+		Fields: parquetSinkFields(), Impl: builder(buildParquetOutput)},
+	Inspect: func(_ context.Context, f storage.File, name string, src *job.Component) (inspect.Info, error) {
+		return inspect.Parquet(f, f.Size(), name, foreign.FromComponent(src))
+	},
+}
+
+func parquetSinkFields() []job.Field {
+	fields := append(fileSinkFields()[:1],
+		job.Field{Name: "mode", Type: job.String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "append", "skip_existing"},
+			Doc: "what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"},
+		job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: []string{"zstd", "snappy", "gzip", "lz4", "none"}, Doc: "the codec of every column", Flag: "compression",
+			FlagValue: func(text string) (any, error) { return text, nil }}, // parquetio says which it knows
+		job.Field{Name: "row_group_rows", Type: job.Int, Min: ptr(1), Doc: "rows per row group (default: 1Mi rows, fewer if over 128 MiB)", Flag: "row-group-rows"},
+		job.Field{Name: "page_size", Type: job.Int, Min: ptr(1024), Doc: "target data page size in bytes (default 1 MiB)", Flag: "page-size"},
+		job.Field{Name: "timestamp_unit", Type: job.String, Enum: []string{"ms", "us", "ns"}, Doc: "convert datetime64 columns to this unit (default: numpy's, s/m/h become ms; us for Spark)", Flag: "timestamp-unit"},
+		job.Field{Name: "dictionary", Type: job.StringList, Doc: "columns to dictionary-encode", Flag: "dictionary"},
+		job.Field{Name: "bloom_filters", Type: job.StringList, Doc: "columns to write bloom filters for", Flag: "bloom-filter"},
+		job.Field{Name: "column", Type: job.String, Default: "value", Check: checkTemplate, Doc: "the column name of a plain (non-record) array; with {array} etc. in it, named after the input part (the first of a file)", Flag: "name",
+			FlagDoc: "the column name of a plain (non-record) array (default: the input's base name)", ConvertDefault: "{array}"},
+		job.Field{Name: "concurrency", Type: job.Int, Default: int64(0), Min: ptr(0), Flag: "concurrency",
+			Doc: "row groups encoded at once besides the one filling (0: 1; memory is this plus one row group)"},
+		job.Field{Name: "partition_by", Type: job.StringList,
+			Doc: "write a dataset partitioned Hive-style by these columns (path is its directory): path/col=value/.../part-<shard>-<seq>.parquet, values escaped as Hive does; the columns are not stored in the files. Captures of the source's paths are columns, so they can be partition keys"},
+		job.Field{Name: "dataset", Type: job.Bool, Default: false,
+			Doc: "write a dataset (a directory of part-<shard>-<seq>.parquet files) even without partition_by; sharded runs need a dataset or a per-input path"},
+		job.Field{Name: "max_rows_per_file", Type: job.Int, Min: ptr(1), Doc: "start a new part file after this many rows (datasets)"},
+		job.Field{Name: "max_bytes_per_file", Type: job.Int, Min: ptr(1024), Doc: "start a new part file once a file reaches about this many bytes (datasets; estimated at the numpy row size until a file has 1 MiB of output, then at its compressed bytes per row)"},
+		job.Field{Name: "max_open_files", Type: job.Int, Default: int64(16), Min: ptr(1), Doc: "part files open at once in a partitioned dataset; the least recently written is finished when another is needed"})
+	return fields
+}
+
+// parquetReader reads Parquet files: each is one part.
+type parquetReader struct{}
+
+func (parquetReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := parquetio.NewReaderOptions(f, f.Size(), s.foreign().Parquet())
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	h := r.Header()
+	ph := partHead{header: h}
+	if r.IsArray() && h.DType.Kind != npyio.Struct {
+		ph.array = r.Columns()[0].Name
+	}
+	return []partHead{ph}, nil
+}
+
+func (parquetReader) headerWith(ctx context.Context, path string, fo *foreign.Options) (*npyio.Header, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := parquetio.NewReaderOptions(f, f.Size(), fo.Parquet())
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return r.Header(), nil
+}
+
+// columnNames returns the top-level column names of a Parquet file.
+func (parquetReader) columnNames(ctx context.Context, path string) ([]string, error) {
+	f, err := openFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := parquetio.ColumnNames(f, f.Size())
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return names, nil
+}
+
+func (parquetReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+	f, err := openFile(ctx, p.Path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	r, err := parquetio.NewReaderOptions(f, f.Size(), s.foreign().Parquet())
+	if err != nil {
+		f.Close()
+		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
+	}
+	h := s.wrapProjected(r.Header())
+	return &parquetRows{r: r, rowSize: int(rowsSchema(h).RowSize())}, h, f, nil
+}
+
+// parquetRows adapts a parquetio.Reader to ReadRows.
+type parquetRows struct {
+	r       *parquetio.Reader
+	rowSize int
+}
+
+func (p *parquetRows) ReadRows(dst []byte) (int, error) {
+	if p.rowSize == 0 {
+		return 0, fmt.Errorf("rows of zero bytes")
+	}
+	n := len(dst) / p.rowSize
+	if n == 0 {
+		return 0, io.ErrShortBuffer
+	}
+	b, err := p.r.Next(n)
+	if err != nil {
+		return 0, err
+	}
+	copy(dst, b.Data)
+	return b.Rows, nil
+}
+
+// parquetSink is a parquet sink writing files (not a dataset).
+type parquetSink struct {
+	*fileSink
+	column *template
+	opts   *parquetio.Options
+}
+
+func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	fs, err := newFileSink(c, in, env)
+	if err != nil {
+		return nil, err
+	}
+	col, _, err := parseTemplate(c.String("column"))
+	if err != nil {
+		return nil, c.Errorf("column", "%v", err)
+	}
+	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
+	// Check the mapping now, so plan reports an unsupported dtype.
+	if _, err := parquetio.NewArraySchema(h, c.String("column")); err != nil {
+		return nil, c.Errorf("input", "cannot write %s to Parquet: %v", in, err)
+	}
+	if in.RowSize() == 0 {
+		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
+	}
+	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c)}
+	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
+		h := &npyio.Header{DType: storedDType(in, p, s.direct && s.onePerFile()), Shape: h.Shape}
+		sc, err := parquetio.NewArraySchema(h, s.columnOf(p))
+		if err != nil {
+			return nil, err
+		}
+		w, err := parquetio.NewWriter(f, sc, s.opts)
+		if err != nil {
+			return nil, err
+		}
+		return &parquetWriter{w: w}, nil
+	}
+	return s, nil
+}
+
+// columnOf is the column name of a plain array whose file starts with
+// part p.
+func (s *parquetSink) columnOf(p *Part) string {
+	var vars map[string]string
+	if p != nil {
+		vars = p.Vars
+	}
+	name, err := s.column.render(vars)
+	if err != nil || name == "" {
+		return "value"
+	}
+	return name
+}
+
+// copies: every part of a source feeding the sink directly, alone in its
+// file, is written in one pass from its arrays (see copy.go).
+func (s *parquetSink) copies(src source, p *Part) bool {
+	_, ok := src.(arraySource)
+	return ok && s.direct && s.onePerFile()
+}
+
+func (s *parquetSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
+	cols, open, done, err := src.(arraySource).arrays(ctx, p)
+	if err != nil {
+		return false, 0, err
+	}
+	defer done()
+	var n int64
+	if cols == nil {
+		n, err = parquetio.WriteArray(s.curF, open, s.columnOf(p), s.opts, progress)
+	} else {
+		n, err = parquetio.WriteTable(s.curF, cols, open, s.opts, progress)
+	}
+	if err != nil {
+		return false, 0, copyError(err, p, s.curP)
+	}
+	s.copiedRows(n)
+	return true, n, nil
+}
+
+// parquetOptions are the writer options of a parquet sink.
+func parquetOptions(c *job.Component) *parquetio.Options {
+	return &parquetio.Options{
+		Compression:   c.String("compression"),
+		RowGroupRows:  int(c.Int("row_group_rows")),
+		PageSize:      int(c.Int("page_size")),
+		TimestampUnit: c.String("timestamp_unit"),
+		Dictionary:    c.Strings("dictionary"),
+		BloomFilters:  c.Strings("bloom_filters"),
+		Concurrency:   int(c.Int("concurrency")),
+	}
+}
+
+type parquetWriter struct{ w *parquetio.Writer }
+
+func (w *parquetWriter) Write(b Batch) error {
+	_, err := w.w.Write(b.Data)
+	return err
+}
+
+func (w *parquetWriter) Close() error { return w.w.Close() }

@@ -1,0 +1,87 @@
+package inspect
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/npyflow/npyflow/matfile"
+)
+
+// MATInfo is what [pipeline.Inspect] reads of a MAT-file: its version and the
+// variables, without their data.
+type MATInfo struct {
+	Format      string   `json:"format"`
+	File        string   `json:"file"`
+	FileSize    int64    `json:"file_size"`
+	Version     string   `json:"version"`     // "5" (Level 5) or "7.3"
+	SaveFormat  string   `json:"save_format"` // "-v6", "-v7" or "-v7.3"
+	Description string   `json:"description"`
+	Variables   []MATVar `json:"variables"`
+}
+
+// MATVar is one top-level variable of a MAT-file.
+type MATVar struct {
+	Name        string `json:"name"`
+	Class       string `json:"class"`
+	Size        []int  `json:"size"` // MATLAB's size
+	Complex     bool   `json:"complex,omitempty"`
+	Sparse      bool   `json:"sparse,omitempty"`
+	Global      bool   `json:"global,omitempty"`
+	Bytes       int64  `json:"bytes"`        // as MATLAB holds it; -1 unknown
+	StoredBytes int64  `json:"stored_bytes"` // in the file; -1 unknown
+	Compression string `json:"compression,omitempty"`
+}
+
+// MAT reads the version and the variables (class, size, bytes) of the
+// MAT-file r of size bytes, named name, without their data.
+func MAT(r io.ReaderAt, size int64, name string) (*MATInfo, error) {
+	mf, err := matfile.Open(r, size, &matfile.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer mf.Close()
+	vars, err := mf.Variables()
+	if err != nil {
+		return nil, err
+	}
+	info := &MATInfo{Format: "mat", File: name, FileSize: size, Version: mf.Version(), SaveFormat: mf.SaveFormat(),
+		Description: strings.TrimRight(mf.Description(), " \x00"), Variables: []MATVar{}}
+	for _, v := range vars {
+		info.Variables = append(info.Variables, MATVar{Name: v.Name, Class: v.Class, Size: v.Dims, Complex: v.Complex,
+			Sparse: v.Sparse, Global: v.Global, Bytes: v.Bytes, StoredBytes: v.StoredBytes, Compression: v.Compression})
+	}
+	return info, nil
+}
+
+// WriteText prints the MAT-file as `npyflow inspect` does.
+func (info *MATInfo) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "file:     %s (MAT-file version %s, save %s, %d variables, %d bytes)\nheader:   %s\n",
+		info.File, info.Version, info.SaveFormat, len(info.Variables), info.FileSize, info.Description)
+	for _, v := range info.Variables {
+		dims := make([]string, len(v.Size))
+		for i, d := range v.Size {
+			dims[i] = fmt.Sprint(d)
+		}
+		class := v.Class
+		if v.Complex {
+			class += " (complex)"
+		}
+		if v.Global {
+			class += " (global)"
+		}
+		b := "bytes ?"
+		if v.Bytes >= 0 {
+			b = fmt.Sprintf("%d bytes", v.Bytes)
+		}
+		stored := ""
+		if v.StoredBytes >= 0 {
+			stored = fmt.Sprintf(", %d stored", v.StoredBytes)
+		}
+		comp := ""
+		if v.Compression != "" {
+			comp = ", " + v.Compression
+		}
+		fmt.Fprintf(w, "  %-16s %-8s %s, %s%s%s\n", v.Name, strings.Join(dims, "x"), class, b, stored, comp)
+	}
+}
