@@ -146,28 +146,6 @@ func batchRows(r *npyio.Reader, most int) int {
 	return int(max(1, min(int64(most), containerBatchBytes/max(r.RowSize(), 1))))
 }
 
-// pumpParts is pump for rows over containerBatchBytes (a 1 x N MATLAB
-// row vector is one row): the data moves in parts of that size, so no
-// row is held whole.
-func pumpParts(wr *npyio.Writer, r *npyio.Reader, progress func(int64)) error {
-	for {
-		b, err := r.NextPart(containerBatchBytes)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := wr.Write(b); err != nil {
-			return err
-		}
-		if progress != nil {
-			progress(r.Rows() - r.Remaining())
-		}
-	}
-	return wr.Close()
-}
-
 // elemStream is a dataset's elements as one byte stream, in batches of
 // bounded size whatever its shape.
 type elemStream struct {

@@ -101,6 +101,11 @@ func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, 
 	for _, f := range runFlags {
 		delete(flags, f.Name)
 	}
+	if from.Archive {
+		// An archive's arrays keep their names: --name names an
+		// unnamed one (a plain .npy's).
+		delete(flags, "name")
+	}
 	src, err := componentDef(job.Source, "in", from.Source, flags, true)
 	if err != nil {
 		return nil, err

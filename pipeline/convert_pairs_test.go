@@ -15,33 +15,37 @@ import (
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
-// TestConvertMatchesJob runs every format pair through Convert and
-// through a job with one source and one sink of the same formats and
-// options, and requires byte-identical outputs: the two paths are one
-// conversion. Inputs are a plain 2-d array and a record array (first
-// written as .npy, then converted to each input format); a record array
-// is not written to .npz, where convert makes one member per column and
-// the npz sink one structured member: that pair is defined differently.
+// TestConvertMatchesJob runs every readable x writable format pair
+// through Convert and through a job with one source and one sink of the
+// same formats and options, and requires byte-identical outputs (the
+// same arrays for .mat and .h5, whose headers hold a time): convert is
+// that job. The job spells out the options convert gives the source and
+// sink: the array named after the one read ({array}), an archive read as
+// one table into a format that is not one (table: true), a Parquet or
+// Arrow table's columns written as .npz members (split_fields). Inputs
+// are a plain 2-d array, a record array and an archive of three arrays
+// of one length (first written as .npy or .npz, then converted to each
+// input format).
 func TestConvertMatchesJob(t *testing.T) {
 	dir := t.TempDir()
 	rec, err := npyio.NewStruct([]npyio.Field{{Name: "id", Type: npyio.Int64Type}, {Name: "x", Type: npyio.Float32Type}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	arrays := map[string]*npyio.Array{
-		"plain":  {Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{50, 3}}, DType: npyio.Float64Type, Data: make([]byte, 50*3*8)},
-		"record": {Header: &npyio.Header{DType: rec, Shape: []int{40}}, DType: rec, Data: make([]byte, 40*rec.Size)},
-	}
-	for _, a := range arrays {
+	fill := func(a *npyio.Array) *npyio.Array {
+		a.DType = a.Header.DType
+		a.Data = make([]byte, a.Header.DataSize())
 		for i := range a.Data {
 			a.Data[i] = byte(i*7 + i/8)
 		}
+		return a
 	}
-	kinds := []string{"npy", "npz", "parquet", "arrow", "hdf5", "mat"}
-	pairs := 0
+	arrays := map[string]*npyio.Array{
+		"plain":  fill(&npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{50, 3}}}),
+		"record": fill(&npyio.Array{Header: &npyio.Header{DType: rec, Shape: []int{40}}}),
+	}
 	for name, a := range arrays {
-		src := filepath.Join(dir, name+".npy")
-		f, err := os.Create(src)
+		f, err := os.Create(filepath.Join(dir, name+".npy"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,40 +53,60 @@ func TestConvertMatchesJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
+	}
+	// An archive of arrays of one length: one table's columns (2-d: a
+	// MAT-file holds a 1-d array as a 1 x n row).
+	f, err := os.Create(filepath.Join(dir, "members.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = npyio.SaveNPZ(f, false, nil,
+		npyio.NamedArray{Key: "a", Array: fill(&npyio.Array{Header: &npyio.Header{DType: npyio.Int32Type, Shape: []int{30, 1}}})},
+		npyio.NamedArray{Key: "b", Array: fill(&npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{30, 2}}})},
+		npyio.NamedArray{Key: "c", Array: fill(&npyio.Array{Header: &npyio.Header{DType: npyio.Uint8Type, Shape: []int{30, 1}}})})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"npy", "npz", "parquet", "arrow", "hdf5", "mat"}
+	pairs, tables := 0, 0
+	for _, name := range []string{"plain", "record", "members"} {
+		srcExt := "npy"
+		if name == "members" {
+			srcExt = "npz"
+		}
+		src := filepath.Join(dir, name+"."+srcExt)
 		for _, from := range kinds {
 			in := filepath.Join(dir, name+"."+from)
-			if from != "npy" {
+			if from != srcExt {
 				// The input in each format, named like the column.
 				if _, err := Convert(context.Background(), src, in, &ConvertOptions{Name: "col"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, to := range kinds {
-				if to == "npz" && name == "record" || from == "npz" && to == "npz" {
-					continue // defined differently (see above), or an archive copy
-				}
-				if from == "mat" && name == "record" {
-					continue // a 1x1 struct: one array per field (col.id, col.x), which a job source cannot read as one table
-				}
 				t.Run(fmt.Sprintf("%s/%s-to-%s", name, from, to), func(t *testing.T) {
 					pairs++
 					sub := t.TempDir()
 					conv := filepath.Join(sub, "convert."+to)
-					opts := &ConvertOptions{Name: "col", Compression: compressionFor(to)}
+					// A struct's fields (col.id) are no MATLAB names.
+					opts := &ConvertOptions{Compression: compressionFor(to), RenameInvalid: from == "mat" && to == "mat"}
 					if _, err := Convert(context.Background(), in, conv, opts); err != nil {
 						t.Fatalf("convert: %v", err)
 					}
-					jb := filepath.Join(sub, "job."+to)
-					runOneToOne(t, sub, in, from, jb, to, opts)
+					out := filepath.Join(sub, "job."+to)
+					if runOneToOne(t, sub, in, from, out, to, opts) {
+						tables++
+					}
 					want, _ := os.ReadFile(conv)
-					got, err := os.ReadFile(jb)
+					got, err := os.ReadFile(out)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if to == "mat" || to == "hdf5" {
 						// The MAT-file header holds its creation time:
 						// compare what the files hold.
-						want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, jb))
+						want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, out))
 					}
 					if len(want) == 0 || !bytes.Equal(got, want) {
 						t.Errorf("job output (%d bytes) differs from convert's (%d bytes)", len(got), len(want))
@@ -91,8 +115,8 @@ func TestConvertMatchesJob(t *testing.T) {
 			}
 		}
 	}
-	if pairs < 20 {
-		t.Errorf("only %d pairs ran", pairs)
+	if pairs != 3*len(kinds)*len(kinds) || tables < 9 {
+		t.Errorf("%d pairs ran, %d of them reading an archive as one table", pairs, tables)
 	}
 }
 
@@ -144,21 +168,32 @@ func compressionFor(format string) string {
 }
 
 // runOneToOne runs the job "source of type from reading in, sink of type
-// to writing out", with the options Convert was given.
-func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions) {
+// to writing out" with the options Convert gives them (Convert's flags o,
+// and its defaults); it reports whether the source read an archive's
+// arrays as one table.
+func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions) (table bool) {
 	t.Helper()
+	source := fmt.Sprintf("{type: %s, paths: %q", from, in)
+	if archive := map[string]bool{"npz": true, "hdf5": true, "mat": true}; archive[from] && !archive[to] {
+		source += ", table: true"
+		table = true
+	}
 	sink := fmt.Sprintf("{type: %s, input: s, path: %q", to, out)
 	switch to {
 	case "npz":
-		sink += ", member: col"
+		sink += ", member: \"{array}\""
+		if from == "parquet" || from == "arrow" {
+			sink += ", split_fields: true"
+		}
 	case "parquet", "arrow":
-		sink += fmt.Sprintf(", column: %s, compression: %s", o.Name, o.Compression)
+		sink += fmt.Sprintf(", column: \"{array}\", compression: %s", o.Compression)
 	case "mat":
-		sink += ", variable: col"
+		sink += fmt.Sprintf(", variable: \"{array}\", rename_invalid: %v", o.RenameInvalid)
 	case "hdf5":
-		sink += ", dataset: col"
+		sink += ", dataset: \"{array}\""
 	}
-	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  s: {type: %s, paths: %q}\nsinks:\n  o: %s}\n", from, in, sink))
+	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  s: %s}\nsinks:\n  o: %s}\n", source, sink))
+	return table
 }
 
 // runJobText loads job text (as dir/job.yaml) and runs it, failing the

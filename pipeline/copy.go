@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +61,7 @@ type storer interface {
 	stores() bool
 	// stored returns the header of part p as stored and opens its data,
 	// or ok false when p goes as rows (it reads the same either way).
-	stored(p *Part) (h *npyio.Header, open func() (io.ReadCloser, error), ok bool)
+	stored(p *Part) (h *npyio.Header, open func(context.Context) (io.ReadCloser, error), ok bool)
 }
 
 // storedTaker is a sink that writes stored arrays (npy, npz).
@@ -73,7 +72,7 @@ type arraySource interface {
 	source
 	arrays(ctx context.Context, p *Part) ([]parquetio.Column, parquetio.Opener, func(), error)
 	npyCopier(p *Part) npyCopier
-	storedArray(p *Part) (*npyio.Header, func() (io.ReadCloser, error), bool)
+	storedArray(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool)
 }
 
 var _ arraySource = (*fileSource)(nil)
@@ -88,7 +87,7 @@ func (s *fileSource) npyCopier(p *Part) npyCopier {
 }
 
 // storedArray returns p's array as stored, if its reader keeps it so.
-func (s *fileSource) storedArray(p *Part) (*npyio.Header, func() (io.ReadCloser, error), bool) {
+func (s *fileSource) storedArray(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool) {
 	st, ok := s.r.(storer)
 	if !ok || !s.plain(p) || p.cols != nil {
 		return nil, nil, false
@@ -225,11 +224,11 @@ func (s *npyStream) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// writeStored writes an array as stored through wr (made with its stored
-// header): its data as the stream delivers it, in parts of
-// containerBatchBytes, so nothing is held whole.
-func writeStored(wr *npyio.Writer, h *npyio.Header, name string, open func() (io.ReadCloser, error)) error {
-	rc, err := open()
+// writeStored writes an array as stored through w (made with its stored
+// header h, an .npy's or an archive's array): its data as the stream
+// delivers it, in parts of containerBatchBytes, so nothing is held whole.
+func writeStored(ctx context.Context, w arrayWriter, h *npyio.Header, name string, open func(context.Context) (io.ReadCloser, error)) error {
+	rc, err := open(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -244,7 +243,7 @@ func writeStored(wr *npyio.Writer, h *npyio.Header, name string, open func() (io
 			}
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if _, err := wr.Write(buf[:k]); err != nil {
+		if err := w.Write(buf[:k]); err != nil {
 			return err
 		}
 		left -= int64(k)
@@ -256,17 +255,7 @@ func writeStored(wr *npyio.Writer, h *npyio.Header, name string, open func() (io
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return wr.Close()
-}
-
-// memberHeader is the .npy header of a member's data read as an npyio
-// stream: its header's bytes followed by the data.
-func memberStream(h *npyio.Header, data io.Reader) (io.Reader, error) {
-	hb, err := npyio.EncodeHeader(h)
-	if err != nil {
-		return nil, err
-	}
-	return io.MultiReader(bytes.NewReader(hb), data), nil
+	return w.Close()
 }
 
 // A sharded run's sink (trackedSink) copies as the sink it wraps does.

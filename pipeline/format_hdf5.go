@@ -216,13 +216,13 @@ func (r *containerReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (
 func (r *containerReader) stores() bool { return r.fortran }
 
 // stored returns a Fortran-order matrix as stored (fortran_order).
-func (r *containerReader) stored(p *Part) (*npyio.Header, func() (io.ReadCloser, error), bool) {
+func (r *containerReader) stored(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool) {
 	h := r.asStored[[2]string{p.Path, p.Member}]
 	if h == nil {
 		return nil, nil, false
 	}
-	open := func() (io.ReadCloser, error) {
-		m, f, err := r.member(context.Background(), p)
+	open := func(ctx context.Context) (io.ReadCloser, error) {
+		m, f, err := r.member(ctx, p)
 		if err != nil {
 			return nil, err
 		}

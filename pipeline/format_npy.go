@@ -148,7 +148,7 @@ func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress fu
 		if err != nil {
 			return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", p.Member, err)}
 		}
-		if err := writeStored(wr, h, p.Member, open); err != nil {
+		if err := writeStored(ctx, npyArrayWriter{wr}, h, p.Member, open); err != nil {
 			return false, 0, copyError(err, p, s.curP)
 		}
 		s.copiedRows(p.Rows)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -73,7 +74,7 @@ const planFormat = shardrun.Format
 // input and assigns inputs to shards by bytes. jobText is the job file's
 // contents and set its --set overrides, which the snapshot carries so
 // shards need only the plan file.
-func (p *Plan) Freeze(shards int, jobText []byte, set []string) (*FrozenPlan, error) {
+func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []string) (*FrozenPlan, error) {
 	if err := (Shard{Count: shards}).Check(); err != nil {
 		return nil, err
 	}

@@ -165,7 +165,7 @@ func (s *memberSink) copies(src source, p *Part) bool {
 	return ok
 }
 
-func (s *memberSink) copyPart(_ context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
+func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
 	h, open, ok := src.(arraySource).storedArray(p)
 	if !ok {
 		return false, 0, nil
@@ -180,38 +180,12 @@ func (s *memberSink) copyPart(_ context.Context, src source, p *Part, progress f
 		return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", mw.key, err)}
 	}
 	mw.created = true
-	if err := copyStored(aw, h, mw.key, open); err != nil {
+	if err := writeStored(ctx, aw, h, mw.key, open); err != nil {
 		return false, 0, copyError(err, p, s.curP)
 	}
 	s.st.Rows += p.Rows
 	progress(p.Rows)
 	return true, p.Rows, nil
-}
-
-// copyStored writes an array's stored data to aw in parts of
-// containerBatchBytes.
-func copyStored(aw arrayWriter, h *npyio.Header, name string, open func() (io.ReadCloser, error)) error {
-	rc, err := open()
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	defer rc.Close()
-	buf := make([]byte, min(containerBatchBytes, max(h.DataSize(), 1)))
-	left := h.DataSize()
-	for left > 0 {
-		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), left)])
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if err := aw.Write(buf[:k]); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		left -= int64(k)
-	}
-	return aw.Close()
 }
 
 // memberWriter writes one archive file: its arrays one after another.

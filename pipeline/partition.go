@@ -198,9 +198,10 @@ type fileRec struct {
 	rows        int64
 }
 
-// isDataset reports whether a parquet sink writes a dataset directory.
+// isDataset reports whether a sink writes a dataset directory (a parquet
+// sink with partition_by or dataset: true).
 func isDataset(c *job.Component) bool {
-	return c.Type == "parquet" && (c.Has("partition_by") || c.Bool("dataset"))
+	return c.Spec.Field("partition_by") != nil && (c.Has("partition_by") || c.Bool("dataset"))
 }
 
 // buildParquetOutput builds a parquet sink: a dataset or a file.

@@ -62,7 +62,7 @@ func checkShardsToStore(t *testing.T, base string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := p.Freeze(4, text, nil)
+	fp, err := p.Freeze(context.Background(), 4, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -325,7 +325,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := p.Freeze(2, text, nil)
+	fp, err := p.Freeze(context.Background(), 2, text, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

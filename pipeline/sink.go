@@ -54,16 +54,12 @@ const maxFinishedUploads = 8
 // anywhere (an upload then spools to a local temporary file). A local
 // output's missing directories are made (and removed again by abort).
 func (o *outputs) create(final string, seekable bool) (io.WriteSeeker, error) {
-	ctx := o.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if storage.Scheme(final) == "" {
 		if err := o.mkdirAll(filepath.Dir(final)); err != nil {
 			return nil, err
 		}
 	}
-	w, err := storage.Create(ctx, final, storage.CreateOptions{Sync: o.sync, Seekable: seekable})
+	w, err := storage.Create(o.ctx, final, storage.CreateOptions{Sync: o.sync, Seekable: seekable})
 	if err != nil {
 		return nil, &FileError{Path: final, Err: bare(err)}
 	}
@@ -251,14 +247,6 @@ func checkTemplate(v string) (string, int) {
 
 // perPart reports whether the template has placeholders.
 func (t *template) perPart() bool { return len(t.parts) > 1 }
-
-func (t *template) vars() []string {
-	var v []string
-	for i := 1; i < len(t.parts); i += 2 {
-		v = append(v, t.parts[i])
-	}
-	return v
-}
 
 // render fills the placeholders from vars; it fails on an unknown one.
 func (t *template) render(vars map[string]string) (string, error) {

@@ -122,7 +122,7 @@ func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out s
 	if err != nil {
 		return err
 	}
-	fp, err := plan.Freeze(shards, text, set)
+	fp, err := plan.Freeze(e.ctx, shards, text, set)
 	if err != nil {
 		return usageError{err}
 	}

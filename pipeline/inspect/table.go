@@ -201,7 +201,7 @@ func Arrow(f io.ReaderAt, size int64, name string, o *foreign.Options) (*TableIn
 // WriteText prints the table as `npyflow inspect` does.
 func (info *TableInfo) WriteText(w io.Writer) {
 	what := "Parquet"
-	if info.Format == "arrow" {
+	if info.IPC != "" {
 		what = fmt.Sprintf("Arrow IPC %s, %d record batches", info.IPC, info.Batches)
 	} else if info.Array {
 		what += ", written from one array"
