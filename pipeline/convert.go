@@ -86,12 +86,17 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 	if err != nil {
 		return nil, conversionError(in, out, err)
 	}
-	sum, err := plan.Run(ctx, &RunOptions{Sync: o.Sync, Progress: o.Progress})
+	sum, err := plan.Run(ctx, &RunOptions{Sync: o.Sync, Progress: o.Progress, BatchBytes: convertBatchBytes})
 	if err != nil {
 		return nil, conversionError(in, out, err)
 	}
 	return sum, nil
 }
+
+// convertBatchBytes is the batch size of a conversion: one file streams
+// through, so small batches keep its memory low (64Ki rows of up to 32
+// bytes, see batchSize).
+const convertBatchBytes = 1 << 20
 
 // convertJob is the job of a conversion: a source named "in", a sink
 // named "out", with the options that apply to them and convert's

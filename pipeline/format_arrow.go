@@ -435,6 +435,31 @@ type arrowWriter struct {
 	name    string
 	maxRows int
 	pend    []byte // rows short of a record batch
+	mem     *recycler
+}
+
+// recycler allocates the record batches' buffers, reusing those of the
+// batches written (a record is released once written).
+type recycler struct{ free [][]byte }
+
+func (r *recycler) Allocate(n int) []byte {
+	for i, b := range r.free {
+		if len(b) == n {
+			r.free = append(r.free[:i], r.free[i+1:]...)
+			return b
+		}
+	}
+	return memory.DefaultAllocator.Allocate(n)
+}
+
+func (r *recycler) Reallocate(n int, b []byte) []byte {
+	return memory.DefaultAllocator.Reallocate(n, b)
+}
+
+func (r *recycler) Free(b []byte) {
+	if len(r.free) < 64 {
+		r.free = append(r.free, b)
+	}
 }
 
 func (w *arrowWriter) Write(b Batch) error {
@@ -480,7 +505,10 @@ func (w *arrowWriter) record(data []byte, n int) error {
 		DType:  w.in.DType,
 		Data:   data,
 	}
-	rec, err := arrowconv.NewRecordBatch(a, w.name, memory.DefaultAllocator)
+	if w.mem == nil {
+		w.mem = &recycler{}
+	}
+	rec, err := arrowconv.NewRecordBatch(a, w.name, w.mem)
 	if err != nil {
 		return err
 	}

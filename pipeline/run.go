@@ -302,17 +302,47 @@ func interrupted(err error) error {
 }
 
 // batchSize is the byte size of a batch buffer holding whole rows: about
-// batchBytes, in a multiple of 64Ki rows when that many fit (the record
-// batches of an Arrow sink then fill without copying).
+// batchBytes, in a multiple of 64Ki rows when 64Ki rows take at most
+// twice that (the record batches of an Arrow sink then fill without
+// copying).
 func batchSize(rowSize int64, batchBytes int) int {
 	if rowSize <= 0 {
 		return 0
 	}
 	rows := max(1, int64(batchBytes)/rowSize)
-	if rows >= 1<<16 {
-		rows &^= 1<<16 - 1
+	if 1<<16*rowSize <= 2*int64(batchBytes) {
+		rows = max(rows&^(1<<16-1), 1<<16)
 	}
 	return int(rows * rowSize)
+}
+
+// readChunk is how much readPart asks of a part at once: a few hundred
+// KiB, so that a reader's fixes (byte swaps, bools) run on bytes still in
+// cache.
+const readChunk = 256 << 10
+
+// fill reads rows of rowSize bytes from pr into buf until it is full or
+// the part ends (io.EOF with no rows).
+func fill(pr partReader, buf []byte, rowSize int) (int, error) {
+	if rowSize == 0 {
+		return pr.ReadRows(buf)
+	}
+	step := max(1, readChunk/rowSize) * rowSize
+	n := 0
+	for n*rowSize < len(buf) {
+		k, err := pr.ReadRows(buf[n*rowSize : min(len(buf), n*rowSize+step)])
+		n += k
+		if err == io.EOF && n > 0 {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if k == 0 {
+			break
+		}
+	}
+	return n, nil
 }
 
 // bufPools are the batch buffers, by row size.
@@ -362,7 +392,7 @@ func readPart(ctx context.Context, j *partJob, pools *bufPools) {
 	pool := pools.of(rowSize)
 	for {
 		bp := pool.Get().(*[]byte)
-		n, err := pr.ReadRows(*bp)
+		n, err := fill(pr, *bp, int(rowSize))
 		if err == io.EOF {
 			pool.Put(bp)
 			return
