@@ -25,8 +25,8 @@ type containerMember struct {
 	name   string
 	header *npyio.Header // dtype (in the byte order of the data), shape, order
 	open   func() (io.ReadCloser, error)
-	// openC, if set, streams a Fortran-order member's data in C order
-	// (a MAT-file array read in bands of rows).
+	// openC streams a Fortran-order member's data in C order (a
+	// MAT-file array read in bands of rows).
 	openC func() (io.ReadCloser, error)
 }
 
@@ -136,15 +136,8 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 }
 
 // containerBatchBytes is the size of the batches HDF5 datasets are read
-// in (and the most rows a conversion moves at once, see batchRows).
+// in, and of the parts stored arrays are copied in.
 const containerBatchBytes = 4 << 20
-
-// batchRows is how many rows of r to read at once: at most most, and
-// about containerBatchBytes (at least one row), so wide rows (a MATLAB
-// matrix with many columns) come in small batches.
-func batchRows(r *npyio.Reader, most int) int {
-	return int(max(1, min(int64(most), containerBatchBytes/max(r.RowSize(), 1))))
-}
 
 // elemStream is a dataset's elements as one byte stream, in batches of
 // bounded size whatever its shape.
@@ -245,7 +238,7 @@ func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 		h.FortranOrder = false
 	}
 	open := m.open
-	if h.FortranOrder && len(h.Shape) >= 2 && m.openC != nil {
+	if h.FortranOrder {
 		// Bands of rows in C order (a MAT-file array read by hyperslabs):
 		// nothing is held whole.
 		h.FortranOrder = false
@@ -264,40 +257,7 @@ func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 		rc.Close()
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 	}
-	if !h.FortranOrder || len(h.Shape) < 2 {
-		return r, rc, nil
-	}
-	// MATLAB's column-major data, reordered by r, is offered in C order,
-	// as the job source reads it: outputs then record no Fortran order.
-	hc := npyio.Header{DType: r.DType(), Shape: h.Shape}
-	hb, err = npyio.EncodeHeader(&hc)
-	if err == nil {
-		r, err = npyio.NewReader(io.MultiReader(bytes.NewReader(hb), &rowBytes{r: r}), nil)
-	}
-	if err != nil {
-		rc.Close()
-		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
-	}
 	return r, rc, nil
-}
-
-// rowBytes is the rows of an npyio.Reader as a byte stream.
-type rowBytes struct {
-	r   *npyio.Reader
-	buf []byte
-}
-
-func (s *rowBytes) Read(p []byte) (int, error) {
-	for len(s.buf) == 0 {
-		b, err := s.r.Next(batchRows(s.r, 1<<14))
-		if err != nil {
-			return 0, err
-		}
-		s.buf = b.Data
-	}
-	n := copy(p, s.buf)
-	s.buf = s.buf[n:]
-	return n, nil
 }
 
 // vectorShape reports a shape with at most one axis longer than 1.

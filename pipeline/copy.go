@@ -67,16 +67,6 @@ type storer interface {
 // storedTaker is a sink that writes stored arrays (npy, npz).
 type storedTaker interface{ takesStored() bool }
 
-// arraySource is what the copying sinks need of a source.
-type arraySource interface {
-	source
-	arrays(ctx context.Context, p *Part) ([]parquetio.Column, parquetio.Opener, func(), error)
-	npyCopier(p *Part) npyCopier
-	storedArray(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool)
-}
-
-var _ arraySource = (*fileSource)(nil)
-
 // npyCopier returns the reader of p if it copies p to .npy itself.
 func (s *fileSource) npyCopier(p *Part) npyCopier {
 	c, ok := s.r.(npyCopier)

@@ -366,14 +366,7 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	maxRows := int(c.Int("batch_rows"))
 	as := &arrowSink{fileSink: s}
 	s.open = func(f *sinkFile, p *Part) (batchWriter, error) {
-		name := "value"
-		var vars map[string]string
-		if p != nil {
-			vars = p.Vars
-		}
-		if n, err := col.render(vars); err == nil && n != "" {
-			name = n
-		}
+		name := col.name(p)
 		dt := storedDType(in, p, as.direct && as.onePerFile())
 		h := &npyio.Header{DType: dt, Shape: append([]int{0}, in.Shape...)}
 		switch {

@@ -192,14 +192,6 @@ func (r *containerReader) member(ctx context.Context, p *Part) (containerMember,
 	return containerMember{}, nil, fmt.Errorf("%s: %q disappeared", p.Path, p.Member)
 }
 
-func (r *containerReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
-	rd, c, err := r.openNPY(ctx, s, p)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return rd, rd.Header(), c, nil
-}
-
 func (r *containerReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
 	m, f, err := r.member(ctx, p)
 	if err != nil {

@@ -60,14 +60,6 @@ func (npyReader) parts(ctx context.Context, _ *fileSource, path string) ([]partH
 	return []partHead{{header: h}}, nil
 }
 
-func (r npyReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
-	rd, c, err := r.openNPY(ctx, s, p)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return rd, rd.Header(), c, nil
-}
-
 func (npyReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
 	f, err := openFile(ctx, p.Path)
 	if err != nil {
@@ -127,7 +119,7 @@ func (s *npySink) Finish() error {
 // copies: a part whose reader writes it as an .npy itself, or whose array
 // goes as stored, alone in its file.
 func (s *npySink) copies(src source, p *Part) bool {
-	as, ok := src.(arraySource)
+	as, ok := src.(*fileSource)
 	if !ok || !s.direct || !s.onePerFile() || s.nextZeroDFor(p) {
 		return false
 	}
@@ -142,7 +134,7 @@ func (s *npySink) nextZeroDFor(p *Part) bool {
 }
 
 func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	as := src.(arraySource)
+	as := src.(*fileSource)
 	if h, open, ok := as.storedArray(p); ok {
 		wr, err := npyio.NewWriter(s.curF, h)
 		if err != nil {
@@ -159,7 +151,7 @@ func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress fu
 	if c == nil || s.curF.OSFile() == nil {
 		return false, 0, nil
 	}
-	ok, err := c.copyNPY(ctx, src.(*fileSource), p, s.curF.OSFile())
+	ok, err := c.copyNPY(ctx, as, p, s.curF.OSFile())
 	if err == nil && ok {
 		err = s.curF.written()
 	}

@@ -128,14 +128,6 @@ func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]pa
 	return out, nil
 }
 
-func (r *npzReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
-	rd, c, err := r.openNPY(ctx, s, p)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return rd, rd.Header(), c, nil
-}
-
 func (r *npzReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
 	z, err := openNPZ(ctx, p.Path)
 	if err != nil {

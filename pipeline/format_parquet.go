@@ -171,7 +171,7 @@ func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c)}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		h := &npyio.Header{DType: storedDType(in, p, s.direct && s.onePerFile()), Shape: h.Shape}
-		sc, err := parquetio.NewArraySchema(h, s.columnOf(p))
+		sc, err := parquetio.NewArraySchema(h, s.column.name(p))
 		if err != nil {
 			return nil, err
 		}
@@ -184,36 +184,22 @@ func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	return s, nil
 }
 
-// columnOf is the column name of a plain array whose file starts with
-// part p.
-func (s *parquetSink) columnOf(p *Part) string {
-	var vars map[string]string
-	if p != nil {
-		vars = p.Vars
-	}
-	name, err := s.column.render(vars)
-	if err != nil || name == "" {
-		return "value"
-	}
-	return name
-}
-
 // copies: every part of a source feeding the sink directly, alone in its
 // file, is written in one pass from its arrays (see copy.go).
 func (s *parquetSink) copies(src source, p *Part) bool {
-	_, ok := src.(arraySource)
+	_, ok := src.(*fileSource)
 	return ok && s.direct && s.onePerFile()
 }
 
 func (s *parquetSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	cols, open, done, err := src.(arraySource).arrays(ctx, p)
+	cols, open, done, err := src.(*fileSource).arrays(ctx, p)
 	if err != nil {
 		return false, 0, err
 	}
 	defer done()
 	var n int64
 	if cols == nil {
-		n, err = parquetio.WriteArray(s.curF, open, s.columnOf(p), s.opts, progress)
+		n, err = parquetio.WriteArray(s.curF, open, s.column.name(p), s.opts, progress)
 	} else {
 		n, err = parquetio.WriteTable(s.curF, cols, open, s.opts, progress)
 	}

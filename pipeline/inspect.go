@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline/inspect"
@@ -114,7 +115,7 @@ func componentDef(kind job.Kind, name string, spec *job.Spec, flags map[string]s
 		}
 		if !set && kind == job.Source {
 			if inputs := flagFormats(flag); len(inputs) > 0 {
-				return d, optionErrorf("--%s applies to %s inputs only", flag, joinAnd(inputs))
+				return d, optionErrorf("--%s applies to %s inputs only", flag, strings.Join(inputs, " and "))
 			}
 		}
 	}
@@ -126,20 +127,4 @@ func componentDef(kind job.Kind, name string, spec *job.Spec, flags map[string]s
 		}
 	}
 	return d, nil
-}
-
-// joinAnd is "a, b and c".
-func joinAnd(s []string) string {
-	if len(s) < 2 {
-		return fmt.Sprint(s[0])
-	}
-	return fmt.Sprintf("%s and %s", joinComma(s[:len(s)-1]), s[len(s)-1])
-}
-
-func joinComma(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += ", " + x
-	}
-	return out
 }

@@ -157,7 +157,7 @@ func (s *memberSink) Begin(p *Part) error {
 // copies: a part whose array goes as stored (fortran_order), alone in its
 // array.
 func (s *memberSink) copies(src source, p *Part) bool {
-	as, ok := src.(arraySource)
+	as, ok := src.(*fileSource)
 	if !ok || !s.stored || !s.direct || s.split || !s.onePerArray() {
 		return false
 	}
@@ -166,7 +166,7 @@ func (s *memberSink) copies(src source, p *Part) bool {
 }
 
 func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	h, open, ok := src.(arraySource).storedArray(p)
+	h, open, ok := src.(*fileSource).storedArray(p)
 	if !ok {
 		return false, 0, nil
 	}

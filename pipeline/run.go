@@ -321,16 +321,16 @@ func batchSize(rowSize int64, batchBytes int) int {
 // cache.
 const readChunk = 256 << 10
 
-// fill reads rows of rowSize bytes from pr into buf until it is full or
-// the part ends (io.EOF with no rows).
-func fill(pr partReader, buf []byte, rowSize int) (int, error) {
+// fill reads rows of rowSize bytes from r into buf until it is full or
+// the rows end (io.EOF with no rows).
+func fill(r rowReader, buf []byte, rowSize int) (int, error) {
 	if rowSize == 0 {
-		return pr.ReadRows(buf)
+		return r.ReadRows(buf)
 	}
 	step := max(1, readChunk/rowSize) * rowSize
 	n := 0
 	for n*rowSize < len(buf) {
-		k, err := pr.ReadRows(buf[n*rowSize : min(len(buf), n*rowSize+step)])
+		k, err := r.ReadRows(buf[n*rowSize : min(len(buf), n*rowSize+step)])
 		n += k
 		if err == io.EOF && n > 0 {
 			break

@@ -270,6 +270,19 @@ func (t *template) render(vars map[string]string) (string, error) {
 	return b.String(), nil
 }
 
+// name renders a column name template for the file whose first part is
+// p: "value" when it renders empty.
+func (t *template) name(p *Part) string {
+	var vars map[string]string
+	if p != nil {
+		vars = p.Vars
+	}
+	if n, err := t.render(vars); err == nil && n != "" {
+		return n
+	}
+	return "value"
+}
+
 // SinkStats is what a sink wrote.
 type SinkStats struct {
 	Sink    string

@@ -50,14 +50,20 @@ type rowReader interface {
 }
 
 // A fileReader is a format's side of its job source: it lists the parts
-// of one input file and opens them. Readers may also implement the
-// optional interfaces of the fast paths (npyOpener, npyCopier, storer in
-// copy.go) and projector (pushdown.go).
+// of one input file; it opens them as a rowOpener, or as an npyOpener
+// (copy.go) when they are npyio.Readers. Readers may also implement the
+// optional interfaces of the fast paths (npyCopier, storer in copy.go)
+// and projector (pushdown.go).
 type fileReader interface {
 	// parts lists the parts of the file at path: one for a file that is
 	// one array, one per member read for an archive (s.table says
 	// whether they become the columns of one table).
 	parts(ctx context.Context, s *fileSource, path string) ([]partHead, error)
+}
+
+// rowOpener is a reader whose parts open as rows of another kind than an
+// npyio.Reader's.
+type rowOpener interface {
 	// open opens the part p (p.Member "" for a file that is one array),
 	// whose rows come in the layout of the header it returns.
 	open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error)
@@ -514,7 +520,18 @@ func (s *fileSource) plain(p *Part) bool {
 // openRows opens one member (or the file) of a part and checks it still
 // holds what the plan found.
 func (s *fileSource) openRows(ctx context.Context, p *Part, want *Schema) (rowReader, io.Closer, *repacker, error) {
-	rd, h, closer, err := s.r.open(ctx, s, p)
+	var rd rowReader
+	var h *npyio.Header
+	var closer io.Closer
+	var err error
+	if no, ok := s.r.(npyOpener); ok {
+		var nr *npyio.Reader
+		if nr, closer, err = no.openNPY(ctx, s, p); err == nil {
+			rd, h = nr, nr.Header()
+		}
+	} else {
+		rd, h, closer, err = s.r.(rowOpener).open(ctx, s, p)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}

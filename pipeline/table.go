@@ -97,8 +97,8 @@ func (t *tableRows) ReadRows(dst []byte) (int, error) {
 		if cap(c.buf) < want*c.size {
 			c.buf = make([]byte, want*c.size)
 		}
-		k, err := readRowsFull(c.rd, c.buf[:want*c.size], c.size)
-		if err != nil {
+		k, err := fill(c.rd, c.buf[:want*c.size], c.size)
+		if err != nil && err != io.EOF {
 			return 0, fmt.Errorf("%s: %w", c.name, err)
 		}
 		if n >= 0 && k != n {
@@ -116,26 +116,6 @@ func (t *tableRows) ReadRows(dst []byte) (int, error) {
 }
 
 func (t *tableRows) Close() error { return t.closers.Close() }
-
-// readRowsFull reads rows of rowSize bytes from r until buf is full or the
-// rows end, and returns how many.
-func readRowsFull(r rowReader, buf []byte, rowSize int) (int, error) {
-	n := 0
-	for n*rowSize < len(buf) {
-		k, err := r.ReadRows(buf[n*rowSize:])
-		n += k
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return n, err
-		}
-		if k == 0 {
-			break
-		}
-	}
-	return n, nil
-}
 
 // interleave copies n values of sz bytes from p into the field at off of
 // the records of rows (stride bytes each); the common sizes move as

@@ -4,16 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/npyflow/npyflow/pipeline/job"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 )
 
@@ -23,6 +18,7 @@ import (
 
 func init() {
 	register("convert", "convert between .npy, .npz, .parquet, .arrow/.feather, .h5 and .mat (by extension)", runConvert)
+	usages["convert"] = convertUsage
 }
 
 const convertUsage = `usage: npyflow convert [flags] IN OUT
@@ -48,32 +44,6 @@ To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
 invalid MATLAB names are refused, or renamed with --rename-invalid.
 
 flags:`
-
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments. -h prints the usage (fs.Usage) and returns
-// flag.ErrHelp; a bad flag returns one line saying so, with no usage dump.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	out := fs.Output()
-	fs.SetOutput(io.Discard) // the flag package's own messages
-	defer fs.SetOutput(out)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(out)
-				fs.Usage()
-				return nil, err
-			}
-			return nil, fmt.Errorf("%v (see npyflow %s -h)", err, fs.Name())
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
 
 // optionFlag is a flag.Value setting a pipeline.ConvertOptions field.
 type optionFlag struct {
@@ -119,22 +89,14 @@ func runConvert(e *env) error {
 	var opts pipeline.ConvertOptions
 	var progress string
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), convertUsage)
-		fs.PrintDefaults()
-	}
 	addConvertFlags(fs, &opts)
 	fs.StringVar(&progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
-	args, err := parseInterleaved(fs, e.args)
+	args, err := parseFlags(fs, e.args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
+		return err
 	}
 	if len(args) != 2 {
-		fs.Usage()
+		fmt.Fprint(e.stderr, usageText(fs))
 		return usagef("convert needs IN and OUT, got %d arguments", len(args))
 	}
 	switch progress {
@@ -143,9 +105,10 @@ func runConvert(e *env) error {
 		return usagef("--progress %q: want auto, always or never", progress)
 	}
 	in, out := args[0], args[1]
-	c := &converter{in: in, stderr: e.stderr, progress: progress}
-	opts.Progress = c
-	opts.Warn = func(msg string) { fmt.Fprintf(e.stderr, "npyflow: warning: %s\n", msg) }
+	if f, ok := e.stderr.(*os.File); progress == "always" || progress == "auto" && ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = newBarProgress(e.stderr)
+	}
+	opts.Warn = e.warn
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}
@@ -173,60 +136,4 @@ func convertError(in, out string, err error) error {
 		file = out
 	}
 	return fmt.Errorf("%s: %w", storage.Redact(file), trimPrefix(err))
-}
-
-// converter is the terminal side of one conversion: its progress bar
-// (a pipeline.Progress counting rows).
-type converter struct {
-	in       string
-	stderr   io.Writer
-	progress string // auto, always, never
-	bar      *mpb.Bar
-	bars     *mpb.Progress
-}
-
-// Start shows the bar if asked or on a terminal.
-func (c *converter) Start(_ int, rows, bytes int64) {
-	show := c.progress == "always"
-	if c.progress == "auto" {
-		if f, ok := c.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && rows > 0 {
-			show = true
-		}
-	}
-	if !show || rows <= 0 {
-		return
-	}
-	rowBytes := float64(bytes) / float64(rows)
-	c.bars = mpb.New(mpb.WithOutput(c.stderr), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
-	c.bar = c.bars.AddBar(rows,
-		mpb.PrependDecorators(decor.Name(filepath.Base(storage.Path(c.in))+" "), decor.CountersNoUnit("%d/%d rows")),
-		mpb.AppendDecorators(
-			decor.Any(func(st decor.Statistics) string {
-				return fmt.Sprintf("%.1f/%.1f MiB", float64(st.Current)*rowBytes/(1<<20), float64(st.Total)*rowBytes/(1<<20))
-			}),
-			decor.Name(" "), decor.AverageSpeed(0, "%.0f rows/s"),
-			decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO),
-		),
-	)
-}
-
-// Update moves the bar.
-func (c *converter) Update(_ int, rows, _ int64) {
-	if c.bar != nil {
-		c.bar.SetCurrent(rows)
-	}
-}
-
-// Done completes or aborts the bar.
-func (c *converter) Done(ok bool) {
-	if c.bar == nil {
-		return
-	}
-	if !ok {
-		c.bar.Abort(false)
-	} else {
-		c.bar.SetTotal(-1, true)
-	}
-	c.bars.Wait()
-	c.bar = nil
 }

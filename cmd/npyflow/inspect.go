@@ -13,6 +13,7 @@ import (
 )
 
 func init() {
+	usages["inspect"] = inspectUsage
 	register("inspect", "show what a file holds without reading its data: an .npy header, .npz members, a Parquet or Arrow schema, HDF5 datasets, MAT-file variables", runInspect)
 }
 
@@ -39,23 +40,15 @@ flags:`
 
 func runInspect(e *env) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	var opts pipeline.ConvertOptions
 	addOptionFlags(fs, &opts, pipeline.InspectFlags())
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), inspectUsage)
-		fs.PrintDefaults()
-	}
-	args, err := parseInterleaved(fs, e.args)
+	args, err := parseFlags(fs, e.args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
+		return err
 	}
 	if len(args) != 1 {
-		fs.Usage()
+		fmt.Fprint(e.stderr, usageText(fs))
 		return usagef("inspect needs one FILE, got %d arguments", len(args))
 	}
 	name := args[0]

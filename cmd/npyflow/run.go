@@ -29,24 +29,23 @@ type setFlags []string
 func (s *setFlags) String() string     { return strings.Join(*s, ",") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-// parseFlags parses fs allowing flags after positional arguments
-// ("run job.yaml --workers 2"); "--" ends the flags.
+// usages are the long usage texts of the commands that have one, ending
+// "flags:".
+var usages = map[string]string{}
+
+// parseFlags parses fs allowing flags before, between or after the
+// positional arguments ("run job.yaml --workers 2"); "--" ends the flags.
+// -h is the command's usage (helpError); a bad flag is one line saying
+// so (a usageError).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				var b strings.Builder
-				fs.SetOutput(&b)
-				fs.PrintDefaults()
-				text := "usage: npyflow " + commandLine(fs.Name()) + "\n"
-				if b.Len() > 0 {
-					text += "\nflags:\n" + b.String()
-				}
-				return nil, helpError{text}
+				return nil, helpError{usageText(fs)}
 			}
-			return nil, usagef("%v", err)
+			return nil, usagef("%v (see npyflow %s -h)", err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -58,6 +57,22 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// usageText is the usage of the command of fs, with its flags.
+func usageText(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if u := usages[fs.Name()]; u != "" {
+		return u + "\n" + b.String()
+	}
+	text := "usage: npyflow " + commandLine(fs.Name()) + "\n"
+	if b.Len() > 0 {
+		text += "\nflags:\n" + b.String()
+	}
+	return text
 }
 
 // loadJob loads and validates a job; job errors become usage errors
@@ -355,8 +370,10 @@ func (b *barProgress) Update(files int, rows, bytes int64) {
 	}
 }
 
-func (b *barProgress) Done(bool) {
-	if b.bar != nil {
+func (b *barProgress) Done(ok bool) {
+	if b.bar != nil && !ok {
+		b.bar.Abort(false)
+	} else if b.bar != nil {
 		if b.bar.Current() < b.lastBytes || !b.bar.Completed() {
 			b.bar.SetTotal(-1, true) // complete at the current count
 		}
