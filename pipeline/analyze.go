@@ -109,43 +109,7 @@ func (n *numCols) matrix(b Batch) *mat.Dense {
 		for r0 := 0; r0 < b.Rows; r0 += castChunk {
 			m := min(castChunk, b.Rows-r0)
 			so := r0*n.rowSize + n.offs[j]
-			var vals []float64
-			switch f := n.dts[j]; {
-			case f.Kind == npyio.Float && f.Size == 8:
-				l.F = rowbytes.LoadF[float64](l.F, b.Data, so, n.rowSize, m)
-				vals = l.F
-			case f.Kind == npyio.Float:
-				l.F = rowbytes.LoadF[float32](l.F, b.Data, so, n.rowSize, m)
-				vals = l.F
-			case f.Kind == npyio.Uint && f.Size == 8:
-				l.F = l.F[:0]
-				for i := 0; i < m; i++ {
-					l.F = append(l.F, float64(rowbytes.Load[uint64](b.Data, so+i*n.rowSize)))
-				}
-				vals = l.F
-			default:
-				switch {
-				case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-					l.I = rowbytes.LoadI[int8](l.I, b.Data, so, n.rowSize, m)
-				case f.Kind == npyio.Int && f.Size == 2:
-					l.I = rowbytes.LoadI[int16](l.I, b.Data, so, n.rowSize, m)
-				case f.Kind == npyio.Int && f.Size == 4:
-					l.I = rowbytes.LoadI[int32](l.I, b.Data, so, n.rowSize, m)
-				case f.Kind == npyio.Int:
-					l.I = rowbytes.LoadI[int64](l.I, b.Data, so, n.rowSize, m)
-				case f.Size == 1:
-					l.I = rowbytes.LoadI[uint8](l.I, b.Data, so, n.rowSize, m)
-				case f.Size == 2:
-					l.I = rowbytes.LoadI[uint16](l.I, b.Data, so, n.rowSize, m)
-				default:
-					l.I = rowbytes.LoadI[uint32](l.I, b.Data, so, n.rowSize, m)
-				}
-				l.F = l.F[:0]
-				for _, v := range l.I {
-					l.F = append(l.F, float64(v))
-				}
-				vals = l.F
-			}
+			vals := l.Floats(l.Load(n.dts[j], b.Data, so, n.rowSize, m), m)
 			for i, v := range vals {
 				buf[(r0+i)*cols+j] = v
 			}

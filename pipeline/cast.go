@@ -178,29 +178,7 @@ func (ca *caster) apply(b Batch) (Batch, error) {
 func (ca *caster) convert(cv *conv, src []byte, so int, dst []byte, do, n int) error {
 	l := &ca.lane
 	is, os := ca.inRow, ca.outRow
-	var kind byte // 'i', 'u' or 'f'
-	switch f := cv.from; {
-	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-		kind, l.I = 'i', rowbytes.LoadI[int8](l.I, src, so, is, n)
-	case f.Kind == npyio.Int && f.Size == 2:
-		kind, l.I = 'i', rowbytes.LoadI[int16](l.I, src, so, is, n)
-	case f.Kind == npyio.Int && f.Size == 4:
-		kind, l.I = 'i', rowbytes.LoadI[int32](l.I, src, so, is, n)
-	case f.Kind == npyio.Int:
-		kind, l.I = 'i', rowbytes.LoadI[int64](l.I, src, so, is, n)
-	case f.Kind == npyio.Uint && f.Size == 1:
-		kind, l.I = 'i', rowbytes.LoadI[uint8](l.I, src, so, is, n)
-	case f.Kind == npyio.Uint && f.Size == 2:
-		kind, l.I = 'i', rowbytes.LoadI[uint16](l.I, src, so, is, n)
-	case f.Kind == npyio.Uint && f.Size == 4:
-		kind, l.I = 'i', rowbytes.LoadI[uint32](l.I, src, so, is, n)
-	case f.Kind == npyio.Uint:
-		kind, l.U = 'u', rowbytes.LoadU(l.U, src, so, is, n)
-	case f.Size == 4:
-		kind, l.F = 'f', rowbytes.LoadF[float32](l.F, src, so, is, n)
-	default:
-		kind, l.F = 'f', rowbytes.LoadF[float64](l.F, src, so, is, n)
-	}
+	kind := l.Load(cv.from, src, so, is, n)
 	var bad int
 	t := cv.to
 	switch {

@@ -55,22 +55,6 @@ func hiveNeedsEscape(c byte) bool {
 	return strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0
 }
 
-// hiveUnescape reverses hiveEscape (any %XX is decoded, like Hive).
-func hiveUnescape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
 // partKey is one partition column.
 type partKey struct {
 	name string
@@ -313,9 +297,6 @@ func firstVisibleFile(root string) string {
 	f, _ := shardrun.FirstVisibleFile(root)
 	return f
 }
-
-// hiddenName reports whether readers (Spark, Hive, npyflow) skip a name.
-func hiddenName(n string) bool { return shardrun.HiddenName(n) }
 
 func (s *datasetSink) Schema() *Schema   { return s.schema }
 func (s *datasetSink) stats() *SinkStats { return &s.st }

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 func TestHiveEscape(t *testing.T) {
@@ -111,7 +113,7 @@ func visibleFiles(t *testing.T, root string) []string {
 		if err != nil {
 			return nil
 		}
-		if p != root && hiddenName(d.Name()) {
+		if p != root && shardrun.HiddenName(d.Name()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -406,4 +408,20 @@ func BenchmarkPartitionedDataset(b *testing.B) {
 			b.Fatalf("%d rows, %d files", sum.Rows, len(sum.Sinks[0].Files))
 		}
 	}
+}
+
+// hiveUnescape reverses hiveEscape (any %XX is decoded, like Hive).
+func hiveUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

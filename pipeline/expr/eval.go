@@ -101,45 +101,12 @@ func cmpOrdered(c int, op string) bool {
 
 const evalChunk = 1024
 
-// loadLane loads n values of a numeric column into the lane that holds
-// its type exactly and returns which: 'i' (int64: bool, signed ints,
-// uint8..uint32, datetime64, timedelta64), 'u' (uint64) or 'f' (float64:
-// float32, float64).
-func loadLane(l *rowbytes.Lane, f *npyio.DType, data []byte, so, rowSize, n int) byte {
-	switch {
-	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
-		l.I = rowbytes.LoadI[int8](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Int && f.Size == 2:
-		l.I = rowbytes.LoadI[int16](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Int && f.Size == 4:
-		l.I = rowbytes.LoadI[int32](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Int || f.Kind == npyio.Datetime || f.Kind == npyio.Timedelta:
-		l.I = rowbytes.LoadI[int64](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Uint && f.Size == 1:
-		l.I = rowbytes.LoadI[uint8](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Uint && f.Size == 2:
-		l.I = rowbytes.LoadI[uint16](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Uint && f.Size == 4:
-		l.I = rowbytes.LoadI[uint32](l.I, data, so, rowSize, n)
-	case f.Kind == npyio.Uint:
-		l.U = rowbytes.LoadU(l.U, data, so, rowSize, n)
-		return 'u'
-	case f.Size == 4:
-		l.F = rowbytes.LoadF[float32](l.F, data, so, rowSize, n)
-		return 'f'
-	default:
-		l.F = rowbytes.LoadF[float64](l.F, data, so, rowSize, n)
-		return 'f'
-	}
-	return 'i'
-}
-
 func (e *node) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 	l := &e.lane
 	for r0 := 0; r0 < rows; r0 += evalChunk {
 		n := min(evalChunk, rows-r0)
 		m := mask[r0 : r0+n]
-		cls := loadLane(l, e.dt, data, r0*rowSize+e.off, rowSize, n)
+		cls := l.Load(e.dt, data, r0*rowSize+e.off, rowSize, n)
 		for i := range m {
 			m[i] = false
 		}
@@ -202,8 +169,8 @@ func natLike(v []int64, op string, m []bool) {
 func (e *node) evalNumberFields(data []byte, rowSize, rows int, mask []bool) {
 	for r0 := 0; r0 < rows; r0 += evalChunk {
 		n := min(evalChunk, rows-r0)
-		lc := loadLane(&e.lane, e.dt, data, r0*rowSize+e.off, rowSize, n)
-		rc := loadLane(&e.rlane, e.rdt, data, r0*rowSize+e.roff, rowSize, n)
+		lc := e.lane.Load(e.dt, data, r0*rowSize+e.off, rowSize, n)
+		rc := e.rlane.Load(e.rdt, data, r0*rowSize+e.roff, rowSize, n)
 		e.c3 = compare3(e.c3, &e.lane, lc, &e.rlane, rc, n)
 		m := mask[r0 : r0+n]
 		for i := range m {

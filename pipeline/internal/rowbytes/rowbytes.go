@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"math"
 	"unsafe"
+
+	"github.com/npyflow/npyflow/npyio"
 )
 
 // Load reads a T at b[off:], which must hold unsafe.Sizeof(T) bytes. Rows
@@ -103,9 +105,57 @@ func (l *Lane) Float(kind byte, i int) float64 {
 	return l.F[i]
 }
 
-// LoadI loads n values of type T, stride bytes apart from src[off:], into
-// buf widened to int64.
-func LoadI[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](buf []int64, src []byte, off, stride, n int) []int64 {
+// Load loads n values of a numeric column of dtype f, the one at off of
+// every row of stride bytes of data, into the slice of the lane that
+// holds its type exactly, and returns which: 'i' (bool, int8..int64,
+// uint8..uint32, datetime64, timedelta64), 'u' (uint64) or 'f' (float32,
+// float64).
+func (l *Lane) Load(f *npyio.DType, data []byte, off, stride, n int) byte {
+	switch {
+	case f.Kind == npyio.Bool || f.Kind == npyio.Int && f.Size == 1:
+		l.I = loadI[int8](l.I, data, off, stride, n)
+	case f.Kind == npyio.Int && f.Size == 2:
+		l.I = loadI[int16](l.I, data, off, stride, n)
+	case f.Kind == npyio.Int && f.Size == 4:
+		l.I = loadI[int32](l.I, data, off, stride, n)
+	case f.Kind == npyio.Int || f.Kind == npyio.Datetime || f.Kind == npyio.Timedelta:
+		l.I = loadI[int64](l.I, data, off, stride, n)
+	case f.Kind == npyio.Uint && f.Size == 1:
+		l.I = loadI[uint8](l.I, data, off, stride, n)
+	case f.Kind == npyio.Uint && f.Size == 2:
+		l.I = loadI[uint16](l.I, data, off, stride, n)
+	case f.Kind == npyio.Uint && f.Size == 4:
+		l.I = loadI[uint32](l.I, data, off, stride, n)
+	case f.Kind == npyio.Uint:
+		l.U = l.U[:0]
+		for i := 0; i < n; i++ {
+			l.U = append(l.U, Load[uint64](data, off+i*stride))
+		}
+		return 'u'
+	case f.Size == 4:
+		l.F = loadF[float32](l.F, data, off, stride, n)
+		return 'f'
+	default:
+		l.F = loadF[float64](l.F, data, off, stride, n)
+		return 'f'
+	}
+	return 'i'
+}
+
+// Floats returns the first n values of the lane's slice of kind as
+// float64 (F itself for 'f').
+func (l *Lane) Floats(kind byte, n int) []float64 {
+	if kind == 'f' {
+		return l.F[:n]
+	}
+	l.F = l.F[:0]
+	for i := 0; i < n; i++ {
+		l.F = append(l.F, l.Float(kind, i))
+	}
+	return l.F
+}
+
+func loadI[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](buf []int64, src []byte, off, stride, n int) []int64 {
 	buf = buf[:0]
 	for i := 0; i < n; i++ {
 		buf = append(buf, int64(Load[T](src, off+i*stride)))
@@ -113,17 +163,7 @@ func LoadI[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32](buf []int64
 	return buf
 }
 
-// LoadU is LoadI for uint64 values.
-func LoadU(buf []uint64, src []byte, off, stride, n int) []uint64 {
-	buf = buf[:0]
-	for i := 0; i < n; i++ {
-		buf = append(buf, Load[uint64](src, off+i*stride))
-	}
-	return buf
-}
-
-// LoadF is LoadI for float32 and float64 values, widened to float64.
-func LoadF[T float32 | float64](buf []float64, src []byte, off, stride, n int) []float64 {
+func loadF[T float32 | float64](buf []float64, src []byte, off, stride, n int) []float64 {
 	buf = buf[:0]
 	for i := 0; i < n; i++ {
 		buf = append(buf, float64(Load[T](src, off+i*stride)))
