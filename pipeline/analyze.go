@@ -26,16 +26,6 @@ type numCols struct {
 	lane    rowbytes.Lane
 }
 
-func numericKind(d *npyio.DType) bool {
-	switch d.Kind {
-	case npyio.Bool, npyio.Int, npyio.Uint:
-		return true
-	case npyio.Float:
-		return d.Size == 4 || d.Size == 8
-	}
-	return false
-}
-
 // newNumCols selects the columns named in the component's fields option
 // (default: every numeric one). A plain array's columns are its elements
 // along axis 1, named "0", "1", ... Fields in skip are left out of the
@@ -43,7 +33,7 @@ func numericKind(d *npyio.DType) bool {
 func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, error) {
 	n := &numCols{rowSize: int(in.RowSize())}
 	if in.DType.Kind != npyio.Struct {
-		if !numericKind(in.DType) || len(in.Shape) > 1 {
+		if !castable(in.DType) || len(in.Shape) > 1 {
 			return nil, c.Errorf("input", "%s needs numbers in rows of at most one axis, but the input is %s", c.Type, in)
 		}
 		if c.Has("fields") {
@@ -70,7 +60,7 @@ func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, e
 				return nil, noField(c, "fields", i, name, in.DType)
 			}
 			f := in.DType.Fields[k]
-			if !numericKind(f.Type) || len(f.Shape) > 0 {
+			if !castable(f.Type) || len(f.Shape) > 0 {
 				return nil, c.ItemErrorf("fields", i, "field %q is %s%s, not a numeric scalar (flatten subarrays, cast float16)", name, f.Type, shapeIf(f.Shape))
 			}
 			n.names, n.offs, n.dts = append(n.names, name), append(n.offs, f.Offset), append(n.dts, f.Type)
@@ -78,7 +68,7 @@ func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, e
 		return n, nil
 	}
 	for _, f := range in.DType.Fields {
-		if numericKind(f.Type) && len(f.Shape) == 0 && !skip[f.Name] {
+		if castable(f.Type) && len(f.Shape) == 0 && !skip[f.Name] {
 			n.names, n.offs, n.dts = append(n.names, f.Name), append(n.offs, f.Offset), append(n.dts, f.Type)
 		}
 	}

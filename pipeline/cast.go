@@ -20,6 +20,8 @@ var dtypeNames = map[string]*npyio.DType{
 	"float32": npyio.Float32Type, "float64": npyio.Float64Type,
 }
 
+// castable reports the numeric dtypes cast converts (and describe and
+// pca read): bool, integers, float32 and float64.
 func castable(d *npyio.DType) bool {
 	switch d.Kind {
 	case npyio.Bool, npyio.Int, npyio.Uint:

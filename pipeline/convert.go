@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,41 +186,6 @@ func flagFormats(flag string) []string {
 				out = append(out, f.Name)
 			}
 		}
-	}
-	return out
-}
-
-// values returns the options set, as flag name: command-line text.
-func (o *ConvertOptions) values() map[string]string {
-	out := map[string]string{}
-	v := reflect.ValueOf(o).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		flag := t.Field(i).Tag.Get("flag")
-		if flag == "" || flag == "-" {
-			continue
-		}
-		switch f := v.Field(i); f.Kind() {
-		case reflect.String:
-			if f.String() != "" {
-				out[flag] = f.String()
-			}
-		case reflect.Int:
-			if f.Int() != 0 {
-				out[flag] = strconv.FormatInt(f.Int(), 10)
-			}
-		case reflect.Bool:
-			if f.Bool() {
-				out[flag] = "true"
-			}
-		case reflect.Slice:
-			if f.Len() > 0 {
-				out[flag] = strings.Join(f.Interface().([]string), ",")
-			}
-		}
-	}
-	for k, val := range o.Flags {
-		out[k] = val
 	}
 	return out
 }

@@ -263,15 +263,10 @@ func kindWord(k job.Kind) string {
 }
 
 // Set sets the option of o named by a CLI flag name (see [ConvertFlags])
-// from its command-line text: a list is comma-separated.
+// from its command-line text: a list is comma-separated. A flag without
+// a field of its own (a format registered elsewhere) goes to o.Flags.
 func (o *ConvertOptions) Set(flag, value string) error {
-	v := reflect.ValueOf(o).Elem()
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Tag.Get("flag") != flag {
-			continue
-		}
-		f := v.Field(i)
+	if f, ok := o.fields()[flag]; ok {
 		switch f.Kind() {
 		case reflect.String:
 			f.SetString(value)
@@ -302,6 +297,36 @@ func (o *ConvertOptions) Set(flag, value string) error {
 		}
 	}
 	return fmt.Errorf("no conversion option --%s", flag)
+}
+
+// fields returns o's fields by flag name.
+func (o *ConvertOptions) fields() map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	v := reflect.ValueOf(o).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if flag := v.Type().Field(i).Tag.Get("flag"); flag != "" && flag != "-" {
+			out[flag] = v.Field(i)
+		}
+	}
+	return out
+}
+
+// values returns the options set, as flag name: command-line text.
+func (o *ConvertOptions) values() map[string]string {
+	out := map[string]string{}
+	for flag, f := range o.fields() {
+		if !f.IsZero() {
+			if l, ok := f.Interface().([]string); ok {
+				out[flag] = strings.Join(l, ",")
+			} else {
+				out[flag] = fmt.Sprint(f.Interface())
+			}
+		}
+	}
+	for k, val := range o.Flags {
+		out[k] = val
+	}
+	return out
 }
 
 func splitList(s string) []string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -111,35 +110,27 @@ func (e *buildEnv) stdinMatch(c *job.Component) ([]match, error) {
 }
 
 // spoolPipe copies a local input that is a pipe or a device (not a
-// regular file) to a temporary file ($TMPDIR, removed by Plan.Close):
-// formats read their inputs more than once (metadata, then rows), at
-// offsets.
+// regular file) to a temporary file, removed by Plan.Close: formats read
+// their inputs more than once (metadata, then rows), at offsets.
 func (e *buildEnv) spoolPipe(c *job.Component, m match) (match, error) {
-	if storage.Scheme(m.Path) != "" {
-		return m, nil
-	}
-	st, err := os.Stat(m.Path)
-	if err != nil || st.Mode().IsRegular() || st.IsDir() {
-		return m, nil // opening it reports the problem
+	if st, err := os.Stat(m.Path); storage.Scheme(m.Path) != "" || err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return m, nil // opening it reports any problem
 	}
 	f, err := os.Open(m.Path)
 	if err != nil {
 		return m, pathsError(c, &FileError{Path: m.Path, Err: bare(err)})
 	}
 	defer f.Close()
-	tmp, err := os.CreateTemp("", "npyflow-pipe-*"+filepath.Ext(m.Path))
+	path, _, cleanup, err := spool(e.ctx, f, m.Path)
 	if err != nil {
 		return m, pathsError(c, err)
 	}
-	e.cleanup = append(e.cleanup, func() { os.Remove(tmp.Name()) })
-	n, err := io.Copy(tmp, ctxReader{e.ctx, f})
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	e.cleanup = append(e.cleanup, cleanup)
+	st, err := os.Stat(path)
 	if err != nil {
-		return m, pathsError(c, &FileError{Path: m.Path, Err: fmt.Errorf("copying it to a temporary file: %w", bare(err))})
+		return m, err
 	}
-	m.Path, m.Size = tmp.Name(), n
+	m.Path, m.Size = path, st.Size()
 	return m, nil
 }
 

@@ -162,8 +162,10 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		}
 	}
 	prog := &progress{p: opts.Progress}
-	prog.start(len(jobs), totRows, totBytes)
-	defer func() { prog.done(err == nil) }()
+	if prog.p != nil {
+		prog.p.Start(len(jobs), totRows, totBytes)
+		defer func() { prog.p.Done(err == nil) }()
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -244,34 +246,18 @@ func copiedByAll(s source, pt *Part) bool {
 	return true
 }
 
-// progress serializes the reports to a Progress.
+// progress serializes the reports to a Progress (nil: none): a copy
+// reports from its writer's goroutines.
 type progress struct {
-	mu      sync.Mutex
-	p       Progress
-	started bool
-}
-
-func (g *progress) start(files int, rows, bytes int64) {
-	if g.p != nil {
-		g.p.Start(files, rows, bytes)
-		g.started = true
-	}
+	mu sync.Mutex
+	p  Progress
 }
 
 func (g *progress) update(files int, rows, bytes int64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.started {
+	if g.p != nil {
+		g.mu.Lock()
 		g.p.Update(files, rows, bytes)
-	}
-}
-
-func (g *progress) done(ok bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.started {
-		g.started = false
-		g.p.Done(ok)
+		g.mu.Unlock()
 	}
 }
 

@@ -30,17 +30,23 @@ func spoolStdin(ctx context.Context, r io.Reader) (path string, f *Format, clean
 	if r == nil {
 		r = os.Stdin
 	}
+	return spool(ctx, r, "standard input")
+}
+
+// spool copies the stream r (name is for messages) to a temporary file
+// ($TMPDIR) named by its format, which it returns; cleanup removes it.
+func spool(ctx context.Context, r io.Reader, name string) (path string, f *Format, cleanup func(), err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	head, err := br.Peek(8)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return "", nil, nil, &FileError{Path: "standard input", Err: err}
+		return "", nil, nil, &FileError{Path: name, Err: err}
 	}
 	f, ext := sniff(bytes.NewReader(head), int64(len(head)))
 	if f == nil {
 		if len(head) == 0 {
-			return "", nil, nil, &FileError{Path: "standard input", Err: errors.New("empty")}
+			return "", nil, nil, &FileError{Path: name, Err: errors.New("empty")}
 		}
-		return "", nil, nil, &FileError{Path: "standard input", Err: fmt.Errorf("not a format npyflow reads (its first bytes %q are no %s magic)", head, magicList())}
+		return "", nil, nil, &FileError{Path: name, Err: fmt.Errorf("not a format npyflow reads (its first bytes %q are no %s magic)", head, magicList())}
 	}
 	dir, err := os.MkdirTemp("", "npyflow-stdin-")
 	if err != nil {
@@ -57,7 +63,7 @@ func spoolStdin(ctx context.Context, r io.Reader) (path string, f *Format, clean
 	}
 	if err != nil {
 		cleanup()
-		return "", nil, nil, &FileError{Path: "standard input", Err: fmt.Errorf("copying it to a temporary file: %w", err)}
+		return "", nil, nil, &FileError{Path: name, Err: fmt.Errorf("copying it to a temporary file: %w", err)}
 	}
 	return path, f, cleanup, nil
 }
