@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,5 +54,40 @@ func TestConvertErrors(t *testing.T) {
 	res, err := Convert(ctx, in, out, &ConvertOptions{Name: "v"})
 	if err != nil || res.Rows != 1000 || res.Sinks[0].Bytes == 0 || FormatOf(out).Name != "parquet" {
 		t.Fatalf("convert: %+v %v", res, err)
+	}
+}
+
+// TestConvertBigRows: rows larger than a batch (a 1 x N vector is one
+// row) go to .npy and .npz in parts, with their values.
+func TestConvertBigRows(t *testing.T) {
+	dir := t.TempDir()
+	const n = 700_000 // 5.6 MB rows
+	vals := make([]float64, 2*n)
+	for i := range vals {
+		vals[i] = float64(i) * 0.5
+	}
+	in := filepath.Join(dir, "wide.npy")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := npyio.WriteArray(f, &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{2, n}}, DType: npyio.Float64Type, Data: npyio.AsBytes(vals)}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, out := range []string{"w.npy", "w.npz"} {
+		out = filepath.Join(dir, out)
+		if _, err := Convert(context.Background(), in, out, nil); err != nil {
+			t.Fatal(err)
+		}
+		var a *npyio.Array
+		if filepath.Ext(out) == ".npy" {
+			a, err = npyio.ReadFile(out, nil)
+		} else {
+			a = readNPZ(t, out)["wide"]
+		}
+		if err != nil || a == nil || fmt.Sprint(a.Header.Shape) != fmt.Sprint([]int{2, n}) || !bytes.Equal(a.Data, npyio.AsBytes(vals)) {
+			t.Errorf("%s: %v %v", out, a, err)
+		}
 	}
 }

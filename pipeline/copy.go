@@ -85,6 +85,43 @@ func (s *fileSource) storedArray(p *Part) (*npyio.Header, func(context.Context) 
 	return st.stored(p)
 }
 
+// bigRows reports whether part p's rows are each larger than a batch (a
+// 1 x N MATLAB vector is one row) and open as an npyio.Reader: an npy or
+// npz sink fed directly copies them in parts (copyParts), so that no row
+// is held whole.
+func (s *fileSource) bigRows(p *Part) bool {
+	_, ok := s.r.(npyOpener)
+	return ok && s.plain(p) && p.cols == nil && s.fileRows(p).RowSize() > containerBatchBytes
+}
+
+// copyParts writes the data of part p (see bigRows) through w, in parts
+// of containerBatchBytes, and closes w.
+func (s *fileSource) copyParts(ctx context.Context, p *Part, w arrayWriter) error {
+	r, c, err := s.r.(npyOpener).openNPY(ctx, s, p)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		b, err := r.NextPart(containerBatchBytes)
+		if err == io.EOF {
+			return w.Close()
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.Write(b); err != nil {
+			return err
+		}
+	}
+}
+
+// partHeader is the header a sink fed directly writes part p with.
+func (s *fileSource) partHeader(p *Part) *npyio.Header {
+	sc := s.schemaOf(p)
+	return &npyio.Header{DType: storedDType(sc, p, true), Shape: append([]int{int(p.Rows)}, sc.Shape...)}
+}
+
 // arrays opens part p as npyio.Readers: one (cols nil) for an array,
 // one per column of an archive's table (cols describes them). open may
 // be called again (up to three times, see parquetio.WriteArray); each

@@ -126,7 +126,7 @@ func (s *npySink) copies(src source, p *Part) bool {
 	if _, _, ok := as.storedArray(p); ok {
 		return true
 	}
-	return as.npyCopier(p) != nil
+	return as.npyCopier(p) != nil || as.bigRows(p)
 }
 
 func (s *npySink) nextZeroDFor(p *Part) bool {
@@ -141,6 +141,18 @@ func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress fu
 			return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", p.Member, err)}
 		}
 		if err := writeStored(ctx, npyArrayWriter{wr}, h, p.Member, open); err != nil {
+			return false, 0, copyError(err, p, s.curP)
+		}
+		s.copiedRows(p.Rows)
+		progress(p.Rows)
+		return true, p.Rows, nil
+	}
+	if as.bigRows(p) {
+		wr, err := npyio.NewWriter(s.curF, as.partHeader(p))
+		if err == nil {
+			err = as.copyParts(ctx, p, npyArrayWriter{wr})
+		}
+		if err != nil {
 			return false, 0, copyError(err, p, s.curP)
 		}
 		s.copiedRows(p.Rows)

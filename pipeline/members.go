@@ -162,13 +162,14 @@ func (s *memberSink) copies(src source, p *Part) bool {
 		return false
 	}
 	_, _, ok = as.storedArray(p)
-	return ok
+	return ok || as.bigRows(p)
 }
 
 func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	h, open, ok := src.(*fileSource).storedArray(p)
-	if !ok {
-		return false, 0, nil
+	fs := src.(*fileSource)
+	h, open, stored := fs.storedArray(p)
+	if !stored {
+		h = fs.partHeader(p)
 	}
 	w, err := s.writer()
 	if err != nil {
@@ -180,7 +181,12 @@ func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress
 		return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", mw.key, err)}
 	}
 	mw.created = true
-	if err := writeStored(ctx, aw, h, mw.key, open); err != nil {
+	if stored {
+		err = writeStored(ctx, aw, h, mw.key, open)
+	} else {
+		err = fs.copyParts(ctx, p, aw)
+	}
+	if err != nil {
 		return false, 0, copyError(err, p, s.curP)
 	}
 	s.st.Rows += p.Rows
