@@ -41,7 +41,7 @@
 // Convert (convert.go) turns its options into the source's and sink's
 // options and runs that job: convert and a job of the same two
 // components give the same bytes, for every pair of formats.
-// [Inspect] (inspect.go) recognizes a file's format by its first bytes
+// [Inspect] (inspection.go) recognizes a file's format by its first bytes
 // and calls the format's inspection.
 //
 // # Data model
