@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -84,10 +85,10 @@ func TestConvertArrowCopiedAsStored(t *testing.T) {
 				{"none", ConvertOptions{}, copied},
 				{"none", ConvertOptions{Sync: true}, copied},
 				{"zstd", ConvertOptions{}, false},
-				{"none", ConvertOptions{Columns: []string{name}}, false},
+				{"none", ConvertOptions{Flags: map[string]string{"columns": strings.Join([]string{name}, ",")}}, false},
 			} {
 				ipc := filepath.Join(dir, name+"-"+c.comp+".arrow")
-				if convertCounting(t, path, ipc, &ConvertOptions{Compression: c.comp}) {
+				if convertCounting(t, path, ipc, &ConvertOptions{Flags: map[string]string{"compression": c.comp}}) {
 					t.Fatal("npy -> arrow counted as an Arrow copy")
 				}
 				out := filepath.Join(dir, name+".npy")
@@ -126,9 +127,9 @@ func TestConvertArrowFillNotCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	ipc := filepath.Join(dir, "s.arrow")
-	convertCounting(t, fx.Path, ipc, &ConvertOptions{Compression: "none"})
+	convertCounting(t, fx.Path, ipc, &ConvertOptions{Flags: map[string]string{"compression": "none"}})
 	out := filepath.Join(dir, "s.npy")
-	if convertCounting(t, ipc, out, &ConvertOptions{Fill: []string{"f8_le_specials=7"}}) {
+	if convertCounting(t, ipc, out, &ConvertOptions{Flags: map[string]string{"fill": "f8_le_specials=7"}}) {
 		t.Error("a conversion with --fill was copied as stored")
 	}
 	got, err := os.ReadFile(out)

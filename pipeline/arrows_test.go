@@ -109,7 +109,7 @@ func TestConvertArrows(t *testing.T) {
 	orig := writeArrowsInput(t, in)
 	for _, comp := range []string{"", "zstd", "lz4"} {
 		out := filepath.Join(dir, "t"+comp+".arrows")
-		if _, err := Convert(context.Background(), in, out, &ConvertOptions{Compression: comp}); err != nil {
+		if _, err := Convert(context.Background(), in, out, &ConvertOptions{Flags: map[string]string{"compression": comp}}); err != nil {
 			t.Fatal(err)
 		}
 		checkArrowsStream(t, out)

@@ -74,7 +74,7 @@ func BenchmarkConvertHDF5(b *testing.B) {
 				var m0 runtime.MemStats
 				runtime.ReadMemStats(&m0)
 				out := filepath.Join(dir, "out."+c.out)
-				if _, err := Convert(context.Background(), in, out, &ConvertOptions{Compression: "none", RenameInvalid: true, Warn: func(string) {}}); err != nil {
+				if _, err := Convert(context.Background(), in, out, &ConvertOptions{Flags: map[string]string{"compression": "none", "rename-invalid": "true"}, Warn: func(string) {}}); err != nil {
 					b.Fatal(err)
 				}
 				var m1 runtime.MemStats

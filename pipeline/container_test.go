@@ -174,7 +174,7 @@ func TestConvertMATFixtures(t *testing.T) {
 	}
 	// One value from scipy's own reading: d = [[1.5, -2, nan], [inf, 0, 1e300]].
 	out := filepath.Join(t.TempDir(), "d.npz")
-	if _, err := Convert(context.Background(), "../matfile/testdata/scipy_v7.mat", out, &ConvertOptions{Variable: "d"}); err != nil {
+	if _, err := Convert(context.Background(), "../matfile/testdata/scipy_v7.mat", out, &ConvertOptions{Flags: map[string]string{"variable": "d"}}); err != nil {
 		t.Fatal(err)
 	}
 	d := readNPZ(t, out)["d"]
@@ -255,7 +255,7 @@ func TestMATRoundTrip(t *testing.T) {
 		for _, comp := range []string{"", "none"} {
 			t.Run(v+"/"+comp, func(t *testing.T) {
 				mat := filepath.Join(t.TempDir(), "x.mat")
-				if _, err := Convert(context.Background(), src, mat, &ConvertOptions{MatVersion: v, Compression: comp}); err != nil {
+				if _, err := Convert(context.Background(), src, mat, &ConvertOptions{Flags: map[string]string{"mat-version": v, "compression": comp}}); err != nil {
 					t.Fatal(err)
 				}
 				mf, err := matfile.OpenFile(mat, nil)
@@ -450,7 +450,7 @@ func TestContainerErrors(t *testing.T) {
 	t.Run("function handle", func(t *testing.T) {
 		in := "../matfile/testdata/h5py_matlab_v73.mat"
 		out := filepath.Join(dir, "fh.npz")
-		_, err := Convert(ctx, in, out, &ConvertOptions{Strict: true})
+		_, err := Convert(ctx, in, out, &ConvertOptions{Flags: map[string]string{"strict": "true"}})
 		var ue *matfile.UnsupportedError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), in) {
 			t.Fatalf("strict: %v, want an UnsupportedError naming the file", err)
@@ -487,7 +487,7 @@ func TestContainerErrors(t *testing.T) {
 		}
 		noOutput(t, out)
 		var warned []string
-		if _, err := Convert(ctx, src, out, &ConvertOptions{RenameInvalid: true, Warn: func(m string) { warned = append(warned, m) }}); err != nil {
+		if _, err := Convert(ctx, src, out, &ConvertOptions{Flags: map[string]string{"rename-invalid": "true"}, Warn: func(m string) { warned = append(warned, m) }}); err != nil {
 			t.Fatal(err)
 		}
 		arrs, _, err := matfile.ReadArrays(out, nil)
@@ -524,14 +524,14 @@ func TestContainerErrors(t *testing.T) {
 	})
 
 	t.Run("reference dataset", func(t *testing.T) {
-		_, err := Convert(ctx, "../hdf5/testdata/small_earliest.h5", filepath.Join(dir, "r.npz"), &ConvertOptions{Dataset: "/g/r"})
+		_, err := Convert(ctx, "../hdf5/testdata/small_earliest.h5", filepath.Join(dir, "r.npz"), &ConvertOptions{Flags: map[string]string{"dataset": "/g/r"}})
 		if !errors.Is(err, hdf5.ErrUnsupported) || !strings.Contains(err.Error(), "reference") {
 			t.Errorf("got %v", err)
 		}
 	})
 
 	t.Run("options", func(t *testing.T) {
-		for _, o := range []*ConvertOptions{{Dataset: "/x"}, {MatVersion: "5"}} {
+		for _, o := range []*ConvertOptions{{Flags: map[string]string{"dataset": "/x"}}, {Flags: map[string]string{"mat-version": "5"}}} {
 			_, err := Convert(ctx, "../matfile/testdata/scipy_v7.mat", filepath.Join(dir, "o.mat"), o)
 			if !errors.Is(err, ErrOptions) {
 				t.Errorf("%+v: %v", o, err)
@@ -588,7 +588,7 @@ func TestHDF5Tables(t *testing.T) {
 		for _, ext := range []string{"parquet", "arrow"} {
 			t.Run(ds+"."+ext, func(t *testing.T) {
 				tab := filepath.Join(dir, "t."+ext)
-				if _, err := Convert(ctx, in, tab, &ConvertOptions{Dataset: ds}); err != nil {
+				if _, err := Convert(ctx, in, tab, &ConvertOptions{Flags: map[string]string{"dataset": ds}}); err != nil {
 					t.Fatal(err)
 				}
 				back := filepath.Join(dir, "back.npy")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,7 +102,7 @@ const convertBatchBytes = 1 << 20
 // named "out", with the options that apply to them and convert's
 // defaults.
 func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, error) {
-	flags := o.values()
+	flags := maps.Clone(o.Flags)
 	for _, f := range runFlags {
 		delete(flags, f.Name)
 	}
@@ -146,12 +147,6 @@ func flagValue(f *job.Field, text string) (any, error) {
 			return nil, fmt.Errorf("--%s %q: not an integer", f.Flag, text)
 		}
 		return n, nil
-	case job.Float:
-		x, err := strconv.ParseFloat(text, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %q: not a number", f.Flag, text)
-		}
-		return x, nil
 	case job.Bool:
 		b, err := strconv.ParseBool(text)
 		if err != nil {
@@ -160,16 +155,6 @@ func flagValue(f *job.Field, text string) (any, error) {
 		return b, nil
 	case job.StringList:
 		return splitList(text), nil
-	case job.StringMap:
-		var kvs []job.KV
-		for _, item := range splitList(text) {
-			k, v, ok := strings.Cut(item, "=")
-			if !ok || k == "" {
-				return nil, fmt.Errorf("--%s %q: want key=value", f.Flag, item)
-			}
-			kvs = append(kvs, job.KV{Key: k, Value: v})
-		}
-		return kvs, nil
 	}
 	return text, nil
 }
@@ -202,13 +187,11 @@ func conversionError(in, out string, err error) error {
 	if job.IsJobError(err) {
 		// Errors about a flag's value are the arguments'; the others
 		// (a dtype an output cannot hold) the input data's.
-		var l job.ErrorList
-		var e *job.Error
-		if errors.As(err, &e) {
-			l = job.ErrorList{e}
-		} else {
-			errors.As(err, &l)
+		l := job.ErrorList{}
+		if e := (*job.Error)(nil); errors.As(err, &e) {
+			l = append(l, e)
 		}
+		errors.As(err, &l)
 		var flags, data []string
 		for _, e := range l {
 			if e.Pos.Set != "" {
@@ -231,7 +214,7 @@ func conversionError(in, out string, err error) error {
 		inner := fe.Err
 		switch {
 		case fe.Path == out || errors.As(err, new(*OutputError)):
-			return &FileError{Path: out, Err: bare(unwrapOutput(inner))}
+			return &FileError{Path: out, Err: bare(inner)}
 		case strings.HasPrefix(fe.Path, in+":"):
 			inner = fmt.Errorf("%s: %w", strings.TrimPrefix(fe.Path, in+":"), inner)
 		}
@@ -242,15 +225,6 @@ func conversionError(in, out string, err error) error {
 		return &FileError{Path: out, Err: bare(oe.Err)}
 	}
 	return &FileError{Path: in, Err: bare(err)}
-}
-
-// unwrapOutput drops an OutputError's wrapping from err.
-func unwrapOutput(err error) error {
-	var oe *OutputError
-	if errors.As(err, &oe) && err == error(oe) {
-		return oe.Err
-	}
-	return err
 }
 
 // escapePattern makes a file name a path pattern matching only it.
@@ -275,71 +249,23 @@ func escapeTemplate(p string) string {
 	return r.Replace(p)
 }
 
-// ConvertOptions are the options of [Convert] (and of [Inspect]). Each
-// field is the option of a format's source or sink named by its `flag`
-// tag (see [ConvertFlags]): the source's of IN's format, the sink's of
-// OUT's. An option no source of IN's format has is refused when some
-// other format's source has it; options of other formats' sinks are
-// ignored. The zero value converts with the defaults.
+// ConvertOptions are the options of [Convert] (and of [Inspect]).
 type ConvertOptions struct {
-	// Compression of OUT: zstd, snappy, gzip, lz4 or none for Parquet;
-	// zstd, lz4 or none for Arrow; deflate or none for .npz. "" is the
-	// format's default: zstd for Parquet, none for .arrow and lz4 for
-	// .feather (as pyarrow.ipc, Polars and pyarrow.feather write them),
-	// none for .npz.
-	Compression   string   `flag:"compression"`
-	RowGroupRows  int      `flag:"row-group-rows"` // Parquet rows per row group (0: 1Mi rows, at most 128 MiB)
-	PageSize      int      `flag:"page-size"`      // Parquet data page size in bytes (0: 1 MiB)
-	TimestampUnit string   `flag:"timestamp-unit"` // Parquet datetime unit: ms, us or ns ("": numpy's)
-	Dictionary    []string `flag:"dictionary"`     // Parquet columns to dictionary-encode
-	BloomFilters  []string `flag:"bloom-filter"`   // Parquet columns to write bloom filters for
-	Concurrency   int      `flag:"concurrency"`    // Parquet row groups encoded at once besides the one filling
-	// Fill gives the values written where Parquet or Arrow columns are
-	// null, as "column=value" items; Validity the columns that get a bool
-	// field <column>_valid ("*": every nullable one); Decimal reads
-	// decimals as f8 ("" or "f8") or exact scaled int64 ("scaled"). See
-	// foreign.Fields.
-	Fill     []string `flag:"fill"`
-	Validity []string `flag:"validity"`
-	Decimal  string   `flag:"decimal"`
-	// Columns are the Parquet or Arrow columns to read, in this order
-	// (nil: every column): the others are not mapped, so a column numpy
-	// has no type for does not stop the conversion.
-	Columns []string `flag:"columns"`
-	// Member picks one member of an .npz input.
-	Member string `flag:"member"`
-	// Dataset picks one dataset of an HDF5 input ("/group/data").
-	Dataset string `flag:"dataset"`
-	// Variable picks one variable (or array path, "s.a") of a MAT-file input.
-	Variable string `flag:"variable"`
-	// Strict makes a MAT-file value numpy cannot hold (a function handle,
-	// an object) an error instead of a warning.
-	Strict bool `flag:"strict"`
-	// FortranOrder writes the arrays of a MAT-file input of two or more
-	// dimensions to .npy or .npz as stored, in MATLAB's column-major order,
-	// as Fortran-order .npy (np.load gives the same values). Nothing is
-	// reordered, so every variable streams, a compressed (v7) one too.
-	FortranOrder bool `flag:"fortran-order"`
-	// MatVersion is the version of a .mat output: 7.3 (the default), 7 or 6.
-	MatVersion string `flag:"mat-version"`
-	// RenameInvalid renames array names that are not valid MATLAB
-	// identifiers in a .mat output (each rename is a warning) instead of
-	// refusing them.
-	RenameInvalid bool `flag:"rename-invalid"`
+	// Flags are the options of the source and the sink by their flag
+	// names ([ConvertFlags]; a job.Field's Flag), as command-line text:
+	// "compression": "zstd", "columns": "a,b" (a list is comma-separated).
+	// The source's of IN's format and the sink's of OUT's apply; one no
+	// source of IN's format has is refused when another format's source
+	// has it; other formats' sink options are ignored. [ConvertOptions.Set]
+	// sets them one by one.
+	Flags map[string]string
+	// Sync flushes OUT to disk before it is renamed into place.
+	Sync bool
 	// Warn, if set, receives the conversion's warnings (see
 	// PlanOptions.Warn).
-	Warn func(msg string) `flag:"-"`
-	// Name is the column name of a plain (non-structured) array
-	// ("": IN's base name without its extension).
-	Name string `flag:"name"`
-	// Sync flushes OUT to disk before it is renamed into place.
-	Sync bool `flag:"sync"`
+	Warn func(msg string)
 	// Progress, if set, is told about the rows written.
-	Progress Progress `flag:"-"`
+	Progress Progress
 	// Stdin is read for the input name [StdinName] ("-"); nil: os.Stdin.
-	Stdin io.Reader `flag:"-"`
-	// Flags holds the options of flags without a field above (those of
-	// formats registered elsewhere), by flag name, as command-line text;
-	// [ConvertOptions.Set] fills it.
-	Flags map[string]string `flag:"-"`
+	Stdin io.Reader
 }

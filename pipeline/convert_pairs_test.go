@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func TestConvertMatchesJob(t *testing.T) {
 			in := filepath.Join(dir, name+"."+from)
 			if from != srcExt {
 				// The input in each format, named like the column.
-				if _, err := Convert(context.Background(), src, in, &ConvertOptions{Name: "col"}); err != nil {
+				if _, err := Convert(context.Background(), src, in, &ConvertOptions{Flags: map[string]string{"name": "col"}}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -90,7 +91,7 @@ func TestConvertMatchesJob(t *testing.T) {
 					sub := t.TempDir()
 					conv := filepath.Join(sub, "convert."+to)
 					// A struct's fields (col.id) are no MATLAB names.
-					opts := &ConvertOptions{Compression: compressionFor(to), RenameInvalid: from == "mat" && to == "mat"}
+					opts := &ConvertOptions{Flags: map[string]string{"compression": compressionFor(to), "rename-invalid": strconv.FormatBool(from == "mat" && to == "mat")}}
 					if _, err := Convert(context.Background(), in, conv, opts); err != nil {
 						t.Fatalf("convert: %v", err)
 					}
@@ -186,9 +187,9 @@ func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions)
 			sink += ", split_fields: true"
 		}
 	case "parquet", "arrow":
-		sink += fmt.Sprintf(", column: \"{array}\", compression: %s", o.Compression)
+		sink += fmt.Sprintf(", column: \"{array}\", compression: %s", o.Flags["compression"])
 	case "mat":
-		sink += fmt.Sprintf(", variable: \"{array}\", rename_invalid: %v", o.RenameInvalid)
+		sink += fmt.Sprintf(", variable: \"{array}\", rename_invalid: %v", o.Flags["rename-invalid"] == "true")
 	case "hdf5":
 		sink += ", dataset: \"{array}\""
 	}

@@ -58,7 +58,7 @@ func TestConvertParquetSinglePass(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "x.parquet")
-	if _, err := Convert(context.Background(), in, out, &ConvertOptions{RowGroupRows: 100}); err != nil {
+	if _, err := Convert(context.Background(), in, out, &ConvertOptions{Flags: map[string]string{"row-group-rows": "100"}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(out)

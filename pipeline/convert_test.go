@@ -30,7 +30,7 @@ func TestConvertErrors(t *testing.T) {
 			t.Errorf("%s -> %s: %v, want ErrOptions", c[0], c[1], err)
 		}
 	}
-	if _, err := Convert(ctx, filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npz"), &ConvertOptions{Compression: "zstd"}); !errors.Is(err, ErrOptions) {
+	if _, err := Convert(ctx, filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npz"), &ConvertOptions{Flags: map[string]string{"compression": "zstd"}}); !errors.Is(err, ErrOptions) {
 		t.Errorf("zstd for .npz: %v", err)
 	}
 
@@ -51,7 +51,7 @@ func TestConvertErrors(t *testing.T) {
 	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
 		t.Errorf("cancelled conversion left %d files", len(ents))
 	}
-	res, err := Convert(ctx, in, out, &ConvertOptions{Name: "v"})
+	res, err := Convert(ctx, in, out, &ConvertOptions{Flags: map[string]string{"name": "v"}})
 	if err != nil || res.Rows != 1000 || res.Sinks[0].Bytes == 0 || FormatOf(out).Name != "parquet" {
 		t.Fatalf("convert: %+v %v", res, err)
 	}

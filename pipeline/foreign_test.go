@@ -93,7 +93,7 @@ func TestConvertForeignOptions(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.npy")); err == nil {
 		t.Fatal("a refused conversion left its output")
 	}
-	opts := &ConvertOptions{Fill: []string{"i4n=-7"}, Validity: []string{"*"}}
+	opts := &ConvertOptions{Flags: map[string]string{"fill": "i4n=-7", "validity": "*"}}
 	conv := filepath.Join(dir, "conv.npy")
 	if _, err := Convert(context.Background(), duckNulls, conv, opts); err != nil {
 		t.Fatal(err)
@@ -127,12 +127,12 @@ func TestConvertForeignOptions(t *testing.T) {
 	}
 	// The same options on a job's source.
 	jobMatchesConvert(t, dir, fmt.Sprintf("{type: parquet, paths: %q, fill: {i4n: '-7'}, validity: ['*']}", abs(t, duckNulls)), conv)
-	for _, bad := range []*ConvertOptions{{Fill: []string{"i4n"}}, {Decimal: "int"}} {
+	for _, bad := range []*ConvertOptions{{Flags: map[string]string{"fill": "i4n"}}, {Flags: map[string]string{"decimal": "int"}}} {
 		if _, err := Convert(context.Background(), duckNulls, filepath.Join(dir, "bad.npy"), bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if _, err := Convert(context.Background(), conv, filepath.Join(dir, "bad.parquet"), &ConvertOptions{Validity: []string{"*"}}); err == nil {
+	if _, err := Convert(context.Background(), conv, filepath.Join(dir, "bad.parquet"), &ConvertOptions{Flags: map[string]string{"validity": "*"}}); err == nil {
 		t.Error("--validity accepted for an .npy input")
 	}
 }
@@ -147,7 +147,7 @@ func TestConvertForeignArrow(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"n_i32"`) {
 		t.Fatalf("%v, want n_i32's nulls refused", err)
 	}
-	opts := &ConvertOptions{Validity: []string{"n_i32", "n_bool", "n_bin"}, Fill: []string{"n_str=?"}}
+	opts := &ConvertOptions{Flags: map[string]string{"validity": "n_i32,n_bool,n_bin", "fill": "n_str=?"}}
 	conv := filepath.Join(dir, "conv.npy")
 	if _, err := Convert(context.Background(), arrowNulls, conv, opts); err != nil {
 		t.Fatal(err)
@@ -331,7 +331,7 @@ func TestConvertColumns(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--columns") {
 			t.Fatalf("%s: %v, want the map refused, pointing at --columns", c.in, err)
 		}
-		if _, err := Convert(context.Background(), c.in, out, &ConvertOptions{Columns: []string{c.keep}}); err != nil {
+		if _, err := Convert(context.Background(), c.in, out, &ConvertOptions{Flags: map[string]string{"columns": strings.Join([]string{c.keep}, ",")}}); err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
 		a, err := npyio.ReadFile(out, nil)
@@ -354,7 +354,7 @@ func TestConvertColumns(t *testing.T) {
 	}
 	// Reordered, and the same bytes from a job.
 	conv := filepath.Join(dir, "conv.npy")
-	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"n_f64", "id"}}); err != nil {
+	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Flags: map[string]string{"columns": "n_f64,id"}}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := npyio.ReadFile(conv, nil)
@@ -365,7 +365,7 @@ func TestConvertColumns(t *testing.T) {
 		t.Fatalf("dtype %s", got)
 	}
 	jobMatchesConvert(t, dir, fmt.Sprintf("{type: arrow, paths: %q, columns: [n_f64, id]}", abs(t, arrowNulls)), conv)
-	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Columns: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "n_i32") {
+	if _, err := Convert(context.Background(), arrowNulls, conv, &ConvertOptions{Flags: map[string]string{"columns": "nope"}}); err == nil || !strings.Contains(err.Error(), "n_i32") {
 		t.Errorf("unknown column: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -189,8 +188,8 @@ var runFlags = []Flag{
 
 // ConvertFlags returns the options of a conversion under their CLI
 // names, sorted by name, generated from the formats' source and sink
-// option declarations (plus the run options). Each maps to the field of
-// [ConvertOptions] with the same `flag` tag.
+// option declarations (plus the run options): the keys of
+// [ConvertOptions].Flags.
 func ConvertFlags() []Flag {
 	byName := map[string]*Flag{}
 	var order []string
@@ -263,70 +262,34 @@ func kindWord(k job.Kind) string {
 }
 
 // Set sets the option of o named by a CLI flag name (see [ConvertFlags])
-// from its command-line text: a list is comma-separated. A flag without
-// a field of its own (a format registered elsewhere) goes to o.Flags.
+// from its command-line text, checking that it is of the option's type.
 func (o *ConvertOptions) Set(flag, value string) error {
-	if f, ok := o.fields()[flag]; ok {
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString(value)
-		case reflect.Int:
-			n, err := strconv.ParseInt(value, 0, 64)
-			if err != nil {
-				return fmt.Errorf("--%s %q: not an integer", flag, value)
-			}
-			f.SetInt(n)
-		case reflect.Bool:
-			b, err := strconv.ParseBool(value)
-			if err != nil {
-				return fmt.Errorf("--%s %q: not a boolean", flag, value)
-			}
-			f.SetBool(b)
-		case reflect.Slice:
-			f.Set(reflect.ValueOf(splitList(value)))
+	if flag == "sync" {
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("--%s %q: not a boolean", flag, value)
 		}
+		o.Sync = b
 		return nil
 	}
-	for _, f := range ConvertFlags() {
-		if f.Name == flag {
-			if o.Flags == nil {
-				o.Flags = map[string]string{}
+	for _, f := range Formats() {
+		for _, spec := range []*job.Spec{f.Source, f.Sink} {
+			for _, fd := range spec.Fields {
+				if fd.Flag != flag {
+					continue
+				}
+				if _, err := flagValue(&fd, value); err != nil && fd.FlagValue == nil {
+					return err
+				}
+				if o.Flags == nil {
+					o.Flags = map[string]string{}
+				}
+				o.Flags[flag] = value
+				return nil
 			}
-			o.Flags[flag] = value
-			return nil
 		}
 	}
 	return fmt.Errorf("no conversion option --%s", flag)
-}
-
-// fields returns o's fields by flag name.
-func (o *ConvertOptions) fields() map[string]reflect.Value {
-	out := map[string]reflect.Value{}
-	v := reflect.ValueOf(o).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		if flag := v.Type().Field(i).Tag.Get("flag"); flag != "" && flag != "-" {
-			out[flag] = v.Field(i)
-		}
-	}
-	return out
-}
-
-// values returns the options set, as flag name: command-line text.
-func (o *ConvertOptions) values() map[string]string {
-	out := map[string]string{}
-	for flag, f := range o.fields() {
-		if !f.IsZero() {
-			if l, ok := f.Interface().([]string); ok {
-				out[flag] = strings.Join(l, ",")
-			} else {
-				out[flag] = fmt.Sprint(f.Interface())
-			}
-		}
-	}
-	for k, val := range o.Flags {
-		out[k] = val
-	}
-	return out
 }
 
 func splitList(s string) []string {

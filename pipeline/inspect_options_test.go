@@ -38,19 +38,19 @@ func TestInspectOptions(t *testing.T) {
 		opts    ConvertOptions
 		refused string // a column inspect and convert refuse
 	}{
-		{pq + "duck_struct_nulls.parquet", ConvertOptions{Validity: []string{"st"}}, ""},
+		{pq + "duck_struct_nulls.parquet", ConvertOptions{Flags: map[string]string{"validity": "st"}}, ""},
 		{pq + "duck_struct_nulls.parquet", ConvertOptions{}, "st.a"},
-		{pq + "duck_list_nulls.parquet", ConvertOptions{Validity: []string{"*"}}, ""},
-		{pq + "duck_list_nulls.parquet", ConvertOptions{Columns: []string{"a2", "l2f"}, Fill: []string{"a2=-1"}}, ""},
-		{pq + "duck_nulls.parquet", ConvertOptions{Decimal: "scaled", Columns: []string{"decn", "f8n", "e_dict"}, Validity: []string{"decn"}}, ""},
-		{pq + "duck_int_nulls.parquet", ConvertOptions{Fill: []string{"i4n=3", "bn=true", "sn=x", "u1n=1"}, Validity: []string{"en"}}, ""},
-		{pq + "duck_int_nulls.parquet", ConvertOptions{Fill: []string{"i4n=3"}}, "bn"},
-		{pq + "pqa_nested_nulls.parquet", ConvertOptions{Validity: []string{"*"}}, ""},
-		{pq + "duck_types.parquet", ConvertOptions{Decimal: "scaled", Columns: []string{"dec10_2", "dec4_1", "i1"}}, ""},
-		{ar + "arrowjs_nested_nulls.arrow", ConvertOptions{Validity: []string{"st", "fsl"}}, ""},
-		{stream, ConvertOptions{Validity: []string{"*"}, Columns: []string{"l2", "st"}}, ""},
-		{ar + "arrowjs_every_type.arrow", ConvertOptions{Decimal: "scaled", Columns: []string{"dec", "i8"}, Fill: []string{"dec=0"}}, ""},
-		{ar + "nulls.arrow", ConvertOptions{Validity: []string{"*"}}, ""},
+		{pq + "duck_list_nulls.parquet", ConvertOptions{Flags: map[string]string{"validity": "*"}}, ""},
+		{pq + "duck_list_nulls.parquet", ConvertOptions{Flags: map[string]string{"columns": "a2,l2f", "fill": "a2=-1"}}, ""},
+		{pq + "duck_nulls.parquet", ConvertOptions{Flags: map[string]string{"decimal": "scaled", "columns": "decn,f8n,e_dict", "validity": "decn"}}, ""},
+		{pq + "duck_int_nulls.parquet", ConvertOptions{Flags: map[string]string{"fill": "i4n=3,bn=true,sn=x,u1n=1", "validity": "en"}}, ""},
+		{pq + "duck_int_nulls.parquet", ConvertOptions{Flags: map[string]string{"fill": "i4n=3"}}, "bn"},
+		{pq + "pqa_nested_nulls.parquet", ConvertOptions{Flags: map[string]string{"validity": "*"}}, ""},
+		{pq + "duck_types.parquet", ConvertOptions{Flags: map[string]string{"decimal": "scaled", "columns": "dec10_2,dec4_1,i1"}}, ""},
+		{ar + "arrowjs_nested_nulls.arrow", ConvertOptions{Flags: map[string]string{"validity": "st,fsl"}}, ""},
+		{stream, ConvertOptions{Flags: map[string]string{"validity": "*", "columns": "l2,st"}}, ""},
+		{ar + "arrowjs_every_type.arrow", ConvertOptions{Flags: map[string]string{"decimal": "scaled", "columns": "dec,i8", "fill": "dec=0"}}, ""},
+		{ar + "nulls.arrow", ConvertOptions{Flags: map[string]string{"validity": "*"}}, ""},
 	} {
 		name := filepath.Base(tc.file)
 		ins, err := Inspect(context.Background(), tc.file, &tc.opts)
@@ -119,18 +119,18 @@ func TestInspectOptions(t *testing.T) {
 			}
 			return "[" + strings.Join(q, ", ") + "]"
 		}
-		if tc.opts.Validity != nil {
-			src += ", validity: " + quote(tc.opts.Validity)
+		if v, ok := tc.opts.Flags["validity"]; ok {
+			src += ", validity: " + quote(strings.Split(v, ","))
 		}
-		if tc.opts.Columns != nil {
-			src += ", columns: " + quote(tc.opts.Columns)
+		if v, ok := tc.opts.Flags["columns"]; ok {
+			src += ", columns: " + quote(strings.Split(v, ","))
 		}
-		if tc.opts.Decimal != "" {
-			src += ", decimal: " + tc.opts.Decimal
+		if v, ok := tc.opts.Flags["decimal"]; ok {
+			src += ", decimal: " + v
 		}
-		if tc.opts.Fill != nil {
+		if v, ok := tc.opts.Flags["fill"]; ok {
 			var kv []string
-			for _, f := range tc.opts.Fill {
+			for _, f := range strings.Split(v, ",") {
 				k, v, _ := strings.Cut(f, "=")
 				kv = append(kv, fmt.Sprintf("%s: %q", k, v))
 			}
@@ -138,7 +138,7 @@ func TestInspectOptions(t *testing.T) {
 		}
 		jobMatchesConvert(t, dir, src+"}", out)
 	}
-	for _, o := range []ConvertOptions{{Fill: []string{"nope=1"}}, {Validity: []string{"nope"}}, {Columns: []string{"nope"}}} {
+	for _, o := range []ConvertOptions{{Flags: map[string]string{"fill": "nope=1"}}, {Flags: map[string]string{"validity": "nope"}}, {Flags: map[string]string{"columns": "nope"}}} {
 		for _, f := range []string{pq + "duck_int_nulls.parquet", ar + "nulls.arrow"} {
 			_, ierr := Inspect(context.Background(), f, &o)
 			_, cerr := Convert(context.Background(), f, filepath.Join(dir, "x.npy"), &o)
@@ -147,7 +147,7 @@ func TestInspectOptions(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Inspect(context.Background(), "../parquetio/testdata/foreign/duck_types.parquet", &ConvertOptions{Decimal: "exact"}); err == nil {
+	if _, err := Inspect(context.Background(), "../parquetio/testdata/foreign/duck_types.parquet", &ConvertOptions{Flags: map[string]string{"decimal": "exact"}}); err == nil {
 		t.Error("--decimal exact accepted")
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -55,7 +55,7 @@ func Inspect(ctx context.Context, name string, o *ConvertOptions) (inspect.Info,
 	if format == nil || format.Inspect == nil {
 		return nil, errors.New("not a file npyflow can inspect (its first bytes are no " + magicList() + " magic)")
 	}
-	d, err := componentDef(job.Source, "in", format.Source, opts.values(), false)
+	d, err := componentDef(job.Source, "in", format.Source, opts.Flags, false)
 	if err != nil {
 		return nil, err
 	}
@@ -92,13 +92,11 @@ func componentDef(kind job.Kind, name string, spec *job.Spec, flags map[string]s
 		return d, fmt.Errorf("pipeline: no %s", kind)
 	}
 	d.Type = spec.Type
-	names := make([]string, 0, len(flags))
-	for n := range flags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, flag := range names {
+	for _, flag := range slices.Sorted(maps.Keys(flags)) {
 		text := flags[flag]
+		if text == "" {
+			continue // the default
+		}
 		set := false
 		for _, f := range spec.Fields {
 			if f.Flag != flag {

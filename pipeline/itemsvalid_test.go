@@ -180,7 +180,7 @@ func TestItemsValidityFSL(t *testing.T) {
 	want := producerColumns(t, src+".json")
 
 	three := []string{"i32", "fsl", "list"}
-	a := convertBoth(t, dir, ConvertOptions{Validity: []string{"fsl"}, Columns: three}, pq, ar, src)
+	a := convertBoth(t, dir, ConvertOptions{Flags: map[string]string{"validity": "fsl", "columns": strings.Join(three, ",")}}, pq, ar, src)
 	if got := a.Header.DType.String(); got != "[('i32', '<i4'), ('fsl', '<f4', (3,)), ('fsl_valid', '|b1'), ('fsl_items_valid', '|b1', (3,)), ('list', '<i8', (2,))]" {
 		t.Fatalf("dtype %s", got)
 	}
@@ -212,7 +212,7 @@ func TestItemsValidityFSL(t *testing.T) {
 	}
 
 	// '*': fsl and list have nullable elements: both get items fields.
-	a = convertBoth(t, dir, ConvertOptions{Validity: []string{"*"}, Columns: []string{"fsl", "list"}}, pq, ar)
+	a = convertBoth(t, dir, ConvertOptions{Flags: map[string]string{"validity": "*", "columns": "fsl,list"}}, pq, ar)
 	if got := a.Header.DType.String(); got != "[('fsl', '<f4', (3,)), ('fsl_valid', '|b1'), ('fsl_items_valid', '|b1', (3,)), ('list', '<i8', (2,)), ('list_valid', '|b1'), ('list_items_valid', '|b1', (2,))]" {
 		t.Fatalf("dtype %s", got)
 	}
@@ -226,7 +226,7 @@ func TestItemsValidityFSL(t *testing.T) {
 	// (a single list column is a one-field struct from Parquet, a 2-d
 	// array from Arrow, as before: the same bytes).
 	for _, in := range []string{pq, ar, src} {
-		a := convertOne(t, dir, in, ConvertOptions{Columns: []string{"fsl"}})
+		a := convertOne(t, dir, in, ConvertOptions{Flags: map[string]string{"columns": "fsl"}})
 		if len(a.CData()) != 4*12 || strings.Contains(a.Header.DType.String(), "valid") {
 			t.Fatalf("%s: %s %v", in, a.Header.DType, a.Header.Shape)
 		}
@@ -317,7 +317,7 @@ func TestItemsValidityInts(t *testing.T) {
 	// Without an option: refused, naming the column.
 	for _, c := range names[1:] {
 		for _, in := range []string{pq, ar} {
-			_, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Columns: []string{c}})
+			_, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Flags: map[string]string{"columns": strings.Join([]string{c}, ",")}})
 			var pe *parquetio.NullError
 			var ae *arrowconv.NullError
 			switch {
@@ -337,7 +337,7 @@ func TestItemsValidityInts(t *testing.T) {
 
 	// A fill still works as before, and gives no items field.
 	for _, in := range []string{pq, ar} {
-		a := convertOne(t, dir, in, ConvertOptions{Columns: []string{"fi"}, Fill: []string{"fi=-1"}})
+		a := convertOne(t, dir, in, ConvertOptions{Flags: map[string]string{"columns": "fi", "fill": "fi=-1"}})
 		want := []int32{1, -1, 3, 4, 5, 6, -1, -1, -1, 7, 8, -9, -1, 10, 11, 0, 0, 0}
 		if len(a.CData()) != 4*len(want) || strings.Contains(a.Header.DType.String(), "valid") {
 			t.Fatalf("%s fill: %s %v", in, a.Header.DType, a.Header.Shape)
@@ -349,7 +349,7 @@ func TestItemsValidityInts(t *testing.T) {
 		}
 	}
 
-	for _, opts := range []ConvertOptions{{Validity: names[1:]}, {Validity: []string{"*"}}} {
+	for _, opts := range []ConvertOptions{{Flags: map[string]string{"validity": strings.Join(names[1:], ",")}}, {Flags: map[string]string{"validity": "*"}}} {
 		a := convertBoth(t, dir, opts, pq, ar)
 		if got := a.Header.DType.String(); got != "[('k', '<i8'), ('fi', '<i4', (3,)), ('fi_valid', '|b1'), ('fi_items_valid', '|b1', (3,)), ('li', '<i8', (2,)), ('li_valid', '|b1'), ('li_items_valid', '|b1', (2,)), ('ls', '<U2', (2,)), ('ls_valid', '|b1'), ('ls_items_valid', '|b1', (2,)), ('lb', '|b1', (2,)), ('lb_valid', '|b1'), ('lb_items_valid', '|b1', (2,))]" {
 			t.Fatalf("%+v: dtype %s", opts, got)
@@ -411,7 +411,7 @@ func TestItemsValidityInts(t *testing.T) {
 
 	// inspect shows the fields, for both.
 	for _, in := range []string{pq, ar} {
-		ins, err := Inspect(context.Background(), in, &ConvertOptions{Validity: []string{"fi"}, Columns: []string{"fi"}})
+		ins, err := Inspect(context.Background(), in, &ConvertOptions{Flags: map[string]string{"validity": "fi", "columns": "fi"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +475,7 @@ func TestItemsValidityDuckDB(t *testing.T) {
 	sub := array.NewTable(arrow.NewSchema(fs, nil), cols, tbl.NumRows())
 	defer sub.Release()
 	ar, _ := writeArrowAndParquet(t, dir, "duck", sub, 16)
-	for _, opts := range []ConvertOptions{{Validity: []string{"l3", "lb"}, Columns: []string{"k", "l3", "l2f", "lb"}}, {Validity: []string{"*"}, Columns: []string{"k", "l3", "l2f", "lb"}}, {Validity: []string{"l3", "l2f"}, Columns: []string{"l2f", "l3"}}} {
+	for _, opts := range []ConvertOptions{{Flags: map[string]string{"validity": "l3,lb", "columns": "k,l3,l2f,lb"}}, {Flags: map[string]string{"validity": "*", "columns": "k,l3,l2f,lb"}}, {Flags: map[string]string{"validity": "l3,l2f", "columns": "l2f,l3"}}} {
 		a := convertBoth(t, dir, opts, pq, ar)
 		if !strings.Contains(a.Header.DType.String(), "('l3_items_valid', '|b1', (3,))") {
 			t.Errorf("%+v: %s", opts, a.Header.DType)
@@ -483,11 +483,11 @@ func TestItemsValidityDuckDB(t *testing.T) {
 	}
 	want := producerColumns(t, strings.TrimSuffix(pq, ".parquet")+".json")
 	for _, in := range []string{pq, ar} {
-		_, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Columns: []string{"k", "l3"}})
+		_, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Flags: map[string]string{"columns": "k,l3"}})
 		if err == nil || !strings.Contains(err.Error(), "l3") {
 			t.Errorf("%s: l3 without options: %v", in, err)
 		}
-		a := convertOne(t, dir, in, ConvertOptions{Columns: []string{"l2f"}})
+		a := convertOne(t, dir, in, ConvertOptions{Flags: map[string]string{"columns": "l2f"}})
 		nans := 0
 		for r, v := range want["l2f"] {
 			var items []*float64

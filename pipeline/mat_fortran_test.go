@@ -59,12 +59,12 @@ func TestMATFortranOrder(t *testing.T) {
 	f.Close()
 	for _, v := range []string{"7", "6", "7.3"} {
 		mat := filepath.Join(dir, "x"+v+".mat")
-		if _, err := Convert(ctx, src, mat, &ConvertOptions{MatVersion: v}); err != nil {
+		if _, err := Convert(ctx, src, mat, &ConvertOptions{Flags: map[string]string{"mat-version": v}}); err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range arrays {
 			out := filepath.Join(dir, "y.npy")
-			if _, err := Convert(ctx, mat, out, &ConvertOptions{Variable: a.Key, FortranOrder: true}); err != nil {
+			if _, err := Convert(ctx, mat, out, &ConvertOptions{Flags: map[string]string{"variable": a.Key, "fortran-order": "true"}}); err != nil {
 				t.Fatalf("v%s %s: %v", v, a.Key, err)
 			}
 			g, err := npyio.ReadFile(out, nil)
@@ -78,7 +78,7 @@ func TestMATFortranOrder(t *testing.T) {
 			}
 		}
 		out := filepath.Join(dir, "y.npz")
-		if _, err := Convert(ctx, mat, out, &ConvertOptions{FortranOrder: true}); err != nil {
+		if _, err := Convert(ctx, mat, out, &ConvertOptions{Flags: map[string]string{"fortran-order": "true"}}); err != nil {
 			t.Fatal(err)
 		}
 		got := readNPZ(t, out)
@@ -96,12 +96,12 @@ func TestMATFortranOrder(t *testing.T) {
 		}
 		z.Close()
 	}
-	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "y.parquet"), &ConvertOptions{Variable: "m", FortranOrder: true}); err == nil || !strings.Contains(err.Error(), "fortran-order") {
+	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "y.parquet"), &ConvertOptions{Flags: map[string]string{"variable": "m", "fortran-order": "true"}}); err == nil || !strings.Contains(err.Error(), "fortran-order") {
 		t.Errorf("to .parquet: %v", err)
 	}
 	// A job does what convert does (convert is this job), and refuses
 	// fortran_order where rows are read.
-	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "c.npz"), &ConvertOptions{FortranOrder: true}); err != nil {
+	if _, err := Convert(ctx, filepath.Join(dir, "x7.mat"), filepath.Join(dir, "c.npz"), &ConvertOptions{Flags: map[string]string{"fortran-order": "true"}}); err != nil {
 		t.Fatal(err)
 	}
 	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  m: {type: mat, paths: %q, fortran_order: true}\nsinks:\n  a: {type: npz, input: m, path: %q, member: \"{array}\"}\n", filepath.Join(dir, "x7.mat"), filepath.Join(dir, "j.npz")))

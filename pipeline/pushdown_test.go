@@ -112,10 +112,10 @@ func TestForeignDropPushdown(t *testing.T) {
 	} {
 		want := producerColumns(t, c.json)
 		src := fmt.Sprintf("version: 1\nsources:\n  t: {type: %s, paths: '%s'", c.typ, c.file)
-		opts := &ConvertOptions{Columns: c.keep}
+		opts := &ConvertOptions{Flags: map[string]string{"columns": strings.Join(c.keep, ",")}}
 		if c.fill != "" {
 			src += ", fill: {" + c.fill + ": -1}"
-			opts.Fill = []string{c.fill + "=-1"}
+			opts.Flags["fill"] = c.fill + "=-1"
 		}
 		src += "}\n"
 		out := filepath.Join(dir, "out.npy")
@@ -138,7 +138,7 @@ func TestForeignDropPushdown(t *testing.T) {
 				}
 			}
 		}
-		_, err := Convert(context.Background(), c.file, out, &ConvertOptions{Fill: opts.Fill})
+		_, err := Convert(context.Background(), c.file, out, &ConvertOptions{Flags: map[string]string{"fill": opts.Flags["fill"]}})
 		for _, h := range hint {
 			if err == nil || !strings.Contains(err.Error(), h) {
 				t.Fatalf("convert %s: %v, want %q", c.file, err, h)

@@ -29,8 +29,8 @@ func TestStructFill(t *testing.T) {
 	writeIPCFile(t, ar, tbl, 25) // several batches
 
 	for _, opts := range []ConvertOptions{
-		{Columns: []string{"k", "st"}, Fill: []string{"st=1"}},
-		{Columns: []string{"k", "st"}, Fill: []string{"st=1"}, Validity: []string{"st"}},
+		{Flags: map[string]string{"columns": "k,st", "fill": "st=1"}},
+		{Flags: map[string]string{"columns": "k,st", "fill": "st=1", "validity": "st"}},
 	} {
 		var outs [][]byte
 		for _, in := range []string{pq, ar} {
@@ -44,7 +44,7 @@ func TestStructFill(t *testing.T) {
 				t.Fatal(err)
 			}
 			outs = append(outs, b)
-			if opts.Validity == nil {
+			if opts.Flags["validity"] == "" {
 				checkStructFill(t, out)
 			}
 		}
@@ -59,7 +59,7 @@ func TestStructFill(t *testing.T) {
 	// where it or the struct is null.
 	js := "../arrowconv/testdata/foreign/arrowjs_nested_nulls.arrow"
 	out := filepath.Join(dir, "js.npy")
-	if _, err := Convert(context.Background(), js, out, &ConvertOptions{Columns: []string{"st"}, Fill: []string{"st=1"}}); err != nil {
+	if _, err := Convert(context.Background(), js, out, &ConvertOptions{Flags: map[string]string{"columns": "st", "fill": "st=1"}}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := npyio.ReadFile(out, nil)
@@ -109,7 +109,7 @@ func TestStructFill(t *testing.T) {
 
 	// Without a fill, the struct's null int field is refused in both.
 	for _, in := range []string{pq, ar} {
-		if _, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Columns: []string{"st"}}); err == nil {
+		if _, err := Convert(context.Background(), in, filepath.Join(dir, "x.npy"), &ConvertOptions{Flags: map[string]string{"columns": "st"}}); err == nil {
 			t.Errorf("%s: nulls of st.a not refused", in)
 		}
 	}

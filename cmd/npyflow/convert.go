@@ -45,7 +45,7 @@ invalid MATLAB names are refused, or renamed with --rename-invalid.
 
 flags:`
 
-// optionFlag is a flag.Value setting a pipeline.ConvertOptions field.
+// optionFlag is a flag.Value setting a pipeline.ConvertOptions option.
 type optionFlag struct {
 	opts    *pipeline.ConvertOptions
 	name    string
