@@ -118,28 +118,22 @@ func FormatOf(path string) *Format {
 func sniff(r io.ReaderAt, size int64) (*Format, string) {
 	var head [128]byte
 	n, _ := r.ReadAt(head[:], 0)
-	ext := func(f *Format, m Magic) string {
-		if m.Ext != "" {
-			return m.Ext
-		}
-		return f.Exts[0]
-	}
-	for _, f := range Formats() {
-		for _, m := range f.Magic {
-			if bytes.HasPrefix(head[:n], []byte(m.Prefix)) {
-				return f, ext(f, m)
-			}
-		}
-	}
-	for off := int64(512); off+8 <= size && off <= 1<<20; off *= 2 {
+	for off := int64(0); off == 0 || off+8 <= size && off <= 1<<20; off = max(512, 2*off) {
 		for _, f := range Formats() {
 			for _, m := range f.Magic {
-				if !m.UserBlock {
+				buf := head[:n]
+				if off > 0 && m.UserBlock {
+					buf = make([]byte, len(m.Prefix))
+					k, _ := r.ReadAt(buf, off)
+					buf = buf[:k]
+				} else if off > 0 {
 					continue
 				}
-				buf := make([]byte, len(m.Prefix))
-				if k, _ := r.ReadAt(buf, off); k == len(buf) && string(buf) == m.Prefix {
-					return f, ext(f, m)
+				if bytes.HasPrefix(buf, []byte(m.Prefix)) {
+					if m.Ext != "" {
+						return f, m.Ext
+					}
+					return f, f.Exts[0]
 				}
 			}
 		}
@@ -214,7 +208,7 @@ func ConvertFlags() []Flag {
 						typ = *fd.FlagType
 					}
 					if fd.FlagType != nil || fd.FlagDoc != "" {
-						def = fd.FlagDefault
+						def = nil
 					}
 					f = &Flag{Name: fd.Flag, Type: typ, Default: def}
 					byName[fd.Flag] = f

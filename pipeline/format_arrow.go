@@ -72,15 +72,11 @@ type arrowReader struct {
 // have, mapped with the options fo: from its metadata, plus a pass over
 // the data when string widths are not known; and the IPC metadata.
 func (r *arrowReader) header(ctx context.Context, path string, fo *foreign.Options) (*npyio.Header, *arrowconv.IPCInfo, error) {
-	f, err := openFile(ctx, path)
+	f, info, err := openIPC(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	info, err := arrowconv.ReadIPCInfo(f, f.Size())
-	if err != nil {
-		return nil, nil, &FileError{Path: path, Err: err}
-	}
 	// Options naming a column of the file that is not read are left out
 	// (as a Parquet reader leaves them).
 	err = fo.CheckArrowNames(info.Schema)
@@ -141,18 +137,29 @@ func (r *arrowReader) headerWith(ctx context.Context, path string, fo *foreign.O
 	return h, err
 }
 
+// openIPC opens the IPC file or stream at path and reads its metadata;
+// closing the file is the caller's.
+func openIPC(ctx context.Context, path string) (storage.File, *arrowconv.IPCInfo, error) {
+	f, err := storage.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := arrowconv.ReadIPCInfo(f, f.Size())
+	if err != nil {
+		f.Close()
+		return nil, nil, &FileError{Path: path, Err: err}
+	}
+	return f, info, nil
+}
+
 // columnNames returns the top-level column names of an IPC file or
 // stream, from its schema.
 func (r *arrowReader) columnNames(ctx context.Context, path string) ([]string, error) {
-	f, err := openFile(ctx, path)
+	f, info, err := openIPC(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	info, err := arrowconv.ReadIPCInfo(f, f.Size())
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
-	}
+	f.Close()
 	var names []string
 	for _, fl := range info.Schema.Fields() {
 		names = append(names, fl.Name)
@@ -161,7 +168,7 @@ func (r *arrowReader) columnNames(ctx context.Context, path string) ([]string, e
 }
 
 func (r *arrowReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
-	f, err := openFile(ctx, p.Path)
+	f, err := storage.Open(ctx, p.Path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -179,7 +186,7 @@ func (r *arrowReader) open(ctx context.Context, s *fileSource, p *Part) (rowRead
 	}
 	rr := projectRecords(in, schema, proj)
 	m, err := fo.ArrowMapping(schema, func() (array.RecordReader, error) {
-		g, err := openFile(ctx, p.Path)
+		g, err := storage.Open(ctx, p.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -210,18 +217,14 @@ func (r *arrowReader) copiesNPY(p *Part) bool { return r.copyable[p.Path] }
 // (arrowconv.CopyIPCAsStored decides); ok false with nothing written
 // otherwise.
 func (r *arrowReader) copyNPY(ctx context.Context, s *fileSource, p *Part, w io.Writer) (bool, error) {
-	f, err := openFile(ctx, p.Path)
+	f, info, err := openIPC(ctx, p.Path)
 	if err != nil {
-		return false, err
+		return false, nil // the rows path reports it
 	}
 	defer f.Close()
 	inf, ok := storage.OSFile(f)
 	if !ok {
 		return false, nil
-	}
-	info, err := arrowconv.ReadIPCInfo(f, f.Size())
-	if err != nil {
-		return false, nil // the rows path reports it
 	}
 	_, _, ok, err = arrowconv.CopyIPCAsStored(w, inf, s.foreign().Arrow(info.Schema), memory.DefaultAllocator)
 	if err != nil {

@@ -147,7 +147,7 @@ type containerReader struct {
 func (r *containerReader) pickHint() string { return r.hint }
 
 func (r *containerReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	f, err := openFile(ctx, path)
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (r *containerReader) parts(ctx context.Context, s *fileSource, path string)
 // member opens the file of part p and finds its array; close closes the
 // file.
 func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, io.Closer, error) {
-	f, err := openFile(ctx, p.Path)
+	f, err := storage.Open(ctx, p.Path)
 	if err != nil {
 		return containerMember{}, nil, err
 	}

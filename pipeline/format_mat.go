@@ -73,7 +73,7 @@ func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 			RenameInvalid: c.Bool("rename_invalid"),
 			TempDir:       s.scratchDir(), // large v7 variables are laid out there
 			OnRename: func(r matfile.Rename) {
-				env.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", storagePath(s.curP), r.Old, r.New))
+				env.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", storage.Redact(s.curP), r.Old, r.New))
 			},
 		})
 		if err != nil {
@@ -104,6 +104,3 @@ func (f *matFile) create(name string, h *npyio.Header) (arrayWriter, error) {
 }
 
 func (f *matFile) close() error { return f.w.Close() }
-
-// storagePath is a path or URL as messages show it.
-func storagePath(p string) string { return storage.Redact(p) }

@@ -44,7 +44,7 @@ func fileSinkFields() []job.Field {
 type npyReader struct{}
 
 func (npyReader) parts(ctx context.Context, _ *fileSource, path string) ([]partHead, error) {
-	f, err := openFile(ctx, path)
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (npyReader) parts(ctx context.Context, _ *fileSource, path string) ([]partH
 }
 
 func (npyReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	f, err := openFile(ctx, p.Path)
+	f, err := storage.Open(ctx, p.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +102,7 @@ func (s *npySink) keepZeroD(parts []*Part) {
 func (s *npySink) takesStored() bool { return true }
 
 func (s *npySink) Begin(p *Part) error {
-	s.nextZeroD = s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+	s.nextZeroD = s.zeroDFor(p)
 	s.nextKnown, s.next = s.known, s.total
 	if s.path.perPart() {
 		s.next = p.Rows
@@ -120,55 +120,50 @@ func (s *npySink) Finish() error {
 // goes as stored, alone in its file.
 func (s *npySink) copies(src source, p *Part) bool {
 	as, ok := src.(*fileSource)
-	if !ok || !s.direct || !s.onePerFile() || s.nextZeroDFor(p) {
+	if !ok || !s.direct || !s.onePerFile() || s.zeroDFor(p) {
 		return false
 	}
-	if _, _, ok := as.storedArray(p); ok {
-		return true
-	}
-	return as.npyCopier(p) != nil || as.bigRows(p)
+	_, _, stored := as.storedArray(p)
+	return stored || as.npyCopier(p) != nil || as.bigRows(p)
 }
 
-func (s *npySink) nextZeroDFor(p *Part) bool {
+// zeroDFor reports whether the file of part p is written 0-d.
+func (s *npySink) zeroDFor(p *Part) bool {
 	return s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
 }
 
 func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
 	as := src.(*fileSource)
-	if h, open, ok := as.storedArray(p); ok {
+	h, open, stored := as.storedArray(p)
+	switch {
+	case stored || as.bigRows(p):
+		if !stored {
+			h = as.partHeader(p)
+		}
 		wr, err := npyio.NewWriter(s.curF, h)
 		if err != nil {
 			return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", p.Member, err)}
 		}
-		if err := writeStored(ctx, npyArrayWriter{wr}, h, p.Member, open); err != nil {
-			return false, 0, copyError(err, p, s.curP)
-		}
-		s.copiedRows(p.Rows)
-		progress(p.Rows)
-		return true, p.Rows, nil
-	}
-	if as.bigRows(p) {
-		wr, err := npyio.NewWriter(s.curF, as.partHeader(p))
-		if err == nil {
+		if stored {
+			err = writeStored(ctx, npyArrayWriter{wr}, h, p.Member, open)
+		} else {
 			err = as.copyParts(ctx, p, npyArrayWriter{wr})
 		}
 		if err != nil {
 			return false, 0, copyError(err, p, s.curP)
 		}
-		s.copiedRows(p.Rows)
-		progress(p.Rows)
-		return true, p.Rows, nil
-	}
-	c := as.npyCopier(p)
-	if c == nil || s.curF.OSFile() == nil {
-		return false, 0, nil
-	}
-	ok, err := c.copyNPY(ctx, as, p, s.curF.OSFile())
-	if err == nil && ok {
-		err = s.curF.written()
-	}
-	if !ok || err != nil {
-		return ok, 0, err
+	default:
+		c := as.npyCopier(p)
+		if c == nil || s.curF.OSFile() == nil {
+			return false, 0, nil
+		}
+		ok, err := c.copyNPY(ctx, as, p, s.curF.OSFile())
+		if err == nil && ok {
+			err = s.curF.written()
+		}
+		if !ok || err != nil {
+			return ok, 0, err
+		}
 	}
 	s.copiedRows(p.Rows)
 	progress(p.Rows)

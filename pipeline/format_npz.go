@@ -80,7 +80,7 @@ func (z *npzFile) Close() error { return z.f.Close() }
 
 // openNPZ opens an archive; errors reading it name the file.
 func openNPZ(ctx context.Context, path string) (*npzFile, error) {
-	f, err := openFile(ctx, path)
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}

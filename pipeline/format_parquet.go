@@ -63,40 +63,46 @@ func parquetSinkFields() []job.Field {
 // parquetReader reads Parquet files: each is one part.
 type parquetReader struct{}
 
+// openParquet opens the Parquet file at path, mapped with the options fo;
+// closing the file is the caller's.
+func openParquet(ctx context.Context, path string, fo *foreign.Options) (*parquetio.Reader, storage.File, error) {
+	f, err := storage.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := parquetio.NewReaderOptions(f, f.Size(), fo.Parquet())
+	if err != nil {
+		f.Close()
+		return nil, nil, &FileError{Path: path, Err: err}
+	}
+	return r, f, nil
+}
+
 func (parquetReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	f, err := openFile(ctx, path)
+	r, f, err := openParquet(ctx, path, s.foreign())
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := parquetio.NewReaderOptions(f, f.Size(), s.foreign().Parquet())
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
-	}
-	h := r.Header()
-	ph := partHead{header: h}
-	if r.IsArray() && h.DType.Kind != npyio.Struct {
+	ph := partHead{header: r.Header()}
+	if r.IsArray() && ph.header.DType.Kind != npyio.Struct {
 		ph.array = r.Columns()[0].Name
 	}
 	return []partHead{ph}, nil
 }
 
 func (parquetReader) headerWith(ctx context.Context, path string, fo *foreign.Options) (*npyio.Header, error) {
-	f, err := openFile(ctx, path)
+	r, f, err := openParquet(ctx, path, fo)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := parquetio.NewReaderOptions(f, f.Size(), fo.Parquet())
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
-	}
 	return r.Header(), nil
 }
 
 // columnNames returns the top-level column names of a Parquet file.
 func (parquetReader) columnNames(ctx context.Context, path string) ([]string, error) {
-	f, err := openFile(ctx, path)
+	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -109,14 +115,9 @@ func (parquetReader) columnNames(ctx context.Context, path string) ([]string, er
 }
 
 func (parquetReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
-	f, err := openFile(ctx, p.Path)
+	r, f, err := openParquet(ctx, p.Path, s.foreign())
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	r, err := parquetio.NewReaderOptions(f, f.Size(), s.foreign().Parquet())
-	if err != nil {
-		f.Close()
-		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
 	h := s.wrapProjected(r.Header())
 	return &parquetRows{r: r, rowSize: int(rowsSchema(h).RowSize())}, h, f, nil

@@ -219,21 +219,21 @@ type match struct {
 // glob lists the regular files matching pat, sorted by path. The pattern
 // must already be resolved against the job directory.
 func (pt *pattern) glob(ctx context.Context) ([]match, error) {
-	if storage.Scheme(pt.root) != "" {
-		return pt.globStorage(ctx)
-	}
 	if pt.literal {
-		st, err := os.Stat(pt.root)
+		st, err := storage.Stat(ctx, pt.root+pt.query)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no such file: %s", pt.root)
+			return nil, fmt.Errorf("no such file: %s", storage.Redact(pt.root+pt.query))
 		}
 		if err != nil {
 			return nil, err
 		}
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", pt.root)
+		if st.IsDir {
+			return nil, fmt.Errorf("%s is a directory", storage.Redact(pt.root+pt.query))
 		}
-		return []match{{Path: pt.root, Size: st.Size()}}, nil
+		return []match{{Path: pt.root + pt.query, Size: st.Size}}, nil
+	}
+	if storage.Scheme(pt.root) != "" {
+		return pt.globStorage(ctx)
 	}
 	var out []match
 	rootDepth := strings.Count(filepath.ToSlash(filepath.Clean(pt.root)), "/")
@@ -257,8 +257,8 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 		if pt.root == "." {
 			slash = strings.TrimPrefix(slash, "./")
 		}
-		sm := pt.re.FindStringSubmatch(slash)
-		if sm == nil {
+		m, ok := pt.match(slash)
+		if !ok {
 			return nil
 		}
 		info, err := d.Info()
@@ -272,15 +272,7 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 				return nil
 			}
 		}
-		m := match{Path: p, Size: info.Size()}
-		if len(pt.caps) > 0 {
-			m.Caps = map[string]string{}
-			for i, n := range pt.re.SubexpNames() {
-				if n != "" {
-					m.Caps[n] = sm[i]
-				}
-			}
-		}
+		m.Path, m.Size = p, info.Size()
 		out = append(out, m)
 		return nil
 	})
@@ -291,23 +283,28 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	return out, nil
 }
 
+// match matches the slash-separated path p, with its captures.
+func (pt *pattern) match(p string) (match, bool) {
+	sm := pt.re.FindStringSubmatch(p)
+	if sm == nil {
+		return match{}, false
+	}
+	m := match{Path: p}
+	for i, n := range pt.re.SubexpNames() {
+		if n != "" {
+			if m.Caps == nil {
+				m.Caps = map[string]string{}
+			}
+			m.Caps[n] = sm[i]
+		}
+	}
+	return m, true
+}
+
 // globStorage is glob for a URL pattern: it lists the prefixes under the
 // root through the storage backend, one page at a time, descending only as
 // deep as the pattern reaches.
 func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
-	if pt.literal {
-		st, err := storage.Stat(ctx, pt.root+pt.query)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no such file: %s", storage.Redact(pt.root+pt.query))
-		}
-		if err != nil {
-			return nil, err
-		}
-		if st.IsDir {
-			return nil, fmt.Errorf("%s is a directory", storage.Redact(pt.root+pt.query))
-		}
-		return []match{{Path: pt.root + pt.query, Size: st.Size}}, nil
-	}
 	if s := storage.Scheme(pt.root); s == "http" || s == "https" {
 		return nil, fmt.Errorf("%s is a pattern, but %s:// URLs cannot be matched: HTTP has no listing (a server answers for the names it is asked for, "+
 			"and has no standard way to say which names exist); name each file in paths (a list of URLs), or copy the files to a bucket "+
@@ -337,20 +334,10 @@ func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
 					}
 					continue
 				}
-				sm := pt.re.FindStringSubmatch(p)
-				if sm == nil {
-					continue
+				if m, ok := pt.match(p); ok {
+					m.Path, m.Size = p+pt.query, e.Size
+					out = append(out, m)
 				}
-				m := match{Path: p + pt.query, Size: e.Size}
-				if len(pt.caps) > 0 {
-					m.Caps = map[string]string{}
-					for i, n := range pt.re.SubexpNames() {
-						if n != "" {
-							m.Caps[n] = sm[i]
-						}
-					}
-				}
-				out = append(out, m)
 			}
 			if !more || len(page) == 0 {
 				return nil

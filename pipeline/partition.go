@@ -60,6 +60,7 @@ type partKey struct {
 	name string
 	off  int
 	dt   *npyio.DType
+	lane rowbytes.Lane // value's
 }
 
 // value formats the column's value in row as a partition directory value
@@ -72,32 +73,11 @@ func (k *partKey) value(row []byte) string {
 			return "true"
 		}
 		return "false"
-	case npyio.Int:
-		var v int64
-		switch k.dt.Size {
-		case 1:
-			v = int64(int8(b[0]))
-		case 2:
-			v = int64(int16(binary.NativeEndian.Uint16(b)))
-		case 4:
-			v = int64(int32(binary.NativeEndian.Uint32(b)))
-		default:
-			v = int64(binary.NativeEndian.Uint64(b))
+	case npyio.Int, npyio.Uint:
+		if k.lane.Load(k.dt, b, 0, 0, 1) == 'u' {
+			return strconv.FormatUint(k.lane.U[0], 10)
 		}
-		return strconv.FormatInt(v, 10)
-	case npyio.Uint:
-		var v uint64
-		switch k.dt.Size {
-		case 1:
-			v = uint64(b[0])
-		case 2:
-			v = uint64(binary.NativeEndian.Uint16(b))
-		case 4:
-			v = uint64(binary.NativeEndian.Uint32(b))
-		default:
-			v = binary.NativeEndian.Uint64(b)
-		}
-		return strconv.FormatUint(v, 10)
+		return strconv.FormatInt(k.lane.I[0], 10)
 	case npyio.Bytes:
 		return rowbytes.BytesString(b)
 	case npyio.Unicode:

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -284,7 +285,7 @@ func expandPaths(ctx context.Context, c *job.Component) ([]match, []capture, err
 		}
 		if i == 0 {
 			caps = pt.caps
-		} else if !sameCaptures(caps, pt.caps) {
+		} else if !slices.Equal(caps, pt.caps) {
 			return nil, nil, c.ItemErrorf("paths", i, "every pattern of a source must have the same captures (%s)", capList(caps))
 		}
 		ms, err := pt.glob(ctx)
@@ -319,18 +320,6 @@ func missingDir(dir string) string {
 	return ""
 }
 
-func sameCaptures(a, b []capture) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func capList(c []capture) string {
 	if len(c) == 0 {
 		return "none"
@@ -340,12 +329,6 @@ func capList(c []capture) string {
 		s = append(s, "{"+x.Name+":"+x.Type+"}")
 	}
 	return strings.Join(s, ", ")
-}
-
-// openFile opens a job input through the storage seam; errors reading it
-// should name path (a FileError).
-func openFile(ctx context.Context, path string) (storage.File, error) {
-	return storage.Open(ctx, path)
 }
 
 // rowsSchema is the schema of the rows of an array of header h.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -371,7 +372,7 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 		if !scalar(v, path) {
 			return false
 		}
-		if f.Enum != nil && !l.checked[v] && !contains(f.Enum, v.Value) {
+		if f.Enum != nil && !l.checked[v] && !slices.Contains(f.Enum, v.Value) {
 			return bad(v, "invalid value %q%s; one of %s", v.Value, suggest.DidYouMean(v.Value, f.Enum), quoteList(f.Enum))
 		}
 	case Int:
@@ -520,13 +521,4 @@ func (l *loader) links(job *Job) {
 			visit(c)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

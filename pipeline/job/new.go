@@ -15,8 +15,8 @@ type Def struct {
 	Name   string
 	Type   string
 	Inputs []string
-	// Options are the option values: string, int64, float64, bool,
-	// []string, or []KV for a mapping.
+	// Options are the option values: string, int64, bool, []string, or
+	// []KV for a mapping.
 	Options map[string]any
 	// Origins say where option values came from, for messages: an error
 	// about option "compression" reads "--compression zstd: ...".
@@ -118,10 +118,6 @@ func node(v any) *yaml.Node {
 		return scalar(v)
 	case int64:
 		return scalar(strconv.FormatInt(v, 10))
-	case int:
-		return scalar(strconv.Itoa(v))
-	case float64:
-		return scalar(strconv.FormatFloat(v, 'g', -1, 64))
 	case bool:
 		return scalar(strconv.FormatBool(v))
 	case []string:

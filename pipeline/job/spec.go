@@ -60,12 +60,11 @@ type Field struct {
 	// Flag is the option's name on the command line (npyflow convert),
 	// if it has one; options of several formats may share a flag.
 	Flag string
-	// FlagDoc, FlagType and FlagDefault describe the flag where they
-	// differ from the option (a bool option behind a string flag); with
-	// FlagDoc or FlagType set, the flag's default is FlagDefault.
-	FlagDoc     string
-	FlagType    *FieldType
-	FlagDefault any
+	// FlagDoc and FlagType describe the flag where they differ from the
+	// option (a bool option behind a string flag); with either set, the
+	// flag shows no default.
+	FlagDoc  string
+	FlagType *FieldType
 	// FlagValue turns the flag's command-line text into the option's
 	// value (string, int64, float64, bool, []string, or []KV for a
 	// mapping), or says why the text is not one; nil converts by the
