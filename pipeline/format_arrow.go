@@ -375,10 +375,10 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		switch {
 		case as.zeroD && p != nil && p.zeroD && as.onePerFile() && len(in.Shape) == 0:
 			h.Shape = []int{} // one 0-d input: a 0-d array, as numpy has it
-		case as.known:
+		case as.known && !as.hasZeroD: // a 0-d input's shape is (), not its one row
 			// The schema's metadata records the array's shape, as
 			// numpy has it: the rows are known from the plan.
-			h.Shape[0] = int(as.next)
+			h.Shape[0] = int(as.rowsOf(p))
 		}
 		schema, err := arrowconv.Schema(h, name)
 		if err != nil {
@@ -395,34 +395,7 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 
 // arrowSink is the Arrow file sink; it records each output's row count
 // in the schema's metadata when the plan knows it exactly.
-type arrowSink struct {
-	*fileSink
-	zeroD bool // the input chain keeps 0-d inputs 0-d
-	known bool
-	total int64 // rows of every part
-	next  int64 // rows of the output being started
-}
-
-// knowRows is told the parts when every row reaches the sink unchanged.
-func (s *arrowSink) knowRows(parts []*Part) {
-	for _, p := range parts {
-		if p.zeroD {
-			return // a 0-d input's shape is (), not its one row
-		}
-		s.total += p.Rows
-	}
-	s.known = true
-}
-
-func (s *arrowSink) keepZeroD([]*Part) { s.zeroD = true }
-
-func (s *arrowSink) Begin(p *Part) error {
-	s.next = s.total
-	if s.path.perPart() {
-		s.next = p.Rows
-	}
-	return s.fileSink.Begin(p)
-}
+type arrowSink struct{ *fileSink }
 
 type arrowWriter struct {
 	w       arrowconv.IPCWriter

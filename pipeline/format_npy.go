@@ -76,45 +76,9 @@ func (npyReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Re
 // npySink is the npy sink. A file made of one 0-d input (shape ()) that
 // reached it through transforms keeping every row is written 0-d too,
 // like numpy: np.save of np.load of it.
-type npySink struct {
-	*fileSink
-	zeroD     bool // whether the input chain keeps 0-d inputs 0-d
-	onePart   bool // the sink writes one file for all parts, and there is one
-	nextZeroD bool // the file being opened gets one 0-d part
-	known     bool // every row of the parts reaches the sink (knowRows)
-	total     int64
-	nextKnown bool  // the rows of the file being opened are known
-	next      int64 // and are this many
-}
-
-// knowRows is told the parts when every row reaches the sink unchanged.
-func (s *npySink) knowRows(parts []*Part) {
-	for _, p := range parts {
-		s.total += p.Rows
-	}
-	s.known = true
-}
-
-func (s *npySink) keepZeroD(parts []*Part) {
-	s.zeroD, s.onePart = true, len(parts) == 1
-}
+type npySink struct{ *fileSink }
 
 func (s *npySink) takesStored() bool { return true }
-
-func (s *npySink) Begin(p *Part) error {
-	s.nextZeroD = s.zeroDFor(p)
-	s.nextKnown, s.next = s.known, s.total
-	if s.path.perPart() {
-		s.next = p.Rows
-	}
-	return s.fileSink.Begin(p)
-}
-
-func (s *npySink) Finish() error {
-	// No input at all: an empty file, written by Finish.
-	s.nextKnown, s.next = s.known, s.total
-	return s.fileSink.Finish()
-}
 
 // copies: a part whose reader writes it as an .npy itself, or whose array
 // goes as stored, alone in its file.
@@ -129,7 +93,7 @@ func (s *npySink) copies(src source, p *Part) bool {
 
 // zeroDFor reports whether the file of part p is written 0-d.
 func (s *npySink) zeroDFor(p *Part) bool {
-	return s.zeroD && p.zeroD && (s.path.perPart() || s.onePart)
+	return s.zeroD && p != nil && p.zeroD && (s.path.perPart() || s.nparts == 1)
 }
 
 func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
@@ -179,15 +143,17 @@ func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	// The stream writer patches the header's row count at the end, which
 	// an upload to an object store can do only within the bytes it still
 	// holds: when the plan knows the rows, the header is written right.
-	fs.seekable = func() bool { return !s.nextKnown }
+	fs.seekable = func() bool { return !s.known }
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		in := partSchema(in, p)
 		dt := storedDType(in, p, s.direct && s.onePerFile())
-		if s.nextZeroD && len(in.Shape) == 0 {
-			return &npy0dWriter{f: f, dt: dt}, nil
-		}
-		if s.nextKnown {
-			w, err := npyio.NewWriter(f, &npyio.Header{DType: dt, Shape: append([]int{int(s.next)}, in.Shape...)})
+		zeroD := s.zeroDFor(p) && len(in.Shape) == 0
+		if s.known || zeroD {
+			h := &npyio.Header{DType: dt, Shape: append([]int{int(s.rowsOf(p))}, in.Shape...)}
+			if zeroD {
+				h.Shape = []int{} // its one row
+			}
+			w, err := npyio.NewWriter(f, h)
 			if err != nil {
 				return nil, err
 			}
@@ -200,35 +166,4 @@ func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		return &npyWriter{w: w, zero: in.RowSize() == 0}, nil
 	}
 	return s, nil
-}
-
-// npy0dWriter writes a 0-d array: its one row is held until Close.
-type npy0dWriter struct {
-	f    io.Writer
-	dt   *npyio.DType
-	data []byte
-	rows int
-}
-
-func (w *npy0dWriter) Write(b Batch) error {
-	w.rows += b.Rows
-	if w.rows > 1 {
-		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
-	}
-	w.data = append(w.data, b.Data...)
-	return nil
-}
-
-func (w *npy0dWriter) Close() error {
-	if w.rows != 1 {
-		return fmt.Errorf("a 0-d input gave %d rows", w.rows)
-	}
-	nw, err := npyio.NewWriter(w.f, &npyio.Header{DType: w.dt, Shape: []int{}})
-	if err != nil {
-		return err
-	}
-	if _, err := nw.Write(w.data); err != nil {
-		return err
-	}
-	return nw.Close()
 }

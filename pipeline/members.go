@@ -39,9 +39,6 @@ type memberSink struct {
 	field   string // the name option: "member", "variable" or "dataset"
 	split   bool   // split_fields: one array per field of the records
 	stored  bool   // arrays may be written as stored (npz: Fortran order)
-	zeroD   bool   // the input chain keeps 0-d inputs 0-d
-	known   bool   // the plan knows every part's rows (knowRows)
-	total   int64  // and their sum
 	newFile func(f *sinkFile) (arrayFile, error)
 	// check checks the arrays' names before anything is written.
 	check func(names []string) error
@@ -70,15 +67,6 @@ func newMemberSink(c *job.Component, in *Schema, env *buildEnv, field string, ne
 		return &memberWriter{s: s, file: af, keys: map[string]bool{}}, nil
 	}
 	return s, nil
-}
-
-func (s *memberSink) keepZeroD([]*Part) { s.zeroD = true }
-
-func (s *memberSink) knowRows(parts []*Part) {
-	for _, p := range parts {
-		s.total += p.Rows
-	}
-	s.known = true
 }
 
 func (s *memberSink) takesStored() bool { return s.stored }

@@ -281,26 +281,20 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 				continue
 			}
 		}
+		same := c.Kind != job.Transform || rowPreserving[c.Type]
+		for _, name := range c.Inputs {
+			same = same && sameRows[name]
+		}
+		sameRows[c.Name] = same
 		if c.Kind == job.Sink {
 			if k, ok := n.(partsKeeper); ok {
-				k.knowParts(inParts)
+				k.knowParts(inParts, same, inExact)
 			}
 			if _, ok := p.nodes[c.Inputs[0]].(*fileSource); ok && len(c.Inputs) == 1 {
 				if d, ok := n.(interface{ feedDirect() }); ok {
 					d.feedDirect()
 				}
 			}
-		}
-		same := c.Kind != job.Transform || rowPreserving[c.Type]
-		for _, name := range c.Inputs {
-			same = same && sameRows[name]
-		}
-		sameRows[c.Name] = same
-		if ns, ok := n.(zeroDKeeper); ok && same {
-			ns.keepZeroD(inParts)
-		}
-		if rk, ok := n.(rowsKeeper); ok && same && inExact {
-			rk.knowRows(inParts)
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
 			if _, ds := n.(*datasetSink); !ds {

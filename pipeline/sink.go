@@ -323,6 +323,10 @@ type fileSink struct {
 	// seeks back anywhere (an object store's upload then spools).
 	seekable func() bool
 	nparts   int  // the parts reaching the sink (knowParts)
+	zeroD    bool // the chain from the sources keeps every row: 0-d inputs stay 0-d
+	known    bool // and the rows of its parts reach the sink unchanged
+	total    int64
+	hasZeroD bool // some part is 0-d
 	direct   bool // fed by a source directly (feedDirect)
 	cur      batchWriter
 	curF     *sinkFile
@@ -356,8 +360,24 @@ func (s *fileSink) stats() *SinkStats { return &s.st }
 // rows reach it as the source reads them, so it may copy them (copy.go).
 func (s *fileSink) feedDirect() { s.direct = true }
 
-// knowParts is told the parts reaching the sink.
-func (s *fileSink) knowParts(parts []*Part) { s.nparts = len(parts) }
+// knowParts is told the parts reaching the sink, whether every transform
+// between the sources and the sink keeps every row of every part (same),
+// and whether their row counts are exact.
+func (s *fileSink) knowParts(parts []*Part, same, exact bool) {
+	s.nparts, s.zeroD, s.known = len(parts), same, same && exact
+	for _, p := range parts {
+		s.total += p.Rows
+		s.hasZeroD = s.hasZeroD || p.zeroD
+	}
+}
+
+// rowsOf is the rows of the file whose first part is p, when known.
+func (s *fileSink) rowsOf(p *Part) int64 {
+	if s.path.perPart() && p != nil {
+		return p.Rows
+	}
+	return s.total
+}
 
 // onePerFile reports whether each of the sink's files gets one part.
 func (s *fileSink) onePerFile() bool { return s.path.perPart() || s.nparts == 1 }
@@ -597,21 +617,7 @@ func (w *npyWriter) Close() error {
 // a 0-d input stays one row.
 var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true, "cast": true, "flatten": true}
 
-// zeroDKeeper is a sink that writes 0-d inputs back 0-d. The plan calls
-// keepZeroD with the sink's input parts when every transform between the
-// sources and the sink keeps every row.
-type zeroDKeeper interface {
-	keepZeroD(parts []*Part)
-}
-
-// rowsKeeper is a sink that records row counts in its outputs' metadata.
-// The plan calls knowRows when the rows of its input parts reach it
-// unchanged (no filter, slice or sample between).
-type rowsKeeper interface {
-	knowRows(parts []*Part)
-}
-
 // partsKeeper is a sink told every part that reaches it.
 type partsKeeper interface {
-	knowParts(parts []*Part)
+	knowParts(parts []*Part, same, exact bool)
 }
