@@ -251,16 +251,18 @@ func (s *npyStream) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// writeStored writes an array as stored through w (made with its stored
-// header h, an .npy's or an archive's array): its data as the stream
-// delivers it, in parts of containerBatchBytes, so nothing is held whole.
+// writeStored writes an array through w (made with its header h, an
+// .npy's or an archive's array) from the stream open gives: its data as
+// stored, in whole rows of about containerBatchBytes, so nothing is held
+// whole. Errors are prefixed with name.
 func writeStored(ctx context.Context, w arrayWriter, h *npyio.Header, name string, open func(context.Context) (io.ReadCloser, error)) error {
 	rc, err := open(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer rc.Close()
-	buf := make([]byte, min(containerBatchBytes, max(h.DataSize(), 1)))
+	row := max(1, h.RowSize())
+	buf := make([]byte, min(max(1, containerBatchBytes/row)*row, max(h.DataSize(), 1)))
 	left := h.DataSize()
 	for left > 0 {
 		k, err := io.ReadFull(rc, buf[:min(int64(len(buf)), left)])
@@ -271,7 +273,7 @@ func writeStored(ctx context.Context, w arrayWriter, h *npyio.Header, name strin
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if err := w.Write(buf[:k]); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		left -= int64(k)
 	}
@@ -282,7 +284,10 @@ func writeStored(ctx context.Context, w arrayWriter, h *npyio.Header, name strin
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 // A sharded run's sink (trackedSink) copies as the sink it wraps does.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -360,34 +361,13 @@ func (w *memberWriter) copyIn(name string, h *npyio.Header, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if f != nil {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
+	return writeStored(w.s.env.ctx, aw, h, name, func(context.Context) (io.ReadCloser, error) {
+		if f == nil {
+			return io.NopCloser(strings.NewReader("")), nil
 		}
-		rs := &npyio.Header{DType: h.DType, Shape: append([]int{1}, h.Shape[min(1, len(h.Shape)):]...)}
-		row := int(rs.DataSize())
-		if row > 0 {
-			buf := make([]byte, max(1, containerBatchBytes/row)*row)
-			for {
-				n, err := io.ReadFull(f, buf)
-				if n > 0 {
-					if werr := aw.Write(buf[:n-n%row]); werr != nil {
-						return fmt.Errorf("%s: %w", name, werr)
-					}
-				}
-				if err == io.EOF || err == io.ErrUnexpectedEOF {
-					break
-				}
-				if err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if err := aw.Close(); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+		_, err := f.Seek(0, io.SeekStart)
+		return io.NopCloser(f), err
+	})
 }
 
 func (w *memberWriter) Close() error {

@@ -97,16 +97,27 @@ func (e *buildEnv) stdinMatch(c *job.Component) ([]match, error) {
 		return nil, c.Errorf("paths", "standard input (-) is read by source %q already", e.spooled)
 	}
 	e.spooled = c.Name
-	path, _, cleanup, err := spoolStdin(e.ctx, e.stdin)
+	r := e.stdin
+	if r == nil {
+		r = os.Stdin
+	}
+	m, err := e.spoolMatch(c, r, "standard input")
+	return []match{m}, err
+}
+
+// spoolMatch copies the stream r (name is for messages) to a temporary
+// file, removed by Plan.Close, matched as the input.
+func (e *buildEnv) spoolMatch(c *job.Component, r io.Reader, name string) (match, error) {
+	path, _, cleanup, err := spool(e.ctx, r, name)
 	if err != nil {
-		return nil, pathsError(c, err)
+		return match{}, pathsError(c, err)
 	}
 	e.cleanup = append(e.cleanup, cleanup)
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return match{}, err
 	}
-	return []match{{Path: path, Size: st.Size()}}, nil
+	return match{Path: path, Size: st.Size()}, nil
 }
 
 // spoolPipe copies a local input that is a pipe or a device (not a
@@ -121,17 +132,9 @@ func (e *buildEnv) spoolPipe(c *job.Component, m match) (match, error) {
 		return m, pathsError(c, &FileError{Path: m.Path, Err: bare(err)})
 	}
 	defer f.Close()
-	path, _, cleanup, err := spool(e.ctx, f, m.Path)
-	if err != nil {
-		return m, pathsError(c, err)
-	}
-	e.cleanup = append(e.cleanup, cleanup)
-	st, err := os.Stat(path)
-	if err != nil {
-		return m, err
-	}
-	m.Path, m.Size = path, st.Size()
-	return m, nil
+	sm, err := e.spoolMatch(c, f, m.Path)
+	sm.Caps = m.Caps
+	return sm, err
 }
 
 // Close removes what making the plan left in temporary files (a copy of
