@@ -229,24 +229,13 @@ func conversionError(in, out string, err error) error {
 
 // escapePattern makes a file name a path pattern matching only it.
 func escapePattern(p string) string {
-	if !strings.ContainsAny(p, `*?[]{}\`) {
-		return p
-	}
-	var b strings.Builder
-	for _, c := range p {
-		if strings.ContainsRune(`*?[]{}\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `\`, `\\`).Replace(p)
 }
 
 // escapeTemplate makes a file name an output path template naming only
 // it.
 func escapeTemplate(p string) string {
-	r := strings.NewReplacer(`{`, `\{`, `}`, `\}`)
-	return r.Replace(p)
+	return strings.NewReplacer(`{`, `\{`, `}`, `\}`).Replace(p)
 }
 
 // ConvertOptions are the options of [Convert] (and of [Inspect]).

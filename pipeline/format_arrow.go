@@ -87,16 +87,7 @@ func (r *arrowReader) header(ctx context.Context, path string, fo *foreign.Optio
 	if err != nil {
 		return nil, nil, &FileError{Path: path, Err: err}
 	}
-	m, err := fo.ArrowMapping(schema, func() (array.RecordReader, error) {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		rr, err := arrowconv.NewIPCReader(f, nil)
-		if err != nil {
-			return nil, err
-		}
-		return projectRecords(rr, schema, proj), nil
-	})
+	m, err := fo.ArrowMapping(schema, reread(ctx, path, schema, proj))
 	if err != nil {
 		return nil, nil, &FileError{Path: path, Err: err}
 	}
@@ -185,18 +176,7 @@ func (r *arrowReader) open(ctx context.Context, s *fileSource, p *Part) (rowRead
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
 	rr := projectRecords(in, schema, proj)
-	m, err := fo.ArrowMapping(schema, func() (array.RecordReader, error) {
-		g, err := storage.Open(ctx, p.Path)
-		if err != nil {
-			return nil, err
-		}
-		sr, err := arrowconv.NewIPCReader(g, nil)
-		if err != nil {
-			g.Close()
-			return nil, err
-		}
-		return closingReader{projectRecords(sr, schema, proj), g}, nil
-	})
+	m, err := fo.ArrowMapping(schema, reread(ctx, p.Path, schema, proj))
 	closer := closeFunc(func() error {
 		rr.Release()
 		return f.Close()
@@ -239,6 +219,23 @@ func (r *arrowReader) copyNPY(ctx context.Context, s *fileSource, p *Part, w io.
 // arrowCopies counts the Arrow -> .npy copies made as stored (a test
 // hook).
 var arrowCopies atomic.Int64
+
+// reread returns a function reading the records of the file at path
+// again, projected (for a mapping's pass over string widths).
+func reread(ctx context.Context, path string, schema *arrow.Schema, proj []int) func() (array.RecordReader, error) {
+	return func() (array.RecordReader, error) {
+		g, err := storage.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		sr, err := arrowconv.NewIPCReader(g, nil)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		return closingReader{projectRecords(sr, schema, proj), g}, nil
+	}
+}
 
 // closingReader closes its file when released.
 type closingReader struct {

@@ -53,10 +53,8 @@ type optionFlag struct {
 	current string
 }
 
-func (f *optionFlag) String() string { return f.current }
-func (f *optionFlag) IsBoolFlag() bool {
-	return f.isBool
-}
+func (f *optionFlag) String() string   { return f.current }
+func (f *optionFlag) IsBoolFlag() bool { return f.isBool }
 func (f *optionFlag) Set(v string) error {
 	if err := f.opts.Set(f.name, v); err != nil {
 		return err
@@ -65,13 +63,8 @@ func (f *optionFlag) Set(v string) error {
 	return nil
 }
 
-// addConvertFlags declares the conversion options on fs, as
-// pipeline.ConvertFlags generates them.
-func addConvertFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions) {
-	addOptionFlags(fs, opts, pipeline.ConvertFlags())
-}
-
-// addOptionFlags declares the conversion options flags on fs.
+// addOptionFlags declares conversion options (pipeline.ConvertFlags or
+// InspectFlags) on fs.
 func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pipeline.Flag) {
 	for _, d := range flags {
 		v := &optionFlag{opts: opts, name: d.Name, isBool: d.Type == job.Bool}
@@ -89,7 +82,7 @@ func runConvert(e *env) error {
 	var opts pipeline.ConvertOptions
 	var progress string
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
-	addConvertFlags(fs, &opts)
+	addOptionFlags(fs, &opts, pipeline.ConvertFlags())
 	fs.StringVar(&progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
 	args, err := parseFlags(fs, e.args)
 	if err != nil {

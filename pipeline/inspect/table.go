@@ -53,10 +53,9 @@ type ColumnInfo struct {
 
 // Parquet reads the schema of the Parquet file f of size bytes, named
 // name, from its footer: for a file other tools wrote, each column's
-// Parquet type and the numpy dtype it maps to under the options o (or why
+// Parquet type and the numpy dtype it maps to under the options fo (or why
 // it is refused).
-func Parquet(f io.ReaderAt, size int64, name string, o *foreign.Options) (*TableInfo, error) {
-	fo := o
+func Parquet(f io.ReaderAt, size int64, name string, fo *foreign.Options) (*TableInfo, error) {
 	d, err := parquetio.DescribeOptions(f, size, fo.Parquet())
 	if err != nil {
 		return nil, err
@@ -128,10 +127,9 @@ func Parquet(f io.ReaderAt, size int64, name string, o *foreign.Options) (*Table
 
 // Arrow reads the schema, row count and record batches of the Arrow IPC
 // file or stream f of size bytes, named name, from its metadata, and the
-// numpy dtype each column maps to under the options o (or why it is
+// numpy dtype each column maps to under the options fo (or why it is
 // refused).
-func Arrow(f io.ReaderAt, size int64, name string, o *foreign.Options) (*TableInfo, error) {
-	fo := o
+func Arrow(f io.ReaderAt, size int64, name string, fo *foreign.Options) (*TableInfo, error) {
 	ii, err := arrowconv.ReadIPCInfo(f, size)
 	if err != nil {
 		return nil, err

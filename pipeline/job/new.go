@@ -2,7 +2,6 @@ package job
 
 import (
 	"fmt"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -30,31 +29,25 @@ type Def struct {
 // file named name whose relative paths resolve against dir. Problems come
 // back as an [ErrorList], positioned by the options' origins.
 func New(name, dir string, defs []Def) (*Job, error) {
-	l := newDefLoader(name)
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	add(root, "version", scalar(strconv.Itoa(Version)))
-	sections := map[Kind]*yaml.Node{}
-	for _, k := range []Kind{Source, Transform, Sink} {
-		sections[k] = &yaml.Node{Kind: yaml.MappingNode}
-	}
+	doc := map[string]any{"version": Version}
 	for _, d := range defs {
-		c, err := l.defNode(d)
-		if err != nil {
-			return nil, err
-		}
-		sec := sections[d.Kind]
+		sec, _ := doc[d.Kind.Section()].(map[string]any)
 		if sec == nil {
-			return nil, fmt.Errorf("job: component %q has no kind", d.Name)
+			sec = map[string]any{}
+			doc[d.Kind.Section()] = sec
 		}
-		add(sec, d.Name, c)
+		sec[d.Name] = d.values()
 	}
-	for _, k := range []Kind{Source, Transform, Sink} {
-		if len(sections[k].Content) > 0 {
-			add(root, k.Section(), sections[k])
-		}
+	var root yaml.Node
+	if err := root.Encode(doc); err != nil {
+		return nil, fmt.Errorf("job: %w", err)
+	}
+	l := newDefLoader(name)
+	for _, d := range defs {
+		l.mark(d, mapValue(mapValue(&root, d.Kind.Section()), d.Name))
 	}
 	j := &Job{File: name, Dir: dir, Version: Version, byName: map[string]*Component{}}
-	l.job(root, j)
+	l.job(&root, j)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -64,12 +57,13 @@ func New(name, dir string, defs []Def) (*Job, error) {
 // NewComponent makes one component given as Go values, validated as New
 // validates each, outside any job (inspect's options as a source's).
 func NewComponent(name string, d Def) (*Component, error) {
-	l := newDefLoader(name)
-	n, err := l.defNode(d)
-	if err != nil {
-		return nil, err
+	var n yaml.Node
+	if err := n.Encode(d.values()); err != nil {
+		return nil, fmt.Errorf("job: %w", err)
 	}
-	c := l.component(d.Kind, d.Name, scalar(d.Name), n, nil)
+	l := newDefLoader(name)
+	l.mark(d, &n)
+	c := l.component(d.Kind, d.Name, &yaml.Node{Kind: yaml.ScalarNode, Value: d.Name}, &n, nil)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
@@ -80,58 +74,45 @@ func newDefLoader(name string) *loader {
 	return &loader{file: name, setPos: map[*yaml.Node]string{}, bad: map[*yaml.Node]bool{}, checked: map[*yaml.Node]bool{}}
 }
 
-// defNode is the YAML mapping of a component given as Go values.
-func (l *loader) defNode(d Def) (*yaml.Node, error) {
-	c := &yaml.Node{Kind: yaml.MappingNode}
-	add(c, "type", scalar(d.Type))
+// values is the YAML mapping of the component as Go values.
+func (d Def) values() map[string]any {
+	m := map[string]any{"type": d.Type}
 	if len(d.Inputs) > 0 {
-		add(c, "input", node(d.Inputs))
+		m["input"] = d.Inputs
 	}
 	for k, v := range d.Options {
-		n := node(v)
-		if n == nil {
-			return nil, fmt.Errorf("job: option %s of %s %q: unsupported value %T", k, d.Kind, d.Name, v)
+		if kvs, ok := v.([]KV); ok {
+			n := &yaml.Node{Kind: yaml.MappingNode} // in order
+			for _, kv := range kvs {
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv.Key}, &yaml.Node{Kind: yaml.ScalarNode, Value: kv.Value})
+			}
+			v = n
 		}
+		m[k] = v
+	}
+	return m
+}
+
+// mark records the origins of d's options, and those checked, in its
+// mapping n.
+func (l *loader) mark(d Def, n *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
 		if o := d.Origins[k]; o != "" {
-			l.markSet(n, o)
+			l.markSet(v, o)
 		}
 		if d.Checked[k] {
-			l.checked[n] = true
+			l.checked[v] = true
 		}
-		add(c, k, n)
 	}
-	return c, nil
 }
 
-func add(m *yaml.Node, key string, v *yaml.Node) {
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
-}
-
-func scalar(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-// node is the YAML node of an option value.
-func node(v any) *yaml.Node {
-	switch v := v.(type) {
-	case string:
-		return scalar(v)
-	case int64:
-		return scalar(strconv.FormatInt(v, 10))
-	case bool:
-		return scalar(strconv.FormatBool(v))
-	case []string:
-		n := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, s := range v {
-			n.Content = append(n.Content, scalar(s))
+// mapValue returns the value of key in the mapping n.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
 		}
-		return n
-	case []KV:
-		n := &yaml.Node{Kind: yaml.MappingNode}
-		for _, kv := range v {
-			n.Content = append(n.Content, scalar(kv.Key), scalar(kv.Value))
-		}
-		return n
 	}
 	return nil
 }
