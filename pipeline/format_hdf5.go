@@ -63,7 +63,7 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &hdf5File{w: w, group: h5Groups(w.Root()), compressed: c.Bool("compressed")}, nil
+		return &hdf5File{w: w, groups: map[string]*hdf5.GroupWriter{}, compressed: c.Bool("compressed")}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -76,19 +76,23 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 // named group/data is created in its groups.
 type hdf5File struct {
 	w          *hdf5.Writer
-	group      func(p string) (*hdf5.GroupWriter, error)
+	groups     map[string]*hdf5.GroupWriter // by path, created
 	compressed bool
 }
 
 func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
-	name = strings.Trim(name, "/")
-	dir, base := "", name
-	if k := strings.LastIndexByte(name, '/'); k >= 0 {
-		dir, base = name[:k], name[k+1:]
-	}
-	g, err := f.group(dir)
-	if err != nil {
-		return nil, err
+	path := strings.Split(strings.Trim(name, "/"), "/")
+	g := f.w.Root()
+	for i, p := range path[:len(path)-1] {
+		key := strings.Join(path[:i+1], "/")
+		if f.groups[key] == nil {
+			ng, err := g.CreateGroup(p)
+			if err != nil {
+				return nil, err
+			}
+			f.groups[key] = ng
+		}
+		g = f.groups[key]
 	}
 	shape := make([]uint64, len(h.Shape))
 	for k, d := range h.Shape {
@@ -98,37 +102,10 @@ func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
 	if f.compressed && len(shape) > 0 && h.DataSize() > hdf5.CompactAuto {
 		o = &hdf5.DatasetOptions{Deflate: 4, Shuffle: true}
 	}
-	return g.CreateDataset(base, h.DType, shape, o)
+	return g.CreateDataset(path[len(path)-1], h.DType, shape, o)
 }
 
 func (f *hdf5File) close() error { return f.w.Close() }
-
-// h5Groups returns a function giving the group at a relative path under
-// root, creating the missing ones.
-func h5Groups(root *hdf5.GroupWriter) func(p string) (*hdf5.GroupWriter, error) {
-	groups := map[string]*hdf5.GroupWriter{"": root}
-	var group func(p string) (*hdf5.GroupWriter, error)
-	group = func(p string) (*hdf5.GroupWriter, error) {
-		if g := groups[p]; g != nil {
-			return g, nil
-		}
-		parent, base := "", p
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			parent, base = p[:i], p[i+1:]
-		}
-		pg, err := group(parent)
-		if err != nil {
-			return nil, err
-		}
-		g, err := pg.CreateGroup(base)
-		if err != nil {
-			return nil, err
-		}
-		groups[p] = g
-		return g, nil
-	}
-	return group
-}
 
 // containerReader reads HDF5 files and MAT-files: each array read is a
 // part (see container.go).
