@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -244,15 +243,11 @@ func memberReader(m containerMember) (*npyio.Reader, io.Closer, error) {
 		h.FortranOrder = false
 		open = m.openC
 	}
-	hb, err := npyio.EncodeHeader(&h)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
-	}
 	rc, err := open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)
 	}
-	r, err := npyio.NewReader(io.MultiReader(bytes.NewReader(hb), rc), &npyio.Options{MaxBufferSize: matfile.DefaultMaxVariableBytes})
+	r, err := streamReader(&h, rc, &npyio.Options{MaxBufferSize: matfile.DefaultMaxVariableBytes})
 	if err != nil {
 		rc.Close()
 		return nil, nil, fmt.Errorf("%s: %w", m.name, err)

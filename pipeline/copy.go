@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,10 +142,6 @@ func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, p
 		if p.zeroD {
 			h.Shape = []int{}
 		}
-		hb, err := npyio.EncodeHeader(h)
-		if err != nil {
-			return nil, nil, nil, err
-		}
 		open := func() ([]*npyio.Reader, error) {
 			done()
 			pr, err := s.open(ctx, p)
@@ -152,7 +149,7 @@ func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, p
 				return nil, err
 			}
 			opened = append(opened, pr)
-			r, err := npyio.NewReader(&npyStream{head: hb, pr: pr, rowSize: int(s.schemaOf(p).RowSize())}, nil)
+			r, err := streamReader(h, &npyStream{pr: pr, rowSize: int(s.schemaOf(p).RowSize())}, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -205,7 +202,7 @@ func copyError(err error, p *Part, out string) error {
 	case errors.As(err, new(*OutputError)):
 		return &FileError{Path: out, Err: err}
 	}
-	return &FileError{Path: partName(p), Err: err}
+	return &FileError{Path: p.String(), Err: err}
 }
 
 // schemaOf is the schema of the rows part p gives its consumers.
@@ -216,9 +213,17 @@ func (s *fileSource) schemaOf(p *Part) *Schema {
 	return s.schema
 }
 
-// npyStream is a part's rows as an .npy stream: the header, then the rows.
+// streamReader reads an array of header h whose data r streams.
+func streamReader(h *npyio.Header, r io.Reader, o *npyio.Options) (*npyio.Reader, error) {
+	hb, err := npyio.EncodeHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	return npyio.NewReader(io.MultiReader(bytes.NewReader(hb), r), o)
+}
+
+// npyStream is a part's rows as a byte stream.
 type npyStream struct {
-	head    []byte
 	pr      partReader
 	rowSize int
 	buf     []byte
@@ -226,11 +231,6 @@ type npyStream struct {
 }
 
 func (s *npyStream) Read(p []byte) (int, error) {
-	if len(s.head) > 0 {
-		n := copy(p, s.head)
-		s.head = s.head[n:]
-		return n, nil
-	}
 	for len(s.buf) == 0 {
 		if s.eof || s.rowSize == 0 {
 			return 0, io.EOF

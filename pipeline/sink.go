@@ -399,10 +399,7 @@ func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 			return nil, s.c.Errorf("path", "%v", err)
 		}
 		r = s.c.ResolvePath(r)
-		who := p.Path
-		if p.Member != "" {
-			who += ":" + p.Member
-		}
+		who := p.String()
 		if prev, dup := seen[r]; dup {
 			return nil, s.c.Errorf("path", "inputs %s and %s would both be written to %s; add a placeholder that tells them apart", prev, who, r)
 		}

@@ -338,23 +338,16 @@ func rowsSchema(h *npyio.Header) *Schema {
 
 func (s *fileSource) addPart(m match, h partHead, cols []string) error {
 	fs := rowsSchema(h.header)
-	where := m.Path
-	if h.member != "" {
-		where += ":" + h.member
-	}
 	var own *Schema
 	if s.file == nil {
 		s.file = fs
 	} else if w, ok := widerStrings(s.file, fs); ok && s.widens() {
 		s.file = w // string widths from each file's data: read all at the widest
 	} else if !s.file.Equal(fs) {
-		first := s.parts[0].Path
-		if s.parts[0].Member != "" {
-			first += ":" + s.parts[0].Member
-		}
 		own = fs
 		if s.mixed == nil {
-			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, first, s.file))
+			where := &Part{Path: m.Path, Member: h.member}
+			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, s.parts[0], s.file))
 		}
 	}
 	base := filepath.Base(storage.Path(m.Path))
@@ -524,21 +517,14 @@ func (s *fileSource) openRows(ctx context.Context, p *Part, want *Schema) (rowRe
 			return rd, closer, newRepacker(got, want), nil
 		}
 		closer.Close()
-		name := p.Path
-		if p.Member != "" {
-			name += ":" + p.Member
-		}
-		return nil, nil, nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", name, got, want)
+		return nil, nil, nil, fmt.Errorf("%s: changed since planning: now holds %s, not %s", p, got, want)
 	}
 	return rd, closer, nil, nil
 }
 
 func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
 	want := s.fileRows(p)
-	pr := &npyPartReader{name: p.Path}
-	if p.Member != "" {
-		pr.name += ":" + p.Member
-	}
+	pr := &npyPartReader{name: p.String()}
 	if p.cols != nil {
 		t, err := s.openTable(ctx, p, want)
 		if err != nil {

@@ -82,6 +82,15 @@ type Part struct {
 	dtype *npyio.DType
 }
 
+// String is the part's name in messages: its path, then ":member" for
+// a member of an archive.
+func (p *Part) String() string {
+	if p.Member != "" {
+		return p.Path + ":" + p.Member
+	}
+	return p.Path
+}
+
 // Batch is a run of rows in native byte order and C order. A batch's Data
 // is owned by whoever sent it and valid only during the Push call that
 // delivers it: keep a copy to retain it.

@@ -75,9 +75,3 @@ func runInspect(e *env) error {
 	ins.WriteText(e.stdout)
 	return nil
 }
-
-// The shapes of inspect's JSON output, for the tests.
-type (
-	npzInfo   = inspect.NPZInfo
-	tableInfo = inspect.TableInfo
-)

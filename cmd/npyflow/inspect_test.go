@@ -9,12 +9,19 @@ import (
 
 	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/inspect"
 )
 
 // TestInspectFormats inspects an npz fixture, and the Parquet and Arrow
 // files convert makes of numpy's table.npz: the JSON reports numpy's
 // members, dtypes and shapes, and the row counts; damaged files are one
 // error line naming the file.
+// The shapes of inspect's JSON output.
+type (
+	npzInfo   = inspect.NPZInfo
+	tableInfo = inspect.TableInfo
+)
+
 func TestInspectFormats(t *testing.T) {
 	dir := t.TempDir()
 	inspect := func(t *testing.T, path string, v any) {
