@@ -55,7 +55,7 @@ func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, e
 	}
 	if c.Has("fields") {
 		for i, name := range c.Strings("fields") {
-			k := fieldIndex(in.DType, name)
+			k := rowbytes.FieldIndex(in.DType, name)
 			if k < 0 {
 				return nil, noField(c, "fields", i, name, in.DType)
 			}
@@ -270,7 +270,7 @@ func buildPCA(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 			return nil, c.Errorf("keep", "the input is %s, not records: it has no named columns to keep", in)
 		}
 		for i, name := range c.Strings("keep") {
-			j := fieldIndex(in.DType, name)
+			j := rowbytes.FieldIndex(in.DType, name)
 			if j < 0 {
 				return nil, noField(c, "keep", i, name, in.DType)
 			}

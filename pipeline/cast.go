@@ -105,10 +105,10 @@ func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 			return nil, err
 		}
 		for _, kv := range c.Map("fields") {
-			k := fieldIndex(in.DType, kv.Key)
+			k := rowbytes.FieldIndex(in.DType, kv.Key)
 			path := c.Path() + ".fields." + kv.Key
 			if k < 0 {
-				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, rowbytes.FieldNames(in.DType)), strings.Join(rowbytes.FieldNames(in.DType), ", "))}
 			}
 			if t := in.DType.Fields[k].Type; !castable(t) {
 				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("cannot cast field %q of type %s: cast converts bool, integer and float32/64 values", kv.Key, t)}

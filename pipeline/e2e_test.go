@@ -167,7 +167,7 @@ func TestDemo(t *testing.T) {
 	for i, m := range exp.Matrix {
 		rowb := a.Data[i*dt.Size : (i+1)*dt.Size]
 		for k, v := range m {
-			fi := fieldIndex(dt, k)
+			fi := rowbytes.FieldIndex(dt, k)
 			if fi < 0 {
 				t.Fatalf("no column %q in %s", k, dt)
 			}
@@ -198,8 +198,8 @@ func readReadings(t *testing.T, path string) []reading {
 		t.Fatal(err)
 	}
 	dt := a.DType
-	off := func(n string) int { return dt.Fields[fieldIndex(dt, n)].Offset }
-	lab := dt.Fields[fieldIndex(dt, "label")]
+	off := func(n string) int { return dt.Fields[rowbytes.FieldIndex(dt, n)].Offset }
+	lab := dt.Fields[rowbytes.FieldIndex(dt, "label")]
 	var out []reading
 	for r := 0; r < a.Header.Shape[0]; r++ {
 		b := a.Data[r*dt.Size:]

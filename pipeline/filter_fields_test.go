@@ -48,7 +48,7 @@ func fieldRows(t *testing.T) (*Schema, []byte) {
 		{math.MinInt64, -9.3e18, 1, 1, 1.5, true, "é", "é", "z", "y", 60},
 	}
 	var data []byte
-	off := func(n string) int { return dt.Fields[fieldIndex(dt, n)].Offset }
+	off := func(n string) int { return dt.Fields[rowbytes.FieldIndex(dt, n)].Offset }
 	for _, r := range rows {
 		b := make([]byte, dt.Size)
 		rowbytes.Store(b, off("i"), r.i)

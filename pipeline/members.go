@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -118,7 +119,7 @@ func (s *memberSink) plannedPaths(parts []*Part) ([]string, error) {
 		}
 	}
 	if s.split {
-		names = fieldNames(s.schema.DType)
+		names = rowbytes.FieldNames(s.schema.DType)
 	}
 	if s.check != nil {
 		if err := s.check(names); err != nil {

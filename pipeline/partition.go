@@ -196,7 +196,7 @@ func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, erro
 		}
 		drop := map[int]bool{}
 		for i, name := range c.Strings("partition_by") {
-			k := fieldIndex(in.DType, name)
+			k := rowbytes.FieldIndex(in.DType, name)
 			if k < 0 {
 				return nil, noField(c, "partition_by", i, name, in.DType)
 			}

@@ -32,16 +32,16 @@ func scoreRows(t *testing.T, path string, k int) (ids []int64, labels []string, 
 	dt := a.DType
 	for r := 0; r < a.Header.Shape[0]; r++ {
 		row := a.Data[r*dt.Size : (r+1)*dt.Size]
-		if i := fieldIndex(dt, "id"); i >= 0 {
+		if i := rowbytes.FieldIndex(dt, "id"); i >= 0 {
 			ids = append(ids, rowbytes.Load[int64](row, dt.Fields[i].Offset))
 		}
-		if i := fieldIndex(dt, "label"); i >= 0 {
+		if i := rowbytes.FieldIndex(dt, "label"); i >= 0 {
 			f := dt.Fields[i]
 			labels = append(labels, rowbytes.UCS4String(row[f.Offset:f.Offset+f.Type.Size]))
 		}
 		s := make([]float64, k)
 		for j := range s {
-			f := dt.Fields[fieldIndex(dt, "pc"+string(rune('1'+j)))]
+			f := dt.Fields[rowbytes.FieldIndex(dt, "pc"+string(rune('1'+j)))]
 			s[j] = rowbytes.Load[float64](row, f.Offset)
 		}
 		scores = append(scores, s)

@@ -75,7 +75,7 @@ func newPCAScores(c *job.Component, in *Schema, env *buildEnv, cols *numCols, ke
 	}
 	for j := 1; j <= k; j++ {
 		name := "pc" + strconv.Itoa(j)
-		if i := fieldIndex(in.DType, name); i >= 0 && s.keep != nil {
+		if i := rowbytes.FieldIndex(in.DType, name); i >= 0 && s.keep != nil {
 			for n, kn := range c.Strings("keep") {
 				if kn == name {
 					return nil, c.ItemErrorf("keep", n, "column %q clashes with a score column; rename it first", name)

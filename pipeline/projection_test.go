@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -64,7 +65,7 @@ func TestSelectPushdown(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Join(fieldNames(plan.Sources[0].Schema.DType), ", "); got != fields {
+			if got := strings.Join(rowbytes.FieldNames(plan.Sources[0].Schema.DType), ", "); got != fields {
 				t.Errorf("%s select [%s]: the source's rows hold %s", typ, fields, got)
 			}
 			j, err = job.Load(filepath.Join(dir, "job.yaml"), []byte(jb(fields, "full.npy", true)), nil)
@@ -94,7 +95,7 @@ func TestSelectPushdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(fieldNames(plan.Sources[0].Schema.DType), ", "); got != "a, c" {
+		if got := strings.Join(rowbytes.FieldNames(plan.Sources[0].Schema.DType), ", "); got != "a, c" {
 			t.Errorf("%s drop [b]: the source's rows hold %s", typ, got)
 		}
 		runJobText(t, dir, jb("b", "p.npy", false))

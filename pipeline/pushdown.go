@@ -10,6 +10,7 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/expr"
 	"github.com/npyflow/npyflow/pipeline/internal/foreign"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -186,7 +187,7 @@ func sameFields(a, b *npyio.Header) bool {
 		return false
 	}
 	for _, fa := range a.DType.Fields {
-		k := fieldIndex(b.DType, fa.Name)
+		k := rowbytes.FieldIndex(b.DType, fa.Name)
 		if k < 0 {
 			return false
 		}

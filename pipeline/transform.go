@@ -21,26 +21,9 @@ func needRecords(c *job.Component, in *Schema) error {
 	return nil
 }
 
-func fieldNames(dt *npyio.DType) []string {
-	n := make([]string, len(dt.Fields))
-	for i, f := range dt.Fields {
-		n[i] = f.Name
-	}
-	return n
-}
-
-func fieldIndex(dt *npyio.DType, name string) int {
-	for i, f := range dt.Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // noField is the error for a field name missing from the input.
 func noField(c *job.Component, opt string, i int, name string, dt *npyio.DType) error {
-	return c.ItemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, fieldNames(dt)), strings.Join(fieldNames(dt), ", "))
+	return c.ItemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))
 }
 
 // projection copies chosen fields of each row into a packed struct.
@@ -100,7 +83,7 @@ func buildSelect(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	var keep []int
 	seen := map[string]bool{}
 	for i, name := range c.Strings("fields") {
-		k := fieldIndex(in.DType, name)
+		k := rowbytes.FieldIndex(in.DType, name)
 		if k < 0 {
 			return nil, noField(c, "fields", i, name, in.DType)
 		}
@@ -130,7 +113,7 @@ func buildDrop(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	pushed := env.leftOut(c.Name)
 	drop := map[int]bool{}
 	for i, name := range c.Strings("fields") {
-		k := fieldIndex(in.DType, name)
+		k := rowbytes.FieldIndex(in.DType, name)
 		if k < 0 && slices.Contains(pushed, name) {
 			continue
 		}
@@ -157,10 +140,10 @@ func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	}
 	fields := append([]npyio.Field(nil), in.DType.Fields...)
 	for _, kv := range c.Map("fields") {
-		k := fieldIndex(in.DType, kv.Key)
+		k := rowbytes.FieldIndex(in.DType, kv.Key)
 		if k < 0 {
 			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key,
-				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, fieldNames(in.DType)), strings.Join(fieldNames(in.DType), ", "))}
+				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, rowbytes.FieldNames(in.DType)), strings.Join(rowbytes.FieldNames(in.DType), ", "))}
 		}
 		if kv.Value == "" {
 			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: "the new name is empty"}

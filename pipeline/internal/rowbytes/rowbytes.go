@@ -1,7 +1,7 @@
 // Package rowbytes reads and writes values inside rows of numpy records
-// held as native-order bytes: unaligned loads and stores, chunks of a
-// numeric column widened into a [Lane], and NUL-padded strings (numpy's
-// U and S types). It is shared by the engine's transforms (package
+// held as native-order bytes: fields by name, unaligned loads and
+// stores, chunks of a numeric column widened into a [Lane], and
+// NUL-padded strings (numpy's U and S types). It is shared by the engine's transforms (package
 // pipeline) and the filter language (package pipeline/expr).
 package rowbytes
 
@@ -12,6 +12,26 @@ import (
 
 	"github.com/npyflow/npyflow/npyio"
 )
+
+// FieldIndex returns the index of the field name of the record dtype dt,
+// or -1.
+func FieldIndex(dt *npyio.DType, name string) int {
+	for i, f := range dt.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// FieldNames returns the names of the fields of dt, in order.
+func FieldNames(dt *npyio.DType) []string {
+	n := make([]string, len(dt.Fields))
+	for i, f := range dt.Fields {
+		n[i] = f.Name
+	}
+	return n
+}
 
 // Load reads a T at b[off:], which must hold unsafe.Sizeof(T) bytes. Rows
 // of records are not aligned for their fields, so this relies on the
