@@ -20,9 +20,13 @@ func (e *node) bind(dt *npyio.DType) *Error {
 	case pNot:
 		return e.l.bind(dt)
 	}
-	f, err := lookup(dt, e.field, e.fpos)
-	if err != nil {
-		return err
+	k := rowbytes.FieldIndex(dt, e.field)
+	if k < 0 {
+		return &Error{e.fpos, fmt.Sprintf("no field %q in the input%s; fields: %s", e.field, suggest.DidYouMean(e.field, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))}
+	}
+	f := dt.Fields[k]
+	if len(f.Shape) > 0 {
+		return &Error{e.fpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.field, npyio.FormatShape(f.Shape))}
 	}
 	e.off, e.dt = f.Offset, f.Type
 	if e.rfield != "" {
@@ -123,9 +127,13 @@ func cmpKind(d *npyio.DType) byte {
 // bindRight resolves the right field of a comparison of two fields and
 // checks that the two can be compared.
 func (e *node) bindRight(dt *npyio.DType) *Error {
-	g, err := lookup(dt, e.rfield, e.rpos)
-	if err != nil {
-		return err
+	k := rowbytes.FieldIndex(dt, e.rfield)
+	if k < 0 {
+		return &Error{e.rpos, fmt.Sprintf("no field %q in the input%s; fields: %s", e.rfield, suggest.DidYouMean(e.rfield, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))}
+	}
+	g := dt.Fields[k]
+	if len(g.Shape) > 0 {
+		return &Error{e.rpos, fmt.Sprintf("field %q is a subarray %s; flatten it first", e.rfield, npyio.FormatShape(g.Shape))}
 	}
 	e.roff, e.rdt = g.Offset, g.Type
 	for _, side := range []struct {
@@ -154,16 +162,3 @@ func (e *node) bindRight(dt *npyio.DType) *Error {
 	return &Error{e.rpos, fmt.Sprintf("fields %q (%s) and %q (%s) cannot be compared: %s", e.field, e.dt, e.rfield, e.rdt, why)}
 }
 
-// lookup returns the field name (at pos in the predicate) of dt, which
-// must be a scalar.
-func lookup(dt *npyio.DType, name string, pos int) (npyio.Field, *Error) {
-	k := rowbytes.FieldIndex(dt, name)
-	if k < 0 {
-		return npyio.Field{}, &Error{pos, fmt.Sprintf("no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))}
-	}
-	f := dt.Fields[k]
-	if len(f.Shape) > 0 {
-		return f, &Error{pos, fmt.Sprintf("field %q is a subarray %s; flatten it first", name, npyio.FormatShape(f.Shape))}
-	}
-	return f, nil
-}
