@@ -161,4 +161,3 @@ func (e *node) bindRight(dt *npyio.DType) *Error {
 	}
 	return &Error{e.rpos, fmt.Sprintf("fields %q (%s) and %q (%s) cannot be compared: %s", e.field, e.dt, e.rfield, e.rdt, why)}
 }
-
