@@ -216,11 +216,7 @@ func ConvertFlags() []Flag {
 				}
 				f.Options = append(f.Options, where)
 				if fd.FlagDoc == "" && len(fd.Enum) > 0 {
-					doc += " (" + strings.Join(fd.Enum, ", ")
-					if fd.Default != nil {
-						doc += fmt.Sprintf("; default %v", fd.Default)
-					}
-					doc += ")"
+					doc += " (" + strings.Join(fd.Enum, ", ") + ")" // the flag package adds the default
 				}
 				// Formats sharing an option's text share its line:
 				// "parquet and arrow input: ...".

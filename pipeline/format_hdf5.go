@@ -200,13 +200,10 @@ func (r *containerReader) stored(p *Part) (*npyio.Header, func(context.Context) 
 			f.Close()
 			return nil, err
 		}
-		return readCloser{rc, closers{rc, f}}, nil
+		return struct {
+			io.Reader
+			io.Closer
+		}{rc, closers{rc, f}}, nil
 	}
 	return h, open, true
-}
-
-// readCloser reads from one stream and closes others.
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // Members as one table: an archive source (npz, hdf5, mat) with table:
@@ -123,24 +125,23 @@ func (t *tableRows) Close() error { return t.closers.Close() }
 func interleave(rows []byte, stride, off int, p []byte, sz, n int) {
 	switch sz {
 	case 1:
-		for k := 0; k < n; k++ {
-			rows[k*stride+off] = p[k]
-		}
+		interleaveT[uint8](rows, stride, off, p, n)
 	case 2:
-		for k := 0; k < n; k++ {
-			*(*[2]byte)(rows[k*stride+off:]) = *(*[2]byte)(p[k*2:])
-		}
+		interleaveT[uint16](rows, stride, off, p, n)
 	case 4:
-		for k := 0; k < n; k++ {
-			*(*[4]byte)(rows[k*stride+off:]) = *(*[4]byte)(p[k*4:])
-		}
+		interleaveT[uint32](rows, stride, off, p, n)
 	case 8:
-		for k := 0; k < n; k++ {
-			*(*[8]byte)(rows[k*stride+off:]) = *(*[8]byte)(p[k*8:])
-		}
+		interleaveT[uint64](rows, stride, off, p, n)
 	default:
 		for k := 0; k < n; k++ {
 			copy(rows[k*stride+off:k*stride+off+sz], p[k*sz:(k+1)*sz])
 		}
+	}
+}
+
+func interleaveT[T uint8 | uint16 | uint32 | uint64](rows []byte, stride, off int, p []byte, n int) {
+	sz := int(unsafe.Sizeof(T(0)))
+	for k := 0; k < n; k++ {
+		rowbytes.Store(rows, k*stride+off, rowbytes.Load[T](p, k*sz))
 	}
 }

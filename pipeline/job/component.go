@@ -40,13 +40,8 @@ func (c *Component) Int(name string) int64 {
 		n, _ := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 0, 64)
 		return n
 	}
-	switch d := c.def(name).(type) {
-	case int64:
-		return d
-	case int:
-		return int64(d)
-	}
-	return 0
+	n, _ := c.def(name).(int64)
+	return n
 }
 
 // Float returns a number option.
@@ -55,13 +50,8 @@ func (c *Component) Float(name string) float64 {
 		x, _ := strconv.ParseFloat(v.Value, 64)
 		return x
 	}
-	switch d := c.def(name).(type) {
-	case float64:
-		return d
-	case int:
-		return float64(d)
-	}
-	return 0
+	x, _ := c.def(name).(float64)
+	return x
 }
 
 // Bool returns a boolean option.
