@@ -291,12 +291,8 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 		sameRows[c.Name] = same
 		if c.Kind == job.Sink {
 			if k, ok := n.(partsKeeper); ok {
-				k.knowParts(inParts, same, inExact)
-			}
-			if _, ok := p.nodes[c.Inputs[0]].(*fileSource); ok && len(c.Inputs) == 1 {
-				if d, ok := n.(interface{ feedDirect() }); ok {
-					d.feedDirect()
-				}
+				_, direct := p.nodes[c.Inputs[0]].(*fileSource)
+				k.knowParts(inParts, same, inExact, direct && len(c.Inputs) == 1)
 			}
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {

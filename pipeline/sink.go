@@ -327,7 +327,7 @@ type fileSink struct {
 	known    bool // and the rows of its parts reach the sink unchanged
 	total    int64
 	hasZeroD bool // some part is 0-d
-	direct   bool // fed by a source directly (feedDirect)
+	direct   bool // fed by a source directly: it may copy parts (copy.go)
 	cur      batchWriter
 	curF     *sinkFile
 	curP     string
@@ -356,15 +356,13 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 func (s *fileSink) Schema() *Schema   { return s.schema }
 func (s *fileSink) stats() *SinkStats { return &s.st }
 
-// feedDirect tells the sink that a source feeds it directly: the parts'
-// rows reach it as the source reads them, so it may copy them (copy.go).
-func (s *fileSink) feedDirect() { s.direct = true }
-
 // knowParts is told the parts reaching the sink, whether every transform
 // between the sources and the sink keeps every row of every part (same),
-// and whether their row counts are exact.
-func (s *fileSink) knowParts(parts []*Part, same, exact bool) {
-	s.nparts, s.zeroD, s.known = len(parts), same, same && exact
+// whether their row counts are exact, and whether a source feeds the sink
+// directly (its parts' rows reach it as the source reads them, so it may
+// copy them, copy.go).
+func (s *fileSink) knowParts(parts []*Part, same, exact, direct bool) {
+	s.nparts, s.zeroD, s.known, s.direct = len(parts), same, same && exact, direct
 	for _, p := range parts {
 		s.total += p.Rows
 		s.hasZeroD = s.hasZeroD || p.zeroD
@@ -616,5 +614,5 @@ var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true
 
 // partsKeeper is a sink told every part that reaches it.
 type partsKeeper interface {
-	knowParts(parts []*Part, same, exact bool)
+	knowParts(parts []*Part, same, exact, direct bool)
 }
