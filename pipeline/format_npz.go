@@ -69,35 +69,27 @@ func newNPZReader(c *job.Component) (fileReader, error) {
 
 func (r *npzReader) pickHint() string { return "--member NAME" }
 
-// npzFile is an .npz archive opened through the storage seam, closing
-// the file with the reader.
-type npzFile struct {
-	*npyio.NPZReader
-	f storage.File
-}
-
-func (z *npzFile) Close() error { return z.f.Close() }
-
-// openNPZ opens an archive; errors reading it name the file.
-func openNPZ(ctx context.Context, path string) (*npzFile, error) {
+// openNPZ opens an archive, and the file to close; errors reading it
+// name the file.
+func openNPZ(ctx context.Context, path string) (*npyio.NPZReader, storage.File, error) {
 	f, err := storage.Open(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	z, err := npyio.NewNPZReader(f, f.Size(), nil)
 	if err != nil {
 		f.Close()
-		return nil, &FileError{Path: path, Err: err}
+		return nil, nil, &FileError{Path: path, Err: err}
 	}
-	return &npzFile{NPZReader: z, f: f}, nil
+	return z, f, nil
 }
 
 func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	z, err := openNPZ(ctx, path)
+	z, f, err := openNPZ(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer z.Close()
+	defer f.Close()
 	keys := r.members
 	if len(keys) == 0 {
 		keys = z.Keys()
@@ -129,21 +121,21 @@ func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]pa
 }
 
 func (r *npzReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	z, err := openNPZ(ctx, p.Path)
+	z, f, err := openNPZ(ctx, p.Path)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := z.Member(p.Member)
 	if m == nil {
-		z.Close()
+		f.Close()
 		return nil, nil, fmt.Errorf("%s: member %q disappeared", p.Path, p.Member)
 	}
 	rd, err := m.Open()
 	if err != nil {
-		z.Close()
+		f.Close()
 		return nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	return rd, z, nil
+	return rd, f, nil
 }
 
 func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
