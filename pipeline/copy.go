@@ -92,7 +92,7 @@ func (s *fileSource) storedArray(p *Part) (*npyio.Header, func(context.Context) 
 // is held whole.
 func (s *fileSource) bigRows(p *Part) bool {
 	_, ok := s.r.(npyOpener)
-	return ok && s.plain(p) && p.cols == nil && s.fileRows(p).RowSize() > containerBatchBytes
+	return ok && s.plain(p) && p.cols == nil && partSchema(s.file, p).RowSize() > containerBatchBytes
 }
 
 // copyParts writes the data of part p (see bigRows) through w, in parts
@@ -119,7 +119,7 @@ func (s *fileSource) copyParts(ctx context.Context, p *Part, w arrayWriter) erro
 
 // partHeader is the header a sink fed directly writes part p with.
 func (s *fileSource) partHeader(p *Part) *npyio.Header {
-	sc := s.schemaOf(p)
+	sc := partSchema(s.schema, p)
 	return &npyio.Header{DType: storedDType(sc, p, true), Shape: append([]int{int(p.Rows)}, sc.Shape...)}
 }
 
@@ -133,7 +133,7 @@ func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, p
 	no, direct := s.r.(npyOpener)
 	direct = direct && s.plain(p)
 	if !direct {
-		sc := s.schemaOf(p)
+		sc := partSchema(s.schema, p)
 		dt := sc.DType
 		if s.plain(p) {
 			dt = storedDType(sc, p, true)
@@ -149,7 +149,7 @@ func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, p
 				return nil, err
 			}
 			opened = append(opened, pr)
-			r, err := streamReader(h, &npyStream{pr: pr, rowSize: int(s.schemaOf(p).RowSize())}, nil)
+			r, err := streamReader(h, &npyStream{pr: pr, rowSize: int(partSchema(s.schema, p).RowSize())}, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -161,7 +161,7 @@ func (s *fileSource) arrays(ctx context.Context, p *Part) ([]parquetio.Column, p
 	var cols []parquetio.Column
 	if p.cols != nil {
 		members = p.cols
-		for _, f := range s.fileRows(p).DType.Fields {
+		for _, f := range partSchema(s.file, p).DType.Fields {
 			cols = append(cols, parquetio.Column{Name: f.Name, DType: f.Type, Shape: f.Shape})
 		}
 	}
@@ -203,14 +203,6 @@ func copyError(err error, p *Part, out string) error {
 		return &FileError{Path: out, Err: err}
 	}
 	return &FileError{Path: p.String(), Err: err}
-}
-
-// schemaOf is the schema of the rows part p gives its consumers.
-func (s *fileSource) schemaOf(p *Part) *Schema {
-	if p.schema != nil {
-		return p.schema
-	}
-	return s.schema
 }
 
 // streamReader reads an array of header h whose data r streams.

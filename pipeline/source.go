@@ -478,19 +478,11 @@ func (s *fileSource) captureBytes(p *Part) ([]byte, error) {
 	return out, nil
 }
 
-// fileRows is the schema of the part's rows in its file (before captures).
-func (s *fileSource) fileRows(p *Part) *Schema {
-	if p.schema != nil {
-		return p.schema
-	}
-	return s.file
-}
-
 // plain reports whether part p's rows reach the source's consumers as
 // its reader gives them: no captures, no strings widened to other files'.
 // (The fast paths read such parts themselves.)
 func (s *fileSource) plain(p *Part) bool {
-	return len(s.caps) == 0 && (p.raw == nil || p.raw.Equal(s.fileRows(p)))
+	return len(s.caps) == 0 && (p.raw == nil || p.raw.Equal(partSchema(s.file, p)))
 }
 
 // openRows opens one member (or the file) of a part and checks it still
@@ -523,7 +515,7 @@ func (s *fileSource) openRows(ctx context.Context, p *Part, want *Schema) (rowRe
 }
 
 func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
-	want := s.fileRows(p)
+	want := partSchema(s.file, p)
 	pr := &npyPartReader{name: p.String()}
 	if p.cols != nil {
 		t, err := s.openTable(ctx, p, want)
