@@ -19,6 +19,7 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/objstore"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // fakeHTTP serves one object with ranges, ETag and If-Match
@@ -122,22 +123,22 @@ func TestHTTPPatternRefused(t *testing.T) {
 	dir := t.TempDir()
 	for _, paths := range []string{srv.URL + "/data/*.npy", srv.URL + "/runs/{run}/x.npy", srv.URL + "/**/x.npy"} {
 		text := fmt.Sprintf("version: 1\nsources:\n  s: {type: npy, paths: %q}\nsinks:\n  o: {type: npy, input: s, path: %s/o.npy}\n", paths, dir)
-		job, err := pipeline.Load(dir+"/job.yaml", []byte(text), nil)
+		jb, err := job.Load(dir+"/job.yaml", []byte(text), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = pipeline.NewPlan(job)
+		_, err = pipeline.NewPlan(context.Background(), jb, nil)
 		if err == nil || !strings.Contains(err.Error(), "HTTP has no listing") || !strings.Contains(err.Error(), "name each file") {
 			t.Errorf("%s: %v", paths, err)
 		}
 	}
 	text := fmt.Sprintf("version: 1\nsources:\n  s: {type: npy, paths: [%q, %q]}\nsinks:\n  o: {type: npy, input: s, path: %s/o.npy}\n",
 		srv.URL+"/data/x.bin", srv.URL+"/data/x.bin?copy=2", dir)
-	job, err := pipeline.Load(dir+"/job.yaml", []byte(text), nil)
+	jb, err := job.Load(dir+"/job.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := pipeline.NewPlan(job)
+	plan, err := pipeline.NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

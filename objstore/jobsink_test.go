@@ -19,6 +19,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/objstore"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // Job sinks stream to the bucket through multipart uploads: the job of
@@ -59,7 +60,7 @@ type sinkProbe struct {
 }
 
 func (p *sinkProbe) Start(int, int64, int64) {}
-func (p *sinkProbe) Done()                   {}
+func (p *sinkProbe) Done(bool)               {}
 func (p *sinkProbe) Update(_ int, rows, _ int64) {
 	p.updates++
 	if p.updates%p.every != 0 {
@@ -87,11 +88,11 @@ func (p *sinkProbe) Update(_ int, rows, _ int64) {
 
 func runSinkJob(t *testing.T, ctx context.Context, dir, in, a, b string, opts *pipeline.RunOptions) (*pipeline.Summary, error) {
 	t.Helper()
-	job, err := pipeline.Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(sinkJob, in, a, b)), nil)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(fmt.Sprintf(sinkJob, in, a, b)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := pipeline.NewPlan(job)
+	plan, err := pipeline.NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ type cancelAfter struct {
 }
 
 func (c *cancelAfter) Start(int, int64, int64) {}
-func (c *cancelAfter) Done()                   {}
+func (c *cancelAfter) Done(bool)               {}
 func (c *cancelAfter) Update(_ int, rows, _ int64) {
 	if rows >= c.rows {
 		c.cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/objstore"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // Ranged reads fetch only what a job needs: the bytes read from GET
@@ -38,11 +39,11 @@ func projData() []byte {
 // runCounted runs job text and returns the bytes fetched meanwhile.
 func runCounted(t *testing.T, dir, text string) int64 {
 	t.Helper()
-	job, err := pipeline.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		t.Fatalf("%s\n%v", text, err)
 	}
-	plan, err := pipeline.NewPlan(job)
+	plan, err := pipeline.NewPlan(context.Background(), jb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +79,12 @@ func testProjection(t *testing.T, root string) {
 	src := filepath.Join(dir, "t.npy")
 	os.WriteFile(src, buf.Bytes(), 0o644)
 	pq := join(root, "proj/t.parquet")
-	if _, err := pipeline.Convert(ctx, src, pq, &pipeline.ConvertOptions{Compression: "none"}); err != nil {
+	if _, err := pipeline.Convert(ctx, src, pq, &pipeline.ConvertOptions{Flags: map[string]string{"compression": "none"}}); err != nil {
 		t.Fatal(err)
 	}
 	size := int64(len(get(t, pq)))
 
-	job := func(sel, out string) string {
+	jobText := func(sel, out string) string {
 		s := "version: 1\nsources:\n  t: {type: parquet, paths: '" + pq + "'}\n"
 		in := "t"
 		if sel != "" {
@@ -92,8 +93,8 @@ func testProjection(t *testing.T, root string) {
 		}
 		return s + "sinks:\n  o: {type: npy, input: " + in + ", path: " + filepath.Join(dir, out) + "}\n"
 	}
-	one := runCounted(t, dir, job("c5", "one.npy"))
-	all := runCounted(t, dir, job("", "all.npy"))
+	one := runCounted(t, dir, jobText("c5", "one.npy"))
+	all := runCounted(t, dir, jobText("", "all.npy"))
 	t.Logf("Parquet file of %d bytes: select of 1 of %d columns fetched %d bytes, all columns %d", size, projCols, one, all)
 	if all < size*9/10 || one < projRows*8 || one > all/4 {
 		t.Errorf("fetched %d bytes for one column (a column holds %d), %d for all (file %d)", one, projRows*8, all, size)

@@ -33,6 +33,8 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/objstore"
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 const bucket = "npyflow-test"
@@ -228,12 +230,12 @@ func testConvert(t *testing.T, root string) {
 	if !bytes.Equal(got, want) || res.Rows != 50000 {
 		t.Fatalf("round trip through %s: %d bytes (want %d), %d rows", objstore.Redact(root), len(got), len(want), res.Rows)
 	}
-	info, err := pipeline.Inspect(ctx, pq)
+	info, err := pipeline.Inspect(ctx, pq, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Table == nil || info.Table.Rows != 50000 || info.Table.Format != "parquet" {
-		t.Errorf("inspect %s: %+v", objstore.Redact(pq), info.Table)
+	if ti, ok := info.(*inspect.TableInfo); !ok || ti.Rows != 50000 || ti.Format != "parquet" {
+		t.Errorf("inspect %s: %+v", objstore.Redact(pq), info)
 	}
 }
 
@@ -277,11 +279,11 @@ sinks:
     input: parts
     path: %q
 `, join(root, pat), join(root, "out/all.npy"))
-		job, err := pipeline.Load(filepath.Join(dir, "job.yaml"), []byte(yaml), nil)
+		jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(yaml), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := pipeline.NewPlan(job)
+		plan, err := pipeline.NewPlan(context.Background(), jb, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,13 +324,13 @@ type stopAfter struct {
 	rows   int64
 }
 
-func (s *stopAfter) Start(rows, bytes int64) {}
-func (s *stopAfter) Update(rows int64) {
+func (s *stopAfter) Start(int, int64, int64) {}
+func (s *stopAfter) Update(_ int, rows, _ int64) {
 	if rows >= s.rows {
 		s.cancel()
 	}
 }
-func (s *stopAfter) Stop(ok bool) {}
+func (s *stopAfter) Done(bool) {}
 
 // An interrupted upload leaves no object and no open multipart upload.
 func TestS3InterruptedUpload(t *testing.T) {
