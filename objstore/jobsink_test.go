@@ -119,7 +119,7 @@ func testJobSink(t *testing.T, root string, rows int, heapMax uint64, uploads fu
 	if _, err := runSinkJob(t, context.Background(), dir, in, outs[0], outs[1], &pipeline.RunOptions{BatchBytes: 1 << 20, Progress: p}); err != nil {
 		t.Fatal(err)
 	}
-	if p.updates < min(16, rows*32>>20) {
+	if p.updates < min(16, rows*32>>21) { // batches of 64Ki rows: 2 MiB
 		t.Fatalf("%d progress updates: too few samples", p.updates)
 	}
 	if len(p.open) > 0 {

@@ -20,8 +20,10 @@ type RunOptions struct {
 	// GOMAXPROCS. Output is the same for any number of workers: parts
 	// reach transforms and sinks in plan order.
 	Workers int
-	// BatchBytes bounds the size of one batch; 0 means 4 MiB. Memory use
-	// is about Workers * 3 * BatchBytes plus what sinks buffer.
+	// BatchBytes is the size of one batch; 0 means 4 MiB. A batch holds
+	// whole rows, in a multiple of 64Ki rows when that at most doubles
+	// its size. Memory use is about Workers * 3 * 2 * BatchBytes plus
+	// what sinks buffer.
 	BatchBytes int
 	// Progress, if set, is told about the work done.
 	Progress Progress
@@ -458,8 +460,8 @@ func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summ
 		if count {
 			sum.Rows += int64(m.b.Rows)
 			sum.Bytes += int64(m.b.Rows) * rowSize
-			prog.update(sum.Files, sum.Rows, sum.Bytes)
 		}
+		prog.update(sum.Files, sum.Rows, sum.Bytes) // a copied part's other consumers report too
 	}
 	if err := ctx.Err(); err != nil {
 		return interrupted(err)
