@@ -113,8 +113,9 @@ type FilterInfo struct {
 // String is the filter's name and its parameters by name where they are
 // documented: "deflate(level=4)", "shuffle(elemsize=8)", "zstd(level=3)",
 // "blosc(typesize=8, clevel=5, shuffle=byte, compressor=lz4)"; otherwise
-// the raw values: "filter 40000(1, 2)". Lossy, optional and undecodable
-// filters say so: "zfp(0x..., ...) [lossy, not decodable]".
+// the raw values: "filter 40000(1, 2)". Lossy and undecodable filters
+// say so, and an undecodable filter whether it is optional:
+// "zfp(268456208, ...) [lossy, optional, not decodable]".
 func (fi FilterInfo) String() string {
 	var sb strings.Builder
 	switch {
@@ -133,10 +134,11 @@ func (fi FilterInfo) String() string {
 	if fi.Lossy {
 		notes = append(notes, "lossy")
 	}
-	if fi.Optional {
-		notes = append(notes, "optional")
-	}
 	if !fi.Decodable {
+		if fi.Optional {
+			// Chunks the writer stored without it read without it.
+			notes = append(notes, "optional")
+		}
 		notes = append(notes, "not decodable")
 	}
 	if len(notes) > 0 {

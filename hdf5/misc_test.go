@@ -352,7 +352,7 @@ func TestFilterInfoString(t *testing.T) {
 		f    Filter
 		want string
 	}{
-		{Filter{ID: 1, Params: []uint32{4}}, "deflate(level=4)"},
+		{Filter{ID: 1, Params: []uint32{4}, Optional: true}, "deflate(level=4)"},
 		{Filter{ID: 2, Params: []uint32{8}}, "shuffle(elemsize=8)"},
 		{Filter{ID: 3}, "fletcher32"},
 		{Filter{ID: 32001, Params: []uint32{2, 2, 8, 4096, 5, 1, 1}}, "blosc(typesize=8, chunkbytes=4096, clevel=5, shuffle=byte, compressor=lz4)"},
