@@ -359,6 +359,10 @@ func (ds *Dataset) filterError(fl Filter) *UnsupportedFilterError {
 	return &UnsupportedFilterError{File: ds.f.name, Dataset: ds.path, ID: fl.ID, Name: fi.Name, Registered: fi.Registered, Lossy: fi.Lossy}
 }
 
+// maxScanChunks bounds the chunks of an extensible array index that
+// filtersUsed visits one by one.
+const maxScanChunks = 1 << 22
+
 // filtersUsed returns a mask with bit i set when some stored chunk was
 // written through filter i of the pipeline (its skip bit is clear).
 func (r *chunkReader) filtersUsed() (uint32, error) {
@@ -398,10 +402,17 @@ func (r *chunkReader) filtersUsed() (uint32, error) {
 			add(c)
 		}
 	case IndexExtensible:
-		// Visit every chunk of the current grid.
+		// Visit every chunk of the current grid, up to maxScanChunks:
+		// past that the filter is taken as used (the dataset is refused
+		// rather than the check made slow by a huge sparse grid).
+		total := uint64(1)
 		for _, n := range r.nchunks {
 			if n == 0 {
 				return 0, nil
+			}
+			var ok bool
+			if total, ok = mulOK(total, n, maxScanChunks); !ok {
+				return all, nil
 			}
 		}
 		scaled := make([]uint64, len(r.dims))

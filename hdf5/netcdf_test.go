@@ -354,3 +354,134 @@ func TestNetCDF3Refused(t *testing.T) {
 		t.Error("NetCDF3Version accepts a non-netCDF-3 magic")
 	}
 }
+
+// TestDimensionScalesH5py reads h5py's own dimension scales (make_scale,
+// attach_scale) in a plain HDF5 file: each axis's scale is h5py's, an axis
+// without one has an empty Dimension, and a scale is its own dimension
+// (netCDF's coordinate variable; h5py lists no scale on its axis).
+func TestDimensionScalesH5py(t *testing.T) {
+	f := checkFixture(t, "dimscales")
+	b, err := os.ReadFile("testdata/dimscales.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp map[string]struct {
+		DimPaths []string `json:"dim_paths"`
+		IsScale  bool     `json:"is_scale"`
+	}
+	if err := json.Unmarshal(b, &exp); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/data", "/half", "/plain", "/x", "/y"} {
+		e := exp[p]
+		o, err := f.OpenPath(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds := o.(*Dataset)
+		if ds.IsDimensionScale() != e.IsScale {
+			t.Errorf("%s: IsDimensionScale %v", p, !e.IsScale)
+		}
+		if ds.IsNetCDFDimensionOnly() {
+			t.Errorf("%s: netCDF dimension-only", p)
+		}
+		dims, err := ds.Dimensions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := e.DimPaths
+		if e.IsScale {
+			want = []string{p}
+		}
+		var got []string
+		for _, d := range dims {
+			got = append(got, d.Path)
+			if d.Path != "" && (d.Name != d.Path[1:] || !d.Coordinate || d.ID != -1) {
+				t.Errorf("%s: dimension %+v", p, d)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: dimensions at %v, want %v", p, got, want)
+		}
+	}
+	info, err := f.NetCDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Properties != "" || info.Classic || len(info.Dims) != 2 || info.Dims[0].Name != "x" || info.Dims[1].Name != "y" || info.Dims[1].Len != 3 {
+		t.Errorf("NetCDF %+v", info)
+	}
+	tabs, err := f.DimensionTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// /plain has no scale; /data and /half are 2-D: only the scales' own
+	// one-column tables.
+	var names [][]string
+	for _, tab := range tabs {
+		names = append(names, tab.Names())
+	}
+	if !reflect.DeepEqual(names, [][]string{{"x"}, {"y"}}) {
+		t.Errorf("tables %v", names)
+	}
+}
+
+// TestDimensionListDamaged: a DIMENSION_LIST whose reference points
+// outside the file, or at a group, gives a clean error naming the
+// dataset, and the dataset's data and the other tables still read.
+func TestDimensionListDamaged(t *testing.T) {
+	b := readFixture(t, "dimscales.h5")
+	f, err := openBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := f.OpenPath("/x")
+	var addr [8]byte
+	binary.LittleEndian.PutUint64(addr[:], x.Addr())
+	gcol := bytes.Index(b, []byte("GCOL"))
+	if gcol < 0 {
+		t.Fatal("no global heap")
+	}
+	for _, c := range []struct {
+		name string
+		to   uint64
+		msg  string
+	}{
+		{"outside", 1 << 40, "outside the file"},
+		{"group", f.Root().Addr(), "not a dataset"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := append([]byte(nil), b...)
+			n := 0
+			for i := gcol; i+8 <= len(d); i++ {
+				if bytes.Equal(d[i:i+8], addr[:]) {
+					binary.LittleEndian.PutUint64(d[i:], c.to)
+					n++
+				}
+			}
+			if n == 0 {
+				t.Fatal("reference to /x not found in the global heap")
+			}
+			f, err := openBytes(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := f.OpenPath("/data")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds := o.(*Dataset)
+			_, err = ds.Dimensions()
+			if err == nil || !strings.Contains(err.Error(), "/data") || !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("Dimensions: %v", err)
+			}
+			if _, err := ds.ReadAll(); err != nil {
+				t.Errorf("ReadAll: %v", err)
+			}
+			// /data is 2-D: not a column; the tables of x and y stand.
+			if tabs, err := f.DimensionTables(); err != nil || len(tabs) != 2 {
+				t.Errorf("DimensionTables: %d tables, %v", len(tabs), err)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ own reading) as JSON next to the files:
                 (40000) that the library skipped for every chunk, the same
                 filter with chunks written by write_direct_chunk as if it
                 had been applied, and plain datasets next to them.
+  dimscales.h5  h5py's dimension scales (make_scale, attach_scale) in a
+                plain HDF5 file.
   nc4.nc        netCDF4-python (NETCDF4): several dimensions (one
                 unlimited, one without a coordinate variable), coordinate
                 variables, _FillValue, units, scale_factor/add_offset,
@@ -361,7 +363,37 @@ def gen_netcdf():
     dump("netcdf.json", exp)
 
 
+def gen_dimscales():
+    """h5py's own dimension scales (H5DS) in a plain HDF5 file."""
+    path = os.path.join(HERE, "dimscales.h5")
+    with h5py.File(path, "w") as f:
+        f["x"] = np.arange(4, dtype="<f4")
+        f["x"].make_scale("x")
+        f["y"] = np.array([10, 20, 30], dtype="<i2")
+        f["y"].make_scale("y axis")
+        f["data"] = np.arange(12, dtype="<f8").reshape(4, 3)
+        f["data"].dims[0].attach_scale(f["x"])
+        f["data"].dims[1].attach_scale(f["y"])
+        f["half"] = np.zeros((4, 2), dtype="u1")
+        f["half"].dims[0].attach_scale(f["x"])
+        f["plain"] = np.ones(3, dtype="<i4")
+    exp = describe(path)
+    for e in exp.values():
+        # References inside sequences and compounds: h5py's values are
+        # Python objects; the paths they point to are dim_paths below.
+        for a in ["DIMENSION_LIST", "REFERENCE_LIST"]:
+            if a in e["attrs"]:
+                e["attrs"][a] = {"class": e["attrs"][a]["class"]}
+    with h5py.File(path, "r") as f:
+        for p in ["/data", "/half", "/plain", "/x", "/y"]:
+            ds = f[p]
+            exp[p]["dim_paths"] = [dim.values()[0].name if len(dim) else "" for dim in ds.dims]
+            exp[p]["is_scale"] = bool(h5py.h5ds.is_scale(ds.id))
+    dump("dimscales.json", exp)
+
+
 gen_compound()
+gen_dimscales()
 gen_strings()
 gen_filters()
 gen_netcdf()
