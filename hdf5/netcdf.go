@@ -226,16 +226,9 @@ func (ds *Dataset) CFAttributes() (CFAttributes, error) {
 func (c CFAttributes) String() string {
 	var parts []string
 	value := func(name string, a *Attribute) {
-		if a == nil {
-			return
+		if a != nil {
+			parts = append(parts, name+"="+attrValueText(a))
 		}
-		s := a.Describe()
-		if i := strings.Index(s, " = "); i >= 0 {
-			s = strings.TrimSuffix(strings.TrimPrefix(s[i+3:], "["), "]")
-		} else {
-			s = "(" + s + ")"
-		}
-		parts = append(parts, name+"="+s)
 	}
 	value("_FillValue", c.FillValue)
 	if c.Units != "" {
@@ -368,4 +361,53 @@ func (g *Group) Variables() ([]*Dataset, error) {
 		out = append(out, ds)
 	}
 	return out, nil
+}
+
+// attrValueText shows a numeric attribute's values (floats at their own
+// precision: an f4's -1e+30, not -1.0000000150474662e+30), several
+// between brackets; other types as Describe shows them, in parentheses.
+func attrValueText(a *Attribute) string {
+	var vals []string
+	t := a.Type
+	if t.Class == ClassEnum {
+		t = t.Base
+	}
+	switch t.Class {
+	case ClassFloat:
+		v, err := a.Float64s()
+		if err != nil {
+			return "(" + a.Describe() + ")"
+		}
+		bits := 64
+		if t.Size < 8 {
+			bits = 32
+		}
+		for _, x := range v {
+			vals = append(vals, strconv.FormatFloat(x, 'g', -1, bits))
+		}
+	case ClassFixedPoint:
+		if t.Signed {
+			v, err := a.Int64s()
+			if err != nil {
+				return "(" + a.Describe() + ")"
+			}
+			for _, x := range v {
+				vals = append(vals, strconv.FormatInt(x, 10))
+			}
+		} else {
+			v, err := a.Uint64s()
+			if err != nil {
+				return "(" + a.Describe() + ")"
+			}
+			for _, x := range v {
+				vals = append(vals, strconv.FormatUint(x, 10))
+			}
+		}
+	default:
+		return "(" + a.Describe() + ")"
+	}
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return "[" + strings.Join(vals, " ") + "]"
 }
