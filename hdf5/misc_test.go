@@ -374,3 +374,15 @@ func TestFilterInfoString(t *testing.T) {
 		t.Errorf("message %q", e)
 	}
 }
+
+// BenchmarkFixStrings converts 1 MiB of 16-byte SPACEPAD strings.
+func BenchmarkFixStrings(b *testing.B) {
+	t := &Datatype{Class: ClassString, Size: 16, Pad: PadSpace}
+	fixes, _ := stringFixes(t, 0, nil, 0)
+	buf := bytes.Repeat([]byte("abc def         "), 1<<16)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		fixStrings(buf, 16, fixes)
+	}
+}

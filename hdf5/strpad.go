@@ -35,7 +35,8 @@ func stringFixes(t *Datatype, base int, out []strFix, depth int) ([]strFix, bool
 	}
 	switch t.Class {
 	case ClassString:
-		if t.Pad == PadNullTerm || t.Pad == PadSpace {
+		// A 1-byte NULLTERM string (netCDF's char) converts to itself.
+		if (t.Pad == PadNullTerm && t.Size > 1) || t.Pad == PadSpace {
 			out = append(out, strFix{off: base, size: t.Size, count: 1, stride: t.Size, pad: t.Pad})
 		}
 	case ClassCompound:
