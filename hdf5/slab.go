@@ -108,6 +108,7 @@ func (r *RowReader) ReadSlab(lo, hi []uint64, dst []byte) error {
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:out])
 	}
+	fixStrings(raw, int(es), r.strFix)
 	return nil
 }
 
