@@ -275,6 +275,7 @@ type RowReader struct {
 	unicode  bool
 	vlenStr  bool
 	pad      int
+	narrow   []bitField // integers narrower than their bytes, converted after reading
 }
 
 // NewRowReader returns a reader of batchRows rows at a time (at least 1).
@@ -318,6 +319,10 @@ func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error
 	default:
 		if _, err := ds.DType(); err != nil {
 			return nil, err
+		}
+		var ok bool
+		if r.narrow, ok = narrowFields(t); !ok {
+			return nil, ds.f.unsupported(ds.path, "more than %d integers narrower than their bytes in one element", maxBitFields)
 		}
 	}
 	if rb := max(r.rawRow, r.outRow); rowLimit && rb > uint64(ds.f.opts.MaxReadBytes) {
@@ -394,6 +399,9 @@ func (r *RowReader) ReadRows(start, n int64, dst []byte) error {
 	}
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:uint64(n)*r.outRow])
+	}
+	if r.narrow != nil {
+		fixBitFields(raw, ds.info.dtype.Size, r.narrow)
 	}
 	return nil
 }

@@ -108,6 +108,9 @@ func (r *RowReader) ReadSlab(lo, hi []uint64, dst []byte) error {
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:out])
 	}
+	if r.narrow != nil {
+		fixBitFields(raw, int(es), r.narrow)
+	}
 	return nil
 }
 
