@@ -335,4 +335,5 @@ def main():
             json.dump(describe(path), out, indent=1, sort_keys=True)
 
 
-main()
+if __name__ == "__main__":
+    main()
