@@ -69,6 +69,34 @@ def smooth(n, scale=100.0):
     return np.cumsum(RNG.normal(0, 1, n)) * scale / np.sqrt(n)
 
 
+def lz_data(n, seed):
+    """Bytes that make an LZ coder use every kind of instruction: short and
+    long literal runs, short matches near and far (over 16 KiB back), long
+    runs of zeros."""
+    rng = np.random.default_rng(seed)
+    words = [bytes(rng.integers(97, 123, rng.integers(2, 9)).astype("u1")) for _ in range(40)]
+    out = bytearray()
+    while len(out) < n:
+        r = rng.random()
+        if r < 0.45:
+            out += words[rng.integers(0, 40)] + b" "
+        elif r < 0.55:
+            out += bytes(rng.integers(0, 256, rng.integers(1, 4)).astype("u1"))
+        elif r < 0.58:
+            out += bytes(rng.integers(0, 256, rng.integers(250, 700)).astype("u1"))
+        elif r < 0.61:
+            out += b"\0" * int(rng.integers(20, 2000))
+        elif r < 0.70 and len(out) > 17000:
+            start = int(rng.integers(0, len(out) - 16500))
+            out += out[start:start + int(rng.integers(3, 300))]
+        elif len(out) > 3200:
+            back = int(rng.integers(1, 3100))
+            out += out[-back:][:int(rng.integers(3, 12))]
+        else:
+            out += words[rng.integers(0, 40)]
+    return np.frombuffer(bytes(out[:n]), "u1")
+
+
 def gen_h5py(path):
     with h5py.File(path, "w", libver="latest") as f:
         # --- LZF (h5py's own filter) ---
@@ -87,7 +115,8 @@ def gen_h5py(path):
         g.create_dataset("random", data=RNG.integers(0, 256, 500).astype("u1"), chunks=(100,), compression="lzf")
         g.create_dataset("fletcher", data=np.repeat(np.arange(50, dtype="<f4"), 7), chunks=(64,), compression="lzf", fletcher32=True)
         g.create_dataset("shuffle", data=np.arange(300, dtype="<i8") * 1001, chunks=(50,), compression="lzf", shuffle=True)
-        g.create_dataset("long_runs", data=np.repeat(np.arange(4, dtype="u1"), 3000), chunks=(5000,), compression="lzf")
+        g.create_dataset("long_runs", data=np.repeat(np.arange(4, dtype="u1"), 1500), chunks=(2500,), compression="lzf")
+        g.create_dataset("mixed", data=lz_data(8000, 1), chunks=(6000,), compression="lzf")
 
         # --- SZIP (libaec through the HDF5 library) ---
         g = f.create_group("szip")
@@ -102,7 +131,7 @@ def gen_h5py(path):
         g.create_dataset("nn32_be_i4", data=(np.cumsum(RNG.integers(-100, 100, 700)) - 5000).astype(">i4"), chunks=(300,), compression="szip", compression_opts=("nn", 32))
         g.create_dataset("nn8_f4_2d", data=smooth(30 * 10).astype("<f4").reshape(30, 10), chunks=(7, 10), compression="szip", compression_opts=("nn", 8))
         g.create_dataset("ec16_be_f8", data=smooth(200).astype(">f8"), chunks=(96,), compression="szip", compression_opts=("ec", 16))
-        g.create_dataset("nn16_i8_2d", data=(np.arange(24 * 33, dtype="<i8") * 977).reshape(24, 33), chunks=(10, 33), compression="szip", compression_opts=("nn", 16))
+        g.create_dataset("nn16_i8_2d", data=(np.arange(12 * 33, dtype="<i8") * 977).reshape(12, 33), chunks=(5, 33), compression="szip", compression_opts=("nn", 16))
         # Scanlines of 10 pixels, blocks of 8: padded scanlines.
         g.create_dataset("pad_i2_2d", data=(np.arange(17 * 10, dtype="<i2") * 7 - 300).reshape(17, 10), chunks=(6, 10), compression="szip", compression_opts=("nn", 8))
         # A last dimension smaller than a block: the scanline is the chunk.
@@ -118,6 +147,9 @@ def gen_h5py(path):
         # The chip and k13 options, kept in cd_values, change nothing for libaec.
         lowlevel(g, "chip_k13_u1", low, h5py.h5t.STD_U8LE, (160,),
                  [(h5py.h5z.FILTER_SZIP, 0, (NN | h5py.h5z.SZIP_CHIP_OPTION_MASK | h5py.h5z.SZIP_ALLOW_K13_OPTION_MASK, 8))])
+        g.create_dataset("nn8_be_u2", data=walk.astype(">u2"), chunks=(256,), compression="szip", compression_opts=("nn", 8))
+        lowlevel(g, "prec20_u4", (np.cumsum(RNG.integers(0, 50, 300)) % (1 << 20)).astype("<u4"), int_type(h5py.h5t.STD_U32LE, 20, 0), (128,),
+                 [(h5py.h5z.FILTER_SZIP, 0, (EC, 16))])
         g.create_dataset("szip_deflate", data=walk, chunks=(200,), compression="szip", compression_opts=("nn", 8), shuffle=True, fletcher32=True)
 
         # --- scale-offset ---
@@ -135,6 +167,7 @@ def gen_h5py(path):
         d[41] = -999
         d[60:] = 7
         # Fixed minimum bits.
+        g.create_dataset("minbits32_i4", data=np.arange(-50, 50, dtype="<i4") * 1000003, chunks=(32,), scaleoffset=32)
         g.create_dataset("minbits10_i4", data=(np.arange(200) % 1000).astype("<i4"), chunks=(64,), scaleoffset=10)
         # A chunk spanning the whole range: stored at full size.
         g.create_dataset("full_i1", data=np.tile(np.array([-128, 127, 0, 5], dtype="i1"), 25), chunks=(40,), scaleoffset=True)
@@ -205,10 +238,12 @@ def gen_tables(path):
             g = f.create_group("/", lib)
             filt = tables.Filters(complevel=5, complib=lib)
             shuf = tables.Filters(complevel=9, complib=lib, shuffle=True)
-            a = f.create_carray(g, "carray_f8", atom=tables.Float64Atom(), shape=(100, 30), chunkshape=(16, 8), filters=filt)
-            a[:] = smooth(3000).reshape(100, 30).round(3)
+            a = f.create_carray(g, "carray_f8", atom=tables.Float64Atom(), shape=(40, 20), chunkshape=(16, 8), filters=filt)
+            a[:] = smooth(800).reshape(40, 20).round(3)
             b = f.create_carray(g, "carray_be_i4", atom=tables.Int32Atom(), shape=(90,), chunkshape=(40,), filters=shuf, byteorder="big")
             b[:] = np.arange(90) * 3 - 100
+            m = f.create_carray(g, "mixed", atom=tables.UInt8Atom(), shape=(8000,), chunkshape=(6000,), filters=filt)
+            m[:] = lz_data(8000, 2)
             e = f.create_earray(g, "earray_u2", atom=tables.UInt16Atom(), shape=(0, 5), chunkshape=(16, 5), filters=filt)
             e.append((np.arange(100 * 5) % 1000).astype("u2").reshape(100, 5))
 
@@ -242,6 +277,33 @@ def gen_pandas(path):
             st.put("lzo_table", df, format="table", index=False)
 
 
+def gen_lzo1x(path):
+    """LZO1X streams written by liblzo2 itself (PyTables links it): its
+    fast coder (as PyTables uses) and its best one (lzo1x_999), which uses
+    the 2- and 3-byte matches and the first-literal-run code the fast one
+    leaves out. Each with the length and SHA-256 of its input."""
+    import hashlib
+    lib = ctypes.CDLL("liblzo2.so.2")
+    if lib.__lzo_init_v2(0x20a0, 2, 4, 8, 4, 8, 8, 8, 8, 48) != 0:  # lzo_init()
+        raise RuntimeError("lzo_init")
+    wrk = ctypes.create_string_buffer(1 << 20)
+    out = []
+    rng = np.random.default_rng(7)
+    inputs = [("text", lz_data(20000, 3).tobytes()),
+              ("nomatch", bytes(rng.integers(0, 256, 100).astype("u1"))),
+              ("zeros", bytes(5000))]
+    for name, data in inputs:
+        for coder in ["lzo1x_1_compress", "lzo1x_999_compress"]:
+            dst = ctypes.create_string_buffer(len(data) + len(data) // 16 + 67)
+            n = ctypes.c_size_t(len(dst))
+            if getattr(lib, coder)(data, ctypes.c_size_t(len(data)), dst, ctypes.byref(n), wrk) != 0:
+                raise RuntimeError(coder)
+            out.append({"name": name + "/" + coder, "stream": base64.b64encode(dst.raw[:n.value]).decode(),
+                        "len": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+
+
 def stored(path, objs):
     """Adds "stored" (the bytes in the file's datatype) to n-bit datasets."""
     with h5py.File(path, "r") as f:
@@ -270,6 +332,7 @@ def main():
         stored(path, objs)
         with open(os.path.join(HERE, name + ".json"), "w") as out:
             json.dump(objs, out, indent=1, sort_keys=True)
+    gen_lzo1x(os.path.join(HERE, "lzo1x.json"))
 
 
 if __name__ == "__main__":
