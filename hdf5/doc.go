@@ -19,8 +19,12 @@
 //     are refused);
 //   - layouts compact, contiguous and chunked (layout messages 1 to 4);
 //     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
-//     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
-//     filters (any other filter is an error naming it);
+//     extensible array and v2 B-tree; the filters deflate, shuffle,
+//     fletcher32, szip, n-bit, scale-offset, lzo (PyTables), bzip2 and lzf
+//     (h5py), decoded in pure Go (any other filter is an error naming it);
+//     integers narrower than their bytes (precision below the size, or a
+//     bit offset, as n-bit datasets have) read as full integers, as h5py
+//     reads them;
 //   - the global heap (variable-length data) and Jenkins lookup3
 //     checksums, verified on every version 2 structure read.
 //
@@ -74,7 +78,7 @@
 // input gives a *FormatError (errors.Is ErrFormat), valid but unsupported
 // features an *UnsupportedError (ErrUnsupported). Not supported: offsets
 // or lengths other than 8 bytes, virtual datasets, external storage,
-// filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
+// filters other than those above, fractal heaps with I/O
 // filters, shared object header messages, region references. Paged data
 // blocks of extensible array chunk indexes (over 131,000 chunks) are read
 // but not covered by a fixture. Layout messages 1 and 2 are tested on

@@ -27,13 +27,17 @@ func codecSeeds(tb testing.TB) map[int][]codecSeed {
 	codecSeedsOnce.Do(func() {
 		codecSeedsByID = map[int][]codecSeed{}
 		saved := map[int]filterCodec{}
+		var mu sync.Mutex
 		for id, c := range filterCodecs {
 			saved[id] = c
 			dec := c.decode
 			filterCodecs[id] = filterCodec{name: c.name, decode: func(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+				// Chunks are decoded by several goroutines.
+				mu.Lock()
 				if len(codecSeedsByID[id]) < 20 {
 					codecSeedsByID[id] = append(codecSeedsByID[id], codecSeed{cd: append([]uint32(nil), p.CD...), src: bytes.Clone(src), want: want})
 				}
+				mu.Unlock()
 				return dec(p, src, want, dst)
 			}}
 		}
