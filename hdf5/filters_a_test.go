@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/adler32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -48,7 +49,15 @@ func TestFilterFixturesA(t *testing.T) {
 			}
 			for _, p := range want {
 				e := exp[p]
-				t.Run(p, func(t *testing.T) { checkObject(t, f, p, e) })
+				t.Run(p, func(t *testing.T) {
+					checkObject(t, f, p, e)
+					if o, err := f.OpenPath(p); err == nil {
+						if ds, ok := o.(*Dataset); ok {
+							// The box and element readers agree.
+							readDataset(t, ds)
+						}
+					}
+				})
 			}
 		})
 	}
@@ -160,6 +169,12 @@ func TestLZO1XStreams(t *testing.T) {
 				if len(got) != s.Len || hex.EncodeToString(sum[:]) != s.SHA256 {
 					t.Errorf("decoded %d bytes, sha256 %x; want %d, %s", len(got), sum, s.Len, s.SHA256)
 				}
+			}
+			// With the checksum and length PyTables before 0.8 appended.
+			trailer := binary.LittleEndian.AppendUint32(nil, adler32Of(t, src, s.Len))
+			trailer = binary.LittleEndian.AppendUint32(trailer, uint32(s.Len))
+			if got, err := decodeLZO(filterParams{}, append(bytes.Clone(src), trailer...), uint64(s.Len), nil); err != nil || len(got) != s.Len {
+				t.Errorf("with a checksum trailer: %d bytes, %v", len(got), err)
 			}
 			// One byte less room than the stream decodes to: refused.
 			if s.Len > 0 {
@@ -324,4 +339,13 @@ func TestCorruptChunkNamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// adler32Of is the Adler-32 checksum of what src decodes to.
+func adler32Of(t *testing.T, src []byte, n int) uint32 {
+	out, err := decodeLZO(filterParams{}, src, uint64(n), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return adler32.Checksum(out)
 }
