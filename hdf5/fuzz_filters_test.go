@@ -164,3 +164,27 @@ func TestCodecMutations(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCodecs decodes, with each decoder, the largest input it got
+// from the fixtures (b.SetBytes: the decoded size).
+func BenchmarkCodecs(b *testing.B) {
+	for _, id := range []int{FilterSZIP, FilterNBit, FilterScaleOffset, 305, 307, 32000} {
+		var s codecSeed
+		for _, c := range codecSeeds(b)[id] {
+			if c.want > s.want {
+				s = c
+			}
+		}
+		c := filterCodecs[id]
+		b.Run(c.name, func(b *testing.B) {
+			dst := make([]byte, s.want)
+			b.SetBytes(int64(s.want))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.decode(filterParams{CD: s.cd}, s.src, s.want, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
