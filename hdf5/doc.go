@@ -19,9 +19,13 @@
 //     are refused);
 //   - layouts compact, contiguous and chunked (layout messages 1 to 4);
 //     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
-//     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
-//     filters and those with a decoder in filterCodecs (see Filters
-//     below);
+//     extensible array and v2 B-tree; the filters deflate, shuffle,
+//     fletcher32, szip, n-bit, scale-offset, lzo (PyTables), bzip2 and lzf
+//     (h5py) and the others with a decoder in filterCodecs (see Filters
+//     below), decoded in pure Go;
+//     integers narrower than their bytes (precision below the size, or a
+//     bit offset, as n-bit datasets have) read as full integers, as h5py
+//     reads them;
 //   - the global heap (variable-length data) and Jenkins lookup3
 //     checksums, verified on every version 2 structure read.
 //
