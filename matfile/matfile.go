@@ -74,11 +74,18 @@ func (o *Options) get() Options {
 // Warning reports a variable (or part of one) that was skipped.
 type Warning struct {
 	Path  string // MATLAB-style path of the skipped value ("s.f", "c{2}")
-	Class string // its MATLAB class ("function_handle", "string", "table" ...)
+	Class string // its MATLAB class ("function_handle", "string", "table" ...), "" when unknown
 	Msg   string
+	// Err is set when the value could not be read (a damaged variable or
+	// object subsystem, a limit of Options): the error Strict mode
+	// returns. It is nil for a value of a class numpy cannot hold.
+	Err error
 }
 
 func (w Warning) String() string {
+	if w.Class == "" {
+		return fmt.Sprintf("%s: skipped (%s)", w.Path, w.Msg)
+	}
 	return fmt.Sprintf("%s: skipped %s (%s)", w.Path, w.Class, w.Msg)
 }
 
@@ -152,6 +159,14 @@ type VarInfo struct {
 	// Compression is "zlib" (Level 5 miCOMPRESSED), "deflate" (v7.3 chunk
 	// filter) or "" for none.
 	Compression string
+	// Table describes a table, timetable, containers.Map or dictionary:
+	// its row count and columns. Nil for other variables.
+	Table *TableInfo
+	// Err is set for a variable that cannot be read (damaged, or its
+	// objects' subsystem is): it is listed with what is known (its name),
+	// and the others still are. In Strict mode Variables returns the
+	// error instead.
+	Err error
 }
 
 // Var is one array of the flattened variables (see File.Walk).
@@ -171,6 +186,14 @@ type Var struct {
 	// fields): an empty float64 array of the container's shape (a 0-element
 	// shape {0, 0} for a struct with no fields but elements) stands for it.
 	Marker bool
+	// Valid is nil when every element holds a value. Otherwise it has one
+	// entry per element, in the data's order, false where MATLAB has no
+	// value: a <missing> string or an <undefined> categorical (whose
+	// data is ""), a calendarDuration with a NaN part (whose data is 0).
+	Valid []bool
+	// Meta is set on an array decoded from a MATLAB object: a datetime's
+	// time zone, a categorical's categories, a table's columns.
+	Meta *Meta
 
 	data  []byte
 	open  func() (io.ReadCloser, error)
@@ -248,6 +271,13 @@ type File struct {
 	v73 *v73File
 
 	warnings []Warning
+
+	// The object subsystem, read on first use.
+	ssDone bool
+	ss     *subsystem
+	ssErr  error
+	od     *objDecoder
+	quiet  int // > 0: warnings are not recorded (describing variables)
 }
 
 const hdf5Magic = "\x89HDF\r\n\x1a\n"
@@ -375,10 +405,49 @@ func (f *File) Warnings() []Warning { return f.warnings }
 
 // warn records a skipped value, or returns the Strict error.
 func (f *File) warn(path, class, msg string) error {
+	if f.quiet > 0 {
+		return nil
+	}
 	w := Warning{Path: path, Class: class, Msg: msg}
 	if f.opts.Strict {
 		return &UnsupportedError{w}
 	}
+	f.warnings = append(f.warnings, w)
+	if f.opts.Warn != nil {
+		f.opts.Warn(w)
+	}
+	return nil
+}
+
+// warnErr records a value that could not be read (damaged, or over a
+// limit) as a warning carrying err, or returns err in Strict mode.
+func (f *File) warnErr(path, class string, err error) error {
+	if f.quiet > 0 {
+		return nil
+	}
+	if f.opts.Strict {
+		return err
+	}
+	msg := strings.TrimPrefix(err.Error(), "matfile: ")
+	if f.name != "" {
+		msg = strings.TrimPrefix(msg, f.name+": ")
+	}
+	msg = strings.TrimPrefix(msg, "variable "+path+": ")
+	w := Warning{Path: path, Class: class, Msg: msg, Err: err}
+	f.warnings = append(f.warnings, w)
+	if f.opts.Warn != nil {
+		f.opts.Warn(w)
+	}
+	return nil
+}
+
+// warnRounded records (in Strict mode too) that a datetime's or
+// duration's values were rounded to the unit of their numpy form.
+func (f *File) warnRounded(path, class, unit string) error {
+	if f.quiet > 0 {
+		return nil
+	}
+	w := Warning{Path: path, Class: class, Msg: "values rounded to whole " + unit + " (read, not skipped)"}
 	f.warnings = append(f.warnings, w)
 	if f.opts.Warn != nil {
 		f.opts.Warn(w)
