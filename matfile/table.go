@@ -494,6 +494,9 @@ func (d *objDecoder) structsValue(cells []*mxNode, dims []int, path string, dept
 		if err != nil {
 			return nil, true, err
 		}
+		if c.Class == NameCell {
+			c.Class = d.className(vals[0]) // the fields' class, not a cell's
+		}
 		nt.Columns = append(nt.Columns, c)
 	}
 	return &value{class: NameStruct, dims: dims, table: nt}, true, nil
