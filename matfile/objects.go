@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -125,6 +126,9 @@ func (d *objDecoder) decode(n *mxNode, path string, depth int) (*value, error) {
 		if skip, ok := skippedClasses[class]; ok {
 			return nil, skipf(class, "%s", skip)
 		}
+		if strings.HasPrefix(class, "matlab.graphics.") || strings.HasPrefix(class, "matlab.ui.") {
+			return nil, skipf(class, "graphics objects have no numpy form")
+		}
 		return nil, errUserClass
 	}
 	ss, _ := d.f.subsystem()
@@ -170,7 +174,6 @@ func init() {
 var skippedClasses = map[string]string{
 	"function_handle_workspace": "a function handle's workspace has no numpy form",
 	"timeseries":                "a timeseries object is not read (its data is in a saveobj form npyflow does not know)",
-	"matlab.graphics.Graphics":  "graphics objects have no numpy form",
 }
 
 // emit emits the arrays of n at path, decoding objects; a value that

@@ -53,7 +53,7 @@ func (w *v73walk) node(obj hdf5.Object, path string, depth int) (*mxNode, error)
 		return w.structNode(o, path, depth)
 	case *hdf5.Dataset:
 		if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-			dims, err := w.v.emptyDims(o, path)
+			dims, err := w.v.emptyOrFieldless(o, path, class)
 			if err != nil {
 				return nil, err
 			}
