@@ -300,7 +300,7 @@ func (v *v73File) describe(name string) (VarInfo, error) {
 		}
 	case *hdf5.Dataset:
 		if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-			dims, err := v.emptyDims(o, name)
+			dims, err := v.emptyOrFieldless(o, name, class)
 			if err != nil {
 				return vi, err
 			}

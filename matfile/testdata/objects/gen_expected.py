@@ -397,6 +397,26 @@ files["chars_v7.mat"] = {
     "unchecked": ["f"],
 }
 
+# ---- synth_objects_v73.mat: written by gen_v73_synth.py (h5py, in
+# MATLAB's v7.3 layout for objects); the values are the ones it writes.
+files["synth_objects_v73.mat"] = {
+    "members": {
+        "tbl": table("table", 3, [
+            col("Row", "cell", "'<U2'", ["R1", "R2", "R3"], index=True),
+            col("A", "double", F8, [1.0, 2.0, 3.0], unit="m"),
+            col("B", "string", "'<U5'", ["apple", "", ""], valid=[True, True, False], unit="")], [3, 2],
+            dimnames=["Row", "Variables"], description="synthetic"),
+        "s.greet": ustr([1, 1], ["héllo"], "string"),
+        "s.when": dt([1, 1], ["2020-01-01T00:00:00"], timezone="UTC"),
+        "c{1}": ustr([3, 1], ["apple", "", ""], "string", valid=[True, True, False]),
+        "nofields": arr("'<f8'", [1, 1, 0], [], "struct", marker=True),
+        "x": num("double", "'<f8'", [1, 2], [1.5, 2.5]),
+    },
+    "variables": {"tbl": ["table", [3, 2]], "s": ["struct", [1, 1]], "c": ["cell", [1, 1]],
+                  "nofields": ["struct", [1, 1]], "x": ["double", [1, 2]]},
+    "warnings": [],
+}
+
 with open(HERE + "/expected.json", "w", encoding="utf-8") as fh:
     json.dump(files, fh, ensure_ascii=False, indent=1, sort_keys=True)
     fh.write("\n")
