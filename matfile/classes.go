@@ -29,7 +29,10 @@ func (d *objDecoder) stringObj(o *mcosObject, path string, depth int) (*value, e
 	if err != nil {
 		return nil, ssErr("string object %d: %v", o.id, err)
 	}
-	dt, data := unicodeArray(strs)
+	dt, data, err := unicodeArray(strs, path, d.f.opts.MaxVariableBytes)
+	if err != nil {
+		return nil, err
+	}
 	return &value{dims: dims, dt: dt, data: data, valid: valid}, nil
 }
 
@@ -99,11 +102,15 @@ func parseStrings(w []uint64) ([]string, []bool, []int, error) {
 }
 
 // unicodeArray packs strings as numpy U<n> (n the longest, in code
-// points, at least 1).
-func unicodeArray(strs []string) (*npyio.DType, []byte) {
+// points, at least 1); a size over limit bytes (every string padded to
+// the longest) is a LimitError.
+func unicodeArray(strs []string, path string, limit int64) (*npyio.DType, []byte, error) {
 	width := 1
 	for _, s := range strs {
 		width = max(width, utf8.RuneCountInString(s))
+	}
+	if err := checkSize(path, int64(len(strs)), int64(width)*4, limit); err != nil {
+		return nil, nil, err
 	}
 	dt, _ := npyio.NewString(npyio.Unicode, width)
 	data := allocFor(int64(len(strs)), dt.Size)
@@ -115,7 +122,23 @@ func unicodeArray(strs []string) (*npyio.DType, []byte) {
 			o++
 		}
 	}
-	return dt, data
+	return dt, data, nil
+}
+
+// checkSize refuses n elements of es bytes over limit bytes (text padded
+// to its longest string can be far larger than the file).
+func checkSize(path string, n, es, limit int64) error {
+	if es > 0 && n > limit/es {
+		return &LimitError{Path: path, What: "size of the decoded array", Size: satMul(n, es), Limit: limit, Hint: "MaxVariableBytes"}
+	}
+	return nil
+}
+
+func satMul(a, b int64) int64 {
+	if b != 0 && a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // datetimeObj decodes a datetime array: data (double or complex double
@@ -303,7 +326,10 @@ func (d *objDecoder) categoricalObj(o *mcosObject, path string, depth int) (*val
 		}
 		strs[k] = names[int(c)-1]
 	}
-	dt, data := unicodeArray(strs)
+	dt, data, err := unicodeArray(strs, path, d.f.opts.MaxVariableBytes)
+	if err != nil {
+		return nil, err
+	}
 	v := &value{dims: dims, dt: dt, data: data, valid: valid, cats: names}
 	if ord, ok := o.prop("isOrdinal").scalar(); ok && ord != 0 {
 		v.ordered = true
@@ -354,7 +380,10 @@ func (d *objDecoder) enumeration(e *enumRef, path string) (*value, error) {
 		}
 		strs[k] = s
 	}
-	dt, data := unicodeArray(strs)
+	dt, data, err := unicodeArray(strs, path, d.f.opts.MaxVariableBytes)
+	if err != nil {
+		return nil, err
+	}
 	return &value{class: class, dims: e.dims, dt: dt, data: data}, nil
 }
 
@@ -440,6 +469,9 @@ func (d *objDecoder) dictionaryObj(o *mcosObject, path string, depth int) (*valu
 	}
 	kn, vn := kv.numel(), vv.numel()
 	if vn == 1 && kn != 1 {
+		if err := checkSize(path, int64(kn), int64(vv.dt.Size), d.f.opts.MaxVariableBytes); err != nil {
+			return nil, err
+		}
 		vv = repeatValue(vv, kn)
 		vn = kn
 	}

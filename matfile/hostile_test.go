@@ -42,6 +42,11 @@ func walkAll(b []byte, opts *Options) error {
 		return err
 	}
 	for _, vi := range infos {
+		if t, err := f.ReadTable(vi.Name); err == nil {
+			t.Array()
+		}
+	}
+	for _, vi := range infos {
 		if vi.Err != nil {
 			return vi.Err
 		}

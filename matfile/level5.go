@@ -377,6 +377,9 @@ func (l *level5) readVariable(e l5elem, sel func(string) bool) (vars []*Var, nam
 	}
 	p := l.parser(e, "")
 	p.emit = collect
+	if l.f.od != nil {
+		l.f.od.begin()
+	}
 	if name == "" {
 		if h, err := p.header(b); err == nil {
 			name, class = h.name, h.className()

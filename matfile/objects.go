@@ -77,15 +77,34 @@ func skipf(class, format string, args ...any) error {
 
 // objDecoder decodes the objects of one File.
 type objDecoder struct {
-	f      *File
-	warned map[string]bool // user classes warned about
+	f        *File
+	warned   map[string]bool   // user classes warned about
+	cache    map[uint32]*value // decoded objects, by id
+	decoding map[uint32]bool   // objects being decoded
+	emitting map[uint32]bool   // user objects whose properties are being emitted
+	work     int               // decoding steps left for the current variable
 }
 
 func (f *File) objects() *objDecoder {
 	if f.od == nil {
-		f.od = &objDecoder{f: f, warned: map[string]bool{}}
+		f.od = &objDecoder{f: f, warned: map[string]bool{}, cache: map[uint32]*value{},
+			decoding: map[uint32]bool{}, emitting: map[uint32]bool{}}
+		f.od.begin()
 	}
 	return f.od
+}
+
+// begin starts the work budget of one variable: objects can share
+// objects (and handle objects refer back to each other), so the values a
+// variable expands to are bounded, at 4 times Options.MaxElements.
+func (d *objDecoder) begin() { d.work = 4 * d.f.opts.MaxElements }
+
+func (d *objDecoder) step(path string) error {
+	d.work--
+	if d.work < 0 {
+		return &LimitError{Path: path, What: "number of object values", Size: int64(4 * d.f.opts.MaxElements), Limit: int64(4 * d.f.opts.MaxElements), Hint: "MaxElements"}
+	}
+	return nil
 }
 
 // isObject reports whether n is an object (reference or enumeration).
@@ -109,6 +128,9 @@ func (d *objDecoder) classOfRef(r *objRef) (string, error) {
 func (d *objDecoder) decode(n *mxNode, path string, depth int) (*value, error) {
 	if depth > d.f.opts.MaxDepth {
 		return nil, &LimitError{Path: path, What: "nesting depth", Size: int64(depth), Limit: int64(d.f.opts.MaxDepth), Hint: "MaxDepth"}
+	}
+	if err := d.step(path); err != nil {
+		return nil, err
 	}
 	if n.enum != nil {
 		return d.enumeration(n.enum, path)
@@ -138,19 +160,31 @@ func (d *objDecoder) decode(n *mxNode, path string, depth int) (*value, error) {
 		}
 		return nil, skipf(class, "an array of %d %s objects (MATLAB keeps one %s object per array)", len(r.ids), class, class)
 	}
-	o, err := ss.object(r.ids[0])
+	id := r.ids[0]
+	o, err := ss.object(id)
 	if err != nil {
 		return nil, err
 	}
 	if o.class != class {
-		return nil, ssErr("object %d is of class %s, the reference says %s", r.ids[0], o.class, class)
+		return nil, ssErr("object %d is of class %s, the reference says %s", id, o.class, class)
 	}
+	if v, ok := d.cache[id]; ok {
+		c := *v
+		return &c, nil
+	}
+	if d.decoding[id] {
+		return nil, ssErr("object %d (a %s) contains itself", id, class)
+	}
+	d.decoding[id] = true
 	v, err := dec(d, o, path, depth)
+	delete(d.decoding, id)
 	if err != nil {
 		return nil, err
 	}
 	v.class = class
-	return v, nil
+	d.cache[id] = v
+	c := *v
+	return &c, nil
 }
 
 // classDecoders are the classes with a numpy form of their own.
@@ -183,6 +217,9 @@ func (d *objDecoder) emit(n *mxNode, path string, depth int, emit func(string, *
 	f := d.f
 	if depth > f.opts.MaxDepth {
 		return &LimitError{Path: path, What: "nesting depth", Size: int64(depth), Limit: int64(f.opts.MaxDepth), Hint: "MaxDepth"}
+	}
+	if err := d.step(path); err != nil {
+		return err
 	}
 	if n.skip != "" {
 		return f.warn(path, n.class, n.skip)
@@ -267,6 +304,9 @@ func (d *objDecoder) emitUserObject(n *mxNode, path string, depth int, emit func
 		if objs[k], err = ss.object(id); err != nil {
 			return d.objectFailed(path, n, err)
 		}
+		if objs[k].class != class {
+			return d.objectFailed(path, n, ssErr("object %d is of class %s, the reference says %s", id, objs[k].class, class))
+		}
 	}
 	if !d.warned[class] {
 		d.warned[class] = true
@@ -282,6 +322,13 @@ func (d *objDecoder) emitUserObject(n *mxNode, path string, depth int, emit func
 		if len(objs) != 1 {
 			prefix = path + "(" + strconv.Itoa(k+1) + ")"
 		}
+		if d.emitting[o.id] {
+			// A handle object holding itself (or one that holds it).
+			if err := d.f.warn(prefix, class, "refers back to an object that contains it"); err != nil {
+				return err
+			}
+			continue
+		}
 		names, vals, err := d.userProps(o)
 		if err != nil {
 			return d.objectFailed(prefix, n, err)
@@ -292,11 +339,14 @@ func (d *objDecoder) emitUserObject(n *mxNode, path string, depth int, emit func
 			}
 			continue
 		}
+		d.emitting[o.id] = true
 		for i, name := range names {
 			if err := d.emit(vals[i], prefix+"."+name, depth+1, emit); err != nil {
+				delete(d.emitting, o.id)
 				return err
 			}
 		}
+		delete(d.emitting, o.id)
 	}
 	return nil
 }

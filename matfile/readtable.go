@@ -33,6 +33,7 @@ func (f *File) ReadTable(name string) (*Table, error) {
 		return nil, err
 	}
 	d := f.objects()
+	d.begin()
 	if isObject(n) {
 		v, err := d.decode(n, name, 0)
 		var se *skipError
@@ -105,6 +106,7 @@ func (f *File) variableNode(name string) (*mxNode, error) {
 // a table-like one, its columns (decoding it).
 func (f *File) describeObject(vi *VarInfo, n *mxNode) {
 	d := f.objects()
+	d.begin()
 	vi.Class = d.className(n)
 	vi.Dims = n.dims
 	f.quiet++

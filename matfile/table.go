@@ -245,6 +245,9 @@ func (d *objDecoder) tableObj(o *mcosObject, path string, depth int) (*value, er
 		return nil, ssErr("table object %d: nrows is not a row count", o.id)
 	}
 	rows := int(nr)
+	if err := checkSize(path, int64(rows), 8, d.f.opts.MaxVariableBytes); err != nil {
+		return nil, err
+	}
 	names, ok := cellStrings(o.prop("varnames"))
 	if !ok {
 		return nil, ssErr("table object %d: varnames is not a cell of text", o.id)
@@ -268,7 +271,10 @@ func (d *objDecoder) tableObj(o *mcosObject, path string, depth int) (*value, er
 		if len(rn) != rows {
 			return nil, ssErr("table object %d: %d row names for %d rows", o.id, len(rn), rows)
 		}
-		dt, b := unicodeArray(rn)
+		dt, b, err := unicodeArray(rn, path, d.f.opts.MaxVariableBytes)
+		if err != nil {
+			return nil, err
+		}
 		t.Columns = append(t.Columns, &Column{Name: t.DimensionNames[0], Class: NameCell, Index: true, DType: dt, Data: b})
 	}
 	if err := d.addVariables(t, names, data.cells, units, descs, path, depth); err != nil {
@@ -330,7 +336,10 @@ func (d *objDecoder) varColumn(name string, n *mxNode, rows int, path string, de
 		if len(n.dims) != 2 || n.dims[0] != rows {
 			return nil, skipf(NameChar, "a char array of size %s, not %d rows", sizeString(n.dims), rows)
 		}
-		dt, b := unicodeArray(n.rowStrings())
+		dt, b, err := unicodeArray(n.rowStrings(), path, d.f.opts.MaxVariableBytes)
+		if err != nil {
+			return nil, err
+		}
 		return &Column{Name: name, Class: NameChar, DType: dt, Data: b}, nil
 	case n.class == NameCell:
 		v, err := d.cellsValue(n.cells, n.dims, path, depth)
@@ -379,7 +388,7 @@ func (d *objDecoder) plainOrObject(n *mxNode, path string, depth int) (*value, e
 		return v, err
 	case n.class == NameChar:
 		if n.isEmpty() {
-			dt, b := unicodeArray([]string{""})
+			dt, b, _ := unicodeArray([]string{""}, path, d.f.opts.MaxVariableBytes)
 			return &value{class: NameChar, dims: []int{1, 1}, dt: dt, data: b}, nil
 		}
 		if len(n.dims) != 2 {
@@ -394,7 +403,10 @@ func (d *objDecoder) plainOrObject(n *mxNode, path string, depth int) (*value, e
 			}
 			strs[i] = unitsString(row)
 		}
-		dt, b := unicodeArray(strs)
+		dt, b, err := unicodeArray(strs, path, d.f.opts.MaxVariableBytes)
+		if err != nil {
+			return nil, err
+		}
 		return &value{class: NameChar, dims: []int{rows, 1}, dt: dt, data: b}, nil
 	case n.dt != nil:
 		return &value{class: n.class, dims: n.dims, dt: n.dt, data: n.data}, nil
@@ -454,6 +466,9 @@ func (d *objDecoder) cellsValue(cells []*mxNode, dims []int, path string, depth 
 		}
 	}
 	es := out.dt.Size
+	if err := checkSize(path, int64(len(vals)), int64(es), d.f.opts.MaxVariableBytes); err != nil {
+		return nil, err
+	}
 	out.data = allocFor(int64(len(vals)), es)
 	for k, v := range vals {
 		copy(out.data[k*es:(k+1)*es], v.data) // a shorter U is NUL-padded
@@ -579,6 +594,9 @@ func (d *objDecoder) timetableObj(o *mcosObject, path string, depth int) (*value
 		return nil, ssErr("timetable object %d: numRows is not a row count", o.id)
 	}
 	rows := int(nr)
+	if err := checkSize(path, int64(rows), 8, d.f.opts.MaxVariableBytes); err != nil {
+		return nil, err
+	}
 	names, ok := cellStrings(s.field("varNames", 0))
 	if !ok {
 		return nil, ssErr("timetable object %d: varNames is not a cell of text", o.id)

@@ -406,6 +406,7 @@ func (v *v73File) walk(sel func(string) bool, fn func(string, *Var) error) error
 			}
 			class, _ = strAttr(obj, AttrClass)
 			w := &v73walk{v: v, elemsLeft: v.f.opts.MaxElements, onPath: map[uint64]bool{}}
+			v.f.objects().begin()
 			w.emit = func(_ string, x *Var) error {
 				vars = append(vars, x)
 				return nil
