@@ -22,7 +22,8 @@ const (
 // Options configures reading. The zero value (or nil) means the defaults.
 type Options struct {
 	// Strict makes a variable of a class numpy cannot hold (function
-	// handles, objects, complex integers) an error instead of a warning.
+	// handles, Java objects, complex integers), and a variable that cannot
+	// be read (damaged, over a limit), an error instead of a warning.
 	Strict bool
 
 	// MaxVariableBytes bounds the bytes one variable may take in memory:
@@ -465,8 +466,14 @@ func (f *File) Variables() ([]VarInfo, error) {
 
 // Walk calls fn for every array of every variable, in file order, with
 // structs and cells flattened into MATLAB-style paths (see Var.Path).
-// Values numpy cannot hold are skipped with a warning (an error in Strict
-// mode). An error from fn stops the walk and is returned.
+// MATLAB objects are decoded (see the package documentation): a string,
+// datetime or categorical array is one Var (with Valid and Meta), a
+// table, timetable, containers.Map or dictionary one Var of records of
+// shape (rows,) in C order (Meta.Table describes its columns), a classdef
+// object the Vars of its properties ("obj.prop"). Values numpy cannot
+// hold are skipped with a warning, and so is a variable that cannot be
+// read (each variable is read on its own); in Strict mode either is an
+// error. An error from fn stops the walk and is returned.
 //
 // A Level 5 variable is read whole (bounded by Options.MaxVariableBytes);
 // a v7.3 dataset is read when its Var is opened, in bounded batches.
