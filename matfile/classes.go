@@ -154,9 +154,7 @@ func (d *objDecoder) datetimeObj(o *mcosObject, path string, depth int) (*value,
 		return nil, skipf("datetime", "%v", err)
 	}
 	if rounded {
-		if err := d.f.warnRounded(path, "datetime", v.dt.Unit); err != nil {
-			return nil, err
-		}
+		d.f.note(path, "datetime", "values rounded to whole "+v.dt.Unit)
 	}
 	if tz, ok := o.prop("tz").str(); ok {
 		v.tz = tz
@@ -204,9 +202,7 @@ func (d *objDecoder) durationObj(o *mcosObject, path string, depth int) (*value,
 		return nil, skipf("duration", "%v", err)
 	}
 	if rounded {
-		if err := d.f.warnRounded(path, "duration", v.dt.Unit); err != nil {
-			return nil, err
-		}
+		d.f.note(path, "duration", "values rounded to whole "+v.dt.Unit)
 	}
 	return v, nil
 }

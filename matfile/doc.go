@@ -128,13 +128,13 @@
 //	classdef object   the struct of its saved properties (class
 //	(value, handle)   defaults included, dynamic properties by
 //	                  name), as struct(obj) gives; a Warning
-//	                  names the class once
+//	                  (Kept) names the class once
 //
 // datetime64 and timedelta64 take the finest unit of ns, us, ms and s
 // whose range holds every value: ns for times between the years 1678
 // and 2262. MATLAB's double milliseconds are rounded to it (in a unit
 // coarser than ns, a value that was not whole is reported by a Warning
-// marked "read, not skipped").
+// with Kept set).
 //
 // Tables ([Table], [Column]): a table variable of N rows becomes a
 // column: N-by-1 variables scalar columns, N-by-k ones subarrays (k,);

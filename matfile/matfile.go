@@ -72,7 +72,8 @@ func (o *Options) get() Options {
 	return r
 }
 
-// Warning reports a variable (or part of one) that was skipped.
+// Warning reports a variable (or part of one) that was skipped, or (with
+// Kept set) one that was read in a form worth knowing about.
 type Warning struct {
 	Path  string // MATLAB-style path of the skipped value ("s.f", "c{2}")
 	Class string // its MATLAB class ("function_handle", "string", "table" ...), "" when unknown
@@ -81,9 +82,16 @@ type Warning struct {
 	// object subsystem, a limit of Options): the error Strict mode
 	// returns. It is nil for a value of a class numpy cannot hold.
 	Err error
+	// Kept is set when the value was read all the same: a classdef
+	// object read as the struct of its properties, times rounded to their
+	// numpy unit. Strict mode does not make it an error.
+	Kept bool
 }
 
 func (w Warning) String() string {
+	if w.Kept {
+		return fmt.Sprintf("%s: %s (%s)", w.Path, w.Class, w.Msg)
+	}
 	if w.Class == "" {
 		return fmt.Sprintf("%s: skipped (%s)", w.Path, w.Msg)
 	}
@@ -211,6 +219,25 @@ func (v *Var) Open() (io.ReadCloser, error) {
 		return v.open()
 	}
 	return io.NopCloser(bytes.NewReader(v.data)), nil
+}
+
+// ValidRowMajor returns Valid in C order (row after row), the order
+// OpenRowMajor delivers the data in; nil when Valid is.
+func (v *Var) ValidRowMajor() []bool {
+	if v.Valid == nil || !v.Header.FortranOrder {
+		return v.Valid
+	}
+	b := make([]byte, len(v.Valid))
+	for i, ok := range v.Valid {
+		if ok {
+			b[i] = 1
+		}
+	}
+	out := make([]bool, len(b))
+	for i, x := range toRows(b, 1, v.Header.Shape) {
+		out[i] = x != 0
+	}
+	return out
 }
 
 // Array reads the whole data into memory.
@@ -442,18 +469,17 @@ func (f *File) warnErr(path, class string, err error) error {
 	return nil
 }
 
-// warnRounded records (in Strict mode too) that a datetime's or
-// duration's values were rounded to the unit of their numpy form.
-func (f *File) warnRounded(path, class, unit string) error {
+// note records a value read in a form worth knowing about (a Warning
+// with Kept set), in Strict mode too.
+func (f *File) note(path, class, msg string) {
 	if f.quiet > 0 {
-		return nil
+		return
 	}
-	w := Warning{Path: path, Class: class, Msg: "values rounded to whole " + unit + " (read, not skipped)"}
+	w := Warning{Path: path, Class: class, Msg: msg, Kept: true}
 	f.warnings = append(f.warnings, w)
 	if f.opts.Warn != nil {
 		f.opts.Warn(w)
 	}
-	return nil
 }
 
 // Variables lists the top-level variables without reading their data.

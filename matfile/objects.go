@@ -310,9 +310,7 @@ func (d *objDecoder) emitUserObject(n *mxNode, path string, depth int, emit func
 	}
 	if !d.warned[class] {
 		d.warned[class] = true
-		if err := d.f.warn(path, class, "an object of a user class reads as the struct of its saved properties"); err != nil {
-			return err
-		}
+		d.f.note(path, class, "an object of a class without a numpy form of its own: read as the struct of its saved properties")
 	}
 	if len(objs) == 0 {
 		return emit(path, markerVar(path, NameStruct, r.dims, 0))

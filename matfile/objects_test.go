@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
 )
 
 // The files in testdata/objects were written by MATLAB (see its README);
@@ -350,5 +352,38 @@ func checkVariables(t *testing.T, f *File, ef *expFile) {
 		if vi := byName[d]; vi.Err == nil {
 			t.Errorf("Variables: %s has no error", d)
 		}
+	}
+}
+
+// TestObjectsStrict: in Strict mode a classdef object read as a struct,
+// or a rounded time, is no error (it is read); a map with no numpy form
+// and a damaged subsystem are.
+func TestObjectsStrict(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fail string
+	}{
+		{"test_user_defined_v7.mat", ""},
+		{"test_tables_v7.mat", "table_with_objects.Var2"},
+		{"test_maps_v7.mat", "map_empty"},
+		{"test_corrupted_subsystem.mat", "the object subsystem"},
+	} {
+		f, err := OpenFile(filepath.Join("testdata", "objects", c.name), &Options{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = f.Walk(func(string, *Var) error { return nil })
+		f.Close()
+		if c.fail == "" && err != nil || c.fail != "" && (err == nil || !strings.Contains(err.Error(), c.fail)) {
+			t.Errorf("%s strict: %v, want %q", c.name, err, c.fail)
+		}
+	}
+}
+
+// TestValidRowMajor: a 2x2 string array's validity in C order.
+func TestValidRowMajor(t *testing.T) {
+	v := &Var{Valid: []bool{true, false, true, true}, Header: &npyio.Header{DType: npyio.Float64Type, FortranOrder: true, Shape: []int{2, 2}}}
+	if got := v.ValidRowMajor(); !reflect.DeepEqual(got, []bool{true, true, false, true}) {
+		t.Errorf("%v", got)
 	}
 }

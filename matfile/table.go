@@ -714,9 +714,7 @@ func (d *objDecoder) rowTimes(rt *mxNode, rows int, path string, depth int) (*va
 		return nil, skipf("timetable", "row times: %v", err)
 	}
 	if rounded {
-		if err := d.f.warnRounded(path, "timetable", v.dt.Unit); err != nil {
-			return nil, err
-		}
+		d.f.note(path, "timetable", "values rounded to whole "+v.dt.Unit)
 	}
 	v.class = origin.class
 	if origin.class == "datetime" {
