@@ -97,7 +97,11 @@ func (f *File) objects() *objDecoder {
 // begin starts the work budget of one variable: objects can share
 // objects (and handle objects refer back to each other), so the values a
 // variable expands to are bounded, at 4 times Options.MaxElements.
-func (d *objDecoder) begin() { d.work = 4 * d.f.opts.MaxElements }
+// The decoded objects are kept for the variable only.
+func (d *objDecoder) begin() {
+	d.work = 4 * d.f.opts.MaxElements
+	clear(d.cache)
+}
 
 func (d *objDecoder) step(path string) error {
 	d.work--
@@ -277,8 +281,8 @@ func (d *objDecoder) objectFailed(path string, n *mxNode, err error) error {
 	class := d.className(n)
 	var se *skipError
 	if errors.As(err, &se) {
-		if se.class != "" {
-			class = se.class
+		if n.ref == nil && se.class != "" {
+			class = se.class // an enumeration's
 		}
 		return d.f.warn(path, class, se.msg)
 	}
