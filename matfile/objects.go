@@ -290,7 +290,32 @@ func (d *objDecoder) objectFailed(path string, n *mxNode, err error) error {
 	if errors.As(err, &le) && le.Path == "" {
 		le.Path = path
 	}
-	return d.f.warnErr(path, class, err)
+	return d.f.warnErr(path, class, d.f.pathErr(path, err))
+}
+
+// pathError names the file and the variable an error is about.
+type pathError struct {
+	file, path string
+	err        error
+}
+
+func (e *pathError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), "matfile: ")
+	if e.file != "" {
+		msg = strings.TrimPrefix(msg, e.file+": ")
+		return "matfile: " + e.file + ": variable " + e.path + ": " + msg
+	}
+	return "matfile: variable " + e.path + ": " + msg
+}
+
+func (e *pathError) Unwrap() error { return e.err }
+
+// pathErr makes err name the variable at path (if it does not).
+func (f *File) pathErr(path string, err error) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return &pathError{file: f.name, path: path, err: err}
 }
 
 // emitUserObject emits a user class object as the struct of its saved

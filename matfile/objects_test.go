@@ -387,3 +387,20 @@ func TestValidRowMajor(t *testing.T) {
 		t.Errorf("%v", got)
 	}
 }
+
+// TestDamagedMessage: the error of an object that cannot be read names
+// the file and the variable.
+func TestDamagedMessage(t *testing.T) {
+	name := filepath.Join("testdata", "objects", "test_corrupted_subsystem.mat")
+	f, err := OpenFile(name, &Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = f.Walk(func(string, *Var) error { return nil })
+	var se *SubsystemError
+	want := "matfile: " + name + ": variable var: the object subsystem: linking metadata version 5 (npyflow knows 2 to 4)"
+	if err == nil || err.Error() != want || !errors.As(err, &se) {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}

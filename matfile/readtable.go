@@ -43,7 +43,7 @@ func (f *File) ReadTable(name string) (*Table, error) {
 		case errors.As(err, &se):
 			return nil, fmt.Errorf("matfile: %s: %w: %s", name, ErrNotTable, se.msg)
 		case err != nil:
-			return nil, err
+			return nil, f.pathErr(name, err)
 		case v.table == nil:
 			return nil, fmt.Errorf("matfile: %s: %w: a %s %s", name, ErrNotTable, sizeString(v.dims), v.class)
 		}
@@ -122,7 +122,7 @@ func (f *File) describeObject(vi *VarInfo, n *mxNode) {
 		}
 		return
 	case err != nil:
-		vi.Err = err
+		vi.Err = f.pathErr(vi.Name, err)
 		return
 	}
 	vi.Class, vi.Dims = v.class, v.dims
