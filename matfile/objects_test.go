@@ -404,3 +404,42 @@ func TestDamagedMessage(t *testing.T) {
 		t.Errorf("error %q, want %q", err, want)
 	}
 }
+
+// TestReadTableKinds: what ReadTable reads as a table, and what it
+// refuses with ErrNotTable.
+func TestReadTableKinds(t *testing.T) {
+	open := func(name string) *File {
+		t.Helper()
+		f, err := OpenFile(filepath.Join("testdata", "objects", name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	for _, c := range []struct{ file, name string }{
+		{"test_string_v7.mat", "string_array"},
+		{"test_user_defined_v7.mat", "obj_with_vals"},
+		{"test_basic_v7.mat", "struct_scalar"}, // fields of 1, 1 and 2 rows
+		{"test_basic_v7.mat", "double_array"},
+		{"test_maps_v7.mat", "dict_empty"},
+	} {
+		if _, err := open(c.file).ReadTable(c.name); !errors.Is(err, ErrNotTable) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s %s: %v, want ErrNotTable", c.file, c.name, err)
+		}
+	}
+	if _, err := open("test_string_v7.mat").ReadTable("nosuch"); err == nil || errors.Is(err, ErrNotTable) {
+		t.Errorf("no such variable: %v", err)
+	}
+	// A v7.3 1x1 struct of one-row objects: a one-row table.
+	tb, err := open("synth_objects_v73.mat").ReadTable("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tb.Array()
+	got := normJSON(t, renderValues(a.DType, a.Data, tb.Rows))
+	want := normJSON(t, []any{map[string]any{"greet": "héllo", "when": "2020-01-01T00:00:00"}})
+	if tb.Class != "struct" || !reflect.DeepEqual(got, want) || tb.Column("when").TimeZone != "UTC" {
+		t.Errorf("struct table %s %v", tb.Class, got)
+	}
+}
