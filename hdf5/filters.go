@@ -3,6 +3,7 @@ package hdf5
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
@@ -31,7 +32,13 @@ type filterCodec struct {
 
 // filterCodecs are the filters undone besides deflate, shuffle and
 // fletcher32, by HDF5 filter id. Each decoder lives in its own file.
-var filterCodecs = map[int]filterCodec{}
+var filterCodecs = map[int]filterCodec{
+	32001: {name: "blosc", decode: decodeBlosc},
+	32004: {name: "lz4", decode: decodeLZ4},
+	32008: {name: "bitshuffle", decode: decodeBitshuffle},
+	32015: {name: "zstd", decode: decodeZstd},
+	32026: {name: "blosc2", decode: decodeBlosc2},
+}
 
 // unfilter undoes a dataset's filter pipeline on one stored chunk. want is
 // the size of the decoded chunk. mask has bit i set when filter i was
@@ -105,6 +112,10 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 			}
 			dec, err := c.decode(filterParams{CD: fl[i].Params, ElemSize: r.elemSize}, data, want, dst)
 			if err != nil {
+				var ue *codecUnsupportedError
+				if errors.As(err, &ue) {
+					return nil, f.unsupported(r.path, "%s chunk at %#x: %v", c.name, addr, err)
+				}
 				return nil, f.corrupt(int64(addr), "%s: %s chunk: %v", r.path, c.name, err)
 			}
 			data = dec
