@@ -83,10 +83,10 @@ func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]by
 	}
 	n := int(total / uint64(es))
 	bb := block * es
-	scratch := getScratch(2 * min(bb, len(out)))
+	need := min(bb, len(out))
+	scratch := getScratch(2 * need)
 	defer putScratch(scratch)
-	tmp := (*scratch)[:cap(*scratch)/2]
-	buf := (*scratch)[cap(*scratch)/2:]
+	tmp, buf := (*scratch)[:need], (*scratch)[need:2*need]
 	pos := 0 // elements done
 	for pos+8 <= n {
 		k := min(block, (n-pos)/8*8)

@@ -144,7 +144,7 @@ func parseBlosc(src []byte) (*bloscChunk, error) {
 	} else if c.flags&bloscDelta != 0 {
 		return nil, &codecUnsupportedError{"blosc delta flag in a c-blosc 1.x header"}
 	}
-	if c.nbytes > 0 && c.special() == 0 {
+	if c.nbytes > 0 {
 		if c.blocksize <= 0 || c.blocksize > bloscMaxBlock {
 			return nil, fmt.Errorf("blosc: block size %d", c.blocksize)
 		}
@@ -171,28 +171,15 @@ func (c *bloscChunk) decode(out []byte) error {
 	if len(out) != c.nbytes {
 		return errDecodedSize(uint64(c.nbytes), uint64(len(out)))
 	}
+	return c.decodeBlocks(func(j, n int) []byte { return out[j*c.blocksize : j*c.blocksize+n] }, nil)
+}
+
+// decodeBlocks decodes the chunk block after block: block j, of n bytes,
+// is decoded into dst(j, n), then handed to visit when visit is not nil
+// (dst may then return the same buffer for every block).
+func (c *bloscChunk) decodeBlocks(dst func(j, n int) []byte, visit func(j int, b []byte)) error {
 	if c.nbytes == 0 {
 		return nil
-	}
-	switch sp := c.special(); sp {
-	case 0:
-	case 1, 4: // zeros; uninitialized values read as zeros
-		clear(out)
-		return nil
-	case 2:
-		return fillNaN(out, c.typesize)
-	case 3:
-		ts := len(c.src) - c.overhead
-		if ts <= 0 || c.nbytes%ts != 0 {
-			return fmt.Errorf("blosc: repeated value of %d bytes for %d bytes", ts, c.nbytes)
-		}
-		v := c.src[c.overhead:]
-		for i := 0; i < len(out); i += ts {
-			copy(out[i:i+ts], v)
-		}
-		return nil
-	default:
-		return fmt.Errorf("blosc: special chunk kind %d", sp)
 	}
 	if c.ext {
 		switch {
@@ -200,17 +187,71 @@ func (c *bloscChunk) decode(out []byte) error {
 			return &codecUnsupportedError{"blosc2 chunk with variable-length blocks"}
 		case c.b2flags&0x01 != 0:
 			return &codecUnsupportedError{"blosc2 chunk compressed with a dictionary"}
-		case c.b2flags&0x08 != 0:
+		case c.b2flags&0x08 != 0 && c.special() == 0:
 			return errors.New("blosc2: lazy chunk stored in a file")
 		case c.b2flags&0x80 != 0:
 			return &codecUnsupportedError{"blosc2 chunk with an instrumented codec"}
 		}
 	}
-	if c.flags&bloscMemcpyed != 0 {
-		if len(c.src) != c.overhead+c.nbytes {
-			return fmt.Errorf("blosc: uncompressed chunk of %d bytes for %d", len(c.src)-c.overhead, c.nbytes)
+	nblocks := (c.nbytes + c.blocksize - 1) / c.blocksize
+	size := func(j int) int {
+		if j == nblocks-1 && c.nbytes%c.blocksize != 0 {
+			return c.nbytes % c.blocksize
 		}
-		copy(out, c.src[c.overhead:])
+		return c.blocksize
+	}
+	// Chunks of one value, or stored uncompressed: fill each block.
+	var fill func(j int, b []byte) error
+	switch sp := c.special(); sp {
+	case 0:
+		if c.flags&bloscMemcpyed != 0 {
+			if len(c.src) != c.overhead+c.nbytes {
+				return fmt.Errorf("blosc: uncompressed chunk of %d bytes for %d", len(c.src)-c.overhead, c.nbytes)
+			}
+			fill = func(j int, b []byte) error {
+				copy(b, c.src[c.overhead+j*c.blocksize:])
+				return nil
+			}
+		}
+	case 1, 4: // zeros; uninitialized values read as zeros
+		fill = func(j int, b []byte) error {
+			clear(b)
+			return nil
+		}
+	case 2:
+		if c.blocksize%c.typesize != 0 {
+			return fmt.Errorf("blosc: chunk of NaNs with blocks of %d bytes", c.blocksize)
+		}
+		fill = func(j int, b []byte) error { return fillNaN(b, c.typesize) }
+	case 3:
+		ts := len(c.src) - c.overhead
+		if ts <= 0 || c.nbytes%ts != 0 {
+			return fmt.Errorf("blosc: repeated value of %d bytes for %d bytes", ts, c.nbytes)
+		}
+		v := c.src[c.overhead:]
+		fill = func(j int, b []byte) error {
+			at := j * c.blocksize % ts // where the block starts in the value
+			for i := range b {
+				b[i] = v[at]
+				if at++; at == ts {
+					at = 0
+				}
+			}
+			return nil
+		}
+	default:
+		return fmt.Errorf("blosc: special chunk kind %d", sp)
+	}
+	if fill != nil {
+		for j := 0; j < nblocks; j++ {
+			b := dst(j, size(j))
+			if err := fill(j, b); err != nil {
+				return err
+			}
+			if visit != nil {
+				visit(j, b)
+			}
+		}
 		return nil
 	}
 	code := int(c.flags >> 5)
@@ -222,12 +263,11 @@ func (c *bloscChunk) decode(out []byte) error {
 	if err != nil {
 		return err
 	}
-	nblocks := (c.nbytes + c.blocksize - 1) / c.blocksize
 	bstarts := c.overhead + 4*nblocks
 	if bstarts > len(c.src) {
 		return fmt.Errorf("blosc: %d block offsets run past the chunk's end", nblocks)
 	}
-	var tmp []byte
+	var tmp, ref []byte
 	if len(filters) > 0 {
 		p := getScratch(3 * c.blocksize)
 		defer putScratch(p)
@@ -238,22 +278,27 @@ func (c *bloscChunk) decode(out []byte) error {
 		if start < bstarts || start >= len(c.src) {
 			return fmt.Errorf("blosc: block %d starts at %d, outside the chunk", j, start)
 		}
-		bsize := c.blocksize
-		last := false
-		if j == nblocks-1 && c.nbytes%c.blocksize != 0 {
-			bsize = c.nbytes % c.blocksize
-			last = true
-		}
-		dst := out[j*c.blocksize : j*c.blocksize+bsize]
-		raw := dst
+		bsize := size(j)
+		b := dst(j, bsize)
+		raw := b
 		if len(filters) > 0 {
 			raw = tmp[:bsize]
 		}
-		if err := c.decodeStreams(code, c.src[start:], raw, last); err != nil {
+		if err := c.decodeStreams(code, c.src[start:], raw, j == nblocks-1 && bsize < c.blocksize); err != nil {
 			return fmt.Errorf("block %d: %w", j, err)
 		}
 		if len(filters) > 0 {
-			c.unfilterBlock(filters, raw, dst, tmp[c.blocksize:], out, j == 0)
+			c.unfilterBlock(filters, raw, b, tmp[c.blocksize:], ref, j == 0)
+		}
+		if j == 0 {
+			// The delta filter refers to the first block, decoded.
+			ref = b
+			if visit != nil {
+				ref = append([]byte(nil), b...)
+			}
+		}
+		if visit != nil {
+			visit(j, b)
 		}
 	}
 	return nil
@@ -343,9 +388,9 @@ func (c *bloscChunk) decodeStreams(code int, src, raw []byte, last bool) error {
 }
 
 // unfilterBlock undoes the filters fl on a block: raw (decoded streams)
-// becomes dst. scratch holds 2*blocksize bytes; out is the whole chunk
-// (the delta filter refers to its first block).
-func (c *bloscChunk) unfilterBlock(fl []bloscStep, raw, dst, scratch, out []byte, first bool) {
+// becomes dst. scratch holds 2*blocksize bytes; ref is the chunk's first
+// block, decoded (the delta filter refers to it).
+func (c *bloscChunk) unfilterBlock(fl []bloscStep, raw, dst, scratch, ref []byte, first bool) {
 	cur := raw
 	for i, f := range fl {
 		target := dst
@@ -372,7 +417,7 @@ func (c *bloscChunk) unfilterBlock(fl []bloscStep, raw, dst, scratch, out []byte
 			if &cur[0] != &target[0] {
 				copy(target, cur)
 			}
-			deltaDecode(target, out, c.typesize, first)
+			deltaDecode(target, ref, c.typesize, first)
 		}
 		cur = target
 	}

@@ -274,20 +274,22 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 	// The chunk holds whole blocks; the HDF5 chunk is the array's shape.
 	nd := len(m.shape)
 	ts := int64(fr.typesize)
-	items, extItems := int64(1), int64(1)
+	items, extItems, blockItems := int64(1), int64(1), int64(1)
 	ext := make([]int64, nd)
 	for i := range m.shape {
 		if m.shape[i] > m.chunkshape[i] {
 			return nil, &codecUnsupportedError{"blosc2 b2nd array of several chunks"}
 		}
 		ext[i] = (m.chunkshape[i] + m.blockshape[i] - 1) / m.blockshape[i] * m.blockshape[i]
+		// Extents are below 2^41 and padded ones below twice that.
+		if items > (int64(want)+1)/m.shape[i] || extItems > (1<<61)/ext[i] {
+			return nil, fmt.Errorf("blosc2: b2nd array over the chunk's %d bytes", want)
+		}
 		items *= m.shape[i]
 		extItems *= ext[i]
-		if extItems > int64(want)/ts {
-			return nil, fmt.Errorf("blosc2: b2nd chunk of over %d items of %d bytes for a chunk of %d bytes", extItems, ts, want)
-		}
+		blockItems *= m.blockshape[i]
 	}
-	if extItems*ts != size {
+	if extItems > (1<<62)/ts || extItems*ts != size {
 		return nil, fmt.Errorf("blosc2: b2nd chunk of %d bytes for %d items of %d bytes", size, extItems, ts)
 	}
 	out, err := decodeTarget(dst, uint64(items*ts), want)
@@ -295,86 +297,77 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 		return nil, err
 	}
 	// Blocks that span the trailing dimensions whole, with no padding,
-	// are already in C order.
-	inOrder := true
+	// are already in C order; so is any chunk of one value.
+	inOrder := ext[0] == m.shape[0]
 	for i := 1; i < nd; i++ {
 		inOrder = inOrder && m.blockshape[i] == m.shape[i] && ext[i] == m.shape[i]
 	}
-	if inOrder && ext[0] == m.shape[0] {
+	if special != 0 || inOrder {
 		return out, fill(out)
 	}
-	p2 := getScratch(int(size))
+	if int64(c.blocksize) != blockItems*ts {
+		return nil, fmt.Errorf("blosc2: b2nd chunk with blocks of %d bytes for blocks of %d items of %d bytes", c.blocksize, blockItems, ts)
+	}
+	p2 := getScratch(c.blocksize)
 	defer putScratch(p2)
-	buf := *p2
-	if err := fill(buf); err != nil {
+	blk := *p2
+	g := b2ndGrid{shape: m.shape, block: m.blockshape, ts: ts}
+	for i := range ext {
+		g.nblocks = append(g.nblocks, ext[i]/m.blockshape[i])
+	}
+	err = c.decodeBlocks(func(j, n int) []byte { return blk[:n] }, func(j int, b []byte) { g.copyBlock(out, b, int64(j)) })
+	if err != nil {
 		return nil, err
 	}
-	b2ndUnblock(out, buf, m.shape, m.blockshape, ext, int(ts))
 	return out, nil
 }
 
-// b2ndUnblock copies the blocks of buf (blocks of blockshape over the
-// padded extent ext, in C order, each in C order) to out, the array of
-// shape in C order.
-func b2ndUnblock(out, buf []byte, shape, block, ext []int64, ts int) {
-	nd := len(shape)
-	nblocks := make([]int64, nd)
-	total := int64(1)
-	for i := range shape {
-		nblocks[i] = ext[i] / block[i]
-		total *= nblocks[i]
+// b2ndGrid places the blocks of a b2nd chunk in the array.
+type b2ndGrid struct {
+	shape, block, nblocks []int64
+	ts                    int64
+}
+
+// copyBlock copies block k (its items in C order over the block shape,
+// in the grid of blocks in C order) to out, the array in C order; the
+// parts of the block past the array's edges are padding.
+func (g *b2ndGrid) copyBlock(out, b []byte, k int64) {
+	nd := len(g.shape)
+	var bidx, row [16]int64
+	for i := nd - 1; i >= 0; i-- {
+		bidx[i] = k % g.nblocks[i]
+		k /= g.nblocks[i]
 	}
-	blockItems := int64(1)
-	for _, b := range block {
-		blockItems *= b
+	last := nd - 1
+	c0 := bidx[last] * g.block[last]
+	if c0 >= g.shape[last] {
+		return
 	}
-	bidx := make([]int64, nd) // block coordinates
-	row := make([]int64, nd-1)
-	for k := int64(0); k < total; k++ {
-		base := k * blockItems * int64(ts)
-		// Walk the rows (last dimension) of the block.
-		for i := range row {
+	n := min(g.block[last], g.shape[last]-c0) * g.ts
+	for r := int64(0); ; r++ {
+		off, inside := int64(0), true
+		for i := 0; i < last; i++ {
+			c := bidx[i]*g.block[i] + row[i]
+			if c >= g.shape[i] {
+				inside = false
+				break
+			}
+			off = off*g.shape[i] + c
+		}
+		if inside {
+			off = (off*g.shape[last] + c0) * g.ts
+			src := r * g.block[last] * g.ts
+			copy(out[off:off+n], b[src:src+n])
+		}
+		i := last - 1
+		for ; i >= 0; i-- {
+			if row[i]++; row[i] < g.block[i] {
+				break
+			}
 			row[i] = 0
 		}
-		for r := int64(0); ; r++ {
-			// Array coordinates of this row's first item.
-			inside := true
-			off := int64(0)
-			for i := 0; i < nd-1; i++ {
-				c := bidx[i]*block[i] + row[i]
-				if c >= shape[i] {
-					inside = false
-					break
-				}
-				off = off*shape[i] + c
-			}
-			c0 := bidx[nd-1] * block[nd-1]
-			if inside && c0 < shape[nd-1] {
-				n := min(block[nd-1], shape[nd-1]-c0)
-				off = (off*shape[nd-1] + c0) * int64(ts)
-				src := base + r*block[nd-1]*int64(ts)
-				copy(out[off:off+n*int64(ts)], buf[src:src+n*int64(ts)])
-			}
-			// Next row.
-			i := nd - 2
-			for ; i >= 0; i-- {
-				row[i]++
-				if row[i] < block[i] {
-					break
-				}
-				row[i] = 0
-			}
-			if i < 0 {
-				break
-			}
-		}
-		// Next block.
-		for i := nd - 1; i >= 0; i-- {
-			bidx[i]++
-			if bidx[i] < nblocks[i] {
-				break
-			}
-			bidx[i] = 0
+		if i < 0 {
+			return
 		}
 	}
 }
