@@ -286,3 +286,11 @@ func FuzzStructuresV2(f *testing.F) {
 		exercise(t, h)
 	})
 }
+
+// The decoders of the plugin filters, on mutated stored chunks of the
+// gen_filters_b.py fixtures (see fuzzCodec).
+func FuzzBloscChunk(f *testing.F)      { fuzzCodec(f, 32001) }
+func FuzzLZ4Chunk(f *testing.F)        { fuzzCodec(f, 32004) }
+func FuzzBitshuffleChunk(f *testing.F) { fuzzCodec(f, 32008) }
+func FuzzZstdChunk(f *testing.F)       { fuzzCodec(f, 32015) }
+func FuzzBlosc2Chunk(f *testing.F)     { fuzzCodec(f, 32026) }
