@@ -20,7 +20,8 @@
 //   - layouts compact, contiguous and chunked (layout messages 1 to 4);
 //     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
 //     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
-//     filters (any other filter is an error naming it);
+//     filters and the plugin filters listed under "Plugin filters" (any
+//     other filter is an error naming it);
 //   - the global heap (variable-length data) and Jenkins lookup3
 //     checksums, verified on every version 2 structure read.
 //
@@ -74,7 +75,7 @@
 // input gives a *FormatError (errors.Is ErrFormat), valid but unsupported
 // features an *UnsupportedError (ErrUnsupported). Not supported: offsets
 // or lengths other than 8 bytes, virtual datasets, external storage,
-// filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
+// filters not listed above, fractal heaps with I/O
 // filters, shared object header messages, region references. Paged data
 // blocks of extensible array chunk indexes (over 131,000 chunks) are read
 // but not covered by a fixture. Layout messages 1 and 2 are tested on
@@ -83,6 +84,24 @@
 // h5py's libver='earliest' writes version 3.
 //
 // A File may be used from several goroutines; a RowReader may not.
+//
+// # Plugin filters
+//
+// Decoded in pure Go (no cgo, no HDF5 plugin to install): Blosc (32001,
+// c-blosc 1.x and c-blosc2 chunks: blosclz, lz4, lz4hc, snappy, zlib and
+// zstd, byte and bit shuffle, split and memcpyed blocks), LZ4 (32004, the
+// framing of HDF5's LZ4 plugin), Bitshuffle (32008: plain, LZ4 or
+// Zstandard), Zstandard (32015) and Blosc2 (32026: hdf5-blosc2's frames of
+// one chunk, 1-D or b2nd blocks; shuffle, bitshuffle and delta filters;
+// zero, NaN and repeated-value chunks). BloscLZ, the Blosc/Blosc2 chunk,
+// frame and b2nd layouts and the bit shuffle are written from their format
+// documents; LZ4, Zstandard, Snappy and zlib are pierrec/lz4 and
+// klauspost/compress. Each decoder is bounded by the chunk's declared size
+// (a header claiming more is an error before anything is allocated) and
+// decodes the last filter straight into the caller's buffer. Not read:
+// Blosc2 plugin codecs and filters (ZFP, NDLZ, bytedelta...), dictionaries
+// and variable-length blocks, frames of several chunks (the filter writes
+// one): valid chunks using them give an *UnsupportedError.
 //
 // # Writing
 //
