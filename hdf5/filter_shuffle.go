@@ -99,7 +99,7 @@ func bitUnshuffle(dst, src, tmp []byte, n, es int) {
 // transposed (bytes, then bits) into words holding byte j of 8 items,
 // and the words of the planes transposed again (bytes) into the items.
 func bitUnshuffleWords(dst, src []byte, n, es int) {
-	m := n / 8 // bytes per bit row
+	m := n / 8         // bytes per bit row
 	var x [8][8]uint64 // x[j][t]: byte j of items 8t..8t+7
 	g := 0
 	for ; g+8 <= m; g += 8 {
