@@ -74,11 +74,16 @@ func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]by
 	if block%8 != 0 {
 		return nil, fmt.Errorf("block size %d elements, not a multiple of 8", block)
 	}
-	if total%uint64(es) != 0 {
-		return nil, fmt.Errorf("%d bytes is not a whole number of %d-byte elements", total, es)
-	}
 	out, err := decodeTarget(dst, total, want)
+	if err == nil && total%uint64(es) != 0 {
+		err = fmt.Errorf("%d bytes is not a whole number of %d-byte elements", total, es)
+	}
 	if err != nil {
+		if comp != bshufCompressNone && uint64(len(src))+12 == want {
+			// Debian's bitshuffle 0.3.5 has no Zstandard: it stores such
+			// chunks bitshuffled but uncompressed, and says zstd.
+			return nil, fmt.Errorf("%v; the chunk has the size of its data: stored uncompressed while the filter says %s (as bitshuffle builds without Zstandard write it)", err, map[uint32]string{2: "LZ4", 3: "Zstandard"}[comp])
+		}
 		return nil, err
 	}
 	n := int(total / uint64(es))

@@ -34,7 +34,8 @@ import (
 //
 // When flags 0x01 and 0x04 are both set (c-blosc2), 16 more bytes follow:
 // 6 filter ids (16-21; 0 none, 1 shuffle, 2 bitshuffle, 3 delta, 4
-// truncated precision, undone from the last to the first), the plugin
+// truncated precision, 35 bytedelta, 36 integer truncation; undone from
+// the last to the first), the plugin
 // codec (22), codec metadata (23), 6 filter metadata bytes (24-29),
 // flags2 (30, 0x01 variable-length blocks) and blosc2 flags (31: 0x01
 // dictionary, 0x08 lazy chunk, bits 4-6 a chunk of special values:
@@ -75,11 +76,15 @@ const (
 	blosc2Bitshuffle = 2
 	blosc2Delta      = 3
 	blosc2TruncPrec  = 4
+	blosc2ByteDelta  = 35 // plugin filters: bytedelta
+	blosc2IntTrunc   = 36 // and integer truncation (nothing to undo)
 
 	bloscMaxBlock = 536866816 // BLOSC2_MAXBLOCKSIZE
 )
 
-var bloscCodecNames = [8]string{"blosclz", "lz4", "snappy", "zlib", "zstd", "codec 5", "a plugin codec", "codec 7"}
+// blosc2Plugins names the codecs of c-blosc2's plugin registry.
+var blosc2Plugins = map[uint8]string{32: "ndlz", 33: "zfp (fixed accuracy)", 34: "zfp (fixed precision)",
+	35: "zfp (fixed rate)", 36: "openhtj2k", 37: "grok", 38: "openzl", 39: "j2k", 40: "htj2k"}
 
 // bloscChunk is a parsed Blosc chunk header and the chunk's bytes.
 type bloscChunk struct {
@@ -256,8 +261,14 @@ func (c *bloscChunk) decodeBlocks(dst func(j, n int) []byte, visit func(j int, b
 	}
 	code := int(c.flags >> 5)
 	switch {
+	case code == 6 && c.ext:
+		name := blosc2Plugins[c.udcodec]
+		if name == "" {
+			name = "unregistered"
+		}
+		return &codecUnsupportedError{fmt.Sprintf("blosc2 plugin codec %d (%s)", c.udcodec, name)}
 	case code == 2 && c.ext, code > 4:
-		return &codecUnsupportedError{fmt.Sprintf("blosc codec %s (code %d, plugin %d)", bloscCodecNames[code], code, c.udcodec)}
+		return &codecUnsupportedError{fmt.Sprintf("blosc codec %d", code)}
 	}
 	filters, err := c.pipeline()
 	if err != nil {
@@ -321,12 +332,12 @@ func (c *bloscChunk) pipeline() ([]bloscStep, error) {
 	}
 	for i := 5; i >= 0; i-- {
 		switch f := c.filters[i]; f {
-		case blosc2NoFilter, blosc2TruncPrec: // truncation needs no undoing
-		case blosc2Shuffle, blosc2Bitshuffle:
+		case blosc2NoFilter, blosc2TruncPrec, blosc2IntTrunc: // truncation needs no undoing
+		case blosc2Shuffle, blosc2Bitshuffle, blosc2ByteDelta:
 			fl = append(fl, bloscStep{f, c.filtersMeta[i]})
 		case blosc2Delta:
 			for _, g := range c.filters[:i] {
-				if g != blosc2NoFilter && g != blosc2TruncPrec {
+				if g != blosc2NoFilter && g != blosc2TruncPrec && g != blosc2IntTrunc {
 					return nil, &codecUnsupportedError{"blosc2 delta filter before another filter"}
 				}
 			}
@@ -418,6 +429,12 @@ func (c *bloscChunk) unfilterBlock(fl []bloscStep, raw, dst, scratch, ref []byte
 				copy(target, cur)
 			}
 			deltaDecode(target, ref, c.typesize, first)
+		case blosc2ByteDelta:
+			es := c.typesize
+			if f.meta != 0 {
+				es = int(f.meta)
+			}
+			byteDeltaDecode(target, cur, es)
 		}
 		cur = target
 	}
@@ -464,6 +481,22 @@ func deltaDecode(b, ref []byte, ts int, first bool) {
 	for i := 0; i < n; i++ {
 		b[i] ^= ref[i]
 	}
+}
+
+// byteDeltaDecode undoes Blosc2's bytedelta filter: src holds es streams
+// of len/es bytes (a byte shuffle's planes), each stored as differences
+// from the previous byte; the bytes after the streams are as they are.
+func byteDeltaDecode(dst, src []byte, es int) {
+	n := len(src) / es
+	for s := 0; s < es; s++ {
+		var v byte
+		d, in := dst[s*n:(s+1)*n], src[s*n:(s+1)*n]
+		for i, b := range in {
+			v += b
+			d[i] = v
+		}
+	}
+	copy(dst[n*es:], src[n*es:])
 }
 
 func fillNaN(out []byte, ts int) error {

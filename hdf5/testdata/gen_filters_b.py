@@ -200,26 +200,37 @@ def b2_stream(s, codec):
     return struct.pack("<i", len(z)) + z
 
 
-def b2_forward(block, ts, filt):
-    """Applies filter filt (0 none, 1 shuffle, 2 bitshuffle) to one block."""
-    if filt == 0 or ts == 1 and filt == 1:
-        return block
-    n = len(block) // ts
-    if filt == 1:
-        body = np.frombuffer(block[:n * ts], dtype=np.uint8).reshape(n, ts).T.tobytes()
-        return body + block[n * ts:]
-    n8 = n - n % 8
-    if n8 == 0:
-        return block
-    v = np.frombuffer(block[:n8 * ts], dtype="V%d" % ts)
-    return bitshuffle.bitshuffle(v, n8).tobytes() + block[n8 * ts:]
+def b2_forward(block, ts, filters):
+    """Applies a filter pipeline (6 slots: 0 none, 1 shuffle, 2 bitshuffle,
+    35 bytedelta), first slot first, to one block."""
+    for filt in filters:
+        n = len(block) // ts
+        if filt == 0 or ts == 1 and filt == 1:
+            continue
+        if filt == 1:
+            body = np.frombuffer(block[:n * ts], dtype=np.uint8).reshape(n, ts).T.tobytes()
+            block = body + block[n * ts:]
+        elif filt == 2:
+            n8 = n - n % 8
+            if n8:
+                v = np.frombuffer(block[:n8 * ts], dtype="V%d" % ts)
+                block = bitshuffle.bitshuffle(v, n8).tobytes() + block[n8 * ts:]
+        elif filt == 35:  # bytedelta: each of the ts streams as byte differences
+            s = np.frombuffer(block[:n * ts], dtype=np.uint8).reshape(ts, n)
+            d = np.diff(s, axis=1, prepend=0).astype(np.uint8)
+            block = d.tobytes() + block[n * ts:]
+        else:
+            raise ValueError(filt)
+    return block
 
 
 def b2_chunk(data, ts, blocksize, codec="lz4", filt=1, split=False, memcpyed=False, special=0):
-    """One Blosc2 chunk, format version 5 with the 32-byte extended header."""
+    """One Blosc2 chunk, format version 5 with the 32-byte extended header.
+    filt is a filter id for the last slot, or the 6 slots."""
     nbytes = len(data)
     flags = 0x05 | (B2_CODECS[codec] << 5) | (0 if split else 0x10)
-    filters = bytes([0, 0, 0, 0, 0, filt])
+    slots = list(filt) if isinstance(filt, (list, tuple)) else [0, 0, 0, 0, 0, filt]
+    filters = bytes(slots)
     b2flags = special << 4
 
     def header(cbytes, fl):
@@ -239,7 +250,7 @@ def b2_chunk(data, ts, blocksize, codec="lz4", filt=1, split=False, memcpyed=Fal
     for j in range(nblocks):
         block = data[j * blocksize:(j + 1) * blocksize]
         leftover = len(block) < blocksize
-        f = b2_forward(block, ts, filt)
+        f = b2_forward(block, ts, slots)
         streams = ts if split and not leftover else 1
         ns = len(f) // streams
         starts.append(base + len(body))
@@ -273,7 +284,8 @@ def b2_frame(chunk, nbytes, ts, blocksize, codec="lz4", metalayers=(), special_o
     h += mp_int(nbytes, "d3") + mp_int(cbytes, "d3")
     h += mp_int(ts, "d2") + mp_int(blocksize, "d2") + mp_int(nbytes, "d2")
     h += b"\xd1\x00\x01\xd1\x00\x01\xc2"
-    h += b"\xd8\x06" + bytes([0, 0, 0, 0, 0, filt, 0, 0]) + bytes(8)
+    slots = list(filt) if isinstance(filt, (list, tuple)) else [0, 0, 0, 0, 0, filt]
+    h += b"\xd8\x06" + bytes(slots + [0, 0]) + bytes(8)
     assert len(h) == 87
     idx = bytearray(b"\x93\xcd\x00\x00\xde" + struct.pack(">H", len(names)))
     offpos = []
@@ -324,7 +336,7 @@ def blosc2_dataset(g, name, arr, chunks, blockshape=None, codec="lz4", filt=1, s
     ts = arr.dtype.itemsize
     chunkbytes = int(np.prod(chunks)) * ts
     nd = len(chunks)
-    cd = [1, blocksize, ts, chunkbytes, 5, filt, B2_CODECS[codec]]
+    cd = [1, blocksize, ts, chunkbytes, 5, filt if isinstance(filt, int) else 1, B2_CODECS[codec]]
     if nd > 1:
         cd += [nd] + list(chunks)
     ds = g.create_dataset(name, shape=arr.shape, dtype=arr.dtype, chunks=chunks, compression=32026,
@@ -528,6 +540,10 @@ def write_blosc2(path):
         blosc2_dataset(g, "b2nd_3d", smooth((9, 10, 11), ">f4", 38), (4, 5, 6), blockshape=(2, 3, 4), codec="zlib",
                        split=True)
         blosc2_dataset(g, "b2nd_compound", compound(6 * 7, COMP, 7).reshape(6, 7), (4, 4), blockshape=(2, 3))
+        # Shuffle then bytedelta (c-blosc2's plugin filter 35), as
+        # python-blosc2 users pick them.
+        blosc2_dataset(g, "shuffle_bytedelta", smooth((1500,), "<f4", 39), (700,), codec="zstd",
+                       filt=[0, 0, 0, 0, 1, 35], blocksize=1000)
 
 
 def write_bad(path):
