@@ -199,8 +199,9 @@ func parseB2nd(b []byte) (*b2ndMeta, error) {
 
 // chunk0 returns the frame's first chunk: a Blosc chunk, or the special
 // value (1 zeros, 2 NaN, 4 uninitialized) and decoded size of a chunk
-// stored as a special offset.
-func (fr *blosc2Frame) chunk0() (*bloscChunk, int, int64, error) {
+// stored as a special offset. The offsets chunk is decoded whole if not
+// larger than the HDF5 chunk (want) or 64 KiB.
+func (fr *blosc2Frame) chunk0(want uint64) (*bloscChunk, int, int64, error) {
 	if fr.nbytes == 0 {
 		return nil, 0, 0, errors.New("blosc2: frame without chunks")
 	}
@@ -216,7 +217,7 @@ func (fr *blosc2Frame) chunk0() (*bloscChunk, int, int64, error) {
 	if int64(off.nbytes) != 8*nchunks {
 		return nil, 0, 0, fmt.Errorf("blosc2: offsets chunk of %d bytes for %d chunks", off.nbytes, nchunks)
 	}
-	if off.nbytes > 8<<20 {
+	if uint64(off.nbytes) > max(want, 1<<16) {
 		return nil, 0, 0, &codecUnsupportedError{fmt.Sprintf("blosc2 frame of %d chunks", nchunks)}
 	}
 	offs := make([]byte, off.nbytes)
@@ -248,7 +249,7 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	c, special, size, err := fr.chunk0()
+	c, special, size, err := fr.chunk0(want)
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +289,9 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 		items *= m.shape[i]
 		extItems *= ext[i]
 		blockItems *= m.blockshape[i]
+	}
+	if items > int64(want)/ts+1 {
+		return nil, fmt.Errorf("blosc2: b2nd array of %d items of %d bytes for a chunk of %d bytes", items, ts, want)
 	}
 	if extItems > (1<<62)/ts || extItems*ts != size {
 		return nil, fmt.Errorf("blosc2: b2nd chunk of %d bytes for %d items of %d bytes", size, extItems, ts)
