@@ -20,7 +20,7 @@ import (
 // frame (filter_blosc2.go).
 //
 //	offset  size  field (little endian)
-//	0       1     format version: 1 or 2 c-blosc 1.x, 3 to 5 c-blosc2
+//	0       1     format version: 1 or 2 c-blosc 1.x, 3 to 6 c-blosc2
 //	1       1     codec format version
 //	2       1     flags: 0x01 byte shuffle, 0x02 stored uncompressed
 //	              (memcpyed), 0x04 bit shuffle, 0x10 blocks not split,
@@ -121,8 +121,8 @@ func parseBlosc(src []byte) (*bloscChunk, error) {
 	switch {
 	case c.version == 0:
 		return nil, errors.New("blosc: format version 0")
-	case c.version > 5:
-		return nil, &codecUnsupportedError{fmt.Sprintf("blosc format version %d (versions 1 to 5 are read)", c.version)}
+	case c.version > 6:
+		return nil, &codecUnsupportedError{fmt.Sprintf("blosc format version %d (versions 1 to 6 are read)", c.version)}
 	case int32(c.nbytes) < 0 || int32(c.blocksize) < 0:
 		return nil, errors.New("blosc: negative size in header")
 	case cbytes < bloscMinHeader:
