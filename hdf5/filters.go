@@ -3,6 +3,7 @@ package hdf5
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
@@ -38,6 +39,11 @@ var filterCodecs = map[int]filterCodec{
 	305:               {name: "lzo", decode: decodeLZO},
 	307:               {name: "bzip2", decode: decodeBZip2},
 	32000:             {name: "lzf", decode: decodeLZF},
+	32001:             {name: "blosc", decode: decodeBlosc},
+	32004:             {name: "lz4", decode: decodeLZ4},
+	32008:             {name: "bitshuffle", decode: decodeBitshuffle},
+	32015:             {name: "zstd", decode: decodeZstd},
+	32026:             {name: "blosc2", decode: decodeBlosc2},
 }
 
 // codecSlack is how far a decoder's output may exceed the chunk size when
@@ -145,6 +151,10 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 			}
 			dec, err := c.decode(filterParams{CD: fl[i].Params, ElemSize: r.elemSize}, data, want, dst)
 			if err != nil {
+				var ue *codecUnsupportedError
+				if errors.As(err, &ue) {
+					return nil, f.unsupported(r.path, "%s chunk at %#x: %v", c.name, addr, err)
+				}
 				return nil, f.corrupt(int64(addr), "%s: %s chunk: %v", r.path, c.name, err)
 			}
 			data = dec

@@ -2,18 +2,29 @@ package hdf5
 
 import (
 	"bytes"
-	"encoding/binary"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
 
 // codecSeed is one call of a filter decoder made while reading the filter
-// fixtures: the exact input a decoder gets from a real file.
+// fixtures: the exact input a decoder gets from a real file, and the size
+// of what it gave back.
 type codecSeed struct {
-	cd   []uint32
+	id   int
+	file string // the fixture
+	p    filterParams
 	src  []byte
 	want uint64
+	n    int // the decoded size
+}
+
+// codecFixtures are the fixtures of the filters with a decoder
+// (gen_filters_a.py, gen_filters_b.py).
+var codecFixtures = []string{
+	"filters_a/h5py.h5", "filters_a/tables.h5", "filters_a/pandas.h5",
+	"filters_b_h5py.h5", "filters_b_tables.h5", "filters_b_pandas.h5", "filters_b_blosc2.h5",
 }
 
 var (
@@ -21,24 +32,28 @@ var (
 	codecSeedsByID map[int][]codecSeed
 )
 
-// codecSeeds reads every dataset of the filter fixtures with each
-// decoder wrapped to record its inputs (up to 20 per filter).
-func codecSeeds(tb testing.TB) map[int][]codecSeed {
+// codecSeeds returns the inputs the decoder of filter id got while every
+// dataset of the filter fixtures was read (at most 20; each decoder is
+// wrapped to record them, whatever its place in the pipeline).
+func codecSeeds(tb testing.TB, id int) []codecSeed {
+	tb.Helper()
 	codecSeedsOnce.Do(func() {
 		codecSeedsByID = map[int][]codecSeed{}
 		saved := map[int]filterCodec{}
-		var mu sync.Mutex
+		var mu sync.Mutex // chunks are decoded by several goroutines
+		var file string
 		for id, c := range filterCodecs {
 			saved[id] = c
 			dec := c.decode
 			filterCodecs[id] = filterCodec{name: c.name, decode: func(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
-				// Chunks are decoded by several goroutines.
+				out, err := dec(p, src, want, dst)
 				mu.Lock()
-				if len(codecSeedsByID[id]) < 20 {
-					codecSeedsByID[id] = append(codecSeedsByID[id], codecSeed{cd: append([]uint32(nil), p.CD...), src: bytes.Clone(src), want: want})
+				if err == nil && len(codecSeedsByID[id]) < 20 {
+					p.CD = slices.Clone(p.CD)
+					codecSeedsByID[id] = append(codecSeedsByID[id], codecSeed{id, file, p, bytes.Clone(src), want, len(out)})
 				}
 				mu.Unlock()
-				return dec(p, src, want, dst)
+				return out, err
 			}}
 		}
 		defer func() {
@@ -46,11 +61,12 @@ func codecSeeds(tb testing.TB) map[int][]codecSeed {
 				filterCodecs[id] = c
 			}
 		}()
-		for _, name := range filterFixturesA {
-			f, err := OpenFile(filepath.Join("testdata", "filters_a", name+".h5"), nil)
+		for _, name := range codecFixtures {
+			f, err := OpenFile(filepath.Join("testdata", name), nil)
 			if err != nil {
 				continue
 			}
+			file = name
 			f.Walk(func(p string, o Object) error {
 				if ds, ok := o.(*Dataset); ok {
 					ds.ReadAll()
@@ -60,56 +76,59 @@ func codecSeeds(tb testing.TB) map[int][]codecSeed {
 			f.Close()
 		}
 	})
-	return codecSeedsByID
-}
-
-func cdBytes(cd []uint32) []byte {
-	b := make([]byte, 4*len(cd))
-	for i, v := range cd {
-		binary.LittleEndian.PutUint32(b[4*i:], v)
-	}
-	return b
-}
-
-func cdValues(b []byte) []uint32 {
-	cd := make([]uint32, min(len(b)/4, 256))
-	for i := range cd {
-		cd[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return cd
-}
-
-// fuzzCodec fuzzes one decoder with its cd_values, input and chunk size,
-// seeded from the fixtures: it must not panic, hang or produce more than
-// the chunk can hold, and it decodes alike into a given buffer or not.
-func fuzzCodec(f *testing.F, id int) {
-	seeds := codecSeeds(f)[id]
+	seeds := codecSeedsByID[id]
 	if len(seeds) == 0 {
-		f.Fatalf("no seeds for filter %d", id)
+		tb.Fatalf("no fixture input for filter %d", id)
 	}
-	for _, s := range seeds {
-		f.Add(cdBytes(s.cd), s.src, uint32(s.want))
+	return seeds
+}
+
+// checkCodec decodes src as seed s's filter would, once into a buffer of
+// its own and once into the caller's, and checks that the decoder is
+// bounded and consistent: never more than the chunk can hold, and the
+// same bytes both ways.
+func checkCodec(t *testing.T, s codecSeed, src []byte, want uint64) {
+	t.Helper()
+	c := filterCodecs[s.id]
+	out, err := c.decode(s.p, src, want, nil)
+	if err == nil && uint64(len(out)) > codecLimit(want, nil) {
+		t.Fatalf("%s %s: %d bytes decoded for a chunk of %d", s.file, c.name, len(out), want)
 	}
-	dec := filterCodecs[id].decode
-	f.Fuzz(func(t *testing.T, cdb, src []byte, want uint32) {
-		defer watchdog(src).Stop()
-		want %= 1 << 22
-		cd := cdValues(cdb)
-		a, errA := dec(filterParams{CD: cd, ElemSize: 4}, src, uint64(want), nil)
-		if errA == nil && uint64(len(a)) > uint64(want)+codecSlack {
-			t.Fatalf("%d bytes decoded for a chunk of %d", len(a), want)
+	dst := make([]byte, want)
+	out2, err2 := c.decode(s.p, src, want, dst)
+	switch {
+	case err2 == nil && len(out2) > len(dst):
+		t.Fatalf("%s %s: %d bytes decoded for the caller's buffer of %d", s.file, c.name, len(out2), want)
+	case err2 == nil && (err != nil || !bytes.Equal(out, out2)):
+		t.Fatalf("%s %s: decodes differently into the caller's buffer (%v)", s.file, c.name, err)
+	case err2 != nil && err == nil && uint64(len(out)) == want:
+		t.Fatalf("%s %s: decodes alone but not into the caller's buffer: %v", s.file, c.name, err2)
+	}
+}
+
+// fuzzCodec fuzzes the decoder of filter id from the fixtures' inputs:
+// the first input byte picks the seed (and so the parameters), the
+// second shifts the chunk size the decoder is told, the rest is the
+// encoded chunk.
+func fuzzCodec(f *testing.F, id int) {
+	seeds := codecSeeds(f, id)
+	for k, s := range seeds {
+		f.Add(append([]byte{byte(k), 0}, s.src...))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
 		}
-		dst := make([]byte, want)
-		b, errB := dec(filterParams{CD: cd, ElemSize: 4}, src, uint64(want), dst)
-		if errB == nil && uint64(len(b)) > uint64(want) {
-			t.Fatalf("%d bytes decoded into a buffer of %d", len(b), want)
+		defer watchdog(in).Stop()
+		s := seeds[int(in[0])%len(seeds)]
+		want := s.want
+		if d := int8(in[1]); d < 0 {
+			want -= min(want, uint64(-d))
+		} else {
+			want += uint64(d)
 		}
-		if errA == nil && errB == nil && !bytes.Equal(a, b) {
-			t.Fatalf("decoding into a buffer differs")
-		}
-		if errA != nil && errB == nil {
-			t.Fatalf("decodes into a buffer only: %v", errA)
-		}
+		want = min(want, 1<<22)
+		checkCodec(t, s, in[2:], want)
 	})
 }
 
@@ -119,58 +138,65 @@ func FuzzScaleOffset(f *testing.F) { fuzzCodec(f, FilterScaleOffset) }
 func FuzzLZO(f *testing.F)         { fuzzCodec(f, 305) }
 func FuzzBZip2(f *testing.F)       { fuzzCodec(f, 307) }
 func FuzzLZF(f *testing.F)         { fuzzCodec(f, 32000) }
+func FuzzBlosc(f *testing.F)       { fuzzCodec(f, 32001) }
+func FuzzLZ4(f *testing.F)         { fuzzCodec(f, 32004) }
+func FuzzBitshuffle(f *testing.F)  { fuzzCodec(f, 32008) }
+func FuzzZstd(f *testing.F)        { fuzzCodec(f, 32015) }
+func FuzzBlosc2(f *testing.F)      { fuzzCodec(f, 32026) }
 
-// TestCodecMutations runs every decoder on its fixture inputs cut short,
-// with bytes changed and with chunk sizes a little off: never a panic, a
-// hang or more output than the chunk holds (the fuzz targets' checks, on
-// a fixed set of inputs).
+// TestCodecMutations runs every decoder on its fixture inputs with bytes
+// flipped, cut short, extended, and with chunk sizes a little off or
+// halved: never a panic, a hang, more output than the chunk holds or a
+// difference between decoding into the caller's buffer and not (the
+// fuzz targets' checks, on a fixed set of inputs). Each fixture input
+// first decodes to what it gave while the fixture was read.
 func TestCodecMutations(t *testing.T) {
-	seeds := codecSeeds(t)
-	rng := uint64(1)
-	next := func(n int) int {
-		rng ^= rng << 13
-		rng ^= rng >> 7
-		rng ^= rng << 17
-		return int(rng % uint64(n))
+	ids := make([]int, 0, len(filterCodecs))
+	for id := range filterCodecs {
+		ids = append(ids, id)
 	}
-	for id, list := range seeds {
-		dec := filterCodecs[id].decode
-		n, flips := 4, 16
-		if id == 307 {
-			n, flips = 1, 6 // Go's bzip2 reader allocates its block (up to 3.6 MB) on each use
-		}
-		for _, s := range list[:min(len(list), n)] {
-			var inputs [][]byte
-			for _, cut := range []int{0, 1, 4, 21, len(s.src) / 2, len(s.src) - 1} {
-				if cut >= 0 && cut < len(s.src) {
-					inputs = append(inputs, s.src[:cut])
+	slices.Sort(ids)
+	for _, id := range ids {
+		t.Run(filterCodecs[id].name, func(t *testing.T) {
+			seeds := codecSeeds(t, id)
+			n, positions := 6, 64
+			if testing.Short() {
+				n = 2
+			}
+			if id == 307 {
+				// Go's bzip2 reader allocates its block (up to 3.6 MB) on each use.
+				n, positions = 1, 8
+			}
+			for _, s := range seeds[:min(len(seeds), n)] {
+				out, err := filterCodecs[id].decode(s.p, s.src, s.want, nil)
+				if err != nil || len(out) != s.n {
+					t.Errorf("%s: fixture input: %d bytes, %v; want %d", s.file, len(out), err, s.n)
 				}
-			}
-			for k := 0; k < flips && len(s.src) > 0; k++ {
-				m := bytes.Clone(s.src)
-				m[next(len(m))] ^= byte(1 + next(255))
-				inputs = append(inputs, m)
-			}
-			for _, src := range inputs {
-				for _, want := range []uint64{s.want, s.want - 1} {
-					for _, dst := range [][]byte{nil, make([]byte, want)} {
-						out, err := dec(filterParams{CD: s.cd}, src, want, dst)
-						if err == nil && uint64(len(out)) > codecLimit(want, dst) {
-							t.Fatalf("filter %d: %d bytes decoded for a chunk of %d", id, len(out), want)
-						}
+				checkCodec(t, s, s.src, s.want)
+				step := max(1, len(s.src)/positions)
+				buf := make([]byte, len(s.src))
+				for i := 0; i < len(s.src); i += step {
+					for _, x := range []byte{0xff, 0x80, 0x01} {
+						copy(buf, s.src)
+						buf[i] ^= x
+						checkCodec(t, s, buf, s.want)
 					}
+					checkCodec(t, s, s.src[:i], s.want)
 				}
+				checkCodec(t, s, append(bytes.Clone(s.src), 0, 1, 2, 3), s.want)
+				checkCodec(t, s, s.src, s.want-min(s.want, 1))
+				checkCodec(t, s, s.src, s.want/2)
 			}
-		}
+		})
 	}
 }
 
 // BenchmarkCodecs decodes, with each decoder, the largest input it got
 // from the fixtures (b.SetBytes: the decoded size).
 func BenchmarkCodecs(b *testing.B) {
-	for _, id := range []int{FilterSZIP, FilterNBit, FilterScaleOffset, 305, 307, 32000} {
+	for _, id := range []int{FilterSZIP, FilterNBit, FilterScaleOffset, 305, 307, 32000, 32001, 32004, 32008, 32015, 32026} {
 		var s codecSeed
-		for _, c := range codecSeeds(b)[id] {
+		for _, c := range codecSeeds(b, id) {
 			if c.want > s.want {
 				s = c
 			}
@@ -181,7 +207,7 @@ func BenchmarkCodecs(b *testing.B) {
 			b.SetBytes(int64(s.want))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.decode(filterParams{CD: s.cd}, s.src, s.want, dst); err != nil {
+				if _, err := c.decode(s.p, s.src, s.want, dst); err != nil {
 					b.Fatal(err)
 				}
 			}
