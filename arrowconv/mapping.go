@@ -75,6 +75,15 @@ type MapOptions struct {
 	// numpy bytes S<n> instead of the default void V<n>. Both keep every
 	// byte in the file; numpy strips trailing NULs when it reads S values.
 	FixedBinaryBytes bool
+	// Measure, if not nil, gives the string widths and list lengths that
+	// neither the schema nor StringWidths fix, in place of [Mapping.Scan],
+	// for a source that measures its own data (parquetio reads its
+	// column chunks): for the string or binary values of type t at path,
+	// the length of the longest (characters or bytes); for the lists of
+	// type t at path, the one length they all have, or an error, which
+	// MapSchema returns as it is. path names values as errors do: the
+	// column ("a"), a struct field ("a.b"), the elements of a list ("a[]").
+	Measure func(path string, t arrow.DataType) (int, error)
 }
 
 // ScaledName is the field name [DecimalScaledInt64] gives a decimal column
@@ -525,7 +534,7 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		nd.esize = int(t.BitWidth() / 8)
 		if m.opts.Decimal == DecimalScaledInt64 {
 			if nd.prec > 18 {
-				return nil, unsupported(path, t, "a precision above 18 does not fit an int64 exactly; use the float64 decimal mode")
+				return nil, unsupported(path, t, "more than 18 digits do not fit an exact scaled int64; read it as f8 (the float64 decimal mode), or leave the column out")
 			}
 			nd.kind, nd.dt, nd.size = mDecI64, npyio.Int64Type, 8
 			return nd, nil
@@ -534,16 +543,10 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		return nd, nil
 	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
 		nd.kind = mString
-		if w, ok := m.opts.StringWidths[top]; ok {
-			nd.width = w
-		}
-		return nd, nd.setWidth()
+		return nd, m.width(nd, top)
 	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
 		nd.kind = mBinary
-		if w, ok := m.opts.StringWidths[top]; ok {
-			nd.width = w
-		}
-		return nd, nd.setWidth()
+		return nd, m.width(nd, top)
 	case *arrow.StructType:
 		if t.NumFields() == 0 {
 			return nil, unsupported(path, t, "numpy has no empty structured field")
@@ -576,6 +579,12 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		nd.kind, nd.children, nd.listLen = mList, []*mnode{c}, int(t.Len())
 		return nd, nil
 	case *arrow.ListType, *arrow.LargeListType, *arrow.ListViewType, *arrow.LargeListViewType:
+		if m.opts.Measure != nil {
+			var err error
+			if nd.listLen, err = m.opts.Measure(path, t); err != nil {
+				return nil, err
+			}
+		}
 		c, err := m.plan(t.(arrow.ListLikeType).ElemField(), path+"[]", top, depth+1)
 		if err != nil {
 			return nil, err
@@ -732,6 +741,21 @@ func prod(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// width fixes the width of a string or binary node, if StringWidths or
+// Measure gives it.
+func (m *Mapping) width(nd *mnode, top string) error {
+	if w, ok := m.opts.StringWidths[top]; ok {
+		nd.width = w
+	} else if m.opts.Measure != nil {
+		w, err := m.opts.Measure(nd.path, nd.atype)
+		if err != nil {
+			return err
+		}
+		nd.width = w
+	}
+	return nd.setWidth()
 }
 
 // setWidth makes the dtype of a string or binary node of known width.
@@ -921,13 +945,7 @@ func (m *Mapping) freeze() error {
 	for k, c := range m.cols {
 		f := m.schema.Field(k)
 		title, _ := f.Metadata.GetValue(MetaTitle)
-		name := f.Name
-		if c.kind == mDecI64 {
-			name = ScaledName(name, c.scale)
-		} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-			name = ScaledName(name, c.children[0].scale)
-		}
-		fields = append(fields, npyio.Field{Name: name, Title: title, Type: c.dt, Shape: c.shape})
+		fields = append(fields, npyio.Field{Name: columnName(f.Name, c), Title: title, Type: c.dt, Shape: c.shape})
 		if m.valid[k] {
 			fields = append(fields, npyio.Field{Name: ValidityName(f.Name), Type: npyio.BoolType})
 		}
@@ -1045,14 +1063,8 @@ func (nd *mnode) build() error {
 			if nd.exact {
 				continue // dt and offsets from the metadata
 			}
-			name := nd.names[k]
-			if c.kind == mDecI64 {
-				name = ScaledName(name, c.scale)
-			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-				name = ScaledName(name, c.children[0].scale)
-			}
 			fidx[k] = len(fields)
-			fields = append(fields, npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape})
+			fields = append(fields, npyio.Field{Name: columnName(nd.names[k], c), Title: nd.titles[k], Type: c.dt, Shape: c.shape})
 			if nd.cvalid != nil && nd.cvalid[k] {
 				fields = append(fields, npyio.Field{Name: ValidityName(nd.names[k]), Type: npyio.BoolType})
 			}
@@ -1112,7 +1124,7 @@ func (nd *mnode) build() error {
 		nd.fillB = nd.nullElem() // every field's fill value
 	}
 	if nd.fill != nil && nd.kind != mList && nd.kind != mDict && nd.kind != mStruct {
-		b, err := fillBytes(nd.dt, nd.fill)
+		b, err := FillValue(nd.dt, nd.fill)
 		if err != nil {
 			return fmt.Errorf("arrowconv: column %q: fill value %v: %w", nd.path, nd.fill, err)
 		}
@@ -1125,8 +1137,17 @@ func (nd *mnode) build() error {
 // huge allocations.
 const maxRowBytes = 1 << 30
 
-// fillBytes encodes v as one native-order element of dt.
-func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
+// FillValue encodes v as one element of dt in native byte order: the
+// bytes written where a column is null when it has a fill value
+// ([MapOptions.Fill]; parquetio's ReadOptions.Fill). v may be a Go
+// integer, float or bool, a string (parsed for numeric, bool and time
+// types; the value itself, valid UTF-8, for U; its bytes for S and V), or
+// []byte for S and V. A value the type cannot hold exactly is an error
+// (wrapping [ErrRange] when it is out of range).
+func FillValue(dt *npyio.DType, v any) ([]byte, error) {
+	if dt.Size == 0 {
+		return nil, fmt.Errorf("no fill value for %s", dt.TypeStr())
+	}
 	b := make([]byte, dt.Size)
 	p := unsafe.Pointer(&b[0])
 	str, isStr := v.(string)
@@ -1217,8 +1238,8 @@ func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
 			*(*float64)(p) = f
 		}
 	case npyio.Unicode:
-		if !isStr {
-			return nil, errors.New("not a string")
+		if !isStr || !utf8.ValidString(str) {
+			return nil, errors.New("not a string of valid UTF-8")
 		}
 		if utf8.RuneCountInString(str)*4 > dt.Size {
 			return nil, fmt.Errorf("%w: longer than %s", ErrRange, dt.TypeStr())
@@ -1306,6 +1327,34 @@ func (m *Mapping) DType() (*npyio.DType, error) {
 		return nil, err
 	}
 	return m.dt, nil
+}
+
+// Fields returns the numpy field of each column: its name (a scaled
+// decimal's [ScaledName]), title, element type, subarray shape and
+// offset in a row (which, with validity fields, has fields in between).
+func (m *Mapping) Fields() ([]npyio.Field, error) {
+	if err := m.freeze(); err != nil {
+		return nil, err
+	}
+	out := make([]npyio.Field, len(m.cols))
+	for k, c := range m.cols {
+		f := m.schema.Field(k)
+		title, _ := f.Metadata.GetValue(MetaTitle)
+		out[k] = npyio.Field{Name: columnName(f.Name, c), Title: title, Type: c.dt, Shape: c.shape, Offset: m.offs[k]}
+	}
+	return out, nil
+}
+
+// columnName is the numpy name of column (or struct field) name mapped
+// by nd: a scaled decimal's is [ScaledName].
+func columnName(name string, nd *mnode) string {
+	if nd.kind == mDict {
+		nd = nd.children[0]
+	}
+	if nd.kind == mDecI64 {
+		return ScaledName(name, nd.scale)
+	}
+	return name
 }
 
 // RowShape returns the shape of one row (the axes after the first): a
@@ -2190,11 +2239,7 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 		m, err := MapSchema(arrow.NewSchema([]arrow.Field{f}, nil), o)
 		ci.Field = f.Name
 		if m != nil {
-			if c := m.cols[0]; c.kind == mDecI64 {
-				ci.Field = ScaledName(f.Name, c.scale)
-			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-				ci.Field = ScaledName(f.Name, c.children[0].scale)
-			}
+			ci.Field = columnName(f.Name, m.cols[0])
 			if m.valid[0] {
 				ci.Validity = ValidityName(f.Name)
 			}
