@@ -142,9 +142,9 @@ func TestDamagedIPCPanics(t *testing.T) {
 // its own; the pipe covers what arrow-go decodes of it.)
 func TestDamagedIPC(t *testing.T) {
 	files := []string{"every_type.arrow", "every_type_lz4.arrows", "every_type_zstd.arrow", "arrowjs_every_type.arrow", "arrowjs_nested_nulls.arrows", "dict_delta.arrows", "big_endian.arrow", "nulls.arrow"}
-	n := 400
+	n := 200
 	if testing.Short() {
-		n = 40
+		n = 24
 	}
 	bad := 0
 	for i, name := range files {
@@ -157,10 +157,10 @@ func TestDamagedIPC(t *testing.T) {
 				if !pipe && strings.HasSuffix(name, ".arrows") {
 					continue // a stream read by offset: ReadIPCInfo's walk first
 				}
-				err := func() (err error) {
+				err := func() error {
 					defer func() {
 						if p := recover(); p != nil {
-							err = fmt.Errorf("PANIC %v", p)
+							t.Errorf("%s, %s (pipe %v): panic: %v", name, mu.what, pipe, p)
 						}
 					}()
 					return convertDamaged(mu.data, pipe)
@@ -171,11 +171,6 @@ func TestDamagedIPC(t *testing.T) {
 				msg := err.Error()
 				if os.Getenv("DAMAGED_LOG") != "" {
 					t.Logf("%s, %s (pipe %v): %s", name, mu.what, pipe, msg)
-				}
-				if os.Getenv("DAMAGED_STACKS") != "" && strings.Contains(msg, "STACK") {
-					i := strings.Index(msg, "panic.go")
-					j := strings.Index(msg[i:], "arrow/ipc.")
-					t.Logf("%s %s: %s", name, mu.what, msg[i:i+max(j, 0)+200])
 				}
 				if goRuntimeText.MatchString(msg) {
 					bad++
