@@ -2099,24 +2099,36 @@ func dictIndexes(d *array.Dictionary, dst []int64) ([]int64, error) {
 // 10^scale (ties to even).
 func decimalFloat(b []byte, scale int32) float64 {
 	if x, ok := decimalInt64(b); ok {
-		// Exact fast path: both operands exact, one correctly rounded
-		// operation.
-		if x > -1<<53 && x < 1<<53 {
-			if scale == 0 {
-				return float64(x)
-			}
-			if scale > 0 && scale <= 22 {
-				return float64(x) / pow10[scale]
-			}
-			if scale < 0 && scale >= -22 {
-				return float64(x) * pow10[-scale]
-			}
+		return DecimalToFloat(x, scale)
+	}
+	return BigDecimalToFloat(decimalBig(b), scale)
+}
+
+// DecimalToFloat returns the float64 nearest to the decimal unscaled /
+// 10^scale, correctly rounded (ties to even): the f8 a decimal column
+// becomes ([DecimalFloat64]), from Arrow as from Parquet.
+func DecimalToFloat(unscaled int64, scale int32) float64 {
+	// Exact fast path: both operands exact, one correctly rounded
+	// operation.
+	if x := unscaled; x > -1<<53 && x < 1<<53 {
+		switch {
+		case scale == 0:
+			return float64(x)
+		case scale > 0 && scale <= 22:
+			return float64(x) / pow10[scale]
+		case scale < 0 && scale >= -22:
+			return float64(x) * pow10[-scale]
 		}
 	}
-	x := decimalBig(b)
-	// |x| < 2^255 < 10^77: beyond these scales the value rounds to zero
-	// or overflows whatever x is (and 10^scale would be huge to compute).
-	if scale > 77+324+2 || x.Sign() == 0 {
+	return BigDecimalToFloat(big.NewInt(unscaled), scale)
+}
+
+// BigDecimalToFloat is [DecimalToFloat] of an unscaled value of any size.
+func BigDecimalToFloat(x *big.Int, scale int32) float64 {
+	// |x| < 2^255 < 10^77 for the decimals of Arrow and of Parquet's 64
+	// bytes at most, about 10^154: beyond these scales the value rounds
+	// to zero or overflows (and 10^scale would be huge to compute).
+	if scale > 154+324+2 || x.Sign() == 0 {
 		if x.Sign() < 0 {
 			return math.Copysign(0, -1)
 		}

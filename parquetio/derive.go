@@ -3,7 +3,6 @@ package parquetio
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -244,8 +243,9 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 }
 
 // decimal returns DECIMAL value j of the batch as the float64 nearest to
-// it (correctly rounded, ties to even).
+// it (correctly rounded, ties to even), as arrowconv rounds decimals.
 func (d *leafDecoder) decimal(j int) (float64, error) {
+	scale := int32(d.rc.scale)
 	var u int64
 	switch d.col.PhysicalType() {
 	case parquet.Types.Int32:
@@ -270,10 +270,7 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 			if b[0]&0x80 != 0 { // two's complement
 				x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 			}
-			if x.IsInt64() {
-				return decimalFloat(x.Int64(), d.rc.scale), nil
-			}
-			return bigDecimalFloat(x, d.rc.scale), nil
+			return arrowconv.BigDecimalToFloat(x, scale), nil
 		}
 		for _, c := range b {
 			u = u<<8 | int64(c)
@@ -282,7 +279,7 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 			u = u << sh >> sh // sign-extend
 		}
 	}
-	return decimalFloat(u, d.rc.scale), nil
+	return arrowconv.DecimalToFloat(u, scale), nil
 }
 
 // unscaled returns DECIMAL value j of the batch as its unscaled integer,
@@ -319,28 +316,6 @@ func (d *leafDecoder) unscaled(j int) (int64, error) {
 		return 0, fmt.Errorf("DECIMAL value %s (unscaled) does not fit int64", x)
 	}
 	return x.Int64(), nil
-}
-
-// pow10 holds the powers of ten that float64 represents exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// decimalFloat is u * 10^-scale correctly rounded: one IEEE division of
-// two exact operands when both are exact (|u| < 2^53, scale <= 22), else
-// through strconv, which rounds correctly.
-func decimalFloat(u int64, scale int) float64 {
-	if u > -(1<<53) && u < 1<<53 && scale < len(pow10) {
-		return float64(u) / pow10[scale]
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatInt(u, 10)+"e-"+strconv.Itoa(scale), 64)
-	return f
-}
-
-func bigDecimalFloat(x *big.Int, scale int) float64 {
-	f, err := strconv.ParseFloat(x.String()+"e-"+strconv.Itoa(scale), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return math.NaN()
-	}
-	return f
 }
 
 // listElement recognizes a top-level list of primitives under the Parquet
