@@ -270,6 +270,9 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 			if b[0]&0x80 != 0 { // two's complement
 				x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 			}
+			if x.IsInt64() {
+				return arrowconv.DecimalToFloat(x.Int64(), scale), nil
+			}
 			return arrowconv.BigDecimalToFloat(x, scale), nil
 		}
 		for _, c := range b {
