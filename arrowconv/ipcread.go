@@ -763,21 +763,57 @@ func (r *ipcRecordReader) Next() bool {
 }
 
 // arrowMsg is an arrow-go error without the package prefixes arrow-go
-// puts at each level ("arrow/ipc: unknown error while reading: ...").
+// puts at each level ("arrow/ipc: unknown error while reading: ..."). A
+// panic arrow-go recovered itself (its readers do) is said in words about
+// the data instead of Go's (see [panicMeaning]), after the context
+// arrow-go gives ("column 3 (st): field "x": failed to construct child
+// array").
 func arrowMsg(err error) string {
-	msg := err.Error()
+	return panicMeaning(err.Error())
+}
+
+// panicMeaning words a panic in arrow-go (a message, a runtime error or
+// any other value), reading IPC data that passed the checks above: what
+// a runtime error means about the data, without Go's words.
+func panicMeaning(p any) string {
+	msg := fmt.Sprint(p)
 	for _, p := range []string{"arrow/ipc: unknown error while reading: ", "arrow/ipc: ", "arrow/array: ", "arrow: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
-	return msg
+	msg = strings.Join(strings.Fields(msg), " ")
+	i := strings.Index(msg, "runtime error: ")
+	if i < 0 {
+		return msg
+	}
+	ctx, s := strings.TrimSuffix(strings.TrimSpace(msg[:i]), ":"), msg[i:]
+	var what string
+	switch {
+	case strings.Contains(s, "makeslice"), strings.Contains(s, "makemap"):
+		what = "a length too large for any buffer"
+	case strings.Contains(s, "out of range"):
+		what = "an offset or a length points outside its buffer"
+	case strings.Contains(s, "nil pointer"), strings.Contains(s, "invalid memory address"):
+		what = "a buffer or table it needs is missing"
+	case strings.Contains(s, "divide by zero"):
+		what = "a size of zero where one is needed"
+	default:
+		what = "its metadata and buffers contradict each other"
+	}
+	what += " (arrow-go cannot load it)"
+	if ctx != "" {
+		return ctx + ": " + what
+	}
+	return what
 }
 
-// validateRecord is array.ValidateRecordFull, with a panic (on a layout
-// batchCheck did not know) as an error.
+// validateRecord is array.ValidateRecordFull. arrow-go's validation
+// panics on some layouts batchCheck does not know (views, unions, run-end
+// encoding with inconsistent buffers): such a panic is an error about the
+// data.
 func validateRecord(rec arrow.RecordBatch) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			err = errors.New("arrow-go panicked validating it: " + panicMeaning(p))
 		}
 	}()
 	return array.ValidateRecordFull(rec)

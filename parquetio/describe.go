@@ -67,9 +67,11 @@ type ColumnInfo struct {
 	// WidthFromData is set.
 	DType         string
 	WidthFromData bool
-	// List is set for a list of primitives at the top level: it converts
-	// to a subarray field of DType when every row's list has one length
-	// (found by a pass over the data), and is refused otherwise.
+	// List is set for a list of primitives at the top level, or a field
+	// of a top-level list of groups (a repeated group, the legacy 2-level
+	// form): it converts to a subarray field of DType (a field of a
+	// subarray of structs) when every row's list has one length (found by
+	// a pass over the data), and is refused otherwise.
 	List bool
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
@@ -138,7 +140,7 @@ func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, e
 	for _, i := range ordered {
 		c := leaves[i]
 		ci := ColumnInfo{Path: strings.Join(c.ColumnPath(), "."), Physical: physName(c.SchemaNode().(*schema.PrimitiveNode)), NullCount: rd.nullCount(i)}
-		ci.Type = parquetType(c)
+		ci.Type = parquetType(c.SchemaNode().(*schema.PrimitiveNode))
 		ci.Nullable, ci.Repeated = nodeFlags(c.SchemaNode())
 		_ = guard(func() error {
 			encs, codecs := map[string]bool{}, map[string]bool{}
@@ -361,6 +363,12 @@ func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
 		describeElement(ci, elem, opts)
 		return
 	}
+	if top.RepetitionType() == parquet.Repetitions.Repeated && top.LogicalType().IsNone() && checkColumn(top) == nil {
+		// A field of the structs of a legacy list (a repeated group).
+		ci.List = true
+		describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode), opts)
+		return
+	}
 	// Any other list, map or repeated field on the path is refused (named
 	// by its outermost LIST or MAP, if any).
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
@@ -384,10 +392,7 @@ func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
 
 // describeElement fills in the numpy type of a primitive.
 func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode, opts *ReadOptions) {
-	dt, err := primitiveDType(p, opts.scaled(), func(bool) (int, error) {
-		ci.WidthFromData = true
-		return 0, nil
-	})
+	dt, err := leafDType(p, opts, func() { ci.WidthFromData = true })
 	if err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -402,7 +407,7 @@ func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode, opts *ReadOptions)
 		ci.DType = dt.String()
 	}
 	if ci.WidthFromData {
-		ci.DType = strings.TrimSuffix(ci.DType, "0")
+		ci.DType = strings.TrimRight(ci.DType, "0123456789") // "<U": the width comes from the data
 	}
 	switch dt.Kind {
 	case npyio.Float, npyio.Datetime, npyio.Timedelta:
@@ -435,8 +440,7 @@ func nodeFlags(n schema.Node) (nullable, repeated bool) {
 }
 
 // parquetType names a column's Parquet type as the format does.
-func parquetType(c *schema.Column) string {
-	p := c.SchemaNode().(*schema.PrimitiveNode)
+func parquetType(p *schema.PrimitiveNode) string {
 	unit := func(u schema.TimeUnitType) string {
 		return map[schema.TimeUnitType]string{schema.TimeUnitMillis: "ms", schema.TimeUnitMicros: "us", schema.TimeUnitNanos: "ns"}[u]
 	}
@@ -446,7 +450,7 @@ func parquetType(c *schema.Column) string {
 		}
 		return ""
 	}
-	switch v := c.LogicalType().(type) {
+	switch v := p.LogicalType().(type) {
 	case schema.DecimalLogicalType:
 		return fmt.Sprintf("DECIMAL(%d,%d)", v.Precision(), v.Scale())
 	case *schema.DecimalLogicalType:

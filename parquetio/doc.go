@@ -75,7 +75,12 @@
 //
 // [Reader] decodes one row group at a time into numpy rows. Files written
 // here come back numpy-equal (dtype, shape, values); other files are mapped
-// from their Parquet types:
+// from their Parquet types through Arrow: each column is read as the Arrow
+// type arrow-go's pqarrow gives it, and mapped by arrowconv.MapSchema, the
+// one Arrow -> numpy mapping, so that a Parquet file and the Arrow table
+// pyarrow or DuckDB would make of it convert alike (ENUM and JSON are
+// text here, and an annotation npyflow does not interpret leaves the
+// physical type):
 //
 //	Parquet                              numpy
 //	BOOLEAN                              b1
@@ -96,6 +101,9 @@
 //	group                                nested struct
 //	top-level LIST of primitives (3- or  subarray field, when every row's
 //	  2-level, or a repeated primitive)    list has one length
+//	top-level repeated group (the        subarray of structs, when every
+//	  legacy 2-level list of old           row's list has one length
+//	  parquet-mr and Hive)
 //	INTERVAL (top level)                 struct (months, days, milliseconds), u4 each
 //	MAP, other lists                     refused, naming the column
 //

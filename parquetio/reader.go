@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -298,7 +299,7 @@ func (r *Reader) plan() error {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
 		}
 		if v, ok := r.opts.fillFor(l.path); ok {
-			b, err := fillBytes(l.dt, v)
+			b, err := arrowconv.FillValue(l.dt, v)
 			if err != nil {
 				return fmt.Errorf("parquetio: column %s: fill value: %w", strings.Join(l.path, "."), err)
 			}
