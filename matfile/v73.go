@@ -128,6 +128,21 @@ func matlabDims(shape []uint64) ([]int, error) {
 
 // emptyDims reads the shape stored in a MATLAB_empty dataset.
 func (v *v73File) emptyDims(ds *hdf5.Dataset, path string) ([]int, error) {
+	dims, err := v.storedDims(ds, path)
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := numel(dims); !ok || k != 0 {
+		// Not an empty shape: MATLAB_empty set on a non-empty value.
+		return nil, v.f.errfPath(path, "MATLAB_empty is set but the stored shape %v is not empty", dims)
+	}
+	return dims, nil
+}
+
+// storedDims reads the size a MATLAB_empty dataset stores: an empty
+// array's, or that of a struct without fields (MATLAB stores struct() as
+// a MATLAB_empty dataset holding [1 1]).
+func (v *v73File) storedDims(ds *hdf5.Dataset, path string) ([]int, error) {
 	if ds.Len() > 32 {
 		return nil, v.f.errfPath(path, "an empty array's stored shape has %d values", ds.Len())
 	}
@@ -163,9 +178,21 @@ func (v *v73File) emptyDims(ds *hdf5.Dataset, path string) ([]int, error) {
 	for len(dims) < 2 {
 		dims = append(dims, 0)
 	}
-	if k, ok := numel(dims); !ok || k != 0 {
-		// Not an empty shape: MATLAB_empty set on a non-empty value.
-		return nil, v.f.errfPath(path, "MATLAB_empty is set but the stored shape %v is not empty", dims)
+	return dims, nil
+}
+
+// emptyOrFieldless reads a MATLAB_empty dataset's size: empty, or (for
+// class struct) that of a struct array without fields.
+func (v *v73File) emptyOrFieldless(ds *hdf5.Dataset, path, class string) ([]int, error) {
+	if class != NameStruct {
+		return v.emptyDims(ds, path)
+	}
+	dims, err := v.storedDims(ds, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := numel(dims); !ok {
+		return nil, v.f.errfPath(path, "a struct of size %v", dims)
 	}
 	return dims, nil
 }
@@ -240,7 +267,7 @@ func (v *v73File) variables() ([]VarInfo, error) {
 			}
 		case *hdf5.Dataset:
 			if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-				dims, err := v.emptyDims(o, name)
+				dims, err := v.emptyOrFieldless(o, name, class)
 				if err != nil {
 					return nil, err
 				}
@@ -404,9 +431,12 @@ func (w *v73walk) value(obj hdf5.Object, path string, depth int) error {
 		return w.structGroup(o, path, depth)
 	case *hdf5.Dataset:
 		if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-			dims, err := w.v.emptyDims(o, path)
+			dims, err := w.v.emptyOrFieldless(o, path, class)
 			if err != nil {
 				return err
+			}
+			if n, _ := numel(dims); n > 0 {
+				return w.marker(path, NameStruct, dims, n) // struct() and the like
 			}
 			return w.empty(path, class, dims)
 		}
@@ -513,11 +543,7 @@ func (w *v73walk) cell(ds *hdf5.Dataset, path string, depth int) error {
 // fieldNames are the struct's fields: MATLAB_fields, or the members.
 func (w *v73walk) fieldNames(g *hdf5.Group, path string) ([]string, error) {
 	if a, err := g.Attr(AttrFields); err == nil {
-		names, err := a.Strings()
-		if err != nil {
-			return nil, w.v.f.errfPath(path, "MATLAB_fields: %v", err)
-		}
-		return names, nil
+		return w.v.fieldList(a, path)
 	}
 	names, err := g.Members()
 	if err != nil {
