@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -278,6 +279,144 @@ func TestMATLABFixturesDamaged(t *testing.T) {
 			pos := 116 + (i*7919)%(len(b)-116)
 			d[pos] ^= 1 << (i % 8)
 			check(fmt.Sprintf("bit %d of byte %d flipped", i%8, pos), d)
+		}
+	}
+}
+
+// l5Char is a Level 5 char variable as stored: size, storage type, data.
+type l5Char struct {
+	dims []int
+	typ  DataType
+	data []byte
+}
+
+// level5Chars returns the char variables of a Level 5 file as stored.
+func level5Chars(t *testing.T, b []byte) map[string]l5Char {
+	t.Helper()
+	f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
+	if err != nil || f.l5 == nil {
+		t.Fatalf("not a Level 5 file: %v", err)
+	}
+	out := map[string]l5Char{}
+	for _, e := range f.l5.elems {
+		c, err := f.l5.load(e, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.l5.parser(e, "")
+		h, err := p.header(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.class != ClassChar {
+			continue
+		}
+		d, _, err := p.next(h.name, c, h.pos, "character data")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.name] = l5Char{dims: h.dims, typ: d.typ, data: d.data}
+	}
+	return out
+}
+
+// TestWriteMATLABChars: MATLAB's char_unicode variables, read and written
+// back (whole, streamed in batches of a row, and of unknown row count),
+// are stored as MATLAB stored them: in v7.3 the same uint16 datasets
+// (MATLAB_class char, MATLAB_int_decode 2), in Level 5 the same size,
+// storage type (miUTF8 for ASCII text, miUTF16 beyond) and bytes. The
+// 3x8x2 array whose pairs run along its second dimension reads as strings
+// with lone surrogates, and is written back unchanged.
+func TestWriteMATLABChars(t *testing.T) {
+	src := map[string][]byte{}
+	var arrays []npyio.NamedArray
+	for _, name := range []string{"v7/char_unicode.mat", "v7.3/char_unicode.mat"} {
+		src[name] = readTestdata(t, "matlab/"+name)
+	}
+	_, arrs, _ := walkMemory(t, "v7.3", src["v7.3/char_unicode.mat"])
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		arrays = append(arrays, npyio.NamedArray{Key: k, Array: arrs[k]})
+	}
+	write := func(ver, mode string) []byte {
+		m := &wMem{}
+		w, err := NewWriter(m, &WriteOptions{Version: ver, Created: wFixedTime, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, na := range arrays {
+			a := na.Array
+			if mode == "whole" {
+				if err := w.WriteArray(na.Key, a); err != nil {
+					t.Fatalf("%s: %v", na.Key, err)
+				}
+				continue
+			}
+			h := *a.Header
+			h.FortranOrder = false
+			h.Shape = append([]int(nil), h.Shape...)
+			if mode == "unknown" {
+				h.Shape[0] = -1
+			}
+			vw, err := w.CreateVariable(na.Key, &h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := a.CData()
+			rs := len(data) / a.Header.Shape[0]
+			for off := 0; off < len(data); off += rs {
+				if err := vw.Write(data[off : off+rs]); err != nil {
+					t.Fatalf("%s: %v", na.Key, err)
+				}
+			}
+			if err := vw.Close(); err != nil {
+				t.Fatalf("%s: %v", na.Key, err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return m.b
+	}
+	matlab5 := level5Chars(t, src["v7/char_unicode.mat"])
+	matlab73, err := hdf5.Open(bytes.NewReader(src["v7.3/char_unicode.mat"]), int64(len(src["v7.3/char_unicode.mat"])), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"whole", "stream", "unknown"} {
+		for _, ver := range []string{"6", "7"} {
+			got := level5Chars(t, write(ver, mode))
+			for k, want := range matlab5 {
+				g := got[k]
+				if !reflect.DeepEqual(g.dims, want.dims) || g.typ != want.typ || !bytes.Equal(g.data, want.data) {
+					t.Errorf("v%s %s %s: %v %s % x, MATLAB %v %s % x", ver, mode, k, g.dims, g.typ, g.data, want.dims, want.typ, want.data)
+				}
+			}
+		}
+		b := write("7.3", mode)
+		h, err := hdf5.Open(bytes.NewReader(b), int64(len(b)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, na := range arrays {
+			var ds [2]*hdf5.Dataset
+			var raw [2][]byte
+			var attrs [2]string
+			for i, f := range []*hdf5.File{matlab73, h} {
+				o, err := f.Root().Open(na.Key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ds[i] = o.(*hdf5.Dataset)
+				if raw[i], err = ds[i].ReadAll(); err != nil {
+					t.Fatal(err)
+				}
+				c, _ := strAttr(ds[i], AttrClass)
+				dec, _ := intAttr(ds[i], AttrIntDecode)
+				attrs[i] = fmt.Sprintf("%s %d %s", c, dec, ds[i].Type())
+			}
+			if attrs[0] != attrs[1] || !reflect.DeepEqual(ds[0].Shape(), ds[1].Shape()) || !bytes.Equal(raw[0], raw[1]) {
+				t.Errorf("v7.3 %s %s: %s %v % x, MATLAB %s %v % x", mode, na.Key, attrs[1], ds[1].Shape(), raw[1], attrs[0], ds[0].Shape(), raw[0])
+			}
 		}
 	}
 }
