@@ -31,10 +31,17 @@
 //   - char arrays become numpy U strings along the last dimension, one per
 //     row of a 2-D array (shape (m,) for an m x n char, width max(n, 1)),
 //     as scipy.io.loadmat(chars_as_strings=True) returns them; UTF-16
-//     surrogate pairs become one character; trailing NULs are not kept;
+//     surrogate pairs (characters outside the BMP, which MATLAB stores
+//     so) become one character, the width still counting code units; a
+//     pair split by the array's shape stays two lone surrogates, as MATLAB
+//     holds it; trailing NULs are not kept;
 //   - sparse matrices become dense arrays (Var.Sparse is set), refused
 //     above Options.MaxSparseBytes; duplicate entries add up as in
-//     scipy's toarray;
+//     scipy's toarray; a logical one is bool (in Level 5 MATLAB stores its
+//     values one byte each under an miDOUBLE tag);
+//   - a v7.3 struct's field names are its MATLAB_fields attribute or, for
+//     a long list (MATLAB: from about 4096 characters of names), the
+//     dataset in #refs# that attribute refers to;
 //   - empty arrays keep their MATLAB shape (0x0, 1x0, 0x3 ...), including
 //     v7.3's MATLAB_empty, where the dataset holds the shape (see
 //     [EmptyShapeOrder] for hdf5storage 0.1.19's reversed order);
