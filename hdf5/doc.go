@@ -19,9 +19,13 @@
 //     are refused);
 //   - layouts compact, contiguous and chunked (layout messages 1 to 4);
 //     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
-//     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
-//     filters and those with a decoder in filterCodecs (see Filters
-//     below);
+//     extensible array and v2 B-tree; the filters deflate, shuffle,
+//     fletcher32, szip, n-bit, scale-offset, lzo (PyTables), bzip2 and lzf
+//     (h5py) and the plugin filters listed under "Plugin filters", decoded
+//     in pure Go (any other filter is an error naming it);
+//     integers narrower than their bytes (precision below the size, or a
+//     bit offset, as n-bit datasets have) read as full integers, as h5py
+//     reads them;
 //   - the global heap (variable-length data) and Jenkins lookup3
 //     checksums, verified on every version 2 structure read.
 //
@@ -126,6 +130,24 @@
 // h5py's libver='earliest' writes version 3.
 //
 // A File may be used from several goroutines; a RowReader may not.
+//
+// # Plugin filters
+//
+// Decoded in pure Go (no cgo, no HDF5 plugin to install): Blosc (32001,
+// c-blosc 1.x and c-blosc2 chunks: blosclz, lz4, lz4hc, snappy, zlib and
+// zstd, byte and bit shuffle, split and memcpyed blocks), LZ4 (32004, the
+// framing of HDF5's LZ4 plugin), Bitshuffle (32008: plain, LZ4 or
+// Zstandard), Zstandard (32015) and Blosc2 (32026: hdf5-blosc2's frames of
+// one chunk, 1-D or b2nd blocks; shuffle, bitshuffle and delta filters;
+// zero, NaN and repeated-value chunks). BloscLZ, the Blosc/Blosc2 chunk,
+// frame and b2nd layouts and the bit shuffle are written from their format
+// documents; LZ4, Zstandard, Snappy and zlib are pierrec/lz4 and
+// klauspost/compress. Each decoder is bounded by the chunk's declared size
+// (a header claiming more is an error before anything is allocated) and
+// decodes the last filter straight into the caller's buffer. Not read:
+// Blosc2 plugin codecs and filters (ZFP, NDLZ, bytedelta...), dictionaries
+// and variable-length blocks, frames of several chunks (the filter writes
+// one): valid chunks using them give an *UnsupportedError.
 //
 // # Writing
 //
