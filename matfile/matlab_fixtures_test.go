@@ -132,7 +132,7 @@ func TestMATLABLogicalSparse(t *testing.T) {
 		})
 	}
 	t.Run("test_basic_v7", func(t *testing.T) {
-		_, arrs, _ := checkFixture(t, "v7/test_basic_v7.mat", "v7/test_basic_v7.json.gz")
+		_, arrs, _ := checkFixture(t, "../objects/test_basic_v7.mat", "v7/test_basic_v7.json.gz")
 		if a := arrs["sparse_logical"]; a == nil || !bytes.Equal(a.Data, []byte{1, 0, 0, 0, 1, 0, 0, 0, 1}) {
 			t.Errorf("sparse_logical: %v", a)
 		}
@@ -205,7 +205,7 @@ func TestMATLABManyStructFields(t *testing.T) {
 // dataset of class struct holding its size [1 1]) reads as a 1x1 struct
 // without fields, as the same variable in the -v7 file does.
 func TestMATLABStructNoFields(t *testing.T) {
-	for _, name := range []string{"v7.3/test_basic_v73.mat.gz", "v7/test_basic_v7.mat"} {
+	for _, name := range []string{"v7.3/test_basic_v73.mat.gz", "../objects/test_basic_v7.mat"} {
 		t.Run(name, func(t *testing.T) {
 			b := readTestdata(t, "matlab/"+name)
 			f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
@@ -235,7 +235,7 @@ func TestMATLABStructNoFields(t *testing.T) {
 		})
 	}
 	// The whole -v7 file, against scipy.
-	checkFixture(t, "v7/test_basic_v7.mat", "v7/test_basic_v7.json.gz")
+	checkFixture(t, "../objects/test_basic_v7.mat", "v7/test_basic_v7.json.gz")
 }
 
 // TestMATLABFixturesDamaged: truncated and bit-flipped copies of the files
@@ -243,7 +243,7 @@ func TestMATLABStructNoFields(t *testing.T) {
 // panic.
 func TestMATLABFixturesDamaged(t *testing.T) {
 	files := []string{"v6/sparse.mat", "v7/sparse.mat", "v7.3/sparse.mat", "v7/char_unicode.mat",
-		"v7.3/char_unicode.mat", "v7/test_basic_v7.mat", "v7.3/test_basic_v73.mat.gz"}
+		"v7.3/char_unicode.mat", "../objects/test_basic_v7.mat", "v7.3/test_basic_v73.mat.gz"}
 	opts := &Options{MaxVariableBytes: 64 << 20, MaxSparseBytes: 64 << 20}
 	for _, name := range files {
 		b := readTestdata(t, "matlab/"+name)

@@ -239,7 +239,7 @@ def main():
     # test_basic (mat-io): the same MATLAB data saved -v7 and -v7.3; the
     # v7.3 file holds structs of 526 and 4093 fields (MATLAB_fields as a
     # reference) and struct().
-    b7 = level5("matlab/v7/test_basic_v7.mat")
+    b7 = level5("objects/test_basic_v7.mat")  # the -v7 twin, with the object fixtures
     write("matlab/v7/test_basic_v7.json.gz", b7, "scipy.io.loadmat(mat_dtype=True), scipy.io.whosmat")
     raw = gzip.open("matlab/v7.3/test_basic_v73.mat.gz").read()
     tmp = "/tmp/gen_matlab_expect_test_basic_v73.mat"
