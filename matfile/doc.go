@@ -31,10 +31,17 @@
 //   - char arrays become numpy U strings along the last dimension, one per
 //     row of a 2-D array (shape (m,) for an m x n char, width max(n, 1)),
 //     as scipy.io.loadmat(chars_as_strings=True) returns them; UTF-16
-//     surrogate pairs become one character; trailing NULs are not kept;
+//     surrogate pairs (characters outside the BMP, which MATLAB stores
+//     so) become one character, the width still counting code units; a
+//     pair split by the array's shape stays two lone surrogates, as MATLAB
+//     holds it; trailing NULs are not kept;
 //   - sparse matrices become dense arrays (Var.Sparse is set), refused
 //     above Options.MaxSparseBytes; duplicate entries add up as in
-//     scipy's toarray;
+//     scipy's toarray; a logical one is bool (in Level 5 MATLAB stores its
+//     values one byte each under an miDOUBLE tag);
+//   - a v7.3 struct's field names are its MATLAB_fields attribute or, for
+//     a long list (MATLAB: from about 4096 characters of names), the
+//     dataset in #refs# that attribute refers to;
 //   - empty arrays keep their MATLAB shape (0x0, 1x0, 0x3 ...), including
 //     v7.3's MATLAB_empty, where the dataset holds the shape (see
 //     [EmptyShapeOrder] for hdf5storage 0.1.19's reversed order);
@@ -206,11 +213,8 @@
 //     HDF5 dataset of shape (n, m) holding the column-major data and
 //     MATLAB and hdf5storage see numpy's shape; logical is uint8 with
 //     MATLAB_int_decode 1; complex a compound of "real" and "imag"; char
-//     uint16 UTF-16 code units with MATLAB_int_decode 2 (a character
-//     outside the BMP makes the array uint32 UTF-32 with
-//     MATLAB_int_decode 4, one unit per character, as hdf5storage stores
-//     it; this needs the whole array, so a streamed variable with one is
-//     an error); an empty array is a uint64 dataset holding its MATLAB
+//     uint16 UTF-16 code units with MATLAB_int_decode 2 (see strings
+//     below); an empty array is a uint64 dataset holding its MATLAB
 //     size in MATLAB's order, with MATLAB_empty 1 (an empty complex array
 //     reads back real: the convention has no place for complexity);
 //     structs are groups with MATLAB_class "struct" and MATLAB_fields.
@@ -233,8 +237,19 @@
 // Level 5 stores numeric data in its class's own type, logical as
 // miUINT8 with the logical flag, complex as the real part then the
 // imaginary part, and char data as miUTF8 when it is all ASCII, miUTF16
-// when it is all in the BMP and miUTF32 otherwise (one unit per
-// character; scipy reads it, Octave 7 shows '?').
+// otherwise.
+//
+// Strings: char data is UTF-16 code units in every version, as MATLAB
+// stores it: a character outside the BMP (an emoji) is a surrogate pair,
+// and the last dimension counts code units, so a string with such
+// characters is that many units longer (["a😀b", "xy"] is a 2x4 char
+// array, "xy" padded with two spaces); the reader joins the pairs again.
+// The width is known once every string has been seen: [Writer.WriteArray]
+// looks at the whole array, [Writer.CreateVariable] spools a variable
+// holding strings to a temporary file (WriteOptions.TempDir) first, as it
+// does rows of unknown count. MATLAB, Octave and hdf5storage read such
+// files; scipy 1.10 refuses surrogate pairs in Level 5 files, MATLAB's
+// own as well ("buffer is too small for requested array").
 //
 // The mapping from numpy (all versions):
 //   - bool is logical, int8..uint64 keep their class, float16 becomes

@@ -593,11 +593,7 @@ func (w *v73walk) cell(ds *hdf5.Dataset, path string, depth int) error {
 // fieldNames are the struct's fields: MATLAB_fields, or the members.
 func (w *v73walk) fieldNames(g *hdf5.Group, path string) ([]string, error) {
 	if a, err := g.Attr(AttrFields); err == nil {
-		names, err := a.Strings()
-		if err != nil {
-			return nil, w.v.f.errfPath(path, "MATLAB_fields: %v", err)
-		}
-		return names, nil
+		return w.v.fieldList(a, path)
 	}
 	names, err := g.Members()
 	if err != nil {
