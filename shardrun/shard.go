@@ -169,7 +169,7 @@ func ShardFromEnv(o EnvOptions) (sh Shard, from string, ok bool, err error) {
 		}
 		if e.index == "SLURM_ARRAY_TASK_ID" {
 			if last, set, err := intVar("SLURM_ARRAY_TASK_MAX"); err == nil && set && last-o.Base >= n {
-				hint := ""
+				hint := fmt.Sprintf(": submit --array=%d-%d", o.Base, o.Base+n-1)
 				if o.Base == 0 && last == n {
 					hint = ": an array numbered from 1 (--array=1-" + strconv.Itoa(n) + ") needs --index-base 1"
 				}
