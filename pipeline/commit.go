@@ -34,7 +34,7 @@ type ShardOptions struct {
 	// _npyflow in the first sink's root.
 	StateDir string
 	// NoCommit stops the last shard to finish from committing the run;
-	// run `npyflow commit` (CommitRun) instead.
+	// run `npyflow commit` ([shardrun.CommitRun]) instead.
 	NoCommit bool
 	// CheckpointBytes is how many input bytes a shard reads between
 	// checkpoints; 0 means [shardrun.DefaultCheckpointBytes], negative only at the
