@@ -103,6 +103,26 @@ func (p *Plan) sinkNodeOf(name string) sinkNode {
 	return nil
 }
 
+// sourcesOf returns the sources whose rows reach component name.
+func (p *Plan) sourcesOf(name string) map[string]bool {
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		c := p.Job.Component(n)
+		if c == nil || out[n] {
+			return
+		}
+		if c.Kind == Source {
+			out[n] = true
+		}
+		for _, in := range c.Inputs {
+			walk(in)
+		}
+	}
+	walk(name)
+	return out
+}
+
 // checkShardable reports why the job cannot run as several shards.
 func (p *Plan) checkShardable() error {
 	if why := p.shardable(); why != "" {
@@ -243,9 +263,15 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 	}
 	for _, s := range p.sinks {
 		if t, ok := s.(*trackedSink); ok {
-			parts := mine
-			if !t.perPart {
-				parts = nil
+			// The files of the inputs that reach this sink.
+			var parts []*Part
+			if t.perPart {
+				from := p.sourcesOf(t.c.Name)
+				for _, pt := range mine {
+					if from[pt.Source] {
+						parts = append(parts, pt)
+					}
+				}
 			}
 			paths, err := t.sinkNode.plannedPaths(parts)
 			if err != nil {
@@ -419,7 +445,7 @@ func (t *trackedSink) Begin(p *Part) error {
 			return err
 		}
 		t.cur, t.rows, t.started = path, 0, true
-		t.skipping = t.skipMode && exists(path)
+		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
 	}
 	if t.skipping {
 		return nil
@@ -458,7 +484,7 @@ func (t *trackedSink) Finish() error {
 			return err
 		}
 		t.cur, t.started = path, true
-		t.skipping = t.skipMode && exists(path)
+		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
 	}
 	t.finished = true
 	if t.skipping {
@@ -479,8 +505,6 @@ func (t *trackedSink) flush() ([]fileRec, error) {
 	return d, nil
 }
 
-// exists reports whether an output exists (skip_existing).
-func exists(path string) bool { return shardrun.Exists(context.TODO(), path) }
 
 // StateDir returns where a job's runs keep their manifests by default.
 func (p *Plan) StateDir() string { return p.stateDir("") }

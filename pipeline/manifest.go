@@ -129,6 +129,9 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 		in := FrozenInput{Source: pt.Source, Path: absPath(pt.Path), Member: pt.Member, Size: pt.Size, Rows: pt.Rows, ZeroD: pt.zeroD,
 			Fingerprint: fps[i].fp, ModTime: fps[i].mtime, Shard: assign[i], Captures: captureVars(pt)}
 		for _, s := range p.sinks {
+			if !p.sourcesOf(sinkName(s))[pt.Source] {
+				continue // the input does not reach this sink
+			}
 			if pp, ok := s.(interface{ perPartFiles() bool }); ok && pp.perPartFiles() {
 				if paths, err := s.plannedPaths([]*Part{pt}); err == nil && len(paths) == 1 {
 					if in.Outputs == nil {
