@@ -505,6 +505,5 @@ func (t *trackedSink) flush() ([]fileRec, error) {
 	return d, nil
 }
 
-
 // StateDir returns where a job's runs keep their manifests by default.
 func (p *Plan) StateDir() string { return p.stateDir("") }
