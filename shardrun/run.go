@@ -585,14 +585,26 @@ func shortList(s []string) string {
 // Interrupted returns err, which stopped the attempt, saying what the
 // shard's manifest keeps for a --resume when err is a cancellation
 // (Ctrl-C, SIGTERM from a scheduler): an *InterruptedError.
+//
+// An error after the attempt's context was cancelled is taken for a
+// consequence of the cancellation: an object store aborts the uploads of
+// a cancelled context, so closing an output then fails with the store's
+// own error.
 func (r *Run) Interrupted(err error) error {
 	var ie *InterruptedError
-	if err == nil || errors.As(err, &ie) || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.As(err, &ie) {
 		return err
 	}
-	cause := context.Canceled
-	if errors.Is(err, context.DeadlineExceeded) {
+	var cause error
+	switch {
+	case r.ctx.Err() != nil:
+		cause = r.ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
 		cause = context.DeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		cause = context.Canceled
+	default:
+		return err
 	}
 	return &InterruptedError{Shard: r.cfg.Shard, Checkpoints: r.man.Checkpoints, Done: len(r.man.Inputs), Assigned: r.man.Assigned, Err: cause}
 }
