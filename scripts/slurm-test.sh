@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make test-slurm: sharded npyflow runs under a real, single-node Slurm.
 #
-# Installs slurm-wlm and munge with apt when missing (and DuckDB's node
-# API with npm, cached in ~/.cache/npyflow/duckdb), then starts, in a
-# scratch directory, a munged with its own key and socket, slurmctld -D
-# and slurmd -D on free ports (no systemd), and SeaweedFS
+# Installs slurm-wlm and munge with apt when missing (and curl, node and
+# numpy for python3; DuckDB's node API with npm, cached in
+# ~/.cache/npyflow/duckdb), then starts, in a scratch directory, a
+# munged with its own key and socket, slurmctld -D and slurmd -D on free
+# ports (no systemd), and SeaweedFS
 # (scripts/seaweedfs.sh). It runs examples/slurm-array.sh as it is and
 # the faults docs/scale.md describes, each on inputs numpy writes
 # (scripts/slurm/gen_inputs.py), and checks every committed dataset with
@@ -27,9 +28,11 @@
 #              from the plan); one task cancelled and re-submitted, a
 #              dependent commit job
 #
-# SCENARIOS="missing bucket" runs only those. Stops exactly the processes it started (also on failure or Ctrl-C) and
-# removes the scratch directory unless KEEP=1 or a check failed. Needs
-# root (slurmd runs jobs as their submitter, munged wants its own key).
+# SCENARIOS="missing bucket" runs only those. Stops exactly the
+# processes it started (also on failure or Ctrl-C) and removes the
+# scratch directory unless KEEP=1 or a check failed. Needs root (slurmd
+# runs jobs as their submitter, munged wants its own key). About 4 to 10
+# minutes, nearly all of it Slurm scheduling and building npyflow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -68,11 +71,17 @@ trap 'exit 130' INT TERM
 [[ $(id -u) == 0 ]] || die "run as root (slurmd runs the jobs as their submitter; munged needs its own key)"
 
 # --- what it needs -----------------------------------------------------
-if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-	log "installing slurm-wlm and munge"
-	apt-get install -y slurm-wlm munge >"$S/apt.log" 2>&1 ||
-		{ apt-get update >>"$S/apt.log" 2>&1 && apt-get install -y slurm-wlm munge >>"$S/apt.log" 2>&1; } ||
-		die "apt-get install slurm-wlm munge failed (see $S/apt.log)"
+PKGS=()
+command -v slurmctld >/dev/null || PKGS+=(slurm-wlm)
+command -v munged >/dev/null || PKGS+=(munge)
+command -v curl >/dev/null || PKGS+=(curl)
+command -v npm >/dev/null || PKGS+=(nodejs npm)
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || PKGS+=(python3-numpy)
+if [[ ${#PKGS[@]} -gt 0 ]]; then
+	log "installing ${PKGS[*]}"
+	apt-get install -y "${PKGS[@]}" >"$S/apt.log" 2>&1 ||
+		{ apt-get update >>"$S/apt.log" 2>&1 && apt-get install -y "${PKGS[@]}" >>"$S/apt.log" 2>&1; } ||
+		die "apt-get install ${PKGS[*]} failed (see $S/apt.log)"
 fi
 if [[ ! -d $MODS/node_modules/@duckdb/node-api ]]; then
 	log "installing @duckdb/node-api in $MODS"
