@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
 
 all: build
 
@@ -34,6 +34,12 @@ test-s3:
 	  { NPYFLOW_S3_ENDPOINT=$$NPYFLOW_S3_ENDPOINT $(GO) test -count=1 -tags s3 -run 'S3' ./pipeline/; rc=$$?; \
 	    kill $$WEED_PID; for i in 1 2 3 4 5; do kill -0 $$WEED_PID 2>/dev/null && sleep 1; done; \
 	    kill -9 $$WEED_PID 2>/dev/null; rm -rf $$dir; exit $$rc; }
+
+# Sharded runs under a real single-node Slurm, started and stopped by the
+# script (installs slurm-wlm and munge when missing; root; minutes): the
+# example and its faults, datasets checked with DuckDB. Not part of test.
+test-slurm:
+	scripts/slurm-test.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -251,7 +251,7 @@ func TestJobStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plan.Freeze(1, []byte(text), nil); err == nil || !strings.Contains(err.Error(), "standard input") {
+	if _, err := plan.Freeze(context.Background(), 1, []byte(text), nil); err == nil || !strings.Contains(err.Error(), "standard input") {
 		t.Errorf("freezing a plan of stdin: %v", err)
 	}
 	copied := plan.Sources[0].Parts[0].Path

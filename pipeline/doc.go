@@ -15,7 +15,7 @@
 // shardrun (staging, checkpoints, resume, manifests, commit); commit.go
 // only decides what a run is (its inputs and their shards, the run ID,
 // the sinks' roots) and hands the sinks' finished files to a
-// shardrun.Run; [CommitRun] and [FindRun] wrap shardrun's.
+// shardrun.Run (publishing is [shardrun.CommitRun]).
 // A new format is added as one Format entry, a source spec and a sink
 // spec.
 //
@@ -97,13 +97,13 @@
 // # Sharded runs
 //
 // [Plan.Freeze] snapshots the inputs (with fingerprints) and spreads them
-// over shards by bytes ([AssignShards]); with RunOptions.Shard a run reads
-// only its shard's inputs ([ShardFromEnv] finds the shard of a Kubernetes,
+// over shards by bytes ([shardrun.AssignShards]); with RunOptions.Shard a run reads
+// only its shard's inputs ([shardrun.ShardFromEnv] finds the shard of a Kubernetes,
 // Slurm, AWS Batch or Cloud Run task). Parquet sinks with partition_by or
 // dataset: true write Hive-style datasets of part-<shard>-<seq>.parquet
 // files. Sharded runs stage their files, record them in per-shard
 // manifests at checkpoints, resume after a kill and are published by
-// [CommitRun], which writes _SUCCESS; see docs/scale.md.
+// [shardrun.CommitRun], which writes _SUCCESS; see docs/scale.md.
 //
 // # Limits
 //

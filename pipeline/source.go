@@ -398,6 +398,14 @@ func buildFileSource(c *Component, _ *Schema, env *buildEnv) (node, error) {
 	}
 	s.caps = caps
 	s.project(env.project[c.Name])
+	if planned, ins := env.planned(c.Name); planned != nil {
+		// A frozen plan has every input's rows and the files' layout:
+		// no file is opened (a shard checks its own when it starts).
+		if err := s.addPlanned(planned, ins, env); err != nil {
+			return nil, err
+		}
+		matches = nil
+	}
 	var members []string
 	if s.npz {
 		members = c.Strings("members")

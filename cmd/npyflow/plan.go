@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 func init() {
@@ -114,18 +115,18 @@ func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out s
 			shards = n
 		}
 	}
-	if shards < 1 || shards > pipeline.MaxShards {
-		return usagef("--shards must be between 1 and %d", pipeline.MaxShards)
+	if shards < 1 || shards > shardrun.MaxShards {
+		return usagef("--shards must be between 1 and %d", shardrun.MaxShards)
 	}
 	text, err := os.ReadFile(jobFile)
 	if err != nil {
 		return err
 	}
-	fp, err := plan.Freeze(shards, text, set)
+	fp, err := plan.Freeze(e.ctx, shards, text, set)
 	if err != nil {
 		return usageError{err}
 	}
-	if err := fp.WriteFile(out); err != nil {
+	if err := fp.WriteFile(e.ctx, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "plan %s: run %s, %d input(s) in %d shard(s); state in %s\n", storage.Redact(out), fp.ID, len(fp.Inputs), fp.Shards, storage.Redact(fp.StateDir))
