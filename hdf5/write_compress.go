@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
@@ -122,13 +123,55 @@ type wEncoders struct {
 	zw   *zlib.Writer
 	zl   int
 	lz   lz4.Compressor
-	zstd map[int]*zstd.Encoder // by level*2 + (1 for single-segment frames)
+	zstd map[int]*zstd.Encoder // by wZstdKey
 }
 
-func (e *wEncoders) close() {
-	for _, z := range e.zstd {
-		z.Close()
+// wZstdPools keeps Zstandard encoders (megabytes of tables each) from one
+// Writer to the next: a *sync.Pool by wZstdKey.
+var wZstdPools sync.Map
+
+// wZstdKey is level*2, plus 1 for an encoder of single-segment frames.
+func wZstdKey(level int, single bool) int {
+	if single {
+		return 2*level + 1
 	}
+	return 2 * level
+}
+
+// close gives the worker's Zstandard encoders back to wZstdPools.
+func (e *wEncoders) close() {
+	for key, z := range e.zstd {
+		p, _ := wZstdPools.LoadOrStore(key, new(sync.Pool))
+		p.(*sync.Pool).Put(z)
+	}
+	e.zstd = nil
+}
+
+// zstdEncoder returns the worker's encoder for level and frame kind.
+func (e *wEncoders) zstdEncoder(level int, single bool) (*zstd.Encoder, error) {
+	key := wZstdKey(level, single)
+	if z := e.zstd[key]; z != nil {
+		return z, nil
+	}
+	if e.zstd == nil {
+		e.zstd = map[int]*zstd.Encoder{}
+	}
+	if p, ok := wZstdPools.Load(key); ok {
+		if z, ok := p.(*sync.Pool).Get().(*zstd.Encoder); ok {
+			e.zstd[key] = z
+			return z, nil
+		}
+	}
+	z, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), // as libzstd's ZSTD_compress
+		zstd.WithSingleSegment(single))
+	if err != nil {
+		return nil, err
+	}
+	e.zstd[key] = z
+	return z, nil
 }
 
 // compress filters src (the shuffled or raw chunk) with c at level into a
@@ -153,25 +196,9 @@ func (e *wEncoders) compress(c Compression, level int, src []byte) ([]byte, erro
 	case CompressionLZ4:
 		return e.lz4(src, wLZ4Block), nil
 	case CompressionZstd:
-		key := 2 * level
-		if len(src) < wZstdSmall {
-			key++
-		}
-		z := e.zstd[key]
-		if z == nil {
-			var err error
-			z, err = zstd.NewWriter(nil,
-				zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-				zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderCRC(false), // as libzstd's ZSTD_compress
-				zstd.WithSingleSegment(len(src) < wZstdSmall))
-			if err != nil {
-				return nil, err
-			}
-			if e.zstd == nil {
-				e.zstd = map[int]*zstd.Encoder{}
-			}
-			e.zstd[key] = z
+		z, err := e.zstdEncoder(level, len(src) < wZstdSmall)
+		if err != nil {
+			return nil, err
 		}
 		return z.EncodeAll(src, wOutPool.get(len(src)/2 + 64)[:0]), nil
 	}
