@@ -78,7 +78,7 @@ func (o *DatasetOptions) compression() (Compression, int, error) {
 			return "", 0, fmt.Errorf("deflate level %d is not 0-9", o.Deflate)
 		}
 		if c != "" || level != 0 {
-			return "", 0, fmt.Errorf("Deflate %d with Compression %q and Level %d: set Compression and Level, or Deflate alone", o.Deflate, string(c), level)
+			return "", 0, fmt.Errorf("option Deflate %d with Compression %q and Level %d: set Compression and Level, or Deflate alone", o.Deflate, string(c), level)
 		}
 		return CompressionDeflate, o.Deflate, nil
 	}

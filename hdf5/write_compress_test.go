@@ -209,8 +209,8 @@ func TestWriteCompressionOptionErrors(t *testing.T) {
 		{DatasetOptions{Compression: CompressionDeflate, Level: 10}, "deflate level 10 is not 1-9"},
 		{DatasetOptions{Level: 5}, "compression level 5 without a Compression"},
 		{DatasetOptions{Deflate: 10}, "deflate level 10 is not 0-9"},
-		{DatasetOptions{Deflate: 3, Compression: CompressionZstd}, `Deflate 3 with Compression "zstd"`},
-		{DatasetOptions{Deflate: 3, Level: 3}, "Deflate 3 with Compression"},
+		{DatasetOptions{Deflate: 3, Compression: CompressionZstd}, `option Deflate 3 with Compression "zstd" and Level 0`},
+		{DatasetOptions{Deflate: 3, Level: 3}, `option Deflate 3 with Compression "" and Level 3`},
 		{DatasetOptions{Compression: CompressionLZ4, Contiguous: true}, "the contiguous layout has no chunks, filters"},
 	}
 	for _, c := range cases {
