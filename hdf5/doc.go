@@ -159,8 +159,13 @@
 // at creation), old-style groups (v1 B-tree of symbol table nodes plus a
 // local heap, any number of members), and datasets in the compact layout
 // (data in the object header: automatic up to [CompactAuto] bytes),
-// contiguous, or chunked with a v1 B-tree chunk index and the shuffle and
-// deflate filters. Variable-length attribute data go to global heap
+// contiguous, or chunked with a v1 B-tree chunk index, the shuffle filter
+// and one compression (DatasetOptions.Compression): deflate, which every
+// reader has, or the plugin filters LZ4 (32004, the framing of HDF5's LZ4
+// plugin) and Zstandard (32015, one frame per chunk), written with the
+// cd_values and filter names the reference plugins store, so that h5py
+// with hdf5plugin and the HDF5 tools with the plugins read them.
+// Variable-length attribute data go to global heap
 // collections. Data are written in the byte order of the given dtype
 // (little-endian for npyio's common types); no byte is reinterpreted.
 //
@@ -195,5 +200,7 @@
 // A Writer and everything it creates must be used from one goroutine at a
 // time; call Close even after an error (it stops the workers). Deflate is
 // klauspost/compress's at the given level: faster than zlib's, files a
-// little larger.
+// little larger; Zstandard is klauspost/compress's (zstd levels map to its
+// four speeds, the level asked for is stored); LZ4 is pierrec/lz4's fast
+// compressor.
 package hdf5
