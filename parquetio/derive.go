@@ -203,7 +203,7 @@ func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
 	if !ok {
 		return nil, fmt.Errorf("parquetio: column %s: unknown schema node", name)
 	}
-	return primitiveDType(p, r.opts.scaled(), func(chars bool) (int, error) {
+	return r.primitive(p, func(chars bool) (int, error) {
 		n, err := r.maxLen(p, chars)
 		if v, ok := r.opts.fillFor(strings.Split(name, ".")); ok {
 			n = max(n, fillWidth(v, chars))
@@ -411,6 +411,9 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 	}
 	longest := 0
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
 			return 0, err
 		}
@@ -593,7 +596,7 @@ func listElement(c schema.Node) (*schema.PrimitiveNode, bool) {
 // whose list differs in length.
 func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.DType, int, error) {
 	name := c.Path()
-	dt, err := primitiveDType(elem, r.opts.scaled(), func(chars bool) (int, error) { return r.maxLen(elem, chars) })
+	dt, err := r.primitive(elem, func(chars bool) (int, error) { return r.maxLen(elem, chars) })
 	if err != nil {
 		return nil, 0, err
 	}
@@ -643,6 +646,9 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 	def := make([]int16, 4096)
 	rep := make([]int16, 4096)
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
 			return nil, 0, err
 		}

@@ -66,6 +66,9 @@ func TestMappingAgreesWithArrowconv(t *testing.T) {
 			got := dt.TypeStr()
 			if c.WidthFromData {
 				got = strings.TrimSuffix(got, "1")
+				if c.Type == "INT96" {
+					got = "<M8" // the unit comes from the data (int96.go)
+				}
 			}
 			if got != c.DType {
 				t.Errorf("%s: %s (%s): parquetio %s, arrowconv %s (from %s)", filepath.Base(p), c.Path, c.Type, c.DType, got, f.Type)
