@@ -315,6 +315,12 @@ func checkForeignValue(dt *npyio.DType, ptype string, b []byte, want any) error 
 		case ptype == "DATE":
 			wu = "D"
 		}
+		if dt.Unit == wu { // exact beyond int64 nanoseconds too
+			if got != w {
+				return fmt.Errorf("%d %s, want %d %s", got, dt.Unit, w, wu)
+			}
+			return nil
+		}
 		gn, ok := mulOK(got, unitNanos[dt.Unit])
 		wn, ok2 := mulOK(w, unitNanos[wu])
 		if !ok || !ok2 || gn != wn {
