@@ -24,7 +24,8 @@ import (
 // package documentation's table): BOOLEAN -> b1, INT(8..64) and the legacy
 // INT_8.. converted types -> i1..i8 / u1..u8 (plain INT32/INT64 -> i4/i8),
 // FLOAT -> f4, DOUBLE -> f8, FLOAT16 -> f2, DECIMAL(p,s) -> f8 correctly
-// rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns], DATE -> M8[D],
+// rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns] (M8[us] or M8[ms]
+// for values beyond its range), DATE -> M8[D],
 // TIME(unit) -> m8[unit], STRING/ENUM/JSON -> U<n> and BYTE_ARRAY -> S<n>
 // with n the longest value (found by a first pass over those columns),
 // FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs,
