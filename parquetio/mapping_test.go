@@ -25,6 +25,9 @@ func TestMappingAgreesWithArrowconv(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "foreign", "*.parquet"))
 	compared := 0
 	for _, p := range paths {
+		if strings.HasSuffix(p, "pt_unknown_logical_type.parquet") {
+			continue // arrow-go's own reader panics on its logical type (parquetio ignores it)
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
