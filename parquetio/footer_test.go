@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // thriftLength is a length or count in a footer: where its varint (or
@@ -180,4 +183,56 @@ func TestFooterDecoder(t *testing.T) {
 		t.Fatalf("only %d column chunks compared", compared)
 	}
 	t.Logf("%d column chunks agree", compared)
+}
+
+// BenchmarkPageHeaders decodes the page headers of a DuckDB file (with
+// statistics) with decodePageHeader and with parquet-go's Thrift decoder,
+// which npyflow used before (per page of every column chunk read).
+func BenchmarkPageHeaders(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "foreign", "duck_types.parquet"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	md, _ := footerOf(b, data)
+	var headers [][]byte
+	for _, g := range md.RowGroups {
+		for _, c := range g.Columns {
+			m := &c.MetaData
+			start, _ := chunkStart(m)
+			for off := start; off < start+m.TotalCompressedSize; {
+				var h format.PageHeader
+				hl, err := decodePageHeader(data[off:], &h)
+				if err != nil {
+					b.Fatal(err)
+				}
+				headers = append(headers, data[off:off+int64(hl)])
+				off += int64(hl) + int64(h.CompressedPageSize)
+			}
+		}
+	}
+	b.Run("npyflow", func(b *testing.B) {
+		b.ReportAllocs()
+		var h format.PageHeader
+		for b.Loop() {
+			for _, p := range headers {
+				if _, err := decodePageHeader(p, &h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(headers)), "ns/header")
+	})
+	b.Run("parquet-go", func(b *testing.B) {
+		b.ReportAllocs()
+		var h format.PageHeader
+		for b.Loop() {
+			for _, p := range headers {
+				h = format.PageHeader{}
+				if err := thrift.NewDecoder(compactProto.NewReaderFromBytes(p)).Decode(&h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(headers)), "ns/header")
+	})
 }
