@@ -7,9 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/npyflow/npyflow/internal/fixtures"
 )
 
 // TestIPCVariadicCounts damages the variadic buffer counts of the
@@ -37,7 +38,7 @@ func TestIPCVariadicCounts(t *testing.T) {
 			start, _, _ := rb.vector(4, 8)
 			binary.LittleEndian.PutUint64(rb.b[start+8*i:], uint64(v))
 			var rerr error
-			alloc := allocatedBytes(func() {
+			alloc := fixtures.Allocated(func() {
 				_, rerr = drainBatches(bytes.NewReader(b))
 			})
 			var ce *CorruptError
@@ -49,14 +50,6 @@ func TestIPCVariadicCounts(t *testing.T) {
 			}
 		}
 	}
-}
-
-func allocatedBytes(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
 }
 
 // drainBatches reads every record batch of IPC data (validated by the

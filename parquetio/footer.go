@@ -22,12 +22,9 @@ func decodeFooter(b []byte) (*format.FileMetaData, []unknownLogical, error) {
 	r := &tReader{b: b}
 	md := new(format.FileMetaData)
 	var unknown []unknownLogical
-	var haveSchema, haveRows, haveGroups bool
-	err := r.readStruct(func(id int16, typ byte) error {
-		var err error
+	err := r.readFields(1<<2|1<<3|1<<4, "the footer", func(id int16, typ byte) (set bool, err error) {
 		switch {
 		case id == 2 && typ == tList:
-			haveSchema = true
 			err = r.readList(tStruct, func(n int) { md.Schema = make([]format.SchemaElement, n) }, func(i int) error {
 				u, err := r.schemaElement(&md.Schema[i])
 				if u != nil {
@@ -36,27 +33,21 @@ func decodeFooter(b []byte) (*format.FileMetaData, []unknownLogical, error) {
 				}
 				return err
 			})
+			set = true
 		case id == 3:
-			md.NumRows, haveRows, err = r.i64(typ)
+			md.NumRows, set, err = r.i64(typ)
 		case id == 4 && typ == tList:
-			haveGroups = true
 			err = r.readList(tStruct, func(n int) { md.RowGroups = make([]format.RowGroup, n) }, func(i int) error {
 				return r.rowGroup(&md.RowGroups[i])
 			})
+			set = true
 		default:
 			err = r.skip(typ)
 		}
-		return err
+		return set, err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, nil, err
-	case !haveSchema:
-		return nil, nil, fmt.Errorf("the footer has no schema")
-	case !haveRows:
-		return nil, nil, fmt.Errorf("the footer has no row count")
-	case !haveGroups:
-		return nil, nil, fmt.Errorf("the footer has no list of row groups")
 	}
 	return md, unknown, nil
 }
@@ -130,17 +121,6 @@ func (r *tReader) schemaElement(e *format.SchemaElement) (*unknownLogical, error
 	return u, err
 }
 
-// varintLen is the length of the zigzag varint of field id id.
-func varintLen(id int16) int {
-	u := uint64(int64(id)<<1) ^ uint64(int64(id)>>63)
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
-	}
-	return n
-}
-
 // logicalType reads a LogicalType union; what describes it if arrow-go
 // cannot read it ("" if it can).
 func (r *tReader) logicalType() (member int16, what string, err error) {
@@ -177,33 +157,22 @@ func (r *tReader) logicalType() (member int16, what string, err error) {
 }
 
 func (r *tReader) rowGroup(g *format.RowGroup) error {
-	haveCols, haveRows := false, false
-	err := r.readStruct(func(id int16, typ byte) error {
-		var err error
+	return r.readFields(1<<1|1<<3, "a row group", func(id int16, typ byte) (set bool, err error) {
 		switch {
 		case id == 1 && typ == tList:
-			haveCols = true
 			err = r.readList(tStruct, func(n int) { g.Columns = make([]format.ColumnChunk, n) }, func(i int) error {
 				return r.columnChunk(&g.Columns[i])
 			})
+			set = true
 		case id == 2:
-			g.TotalByteSize, _, err = r.i64(typ)
+			g.TotalByteSize, set, err = r.i64(typ)
 		case id == 3:
-			g.NumRows, haveRows, err = r.i64(typ)
+			g.NumRows, set, err = r.i64(typ)
 		default:
 			err = r.skip(typ)
 		}
-		return err
+		return set, err
 	})
-	switch {
-	case err != nil:
-		return err
-	case !haveCols:
-		return fmt.Errorf("a row group without its column chunks")
-	case !haveRows:
-		return fmt.Errorf("a row group without its row count")
-	}
-	return nil
 }
 
 func (r *tReader) columnChunk(c *format.ColumnChunk) error {
@@ -248,59 +217,63 @@ func (r *tReader) columnChunk(c *format.ColumnChunk) error {
 	return nil
 }
 
+// readFields reads a struct whose field function reports each field it
+// read (set); the fields whose ids are in required must all be set.
+func (r *tReader) readFields(required uint32, what string, field func(id int16, typ byte) (set bool, err error)) error {
+	var have uint32
+	err := r.readStruct(func(id int16, typ byte) error {
+		set, err := field(id, typ)
+		if set && id >= 0 && id < 32 {
+			have |= 1 << id
+		}
+		return err
+	})
+	if err == nil && have&required != required {
+		err = fmt.Errorf("%s without its required fields", what)
+	}
+	return err
+}
+
 var errEncryptedColumn = fmt.Errorf("an encrypted column chunk (Parquet modular encryption is not read)")
 
 func (r *tReader) columnMeta(m *format.ColumnMetaData) error {
-	var v int32
-	var ok bool
-	var have uint16 // required fields seen, by id
-	err := r.readStruct(func(id int16, typ byte) error {
-		var err error
+	const required = 1<<1 | 1<<3 | 1<<4 | 1<<5 | 1<<7 | 1<<9
+	return r.readFields(required, "column metadata", func(id int16, typ byte) (set bool, err error) {
+		var v int32
 		switch id {
 		case 1:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			m.Type = format.Type(v)
 		case 3:
 			if typ != tList {
-				return r.skip(typ)
+				return false, r.skip(typ)
 			}
-			ok = true
 			err = r.readList(tBinary, func(n int) { m.PathInSchema = make([]string, n) }, func(i int) error {
 				var err error
 				m.PathInSchema[i], err = r.str()
 				return err
 			})
+			set = true
 		case 4:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			m.Codec = format.CompressionCodec(v)
 		case 5:
-			m.NumValues, ok, err = r.i64(typ)
+			m.NumValues, set, err = r.i64(typ)
 		case 6:
-			m.TotalUncompressedSize, ok, err = r.i64(typ)
+			m.TotalUncompressedSize, set, err = r.i64(typ)
 		case 7:
-			m.TotalCompressedSize, ok, err = r.i64(typ)
+			m.TotalCompressedSize, set, err = r.i64(typ)
 		case 9:
-			m.DataPageOffset, ok, err = r.i64(typ)
+			m.DataPageOffset, set, err = r.i64(typ)
 		case 10:
-			m.IndexPageOffset, _, err = r.i64(typ)
+			m.IndexPageOffset, set, err = r.i64(typ)
 		case 11:
-			m.DictionaryPageOffset, _, err = r.i64(typ)
+			m.DictionaryPageOffset, set, err = r.i64(typ)
 		default:
-			return r.skip(typ)
+			err = r.skip(typ)
 		}
-		if ok {
-			have |= 1 << id
-		}
-		return err
+		return set, err
 	})
-	if err != nil {
-		return err
-	}
-	const required = 1<<1 | 1<<3 | 1<<4 | 1<<5 | 1<<7 | 1<<9
-	if have&required != required {
-		return fmt.Errorf("column metadata without its required fields")
-	}
-	return nil
 }
 
 // patchFooter returns the footer b without the logical type annotations
@@ -331,148 +304,100 @@ func patchFooter(b []byte, unknown []unknownLogical) []byte {
 func decodePageHeader(b []byte, h *format.PageHeader) (int, error) {
 	r := &tReader{b: b}
 	*h = format.PageHeader{}
-	var have uint8
-	err := r.readStruct(func(id int16, typ byte) error {
-		var err error
-		var ok bool
-		switch id {
-		case 1:
-			var v int32
-			v, ok, err = r.i32(typ)
+	err := r.readFields(1<<1|1<<2|1<<3, "a page header", func(id int16, typ byte) (set bool, err error) {
+		var v int32
+		switch {
+		case id == 1:
+			v, set, err = r.i32(typ)
 			h.Type = format.PageType(v)
-		case 2:
-			h.UncompressedPageSize, ok, err = r.i32(typ)
-		case 3:
-			h.CompressedPageSize, ok, err = r.i32(typ)
-		case 4:
-			h.CRC, _, err = r.i32(typ)
-		case 5:
-			if typ != tStruct {
-				return r.skip(typ)
-			}
+		case id == 2:
+			h.UncompressedPageSize, set, err = r.i32(typ)
+		case id == 3:
+			h.CompressedPageSize, set, err = r.i32(typ)
+		case id == 4:
+			h.CRC, set, err = r.i32(typ)
+		case id == 5 && typ == tStruct:
 			h.DataPageHeader.Valid = true
 			err = r.dataPageHeader(&h.DataPageHeader.V)
-		case 7:
-			if typ != tStruct {
-				return r.skip(typ)
-			}
+		case id == 7 && typ == tStruct:
 			h.DictionaryPageHeader.Valid = true
 			err = r.dictPageHeader(&h.DictionaryPageHeader.V)
-		case 8:
-			if typ != tStruct {
-				return r.skip(typ)
-			}
+		case id == 8 && typ == tStruct:
 			h.DataPageHeaderV2.Valid = true
 			err = r.dataPageHeaderV2(&h.DataPageHeaderV2.V)
 		default:
-			return r.skip(typ)
+			err = r.skip(typ)
 		}
-		if ok {
-			have |= 1 << id
-		}
-		return err
+		return set, err
 	})
 	if err != nil {
 		return 0, err
-	}
-	if have != 1<<1|1<<2|1<<3 {
-		return 0, fmt.Errorf("a page header without its type and sizes")
 	}
 	return r.pos, nil
 }
 
 func (r *tReader) dataPageHeader(d *format.DataPageHeader) error {
-	var have uint8
-	err := r.readStruct(func(id int16, typ byte) error {
+	return r.readFields(1<<1|1<<2|1<<3|1<<4, "a data page header", func(id int16, typ byte) (set bool, err error) {
 		var v int32
-		var ok bool
-		var err error
 		switch id {
 		case 1:
-			d.NumValues, ok, err = r.i32(typ)
+			d.NumValues, set, err = r.i32(typ)
 		case 2:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			d.Encoding = format.Encoding(v)
 		case 3:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			d.DefinitionLevelEncoding = format.Encoding(v)
 		case 4:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			d.RepetitionLevelEncoding = format.Encoding(v)
 		default:
-			return r.skip(typ)
+			err = r.skip(typ)
 		}
-		if ok {
-			have |= 1 << id
-		}
-		return err
+		return set, err
 	})
-	if err == nil && have != 1<<1|1<<2|1<<3|1<<4 {
-		err = fmt.Errorf("a data page header without its required fields")
-	}
-	return err
 }
 
 func (r *tReader) dictPageHeader(d *format.DictionaryPageHeader) error {
-	var have uint8
-	err := r.readStruct(func(id int16, typ byte) error {
+	return r.readFields(1<<1|1<<2, "a dictionary page header", func(id int16, typ byte) (set bool, err error) {
 		var v int32
-		var ok bool
-		var err error
 		switch id {
 		case 1:
-			d.NumValues, ok, err = r.i32(typ)
+			d.NumValues, set, err = r.i32(typ)
 		case 2:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			d.Encoding = format.Encoding(v)
 		case 3:
-			d.IsSorted, _, err = r.boolean(typ)
+			d.IsSorted, set, err = r.boolean(typ)
 		default:
-			return r.skip(typ)
+			err = r.skip(typ)
 		}
-		if ok {
-			have |= 1 << id
-		}
-		return err
+		return set, err
 	})
-	if err == nil && have != 1<<1|1<<2 {
-		err = fmt.Errorf("a dictionary page header without its required fields")
-	}
-	return err
 }
 
 func (r *tReader) dataPageHeaderV2(d *format.DataPageHeaderV2) error {
-	var have uint8
-	err := r.readStruct(func(id int16, typ byte) error {
+	return r.readFields(1<<1|1<<2|1<<3|1<<4|1<<5|1<<6, "a data page v2 header", func(id int16, typ byte) (set bool, err error) {
 		var v int32
-		var ok bool
-		var err error
 		switch id {
 		case 1:
-			d.NumValues, ok, err = r.i32(typ)
+			d.NumValues, set, err = r.i32(typ)
 		case 2:
-			d.NumNulls, ok, err = r.i32(typ)
+			d.NumNulls, set, err = r.i32(typ)
 		case 3:
-			d.NumRows, ok, err = r.i32(typ)
+			d.NumRows, set, err = r.i32(typ)
 		case 4:
-			v, ok, err = r.i32(typ)
+			v, set, err = r.i32(typ)
 			d.Encoding = format.Encoding(v)
 		case 5:
-			d.DefinitionLevelsByteLength, ok, err = r.i32(typ)
+			d.DefinitionLevelsByteLength, set, err = r.i32(typ)
 		case 6:
-			d.RepetitionLevelsByteLength, ok, err = r.i32(typ)
+			d.RepetitionLevelsByteLength, set, err = r.i32(typ)
 		case 7:
 			d.IsCompressed.V, d.IsCompressed.Valid, err = r.boolean(typ)
 		default:
-			return r.skip(typ)
+			err = r.skip(typ)
 		}
-		if ok {
-			have |= 1 << id
-		}
-		return err
+		return set, err
 	})
-	if err == nil && have != 1<<1|1<<2|1<<3|1<<4|1<<5|1<<6 {
-		err = fmt.Errorf("a data page v2 header without its required fields")
-	}
-	return err
 }

@@ -112,7 +112,13 @@ func checkRefusal(t *testing.T, b []byte, name string) bool {
 
 // readAllColumns reads a whole file as one byte slice per column.
 func readAllColumns(b []byte) (*Reader, [][]byte, error) {
-	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	return readAllColumnsOptions(b, nil)
+}
+
+// readAllColumnsOptions reads a whole file under opts as one byte slice
+// per column.
+func readAllColumnsOptions(b []byte, opts *ReadOptions) (*Reader, [][]byte, error) {
+	rd, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -58,7 +57,7 @@ func TestForeignParquetTesting(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := &ReadOptions{Columns: ff.Read.Columns, Validity: ff.Read.Validity}
-			rd, err := NewReaderOptions(bytes.NewReader(data), int64(len(data)), opts)
+			rd, cols, err := readAllColumnsOptions(data, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,19 +69,6 @@ func TestForeignParquetTesting(t *testing.T) {
 			checkWarnings(t, info.Warnings, ff.Warnings)
 			if info.Rows != int64(ff.Rows) {
 				t.Errorf("Describe: %d rows, DuckDB reads %d", info.Rows, ff.Rows)
-			}
-			cols := make([][]byte, len(rd.Columns()))
-			for {
-				_, cs, err := rd.NextColumns(1000)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, c := range cs {
-					cols[i] = append(cols[i], c...)
-				}
 			}
 			if rd.Rows() != int64(ff.Rows) {
 				t.Fatalf("%d rows, DuckDB reads %d", rd.Rows(), ff.Rows)
