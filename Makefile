@@ -57,12 +57,14 @@ bench:
 bench-compare:
 	$(MAKE) -C benchmarks compare
 
-# Runs every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m).
+# Runs every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), then
+# every mutant of the mutation test (cmd/npyflow/mutation_reliability_test.go).
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
+	NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h -run '^TestMutants$$' ./cmd/npyflow/
 
 # Regenerates the numpy fixtures (needs Debian's python3-numpy).
 fixtures:

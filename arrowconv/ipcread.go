@@ -482,6 +482,19 @@ func newBatchCheck(rb fbTable, body []byte, version int16, where string) (*batch
 	if c.variadic, err = vec(4, 8); err != nil {
 		return nil, err
 	}
+	// arrow-go sizes the buffer list of a binary-view array by its
+	// variadic buffer count before taking a buffer: each count must be
+	// buffers of this batch (the dictionary batches' value types are not
+	// known here, so the check is on the counts themselves).
+	nbufs := int64(len(c.bufs) / 16)
+	var sum int64
+	for i := 0; i < len(c.variadic)/8; i++ {
+		k := int64(binary.LittleEndian.Uint64(c.variadic[8*i:]))
+		if k < 0 || k > nbufs-sum {
+			return nil, corruptf("%s: variadic buffer count %d of binary-view array %d, but the batch has %d buffers", where, k, i, nbufs)
+		}
+		sum += k
+	}
 	if comp, ok, err := rb.table(3); err != nil {
 		return nil, corruptf("%s: %v", where, err)
 	} else if ok {
@@ -631,6 +644,24 @@ func (c *batchCheck) array(dt arrow.DataType, path string, minLen int64, exact b
 		return c.varlen(path, n, 64)
 	case *arrow.FixedSizeBinaryType:
 		return c.buffer(path, "values", n, nbytes(n, 8*int64(dt.ByteWidth)))
+	case arrow.BinaryViewDataType:
+		// arrow-go takes the next variadic count, the views (16 bytes
+		// each) and that many data buffers; where the views point is the
+		// data's to tell (array.ValidateFull).
+		if c.vi >= len(c.variadic)/8 {
+			return corruptf("%s: column %q: no variadic buffer count for it (the batch has %d)", c.where, path, len(c.variadic)/8)
+		}
+		k := int64(binary.LittleEndian.Uint64(c.variadic[8*c.vi:]))
+		c.vi++
+		if err := c.buffer(path, "views", n, nbytes(n, 128)); err != nil {
+			return err
+		}
+		for range k {
+			if err := c.buffer(path, "variadic data", n, 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *arrow.MapType:
 		if err := c.offsets(path, n, 32); err != nil {
 			return err

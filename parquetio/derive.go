@@ -205,6 +205,9 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 	}
 	longest := 0
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
 			return 0, err
 		}
@@ -550,7 +553,11 @@ func (r *Reader) mapColumn(c schema.Node, leaves []int) (Column, error) {
 	if r.opts != nil {
 		mo.Decimal = r.opts.Decimal
 	}
-	m, err := arrowconv.MapSchema(arrow.NewSchema([]arrow.Field{ac.field}, nil), mo)
+	field, err := r.int96Field(ac.field, ac.field.Name, leafOf)
+	if err != nil {
+		return Column{}, err
+	}
+	m, err := arrowconv.MapSchema(arrow.NewSchema([]arrow.Field{field}, nil), mo)
 	var fs []npyio.Field
 	if err == nil {
 		fs, err = m.Fields()
@@ -663,6 +670,9 @@ func (r *Reader) listLength(c schema.Node, col int) (int, error) {
 	def := make([]int16, 4096)
 	rep := make([]int16, 4096)
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
 			return 0, err
 		}
