@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
 
 all: build
 
@@ -35,6 +35,12 @@ test-s3:
 	    kill $$WEED_PID; for i in 1 2 3 4 5; do kill -0 $$WEED_PID 2>/dev/null && sleep 1; done; \
 	    kill -9 $$WEED_PID 2>/dev/null; rm -rf $$dir; exit $$rc; }
 
+# Sharded runs under a real single-node Slurm, started and stopped by the
+# script (installs slurm-wlm and munge when missing; root; minutes): the
+# example and its faults, datasets checked with DuckDB. Not part of test.
+test-slurm:
+	scripts/slurm-test.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -51,12 +57,14 @@ bench:
 bench-compare:
 	$(MAKE) -C benchmarks compare
 
-# Runs every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m).
+# Runs every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), then
+# every mutant of the mutation test (cmd/npyflow/mutation_reliability_test.go).
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
+	NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h -run '^TestMutants$$' ./cmd/npyflow/
 
 # Regenerates the numpy fixtures (needs Debian's python3-numpy).
 fixtures:

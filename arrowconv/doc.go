@@ -90,16 +90,20 @@
 // refusal for inspection. [Mapping.Encode] writes numpy rows with bulk
 // copies and per-type loops (no per-value interfaces), in cache-sized
 // tiles; [WriteMappedNPY] overlaps reading, encoding and writing.
-// [NewRowEncoder], [DTypeFor] and [WriteNPY] fall back to a default
-// Mapping for the types their own rules do not cover.
+//
+// The Mapping is the one encoder: [NewRowEncoder], [DTypeFor],
+// [NPYWriter] and [WriteNPY] build one with default options for schemas
+// whose widths are known up front (numpy metadata, or
+// [WriteOptions.StringChars]), where struct<real, imag> of floats is a
+// complex and a null numpy cannot hold is a [ValueError].
 //
 // # Writing
 //
 // [NPYWriter] and [WriteNPY] write a record stream as a structured .npy (or
 // a plain one for a single column) through npyio's streaming writer.
-// [RowEncoder] is their engine: it turns record batches (or row ranges of
-// them) into numpy rows in memory, native byte order and C order, for
-// callers that write .npz members or feed pipelines.
+// [RowEncoder] turns record batches (or row ranges of them) into numpy
+// rows in memory, native byte order and C order, for callers that write
+// .npz members or feed pipelines.
 // [NewIPCWriter], [WriteIPC] and [NewIPCReader] handle the Arrow IPC file
 // format (Feather v2, .arrow/.feather) and stream format, with optional zstd
 // or lz4 compression; [DefaultIPCOptions] gives the ecosystem's defaults

@@ -645,6 +645,77 @@ func TestForeignBigEndian(t *testing.T) {
 	}
 }
 
+// TestForeignBigEndianMapped converts one-column big-endian IPC files
+// arrow-go wrote (int32, float64, duration, an empty batch between two
+// others) through ConvertIPC on the file itself, which maps a one-column
+// file into memory, and through MapIPC's reader: every value as arrow-go
+// reads it, the same .npy as the general reader gives (arrow-go swaps
+// big-endian bodies in place, so those must not be views of a read-only
+// mapping).
+func TestForeignBigEndianMapped(t *testing.T) {
+	for _, c := range []struct{ name, dtype string }{
+		{"big_endian_i32.arrow", "<i4"}, {"big_endian_f64.arrow", "<f8"}, {"big_endian_dur.arrow", "<m8[ms]"}, {"big_endian.arrow", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join("testdata", "foreign", c.name)
+			m := checkForeign(t, path, nil, false)
+			_, want, rows, err := readForeign(t, path, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dt, _ := m.DType(); c.dtype != "" && dt.TypeStr() != c.dtype {
+				t.Errorf("dtype %s, want %s", dt.TypeStr(), c.dtype)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			out := filepath.Join(t.TempDir(), "x.npy")
+			o, err := os.Create(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _, err := arrowconv.ConvertIPC(o, f, nil, t.TempDir(), nil)
+			o.Close()
+			if err != nil || n != int64(rows) {
+				t.Fatalf("ConvertIPC: %d rows, %v", n, err)
+			}
+			a, err := npyio.ReadFile(out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Data, want) {
+				t.Errorf("ConvertIPC's .npy differs from the rows of the general reader")
+			}
+			mi, err := arrowconv.MapIPC(f, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mi.Close()
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			rr, err := mi.NewReader(mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rr.Release()
+			var got []byte
+			err = mi.Guard(func() error {
+				for rr.Next() {
+					if got, err = m.Encode(rr.RecordBatch(), got); err != nil {
+						return err
+					}
+				}
+				return rr.Err()
+			})
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("MapIPC's reader: %v, or rows that differ", err)
+			}
+		})
+	}
+}
+
 // TestIPCInfoNullCounts: ReadIPCInfo gives each top-level column's nulls
 // from the record batches' metadata, equal to the nulls arrow-go and Arrow
 // JS wrote (counted in their JSON), for files and streams, nested columns

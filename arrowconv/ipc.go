@@ -264,17 +264,17 @@ func (a limitAllocator) Reallocate(n int, b []byte) []byte {
 	return a.Allocator.Reallocate(n, b)
 }
 
-// arrow-go's file reader panics on some malformed footers and blocks:
-// these wrappers turn a panic into an error.
-
-// newFileReader also returns the number of record batches.
+// newFileReader is ipc.NewFileReader, which also returns the number of
+// record batches. arrow-go's file reader panics on some malformed footers
+// and schemas (flatbuffer offsets it follows unchecked): such a panic is
+// an error about the file.
 func newFileReader(r ipc.ReadAtSeeker, mem memory.Allocator) (fr *ipc.FileReader, n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if fr != nil {
 				fr.Close()
 			}
-			fr, n, err = nil, 0, fmt.Errorf("malformed IPC file: %v", p)
+			fr, n, err = nil, 0, errors.New("arrow-go panicked reading its footer and schema: "+panicMeaning(p))
 		}
 	}()
 	fr, err = ipc.NewFileReader(r, ipc.WithAllocator(mem))

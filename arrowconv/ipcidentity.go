@@ -54,8 +54,8 @@ func identityDType(t arrow.DataType) string {
 }
 
 // oneColumnFile reports whether an IPC file's metadata allows a copy as
-// stored: one column of a type identityDType knows. Other files are not
-// mapped at all.
+// stored: one column of a type identityDType knows (and, mapIPC checks,
+// in this machine's byte order). Other files are not mapped at all.
 func oneColumnFile(info *IPCInfo) bool {
 	return info.Schema != nil && info.Schema.NumFields() == 1 && identityDType(info.Schema.Field(0).Type) != ""
 }

@@ -338,7 +338,7 @@ func readStreamInfo(r io.ReaderAt, size int64) (*IPCInfo, error) {
 				err = verifySchema(sch)
 			}
 			if err != nil || !ok {
-				return nil, fmt.Errorf("arrowconv: IPC stream schema at byte %d: %w", pos, errors.Join(errFlatbuffer, err))
+				return nil, fmt.Errorf("arrowconv: IPC stream schema at byte %d: %w", pos, flatbufferErr(err))
 			}
 		}
 		if body < 0 {
@@ -468,7 +468,10 @@ func parseMessage(b []byte) (typ int, rows, body int64, err error) {
 	}
 	rb, ok, err := m.table(2) // header
 	if err != nil || !ok {
-		return 0, 0, 0, errors.Join(errors.New("record batch message without a header"), err)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("record batch message without a header: %w", err)
+		}
+		return 0, 0, 0, errors.New("record batch message without a header")
 	}
 	if rows, err = rb.int64(0); err != nil { // length
 		return 0, 0, 0, err
@@ -488,6 +491,16 @@ type fbTable struct {
 }
 
 var errFlatbuffer = errors.New("malformed flatbuffer metadata")
+
+// flatbufferErr is err as an errFlatbuffer, on one line: errFlatbuffer
+// itself if err is nil or is one already, else "malformed flatbuffer
+// metadata: err".
+func flatbufferErr(err error) error {
+	if err == nil || errors.Is(err, errFlatbuffer) {
+		return errFlatbuffer
+	}
+	return fmt.Errorf("%w: %w", errFlatbuffer, err)
+}
 
 func fbRoot(b []byte) (fbTable, error) {
 	if len(b) < 4 {

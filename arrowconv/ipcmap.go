@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/endian"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -36,6 +37,7 @@ type MappedIPC struct {
 	mu      sync.Mutex
 	closed  bool // Close was called
 	faulted bool // a fault was seen: keep the mapping (see Close)
+	swapped bool // the file's byte order is not this machine's
 }
 
 // ErrFileChanged is the error a fault on a mapped input turns into (see
@@ -71,7 +73,8 @@ func mapIPC(f *os.File, size int64, want func(*IPCInfo) bool) (*MappedIPC, error
 	if info.Format != IPCFile {
 		return nil, fmt.Errorf("arrowconv: %s is an IPC stream, not a file: %w", f.Name(), errors.ErrUnsupported)
 	}
-	if want != nil && !want(info) {
+	swapped := !nativeEndian(blocks.schema)
+	if want != nil && (swapped || !want(info)) {
 		return nil, nil
 	}
 	if int64(int(size)) != size || size == 0 {
@@ -81,7 +84,24 @@ func mapIPC(f *os.File, size int64, want func(*IPCInfo) bool) (*MappedIPC, error
 	if err != nil {
 		return nil, err
 	}
-	return &MappedIPC{f: f, name: f.Name(), data: data, size: size, blocks: blocks, info: info}, nil
+	return &MappedIPC{f: f, name: f.Name(), data: data, size: size, blocks: blocks, info: info, swapped: swapped}, nil
+}
+
+// nativeEndian reports whether the Schema message meta (checked by
+// ReadIPCInfo) declares this machine's byte order. arrow-go's readers
+// report every schema as native (they swap the data), so the message
+// itself is read.
+func nativeEndian(meta []byte) bool {
+	msg, err := fbRoot(meta)
+	if err != nil {
+		return true
+	}
+	sch, ok, err := msg.table(2)
+	if err != nil || !ok {
+		return true
+	}
+	e, err := sch.int16(0) // Schema.endianness: 0 little, 1 big
+	return err != nil || endian.Endianness(e) == endian.NativeEndian
 }
 
 // Info returns the file's schema, row count and batches (see [ReadIPCInfo]).
@@ -199,7 +219,13 @@ func (s *mapSource) next() (meta, body []byte, where string, err error) {
 		return meta, nil, where, err
 	}
 	start := b.off + b.meta
-	return meta, s.m.data[start : start+b.body : start+b.body], where, nil
+	body = s.m.data[start : start+b.body : start+b.body]
+	if s.m.swapped {
+		// arrow-go swaps the buffers of a file of the other byte order
+		// in place: they cannot be views of a read-only mapping.
+		body = append([]byte(nil), body...)
+	}
+	return meta, body, where, nil
 }
 
 // mappedErr is err, or the file's truncation if that is what happened.

@@ -482,6 +482,19 @@ func newBatchCheck(rb fbTable, body []byte, version int16, where string) (*batch
 	if c.variadic, err = vec(4, 8); err != nil {
 		return nil, err
 	}
+	// arrow-go sizes the buffer list of a binary-view array by its
+	// variadic buffer count before taking a buffer: each count must be
+	// buffers of this batch (the dictionary batches' value types are not
+	// known here, so the check is on the counts themselves).
+	nbufs := int64(len(c.bufs) / 16)
+	var sum int64
+	for i := 0; i < len(c.variadic)/8; i++ {
+		k := int64(binary.LittleEndian.Uint64(c.variadic[8*i:]))
+		if k < 0 || k > nbufs-sum {
+			return nil, corruptf("%s: variadic buffer count %d of binary-view array %d, but the batch has %d buffers", where, k, i, nbufs)
+		}
+		sum += k
+	}
 	if comp, ok, err := rb.table(3); err != nil {
 		return nil, corruptf("%s: %v", where, err)
 	} else if ok {
@@ -631,6 +644,24 @@ func (c *batchCheck) array(dt arrow.DataType, path string, minLen int64, exact b
 		return c.varlen(path, n, 64)
 	case *arrow.FixedSizeBinaryType:
 		return c.buffer(path, "values", n, nbytes(n, 8*int64(dt.ByteWidth)))
+	case arrow.BinaryViewDataType:
+		// arrow-go takes the next variadic count, the views (16 bytes
+		// each) and that many data buffers; where the views point is the
+		// data's to tell (array.ValidateFull).
+		if c.vi >= len(c.variadic)/8 {
+			return corruptf("%s: column %q: no variadic buffer count for it (the batch has %d)", c.where, path, len(c.variadic)/8)
+		}
+		k := int64(binary.LittleEndian.Uint64(c.variadic[8*c.vi:]))
+		c.vi++
+		if err := c.buffer(path, "views", n, nbytes(n, 128)); err != nil {
+			return err
+		}
+		for range k {
+			if err := c.buffer(path, "variadic data", n, 0); err != nil {
+				return err
+			}
+		}
+		return nil
 	case *arrow.MapType:
 		if err := c.offsets(path, n, 32); err != nil {
 			return err
@@ -763,21 +794,57 @@ func (r *ipcRecordReader) Next() bool {
 }
 
 // arrowMsg is an arrow-go error without the package prefixes arrow-go
-// puts at each level ("arrow/ipc: unknown error while reading: ...").
+// puts at each level ("arrow/ipc: unknown error while reading: ..."). A
+// panic arrow-go recovered itself (its readers do) is said in words about
+// the data instead of Go's (see [panicMeaning]), after the context
+// arrow-go gives ("column 3 (st): field "x": failed to construct child
+// array").
 func arrowMsg(err error) string {
-	msg := err.Error()
+	return panicMeaning(err.Error())
+}
+
+// panicMeaning words a panic in arrow-go (a message, a runtime error or
+// any other value), reading IPC data that passed the checks above: what
+// a runtime error means about the data, without Go's words.
+func panicMeaning(p any) string {
+	msg := fmt.Sprint(p)
 	for _, p := range []string{"arrow/ipc: unknown error while reading: ", "arrow/ipc: ", "arrow/array: ", "arrow: "} {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
-	return msg
+	msg = strings.Join(strings.Fields(msg), " ")
+	i := strings.Index(msg, "runtime error: ")
+	if i < 0 {
+		return msg
+	}
+	ctx, s := strings.TrimSuffix(strings.TrimSpace(msg[:i]), ":"), msg[i:]
+	var what string
+	switch {
+	case strings.Contains(s, "makeslice"), strings.Contains(s, "makemap"):
+		what = "a length too large for any buffer"
+	case strings.Contains(s, "out of range"):
+		what = "an offset or a length points outside its buffer"
+	case strings.Contains(s, "nil pointer"), strings.Contains(s, "invalid memory address"):
+		what = "a buffer or table it needs is missing"
+	case strings.Contains(s, "divide by zero"):
+		what = "a size of zero where one is needed"
+	default:
+		what = "its metadata and buffers contradict each other"
+	}
+	what += " (arrow-go cannot load it)"
+	if ctx != "" {
+		return ctx + ": " + what
+	}
+	return what
 }
 
-// validateRecord is array.ValidateRecordFull, with a panic (on a layout
-// batchCheck did not know) as an error.
+// validateRecord is array.ValidateRecordFull. arrow-go's validation
+// panics on some layouts batchCheck does not know (views, unions, run-end
+// encoding with inconsistent buffers): such a panic is an error about the
+// data.
 func validateRecord(rec arrow.RecordBatch) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%v", p)
+			err = errors.New("arrow-go panicked validating it: " + panicMeaning(p))
 		}
 	}()
 	return array.ValidateRecordFull(rec)

@@ -75,6 +75,15 @@ type MapOptions struct {
 	// numpy bytes S<n> instead of the default void V<n>. Both keep every
 	// byte in the file; numpy strips trailing NULs when it reads S values.
 	FixedBinaryBytes bool
+	// Measure, if not nil, gives the string widths and list lengths that
+	// neither the schema nor StringWidths fix, in place of [Mapping.Scan],
+	// for a source that measures its own data (parquetio reads its
+	// column chunks): for the string or binary values of type t at path,
+	// the length of the longest (characters or bytes); for the lists of
+	// type t at path, the one length they all have, or an error, which
+	// MapSchema returns as it is. path names values as errors do: the
+	// column ("a"), a struct field ("a.b"), the elements of a list ("a[]").
+	Measure func(path string, t arrow.DataType) (int, error)
 }
 
 // ScaledName is the field name [DecimalScaledInt64] gives a decimal column
@@ -134,7 +143,6 @@ const (
 	mStruct              // struct -> structured
 	mList                // fixed or one-length list -> subarray
 	mDict                // dictionary -> decoded values
-	mNumpy               // numpy.descr metadata: RowEncoder's put
 )
 
 // mnode is the plan of one Arrow array (a column or a child).
@@ -143,24 +151,28 @@ type mnode struct {
 	kind     mkind
 	atype    arrow.DataType
 	dt       *npyio.DType // element type; nil until the width is known
-	shape    []int        // subarray shape (lists; numpy metadata)
+	shape    []int        // subarray shape (lists)
 	size     int          // bytes of one value: dt.Size * prod(shape)
 	children []*mnode     // struct fields, list element, dictionary values
 	names    []string     // struct field names
 	titles   []string
 	nullable []bool // struct fields: declared nullable
 	cvalid   []bool // struct fields: followed by a validity field "<name>_valid"
-	fidx     []int  // struct fields: index in dt.Fields (validity fields in between)
+	foffs    []int  // struct fields: offset in the element
+	cvoffs   []int  // struct fields: offset of the validity field after it, -1 if none
 	nullB    []byte // struct and list with a validity field: the element where null (nullElem)
 	width    int    // strings: characters or bytes; -1 unknown
 	listLen  int    // lists: values per list; -1 unknown
+	lshape   []int  // lists: the axes the list holds (nil: [listLen])
 	listRow  int64  // row where listLen was first seen (for errors)
 	scale    int32  // decimals
 	prec     int32
-	esize    int  // decimals, fixed: bytes of one source value
-	isFloat  bool // nulls become NaN
-	isTime   bool // nulls become NaT
-	fill     any  // the column's fill value, nil if none
+	esize    int   // decimals, fixed: bytes of one source value
+	factor   int64 // times: source units per numpy unit (numpy metadata; 0 or 1: the same)
+	exact    bool  // the numpy type is the field's numpy.descr metadata: kept as it is
+	isFloat  bool  // nulls become NaN
+	isTime   bool  // nulls become NaT
+	fill     any   // the column's fill value, nil if none
 	fillB    []byte
 	zeroNull bool // nulls become zero bytes (a validity field records them)
 	scratch  []byte
@@ -172,7 +184,8 @@ type mnode struct {
 }
 
 // Mapping is the conversion of Arrow record batches of one schema to numpy
-// rows: the one Arrow -> numpy type mapping of npyflow (see [MapSchema]).
+// rows: the one Arrow -> numpy type mapping and encoder of npyflow (see
+// [MapSchema]; [NewRowEncoder], [DTypeFor] and [NPYWriter] use it too).
 // A Mapping keeps scratch memory and is not safe for concurrent use.
 type Mapping struct {
 	schema  *arrow.Schema
@@ -180,13 +193,13 @@ type Mapping struct {
 	cols    []*mnode
 	valid   []bool // per column: has a validity field
 	items   []bool // per column: has an element validity field (lists)
-	legacy  *RowEncoder
-	helper  *RowEncoder // scratch for mNumpy columns
 	dt      *npyio.DType
 	shape   []int
-	offs    []int // per column: offset in the row
-	voffs   []int // per column: offset of its validity field, -1 if none
-	ioffs   []int // per column: offset of its element validity field, -1 if none
+	offs    []int   // per column: offset in the row
+	cdims   [][]dim // per column: where its values go within a row (nil: once, at offs)
+	csize   []int   // per column: bytes of one placement (cdims), else the column's size
+	voffs   []int   // per column: offset of its validity field, -1 if none
+	ioffs   []int   // per column: offset of its element validity field, -1 if none
 	rowSize int
 	dense   bool
 	single  bool // one column and no validity field: the column is the element
@@ -194,6 +207,20 @@ type Mapping struct {
 	rows    int64 // rows encoded
 	scanned int64 // rows scanned
 	didScan bool  // Scan was called or ScanRecords finished
+	scans   bool  // the schema left widths or lengths to a Scan
+
+	// The whole array's numpy metadata (schema written by npyflow, plain
+	// options): its struct descr (padding, offsets) and the axes after
+	// the first, or a 0-d array.
+	src    *npyio.DType
+	srcRow []int
+	zeroD  bool
+
+	// Set for NewRowEncoder, DTypeFor and NPYWriter: struct<real, imag>
+	// of floats is a complex, and a null where numpy has none is the
+	// ValueError those entry points have always given.
+	complexStructs bool
+	strict         bool
 }
 
 // MapSchema returns the numpy mapping of record batches of schema:
@@ -230,10 +257,16 @@ type Mapping struct {
 // One column gives rows of that column's type; several columns (or a
 // validity field) give a structured dtype with a field per column.
 func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
+	return newMapping(schema, opts, false)
+}
+
+// newMapping is MapSchema; legacy selects the rules of NewRowEncoder
+// (complex structs, nulls refused with a ValueError).
+func newMapping(schema *arrow.Schema, opts *MapOptions, legacy bool) (*Mapping, error) {
 	if schema == nil || schema.NumFields() == 0 {
 		return nil, errors.New("arrowconv: a schema with no columns has no numpy dtype")
 	}
-	m := &Mapping{schema: schema, helper: &RowEncoder{}}
+	m := &Mapping{schema: schema, complexStructs: legacy, strict: legacy}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -253,15 +286,8 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 			return nil, fmt.Errorf("arrowconv: validity field for %q: the schema has no such column", name)
 		}
 	}
-	plain := len(o.Fill) == 0 && len(o.StringWidths) == 0 && !o.ValidityFields && len(o.Validity) == 0
-	// A schema from npyflow with the whole array's numpy descr: its own
-	// encoder keeps padding, titles and row shape.
-	if _, ok := schema.Metadata().GetValue(MetaDescr); ok && plain {
-		if enc, err := NewRowEncoder(schema, nil); err == nil {
-			m.legacy = enc
-			m.dt, m.shape, m.rowSize, m.frozen = enc.DType(), enc.rowShape, enc.RowSize(), true
-			return m, nil
-		}
+	if len(o.Fill) == 0 && !o.ValidityFields && len(o.Validity) == 0 {
+		m.arrayMeta()
 	}
 	for _, f := range schema.Fields() {
 		nd, err := m.plan(f, f.Name, f.Name, 0)
@@ -278,9 +304,9 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 			setFieldValidity(nd)
 		}
 		it := false
-		if ef, ok := listElemField(f.Type); ok && nd.kind == mList {
+		if ef, ok := listElemField(f.Type); ok && nd.kind == mList && !nd.exact {
 			it = slices.Contains(o.Validity, f.Name) || o.ValidityFields && ef.Nullable
-			if c := nd.children[0]; c.kind == mList || c.kind == mNumpy {
+			if c := nd.children[0]; c.kind == mList || c.exact {
 				it = false // lists of lists: no element validity field
 			}
 		}
@@ -295,12 +321,37 @@ func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 		m.items = append(m.items, it)
 	}
 	m.single = len(m.cols) == 1 && !m.valid[0] && !m.items[0]
-	if !m.NeedsScan() {
+	m.scans = m.NeedsScan()
+	if !m.scans {
 		if err := m.freeze(); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// arrayMeta reads the whole array's numpy metadata of a schema npyflow
+// wrote ([Schema]): a structured descr (whose padding and offsets the
+// rows keep when the columns are still its fields), the axes after the
+// first, and whether the array is 0-d.
+func (m *Mapping) arrayMeta() {
+	md := m.schema.Metadata()
+	var shape []int
+	if s, ok := md.GetValue(MetaShape); ok {
+		var err error
+		if shape, err = parseShapeJSON(s); err != nil {
+			return
+		}
+		m.zeroD = shape != nil && len(shape) == 0
+	}
+	if d, ok := md.GetValue(MetaDescr); ok {
+		if st, err := npyio.ParseDescr(d); err == nil && st.Kind == npyio.Struct {
+			m.src = st
+			if len(shape) > 1 {
+				m.srcRow = shape[1:]
+			}
+		}
+	}
 }
 
 // listElemField is the element field of a list type (extension storage
@@ -341,6 +392,9 @@ func setZeroNull(nd *mnode) { nd.zeroNull = true }
 // is null, or a struct or list around it is); its nulls become zeros
 // (or the fill value, NaN, NaT).
 func setFieldValidity(nd *mnode) {
+	if nd.exact {
+		return // a numpy type from metadata stays as it is
+	}
 	if nd.kind == mStruct {
 		nd.cvalid = make([]bool, len(nd.children))
 		for k, c := range nd.children {
@@ -369,31 +423,26 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 	if depth > maxDepth {
 		return nil, unsupported(path, f.Type, "nested too deeply")
 	}
-	nd := &mnode{path: path, atype: f.Type, width: -1, listLen: -1}
 	// npyflow's own fields: the exact numpy type from the metadata.
-	if _, ok := f.Metadata.GetValue(MetaDescr); ok {
-		if dt, shape, err := fieldDType(f, nil, depth); err == nil {
-			if _, isMeta := metaDType(f); isMeta {
-				nd.kind, nd.dt, nd.shape = mNumpy, dt, shape
-				nd.isFloat = dt.Kind == npyio.Float || dt.Kind == npyio.Complex
-				nd.isTime = dt.Kind == npyio.Datetime || dt.Kind == npyio.Timedelta
-				nd.size = dt.Size * prod(shape)
-				return nd, nil
-			}
-		}
+	if dt, shape, ok := metaDType(f); ok {
+		return m.planNumpy(f.Type, dt, shape, path, depth)
 	}
+	nd := &mnode{path: path, atype: f.Type, width: -1, listLen: -1}
 	t := f.Type
 	if ext, ok := t.(arrow.ExtensionType); ok {
-		if ft, ok := ext.(*FixedShapeTensorType); ok {
-			dt, shape, err := inferDType(ft, nil, depth)
-			if err == nil {
-				nd.kind, nd.dt, nd.shape, nd.size = mNumpy, dt, shape, dt.Size*prod(shape)
-				nd.isFloat = dt.Kind == npyio.Float || dt.Kind == npyio.Complex
-				return nd, nil
-			}
-		}
 		t = ext.StorageType()
 		nd.atype = t
+		if ft, ok := ext.(*FixedShapeTensorType); ok && !ft.permuted() {
+			// A tensor per row: a subarray of the tensor's shape (a
+			// permuted one: its values in storage order).
+			fsl := t.(*arrow.FixedSizeListType)
+			c, err := m.plan(fsl.ElemField(), path+"[]", top, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			nd.kind, nd.children, nd.listLen, nd.lshape = mList, []*mnode{c}, int(fsl.Len()), ft.shape
+			return nd, nil
+		}
 	}
 	fixed := func(d *npyio.DType) (*mnode, error) {
 		nd.kind, nd.dt, nd.size, nd.esize = mFixed, d, d.Size, d.Size
@@ -485,7 +534,7 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		nd.esize = int(t.BitWidth() / 8)
 		if m.opts.Decimal == DecimalScaledInt64 {
 			if nd.prec > 18 {
-				return nil, unsupported(path, t, "a precision above 18 does not fit an int64 exactly; use the float64 decimal mode")
+				return nil, unsupported(path, t, "more than 18 digits do not fit an exact scaled int64; read it as f8 (the float64 decimal mode), or leave the column out")
 			}
 			nd.kind, nd.dt, nd.size = mDecI64, npyio.Int64Type, 8
 			return nd, nil
@@ -494,19 +543,20 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		return nd, nil
 	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
 		nd.kind = mString
-		if w, ok := m.opts.StringWidths[top]; ok {
-			nd.width = w
-		}
-		return nd, nd.setWidth()
+		return nd, m.width(nd, top)
 	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.BinaryViewType:
 		nd.kind = mBinary
-		if w, ok := m.opts.StringWidths[top]; ok {
-			nd.width = w
-		}
-		return nd, nd.setWidth()
+		return nd, m.width(nd, top)
 	case *arrow.StructType:
 		if t.NumFields() == 0 {
 			return nil, unsupported(path, t, "numpy has no empty structured field")
+		}
+		if m.complexStructs && isComplex(t) {
+			dt := npyio.Complex128
+			if t.Field(0).Type.ID() == arrow.FLOAT32 {
+				dt = npyio.Complex64
+			}
+			return m.planNumpy(t, dt, nil, path, depth)
 		}
 		nd.kind = mStruct
 		for _, cf := range t.Fields() {
@@ -529,6 +579,12 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 		nd.kind, nd.children, nd.listLen = mList, []*mnode{c}, int(t.Len())
 		return nd, nil
 	case *arrow.ListType, *arrow.LargeListType, *arrow.ListViewType, *arrow.LargeListViewType:
+		if m.opts.Measure != nil {
+			var err error
+			if nd.listLen, err = m.opts.Measure(path, t); err != nil {
+				return nil, err
+			}
+		}
 		c, err := m.plan(t.(arrow.ListLikeType).ElemField(), path+"[]", top, depth+1)
 		if err != nil {
 			return nil, err
@@ -558,28 +614,125 @@ func (m *Mapping) plan(f arrow.Field, path, top string, depth int) (*mnode, erro
 	return nil, unsupported(path, t, "no numpy equivalent"+dropHint)
 }
 
-// metaDType reports whether f's numpy.descr metadata matches its Arrow type.
-func metaDType(f arrow.Field) (*npyio.DType, bool) {
+// metaDType returns the numpy type and subarray shape of f's numpy.descr
+// metadata ([Schema]), if it is there and matches f's Arrow type.
+func metaDType(f arrow.Field) (*npyio.DType, []int, bool) {
 	d, ok := f.Metadata.GetValue(MetaDescr)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	var shape []int
 	if s, ok := f.Metadata.GetValue(MetaShape); ok {
 		var err error
 		if shape, err = parseShapeJSON(s); err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	dt, err := npyio.ParseDescr(d)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	t, err := FieldType(dt, shape)
 	if err != nil || !arrow.TypeEqual(t, f.Type) {
-		return nil, false
+		return nil, nil, false
 	}
-	return dt, true
+	return dt, shape, true
+}
+
+// planNumpy builds the node of an array of Arrow type t that holds numpy
+// values of type dt with subarray shape shape, t being the type [Schema]
+// gives them (FieldType(dt, shape)): the numpy type is kept exactly
+// (byte order, padding, titles, time units), the bytes are native.
+func (m *Mapping) planNumpy(t arrow.DataType, dt *npyio.DType, shape []int, path string, depth int) (*mnode, error) {
+	if depth > maxDepth {
+		return nil, unsupported(path, t, "nested too deeply")
+	}
+	if ext, ok := t.(arrow.ExtensionType); ok {
+		t = ext.StorageType()
+	}
+	nd := &mnode{path: path, atype: t, exact: true, width: -1, listLen: -1}
+	if len(shape) > 0 {
+		// FieldType gives one fixed-size list (or a tensor of one) for
+		// the axes of a subarray.
+		fsl, ok := t.(*arrow.FixedSizeListType)
+		if !ok || int(fsl.Len()) != prod(shape) {
+			return nil, unsupported(path, t, "not the fixed-size list of a subarray")
+		}
+		c, err := m.planNumpy(fsl.Elem(), dt, nil, path+"[]", depth+1)
+		if err != nil {
+			return nil, err
+		}
+		nd.kind, nd.children, nd.listLen, nd.lshape = mList, []*mnode{c}, prod(shape), shape
+		return nd, nil
+	}
+	nd.dt, nd.size, nd.esize = dt, dt.Size, dt.Size
+	switch dt.Kind {
+	case npyio.Bool:
+		nd.kind = mBool
+	case npyio.Int, npyio.Uint:
+		nd.kind = mFixed
+	case npyio.Float:
+		nd.kind, nd.isFloat = mFixed, true
+	case npyio.Complex:
+		st, ok := t.(*arrow.StructType)
+		if !ok || !isComplex(st) {
+			return nil, unsupported(path, t, "not the struct<real, imag> of a complex")
+		}
+		part := &npyio.DType{Kind: npyio.Float, Order: dt.Order, Size: dt.Size / 2}
+		nd.kind = mStruct
+		for k, name := range []string{"real", "imag"} {
+			nd.children = append(nd.children, &mnode{path: path + "." + name, kind: mFixed, atype: st.Field(k).Type, dt: part, size: part.Size, esize: part.Size, exact: true, isFloat: true})
+			nd.names, nd.titles, nd.nullable = append(nd.names, name), append(nd.titles, ""), append(nd.nullable, true)
+			nd.foffs = append(nd.foffs, k*part.Size)
+		}
+	case npyio.Unicode:
+		nd.kind, nd.width = mString, dt.Size/4
+	case npyio.Bytes:
+		nd.kind, nd.width = mBinary, dt.Size
+	case npyio.Void:
+		nd.kind = mFixed
+		if dt.Size == 0 {
+			nd.kind, nd.width = mBinary, 0 // empty Binary values
+		}
+	case npyio.Datetime, npyio.Timedelta:
+		tc, err := timeMapping(dt)
+		if err != nil {
+			return nil, err
+		}
+		nd.kind, nd.factor, nd.isTime, nd.size = mTime64, tc.factor, true, 8
+		if tc.date32 {
+			nd.kind = mTime32
+		}
+	case npyio.Struct:
+		st, ok := t.(*arrow.StructType)
+		if !ok || st.NumFields() != len(dt.Fields) {
+			return nil, unsupported(path, t, "not the struct of a structured numpy type")
+		}
+		nd.kind = mStruct
+		for k := range dt.Fields {
+			f := &dt.Fields[k]
+			c, err := m.planNumpy(st.Field(k).Type, f.Type, f.Shape, path+"."+f.Name, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			nd.children = append(nd.children, c)
+			nd.names, nd.titles = append(nd.names, f.Name), append(nd.titles, f.Title)
+			nd.nullable, nd.foffs = append(nd.nullable, st.Field(k).Nullable), append(nd.foffs, f.Offset)
+		}
+	default:
+		return nil, unsupported(path, t, "no numpy equivalent")
+	}
+	return nd, nil
+}
+
+// isComplex reports whether t is struct<real: f, imag: f> with f float32
+// or float64, the Arrow form of a numpy complex.
+func isComplex(t *arrow.StructType) bool {
+	if t.NumFields() != 2 || t.Field(0).Name != "real" || t.Field(1).Name != "imag" {
+		return false
+	}
+	a, b := t.Field(0).Type.ID(), t.Field(1).Type.ID()
+	return a == b && (a == arrow.FLOAT32 || a == arrow.FLOAT64)
 }
 
 func prod(shape []int) int {
@@ -588,6 +741,21 @@ func prod(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// width fixes the width of a string or binary node, if StringWidths or
+// Measure gives it.
+func (m *Mapping) width(nd *mnode, top string) error {
+	if w, ok := m.opts.StringWidths[top]; ok {
+		nd.width = w
+	} else if m.opts.Measure != nil {
+		w, err := m.opts.Measure(nd.path, nd.atype)
+		if err != nil {
+			return err
+		}
+		nd.width = w
+	}
+	return nd.setWidth()
 }
 
 // setWidth makes the dtype of a string or binary node of known width.
@@ -642,21 +810,16 @@ func (m *Mapping) Schema() *arrow.Schema { return m.schema }
 // before the first Encode): string widths become the widest value seen,
 // list lengths the one length every list must have. A list whose length
 // differs from the others is a [*ValueError] naming its row.
-func (m *Mapping) Scan(rec arrow.RecordBatch) (err error) {
+func (m *Mapping) Scan(rec arrow.RecordBatch) error {
 	if m.frozen {
-		if m.legacy != nil {
-			return nil
+		if !m.scans {
+			return nil // the schema fixes every width and length
 		}
 		return errors.New("arrowconv: Mapping.Scan after the dtype was fixed (by DType, Header or Encode)")
 	}
 	if err := m.check(rec); err != nil {
 		return err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("arrowconv: malformed Arrow data: %v", p)
-		}
-	}()
 	for k, c := range m.cols {
 		if c.needsScan() || c.kind == mList {
 			if err := c.scan(rec.Column(k), m.scanned, nil, nil); err != nil {
@@ -782,13 +945,7 @@ func (m *Mapping) freeze() error {
 	for k, c := range m.cols {
 		f := m.schema.Field(k)
 		title, _ := f.Metadata.GetValue(MetaTitle)
-		name := f.Name
-		if c.kind == mDecI64 {
-			name = ScaledName(name, c.scale)
-		} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-			name = ScaledName(name, c.children[0].scale)
-		}
-		fields = append(fields, npyio.Field{Name: name, Title: title, Type: c.dt, Shape: c.shape})
+		fields = append(fields, npyio.Field{Name: columnName(f.Name, c), Title: title, Type: c.dt, Shape: c.shape})
 		if m.valid[k] {
 			fields = append(fields, npyio.Field{Name: ValidityName(f.Name), Type: npyio.BoolType})
 		}
@@ -799,7 +956,17 @@ func (m *Mapping) freeze() error {
 	m.offs = make([]int, len(m.cols))
 	m.voffs = make([]int, len(m.cols))
 	m.ioffs = make([]int, len(m.cols))
-	if m.single && m.cols[0].kind != mDecI64 {
+	m.cdims = make([][]dim, len(m.cols))
+	m.csize = make([]int, len(m.cols))
+	for k, c := range m.cols {
+		m.csize[k] = c.size
+	}
+	if m.src != nil && m.arrayFields(fields) {
+		m.single = false
+		for k := range m.cols {
+			m.voffs[k], m.ioffs[k] = -1, -1
+		}
+	} else if m.single && m.cols[0].kind != mDecI64 {
 		c := m.cols[0]
 		m.dt, m.shape, m.rowSize = c.dt, c.shape, c.size
 		m.voffs[0], m.ioffs[0] = -1, -1
@@ -830,6 +997,50 @@ func (m *Mapping) freeze() error {
 	return nil
 }
 
+// arrayFields lays rows out as the structured array the schema came from
+// (its metadata, see arrayMeta), when fields (one per column, no
+// validity fields) are still its fields: the axes after the first are
+// the rows' shape again, taken off the front of every column's shape, and
+// the source's descr keeps its padding and offsets when the fields are
+// exactly its own.
+func (m *Mapping) arrayFields(fields []npyio.Field) bool {
+	row := m.srcRow
+	stripped := make([]npyio.Field, len(fields))
+	for i, f := range fields {
+		if len(f.Shape) < len(row) || !slices.Equal(f.Shape[:len(row)], row) {
+			return false
+		}
+		stripped[i] = f
+		stripped[i].Shape = nil
+		if len(f.Shape) > len(row) {
+			stripped[i].Shape = f.Shape[len(row):]
+		}
+	}
+	st := m.src
+	if !sameFields(st.Fields, stripped) {
+		var err error
+		if st, err = npyio.NewStruct(stripped); err != nil {
+			return false
+		}
+	}
+	n := prod(row)
+	m.dt, m.shape, m.rowSize = st, slices.Clone(row), st.Size*n
+	for k := range m.cols {
+		f := &st.Fields[k]
+		m.offs[k] = f.Offset
+		if len(row) > 0 {
+			m.cdims[k], m.csize[k] = []dim{{n, st.Size}}, f.Size()
+		}
+	}
+	return true
+}
+
+func sameFields(a, b []npyio.Field) bool {
+	return slices.EqualFunc(a, b, func(x, y npyio.Field) bool {
+		return x.Name == y.Name && x.Title == y.Title && x.Type.Equal(y.Type) && slices.Equal(x.Shape, y.Shape)
+	})
+}
+
 // build computes the dtype and size of nd and its children.
 func (nd *mnode) build() error {
 	switch nd.kind {
@@ -837,33 +1048,46 @@ func (nd *mnode) build() error {
 		if nd.width < 0 {
 			nd.width = 0 // no value seen: numpy's one-character minimum
 		}
-		if err := nd.setWidth(); err != nil {
-			return err
+		if nd.dt == nil {
+			if err := nd.setWidth(); err != nil {
+				return err
+			}
 		}
 	case mStruct:
 		fields := make([]npyio.Field, 0, len(nd.children))
-		nd.fidx = make([]int, len(nd.children))
+		fidx := make([]int, len(nd.children))
 		for k, c := range nd.children {
 			if err := c.build(); err != nil {
 				return err
 			}
-			name := nd.names[k]
-			if c.kind == mDecI64 {
-				name = ScaledName(name, c.scale)
-			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-				name = ScaledName(name, c.children[0].scale)
+			if nd.exact {
+				continue // dt and offsets from the metadata
 			}
-			nd.fidx[k] = len(fields)
-			fields = append(fields, npyio.Field{Name: name, Title: nd.titles[k], Type: c.dt, Shape: c.shape})
+			fidx[k] = len(fields)
+			fields = append(fields, npyio.Field{Name: columnName(nd.names[k], c), Title: nd.titles[k], Type: c.dt, Shape: c.shape})
 			if nd.cvalid != nil && nd.cvalid[k] {
 				fields = append(fields, npyio.Field{Name: ValidityName(nd.names[k]), Type: npyio.BoolType})
 			}
+		}
+		nd.cvoffs = make([]int, len(nd.children))
+		if nd.exact {
+			for k := range nd.cvoffs {
+				nd.cvoffs[k] = -1
+			}
+			break
 		}
 		st, err := npyio.NewStruct(fields)
 		if err != nil {
 			return fmt.Errorf("arrowconv: column %q: %w", nd.path, err)
 		}
 		nd.dt, nd.size = st, st.Size
+		nd.foffs = make([]int, len(nd.children))
+		for k, j := range fidx {
+			nd.foffs[k], nd.cvoffs[k] = st.Fields[j].Offset, -1
+			if nd.cvalid != nil && nd.cvalid[k] {
+				nd.cvoffs[k] = st.Fields[j+1].Offset
+			}
+		}
 	case mList:
 		c := nd.children[0]
 		if err := c.build(); err != nil {
@@ -872,7 +1096,11 @@ func (nd *mnode) build() error {
 		if nd.listLen < 0 {
 			nd.listLen = 0
 		}
-		nd.dt, nd.shape = c.dt, concatShape([]int{nd.listLen}, c.shape)
+		axes := nd.lshape
+		if axes == nil {
+			axes = []int{nd.listLen}
+		}
+		nd.dt, nd.shape = c.dt, concatShape(axes, c.shape)
 		nd.size = c.size * nd.listLen
 	case mDict:
 		c := nd.children[0]
@@ -896,7 +1124,7 @@ func (nd *mnode) build() error {
 		nd.fillB = nd.nullElem() // every field's fill value
 	}
 	if nd.fill != nil && nd.kind != mList && nd.kind != mDict && nd.kind != mStruct {
-		b, err := fillBytes(nd.dt, nd.fill)
+		b, err := FillValue(nd.dt, nd.fill)
 		if err != nil {
 			return fmt.Errorf("arrowconv: column %q: fill value %v: %w", nd.path, nd.fill, err)
 		}
@@ -909,8 +1137,17 @@ func (nd *mnode) build() error {
 // huge allocations.
 const maxRowBytes = 1 << 30
 
-// fillBytes encodes v as one native-order element of dt.
-func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
+// FillValue encodes v as one element of dt in native byte order: the
+// bytes written where a column is null when it has a fill value
+// ([MapOptions.Fill]; parquetio's ReadOptions.Fill). v may be a Go
+// integer, float or bool, a string (parsed for numeric, bool and time
+// types; the value itself, valid UTF-8, for U; its bytes for S and V), or
+// []byte for S and V. A value the type cannot hold exactly is an error
+// (wrapping [ErrRange] when it is out of range).
+func FillValue(dt *npyio.DType, v any) ([]byte, error) {
+	if dt.Size == 0 {
+		return nil, fmt.Errorf("no fill value for %s", dt.TypeStr())
+	}
 	b := make([]byte, dt.Size)
 	p := unsafe.Pointer(&b[0])
 	str, isStr := v.(string)
@@ -1001,8 +1238,8 @@ func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
 			*(*float64)(p) = f
 		}
 	case npyio.Unicode:
-		if !isStr {
-			return nil, errors.New("not a string")
+		if !isStr || !utf8.ValidString(str) {
+			return nil, errors.New("not a string of valid UTF-8")
 		}
 		if utf8.RuneCountInString(str)*4 > dt.Size {
 			return nil, fmt.Errorf("%w: longer than %s", ErrRange, dt.TypeStr())
@@ -1092,6 +1329,34 @@ func (m *Mapping) DType() (*npyio.DType, error) {
 	return m.dt, nil
 }
 
+// Fields returns the numpy field of each column: its name (a scaled
+// decimal's [ScaledName]), title, element type, subarray shape and
+// offset in a row (which, with validity fields, has fields in between).
+func (m *Mapping) Fields() ([]npyio.Field, error) {
+	if err := m.freeze(); err != nil {
+		return nil, err
+	}
+	out := make([]npyio.Field, len(m.cols))
+	for k, c := range m.cols {
+		f := m.schema.Field(k)
+		title, _ := f.Metadata.GetValue(MetaTitle)
+		out[k] = npyio.Field{Name: columnName(f.Name, c), Title: title, Type: c.dt, Shape: c.shape, Offset: m.offs[k]}
+	}
+	return out, nil
+}
+
+// columnName is the numpy name of column (or struct field) name mapped
+// by nd: a scaled decimal's is [ScaledName].
+func columnName(name string, nd *mnode) string {
+	if nd.kind == mDict {
+		nd = nd.children[0]
+	}
+	if nd.kind == mDecI64 {
+		return ScaledName(name, nd.scale)
+	}
+	return name
+}
+
 // RowShape returns the shape of one row (the axes after the first): a
 // single list column's subarray shape, or nil.
 func (m *Mapping) RowShape() []int {
@@ -1109,13 +1374,14 @@ func (m *Mapping) RowSize() (int, error) {
 	return m.rowSize, nil
 }
 
-// Header returns the .npy header of rows rows.
+// Header returns the .npy header of rows rows (shape () for a 0-d array:
+// a schema npyflow wrote from one, whose single row is the whole array).
 func (m *Mapping) Header(rows int64) (*npyio.Header, error) {
 	if err := m.freeze(); err != nil {
 		return nil, err
 	}
-	if m.legacy != nil {
-		return m.legacy.Header(rows), nil
+	if m.zeroD && len(m.shape) == 0 {
+		return &npyio.Header{DType: m.dt, Shape: []int{}}, nil
 	}
 	return &npyio.Header{DType: m.dt, Shape: append([]int{int(rows)}, m.shape...)}, nil
 }
@@ -1143,18 +1409,10 @@ func (m *Mapping) Encode(rec arrow.RecordBatch, dst []byte) ([]byte, error) {
 }
 
 // EncodeRows appends rows [start, end) of rec to dst.
-func (m *Mapping) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) (out []byte, err error) {
-	if m.legacy != nil {
-		return m.legacy.EncodeRows(rec, start, end, dst)
-	}
+func (m *Mapping) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) ([]byte, error) {
 	if err := m.freeze(); err != nil {
 		return dst, err
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = dst, fmt.Errorf("arrowconv: malformed Arrow data: %v", p)
-		}
-	}()
 	if err := m.check(rec); err != nil {
 		return dst, err
 	}
@@ -1211,7 +1469,11 @@ func (m *Mapping) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, 
 		if err != nil {
 			return err
 		}
-		scatter(buf, m.offs[k], dims, src, c.size)
+		if m.cdims[k] != nil {
+			scatter(buf, m.offs[k], coalesce(append([]dim{{n, m.rowSize}}, m.cdims[k]...)), src, m.csize[k])
+		} else {
+			scatter(buf, m.offs[k], dims, src, c.size)
+		}
 		if vo := m.voffs[k]; vo >= 0 {
 			if col.NullN() > 0 {
 				vb := c.scratchNulls(n)
@@ -1322,17 +1584,23 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 	var out []byte
 	switch nd.kind {
 	case mFixed:
-		b := arr.Data().Buffers()[1].Bytes()
-		off := arr.Data().Offset() * nd.esize
-		out = b[off : off+n*nd.esize]
+		out = values(arr, nd.esize)
 	case mBool:
 		out = nd.scratchBytes(n)
-		unpackBits(out, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset())
+		if n > 0 {
+			unpackBits(out, arr.Data().Buffers()[1].Bytes(), arr.Data().Offset())
+		}
 	case mTime64:
-		b := arr.Data().Buffers()[1].Bytes()
-		off := arr.Data().Offset() * 8
-		out = b[off : off+n*8]
+		out = values(arr, 8)
 		v := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(out))), n)
+		if nd.factor > 1 {
+			dst := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(nd.scratchBytes(8*n)))), n)
+			if err := nd.unscale(dst, v, arr, row); err != nil {
+				return nil, err
+			}
+			out = nd.scratch[:8*n]
+			break
+		}
 		// A stored NaT is refused unless the value is null (it becomes
 		// NaT anyway).
 		for i := 0; i < n; i++ {
@@ -1345,18 +1613,19 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 			}
 		}
 	case mTime32:
-		b := arr.Data().Buffers()[1].Bytes()
-		off := arr.Data().Offset() * 4
-		src := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b[off:]))), n)
+		src := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(values(arr, 4)))), n)
 		out = nd.scratchBytes(8 * n)
 		dst := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(out))), n)
 		for i, x := range src {
 			dst[i] = int64(x)
 		}
+		if nd.factor > 1 {
+			if err := nd.unscale(dst, dst, arr, row); err != nil {
+				return nil, err
+			}
+		}
 	case mDecF8, mDecI64:
-		b := arr.Data().Buffers()[1].Bytes()
-		off := arr.Data().Offset() * nd.esize
-		src := b[off : off+n*nd.esize]
+		src := values(arr, nd.esize)
 		out = nd.scratchBytes(8 * n)
 		dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(out))), n)
 		hasNull := arr.NullN() > 0
@@ -1380,20 +1649,6 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 		if out, err = nd.packStrings(arr, row); err != nil {
 			return nil, err
 		}
-	case mNumpy:
-		out = nd.scratchBytes(n * nd.size)
-		var list []dim
-		if len(nd.shape) > 0 {
-			list = listDims(nd.shape, nd.dt.Size)
-		}
-		lay := layout{data: out, dims: []dim{{n, nd.size}}}
-		if nd.dt.Kind == npyio.Struct {
-			clear(out)
-		}
-		if err := m.helper.put(arr, nd.dt, list, lay, nd.path, row0); err != nil {
-			return nil, err
-		}
-		return out, nil
 	case mStruct:
 		s, ok := arr.(*array.Struct)
 		if !ok {
@@ -1413,10 +1668,8 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 			if err != nil {
 				return nil, err
 			}
-			fi := nd.fidx[k]
-			scatter(out, nd.dt.Fields[fi].Offset, coalesce([]dim{{n, nd.size}}), src, c.size)
-			if nd.cvalid != nil && nd.cvalid[k] {
-				vo := nd.dt.Fields[fi+1].Offset
+			scatter(out, nd.foffs[k], coalesce([]dim{{n, nd.size}}), src, c.size)
+			if vo := nd.cvoffs[k]; vo >= 0 {
 				for i := 0; i < n; i++ {
 					out[i*nd.size+vo] = b2u(!ca.IsNull(i) && (cskip == nil || !cskip(i)))
 				}
@@ -1432,15 +1685,47 @@ func (nd *mnode) pack(m *Mapping, arr arrow.Array, row0 int64, rowOf func(int) i
 		if out, err = nd.packDict(m, arr.(*array.Dictionary), row0, row); err != nil {
 			return nil, err
 		}
-		return nd.applyNulls(out, arr, row, skip, true)
+		return nd.applyNulls(out, arr, row, skip, true, m.strict)
 	}
-	return nd.applyNulls(out, arr, row, skip, false)
+	return nd.applyNulls(out, arr, row, skip, false, m.strict)
+}
+
+// values returns the values of a fixed-width array of esize bytes each, as
+// stored: nil for an empty array, whose values buffer arrow-go's IPC
+// reader leaves out.
+func values(arr arrow.Array, esize int) []byte {
+	n := arr.Len()
+	if n == 0 {
+		return nil
+	}
+	b := arr.Data().Buffers()[1].Bytes()
+	off := arr.Data().Offset() * esize
+	return b[off : off+n*esize : off+n*esize]
+}
+
+// unscale writes the times v, in units factor times finer than nd's
+// numpy unit (numpy metadata: hours stored as seconds, weeks as days),
+// to dst in the numpy unit, refusing those that are not a whole number
+// of it. Nulls are left to applyNulls.
+func (nd *mnode) unscale(dst, v []int64, arr arrow.Array, row func(int) int64) error {
+	f, hasNull := nd.factor, arr.NullN() > 0
+	for i, x := range v {
+		if hasNull && arr.IsNull(i) {
+			continue
+		}
+		if x%f != 0 {
+			return &ValueError{Field: nd.path, Row: row(i), Err: fmt.Errorf("%w: %d %s is not a whole number of numpy %s units", ErrRange, x, arr.DataType(), nd.dt.TypeStr())}
+		}
+		dst[i] = x / f
+	}
+	return nil
 }
 
 // applyNulls writes the null value of nd over the nulls of arr in out (a
 // copy, if out aliases arr), or refuses them. For a dictionary, nulls in
-// the dictionary values count too.
-func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, skip func(int) bool, dict bool) ([]byte, error) {
+// the dictionary values count too. strict refuses nulls with the
+// ValueError of NewRowEncoder rather than a NullError.
+func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, skip func(int) bool, dict, strict bool) ([]byte, error) {
 	n := arr.Len()
 	isNull := arr.IsNull
 	if dict {
@@ -1453,9 +1738,6 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 		}
 	} else if arr.NullN() == 0 {
 		return out, nil
-	}
-	if nd.kind == mNumpy && nd.fillB == nil {
-		return out, nil // RowEncoder wrote NaN/NaT or refused
 	}
 	var nb []byte
 	switch {
@@ -1486,6 +1768,9 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 				cnt++
 			}
 		}
+		if cnt > 0 && strict {
+			return nil, &ValueError{Field: nd.path, Row: row(first), Err: errors.New(nd.nullWord() + ": numpy has no nulls")}
+		}
 		if cnt > 0 {
 			return nil, &NullError{Column: nd.path, Nulls: cnt, Row: row(first)}
 		}
@@ -1505,6 +1790,23 @@ func (nd *mnode) applyNulls(out []byte, arr arrow.Array, row func(int) int64, sk
 	return out, nil
 }
 
+// nullWord names a null of nd in a ValueError.
+func (nd *mnode) nullWord() string {
+	switch {
+	case nd.kind == mBool:
+		return "null boolean"
+	case nd.kind == mStruct:
+		return "null struct"
+	case nd.kind == mList:
+		return "null subarray"
+	case nd.dt != nil && (nd.dt.Kind == npyio.Int || nd.dt.Kind == npyio.Uint):
+		return "null integer"
+	case nd.dt != nil && (nd.dt.Kind == npyio.Unicode || nd.dt.Kind == npyio.Bytes || nd.dt.Kind == npyio.Void):
+		return "null string"
+	}
+	return "null value"
+}
+
 // nullElem is the element of nd where it has no value and a validity
 // field records it: each place holds its fill value, NaN, NaT or zeros
 // (validity fields false), as a Parquet leaf below a null struct or list
@@ -1516,7 +1818,7 @@ func (nd *mnode) nullElem() []byte {
 		copy(b, nd.fillB)
 	case nd.kind == mStruct:
 		for k, c := range nd.children {
-			copy(b[nd.dt.Fields[nd.fidx[k]].Offset:], c.nullElem())
+			copy(b[nd.foffs[k]:], c.nullElem())
 		}
 	case nd.kind == mList:
 		if e := nd.children[0].nullElem(); len(e) > 0 {
@@ -1524,7 +1826,6 @@ func (nd *mnode) nullElem() []byte {
 				copy(b[off:], e)
 			}
 		}
-	case nd.kind == mNumpy:
 	case nd.isFloat:
 		putNaN(b, nd.size)
 	case nd.isTime:
@@ -1544,7 +1845,7 @@ func (nd *mnode) nanList() bool {
 	if c.kind == mList {
 		return c.nanList()
 	}
-	return (c.isFloat || c.isTime) && c.kind != mStruct && c.kind != mNumpy
+	return (c.isFloat || c.isTime) && c.kind != mStruct
 }
 
 func b2u(b bool) byte {
@@ -1798,24 +2099,36 @@ func dictIndexes(d *array.Dictionary, dst []int64) ([]int64, error) {
 // 10^scale (ties to even).
 func decimalFloat(b []byte, scale int32) float64 {
 	if x, ok := decimalInt64(b); ok {
-		// Exact fast path: both operands exact, one correctly rounded
-		// operation.
-		if x > -1<<53 && x < 1<<53 {
-			if scale == 0 {
-				return float64(x)
-			}
-			if scale > 0 && scale <= 22 {
-				return float64(x) / pow10[scale]
-			}
-			if scale < 0 && scale >= -22 {
-				return float64(x) * pow10[-scale]
-			}
+		return DecimalToFloat(x, scale)
+	}
+	return BigDecimalToFloat(decimalBig(b), scale)
+}
+
+// DecimalToFloat returns the float64 nearest to the decimal unscaled /
+// 10^scale, correctly rounded (ties to even): the f8 a decimal column
+// becomes ([DecimalFloat64]), from Arrow as from Parquet.
+func DecimalToFloat(unscaled int64, scale int32) float64 {
+	// Exact fast path: both operands exact, one correctly rounded
+	// operation.
+	if x := unscaled; x > -1<<53 && x < 1<<53 {
+		switch {
+		case scale == 0:
+			return float64(x)
+		case scale > 0 && scale <= 22:
+			return float64(x) / pow10[scale]
+		case scale < 0 && scale >= -22:
+			return float64(x) * pow10[-scale]
 		}
 	}
-	x := decimalBig(b)
-	// |x| < 2^255 < 10^77: beyond these scales the value rounds to zero
-	// or overflows whatever x is (and 10^scale would be huge to compute).
-	if scale > 77+324+2 || x.Sign() == 0 {
+	return BigDecimalToFloat(big.NewInt(unscaled), scale)
+}
+
+// BigDecimalToFloat is [DecimalToFloat] of an unscaled value of any size.
+func BigDecimalToFloat(x *big.Int, scale int32) float64 {
+	// |x| < 2^255 < 10^77 for the decimals of Arrow and of Parquet's 64
+	// bytes at most, about 10^154: beyond these scales the value rounds
+	// to zero or overflows (and 10^scale would be huge to compute).
+	if scale > 154+324+2 || x.Sign() == 0 {
 		if x.Sign() < 0 {
 			return math.Copysign(0, -1)
 		}
@@ -1938,11 +2251,7 @@ func DescribeSchema(schema *arrow.Schema, opts *MapOptions) []ColumnInfo {
 		m, err := MapSchema(arrow.NewSchema([]arrow.Field{f}, nil), o)
 		ci.Field = f.Name
 		if m != nil {
-			if c := m.cols[0]; c.kind == mDecI64 {
-				ci.Field = ScaledName(f.Name, c.scale)
-			} else if c.kind == mDict && c.children[0].kind == mDecI64 {
-				ci.Field = ScaledName(f.Name, c.children[0].scale)
-			}
+			ci.Field = columnName(f.Name, m.cols[0])
 			if m.valid[0] {
 				ci.Validity = ValidityName(f.Name)
 			}

@@ -1,10 +1,9 @@
 package arrowconv
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,108 +15,119 @@ import (
 // RowEncoder converts Arrow record batches to numpy rows in memory: the
 // bytes npyio's Reader would return for the array [DTypeFor] describes,
 // that is its elements in native byte order and logical C order, bools as
-// 0/1, struct padding zeroed. It is the engine of [NPYWriter], for callers
-// that want rows without a .npy file (streaming into npyio writers, .npz
-// members, pipelines).
+// 0/1, struct padding zeroed, for callers that want rows without a .npy
+// file (streaming into npyio writers, .npz members, pipelines).
 //
-// Values are converted exactly or refused, as [NPYWriter] documents: nulls
-// become NaT in datetime columns and NaN in float columns and are an error
-// elsewhere; a time value that is not a whole number of the numpy unit, a
-// string longer than the numpy width or invalid UTF-8 is a [ValueError].
-// A RowEncoder keeps scratch memory between calls and is not safe for
-// concurrent use.
+// It is a thin wrapper of the [Mapping] that [NewRowEncoder] builds, for
+// a schema whose every width is known before the data is seen. Values are
+// converted as [MapSchema] documents, and as [NPYWriter] does: nulls
+// become NaT in datetime columns and NaN in float columns and are a
+// [ValueError] elsewhere; a time value that is not a whole number of the
+// numpy unit, a string longer than the numpy width or invalid UTF-8 is a
+// ValueError too. A RowEncoder keeps scratch memory between calls and is
+// not safe for concurrent use.
 type RowEncoder struct {
-	schema   *arrow.Schema
-	dt       *npyio.DType
-	rowShape []int
-	cols     []wcol
-	rowSize  int
-	zeroD    bool // a 0-d array: exactly one row
-	dense    bool // every byte of a row is written by some column
-	rows     int64
-	scratch  []byte
-	m        *Mapping // a schema only MapSchema maps (decimals, dictionaries, ...)
-}
-
-// wcol is one top-level column: where its values go within a row.
-type wcol struct {
-	path string
-	dt   *npyio.DType
-	list []dim // layout of a list column's elements within a row; nil for scalars
-	off  int
+	m *Mapping
 }
 
 // NewRowEncoder returns an encoder of records of schema, whose columns
 // must map to numpy types (see [DTypeFor]; opts may be nil).
 //
-// Schemas with types only [MapSchema] maps (decimals, dictionaries, time
-// of day, intervals, lists of one length, ...) are encoded by a
-// [Mapping] with default options (string and binary columns then take
-// the width opts.StringChars); use MapSchema directly for its options
-// and for string widths found by a scan.
+// Columns map as [MapSchema] maps them, with default options, and with
+// the rules npyflow's own schemas need: numpy metadata gives the exact
+// type (and, for a whole structured array, its padding, row shape and
+// 0-d-ness), struct<real, imag> of floats is a complex, and string and
+// binary columns without metadata take the width opts.StringChars (they
+// are refused without it: use MapSchema and [Mapping.Scan] to find widths
+// from the data).
 func NewRowEncoder(schema *arrow.Schema, opts *WriteOptions) (*RowEncoder, error) {
-	dt, rowShape, perField, err := dtypeFor(schema, opts)
-	if err != nil {
-		if m := fallbackMapping(schema, opts); m != nil {
-			return &RowEncoder{schema: schema, dt: m.dt, rowShape: m.shape, rowSize: m.rowSize, m: m}, nil
-		}
-		return nil, err
-	}
-	e := &RowEncoder{schema: schema, dt: dt, rowShape: rowShape}
-	if !perField {
-		e.cols = []wcol{{path: schema.Field(0).Name, dt: dt, list: listDims(rowShape, dt.Size)}}
-	} else {
-		for i := range dt.Fields {
-			f := &dt.Fields[i]
-			list := append(listDims(rowShape, dt.Size), listDims(f.Shape, f.Type.Size)...)
-			e.cols = append(e.cols, wcol{path: f.Name, dt: f.Type, list: list, off: f.Offset})
-		}
-	}
-	if s, ok := schema.Metadata().GetValue(MetaShape); ok && len(rowShape) == 0 {
-		if shape, err := parseShapeJSON(s); err == nil && len(shape) == 0 {
-			e.zeroD = true
-		}
-	}
-	e.rowSize = dt.Size
-	for _, d := range rowShape {
-		e.rowSize *= d
-	}
-	e.dense = dense(dt)
-	return e, nil
-}
-
-// fallbackMapping maps a schema the RowEncoder's own rules refuse, if
-// MapSchema maps it without a scan.
-func fallbackMapping(schema *arrow.Schema, opts *WriteOptions) *Mapping {
-	if schema == nil || schema.NumFields() == 0 {
-		return nil
-	}
 	var mo MapOptions
-	if opts != nil && opts.StringChars > 0 {
+	if opts != nil && opts.StringChars > 0 && schema != nil {
 		mo.StringWidths = map[string]int{}
 		for _, f := range schema.Fields() {
 			mo.StringWidths[f.Name] = opts.StringChars
 		}
 	}
-	m, err := MapSchema(schema, &mo)
-	if err != nil || m.NeedsScan() || m.legacy != nil {
-		return nil
+	m, err := newMapping(schema, &mo, true)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := m.DType(); err != nil {
-		return nil
+	if m.NeedsScan() {
+		return nil, m.scanRefusal()
 	}
-	return m
+	return &RowEncoder{m: m}, nil
 }
 
-func listDims(shape []int, size int) []dim {
-	if len(shape) == 0 {
-		return nil
+// scanRefusal is NewRowEncoder's error for a mapping that needs a Scan:
+// the first column whose width or length only the data gives.
+func (m *Mapping) scanRefusal() error {
+	for _, c := range m.cols {
+		for nd := c; nd != nil; {
+			switch {
+			case nd.kind == mString || nd.kind == mBinary:
+				what := "string"
+				if nd.kind == mBinary {
+					what = "binary"
+				}
+				return &UnsupportedError{Column: nd.path, DType: nd.atype.String(), Msg: "a " + what + " column without numpy.descr metadata needs a width (WriteOptions.StringChars)"}
+			case nd.kind == mList && nd.listLen < 0:
+				return &UnsupportedError{Column: nd.path, DType: nd.atype.String(), Msg: "the length of these lists comes from the data: map them with MapSchema and Mapping.Scan"}
+			}
+			next := (*mnode)(nil)
+			for _, ch := range nd.children {
+				if ch.needsScan() {
+					next = ch
+					break
+				}
+			}
+			nd = next
+		}
 	}
-	n := 1
-	for _, d := range shape {
-		n *= d
-	}
-	return []dim{{n, size}}
+	return errors.New("arrowconv: the schema needs a scan of the data")
+}
+
+// Schema returns the Arrow schema the encoder was made for.
+func (e *RowEncoder) Schema() *arrow.Schema { return e.m.schema }
+
+// DType returns the numpy dtype of the rows, as [DTypeFor] gives it: its
+// byte order is the one to write to a file (the source's, when the schema
+// carries numpy metadata); the encoded bytes are always in native order,
+// that is, laid out as DType().Native().
+func (e *RowEncoder) DType() *npyio.DType { return e.m.dt }
+
+// RowShape returns the shape of one row (the array's axes after the
+// first); nil for one element per row.
+func (e *RowEncoder) RowShape() []int { return e.m.RowShape() }
+
+// RowSize returns the size of one encoded row in bytes.
+func (e *RowEncoder) RowSize() int { return e.m.rowSize }
+
+// ZeroD reports whether the schema describes a 0-d numpy array (numpy.shape
+// metadata "[]"): its single row is the whole array.
+func (e *RowEncoder) ZeroD() bool { return e.m.zeroD && len(e.m.shape) == 0 }
+
+// Header returns the .npy header of an array of rows rows of the encoder's
+// dtype and row shape (shape () for a 0-d array).
+func (e *RowEncoder) Header(rows int64) *npyio.Header {
+	h, _ := e.m.Header(rows) // the mapping is frozen: no error
+	return h
+}
+
+// Rows returns the number of rows encoded so far; rows in a [ValueError]
+// count from the first row encoded.
+func (e *RowEncoder) Rows() int64 { return e.m.rows }
+
+// Encode appends the rows of rec to dst and returns the extended slice. On
+// error dst's contents beyond its length are unspecified.
+func (e *RowEncoder) Encode(rec arrow.RecordBatch, dst []byte) ([]byte, error) {
+	return e.m.EncodeRows(rec, 0, int(rec.NumRows()), dst)
+}
+
+// EncodeRows appends rows [start, end) of rec to dst and returns the
+// extended slice; if cap(dst) has room, no memory is allocated for the
+// output. rec's schema must have the encoder's column types.
+func (e *RowEncoder) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) ([]byte, error) {
+	return e.m.EncodeRows(rec, start, end, dst)
 }
 
 // dense reports whether every byte of an element of dt is part of some
@@ -137,343 +147,9 @@ func dense(dt *npyio.DType) bool {
 	return sum == dt.Size
 }
 
-// Schema returns the Arrow schema the encoder was made for.
-func (e *RowEncoder) Schema() *arrow.Schema { return e.schema }
-
-// DType returns the numpy dtype of the rows, as [DTypeFor] gives it: its
-// byte order is the one to write to a file (the source's, when the schema
-// carries numpy metadata); the encoded bytes are always in native order,
-// that is, laid out as DType().Native().
-func (e *RowEncoder) DType() *npyio.DType { return e.dt }
-
-// RowShape returns the shape of one row (the array's axes after the
-// first); nil for one element per row.
-func (e *RowEncoder) RowShape() []int { return slices.Clone(e.rowShape) }
-
-// RowSize returns the size of one encoded row in bytes.
-func (e *RowEncoder) RowSize() int { return e.rowSize }
-
-// ZeroD reports whether the schema describes a 0-d numpy array (numpy.shape
-// metadata "[]"): its single row is the whole array.
-func (e *RowEncoder) ZeroD() bool { return e.zeroD }
-
-// Header returns the .npy header of an array of rows rows of the encoder's
-// dtype and row shape (shape () for a 0-d array).
-func (e *RowEncoder) Header(rows int64) *npyio.Header {
-	if e.zeroD {
-		return &npyio.Header{DType: e.dt, Shape: []int{}}
-	}
-	return &npyio.Header{DType: e.dt, Shape: append([]int{int(rows)}, e.rowShape...)}
-}
-
-// Rows returns the number of rows encoded so far; rows in a [ValueError]
-// count from the first row encoded.
-func (e *RowEncoder) Rows() int64 { return e.rows }
-
-// Encode appends the rows of rec to dst and returns the extended slice. On
-// error dst's contents beyond its length are unspecified.
-func (e *RowEncoder) Encode(rec arrow.RecordBatch, dst []byte) ([]byte, error) {
-	return e.EncodeRows(rec, 0, int(rec.NumRows()), dst)
-}
-
-// EncodeRows appends rows [start, end) of rec to dst and returns the
-// extended slice; if cap(dst) has room, no memory is allocated for the
-// output. rec's schema must have the encoder's column types.
-func (e *RowEncoder) EncodeRows(rec arrow.RecordBatch, start, end int, dst []byte) (out []byte, err error) {
-	if e.m != nil {
-		out, err = e.m.EncodeRows(rec, start, end, dst)
-		e.rows = e.m.rows
-		return out, err
-	}
-	// Arrays read from a malformed IPC body can have buffers shorter than
-	// their lengths claim; indexing them panics, which becomes an error.
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = dst, fmt.Errorf("arrowconv: malformed Arrow data: %v", p)
-		}
-	}()
-	if err := e.check(rec); err != nil {
-		return dst, err
-	}
-	if start < 0 || end < start || int64(end) > rec.NumRows() {
-		return dst, fmt.Errorf("arrowconv: rows [%d, %d) are out of a record of %d rows", start, end, rec.NumRows())
-	}
-	n := end - start
-	need := n * e.rowSize
-	dst = slices.Grow(dst, need)
-	buf := dst[len(dst) : len(dst)+need]
-	if !e.dense {
-		clear(buf)
-	}
-	if err := e.encodeTile(rec, start, end, buf, e.rows); err != nil {
-		return dst, err
-	}
-	e.rows += int64(n)
-	return dst[:len(dst)+need], nil
-}
-
-// encodeTile writes rows [start, end) of rec to buf; row0 numbers the
-// first for errors.
-func (e *RowEncoder) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, row0 int64) error {
-	n := end - start
-	for k, c := range e.cols {
-		col := rec.Column(k)
-		if start > 0 || end < col.Len() {
-			col = array.NewSlice(col, int64(start), int64(end))
-			defer col.Release()
-		}
-		lay := layout{data: buf, base: c.off, dims: []dim{{n, e.rowSize}}}
-		if err := e.put(col, c.dt, c.list, lay, c.path, row0); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// check verifies that rec has the encoder's column types.
-func (e *RowEncoder) check(rec arrow.RecordBatch) error {
-	if e.m != nil {
-		return e.m.check(rec)
-	}
-	if int(rec.NumCols()) != len(e.cols) {
-		return fmt.Errorf("arrowconv: record has %d columns, the numpy rows have %d", rec.NumCols(), len(e.cols))
-	}
-	if rs := rec.Schema(); rs != e.schema {
-		for i, f := range rs.Fields() {
-			if !arrow.TypeEqual(f.Type, e.schema.Field(i).Type) {
-				return fmt.Errorf("arrowconv: record column %d (%q) is %s, the schema says %s", i, f.Name, f.Type, e.schema.Field(i).Type)
-			}
-		}
-	}
-	return nil
-}
-
-// scratchBytes returns n bytes of 8-byte aligned scratch memory (not
-// cleared), reused between calls.
-func (e *RowEncoder) scratchBytes(n int) []byte {
-	if cap(e.scratch) < n {
-		e.scratch = alignedBuf(max(n, 2*cap(e.scratch)))
-	}
-	return e.scratch[:n]
-}
-
 func alignedBuf(n int) []byte {
 	u := make([]uint64, (n+7)/8)
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(u))), len(u)*8)
-}
-
-// put writes the values of arr, elements of dt (in a fixed-size list whose
-// elements are laid out by list, if list is not nil) at the positions lay
-// gives (one per value of arr). row0 is the row of arr's first value, for
-// errors.
-func (e *RowEncoder) put(arr arrow.Array, dt *npyio.DType, list []dim, lay layout, path string, row0 int64) error {
-	n := arr.Len()
-	rowOf := func(i int) int64 {
-		per := max(n/max(lay.dims[0].count, 1), 1)
-		return row0 + int64(i/per)
-	}
-	fail := func(i int, format string, args ...any) error {
-		return &ValueError{Field: path, Row: rowOf(i), Err: fmt.Errorf(format, args...)}
-	}
-	if ext, ok := arr.(array.ExtensionArray); ok {
-		arr = ext.Storage()
-	}
-	if list != nil {
-		count := 1
-		for _, d := range list {
-			count *= d.count
-		}
-		// Nested fixed-size lists (a list of lists) flatten in C order.
-		vals, m, got := arr, n, 1
-		for got < count || vals == arr {
-			if ext, ok := vals.(array.ExtensionArray); ok {
-				vals = ext.Storage()
-			}
-			l, ok := vals.(*array.FixedSizeList)
-			if !ok {
-				if vals == arr {
-					return fmt.Errorf("arrowconv: column %q is %s, not a fixed-size list", path, arr.DataType())
-				}
-				break
-			}
-			if l.NullN() > 0 {
-				for i := 0; i < m; i++ {
-					if l.IsNull(i) {
-						return fail(i*n/max(m, 1), "null subarray: numpy has no nulls")
-					}
-				}
-			}
-			k := int(l.DataType().(*arrow.FixedSizeListType).Len())
-			got *= k
-			start := int64(l.Offset()) * int64(k)
-			next := array.NewSlice(l.ListValues(), start, start+int64(m*k))
-			defer next.Release()
-			vals, m = next, m*k
-			if k == 0 {
-				break
-			}
-		}
-		if got != count {
-			return fmt.Errorf("arrowconv: column %q has lists of %d values, the numpy shape needs %d", path, got, count)
-		}
-		return e.put(vals, dt, nil, lay.sub(0, list...), path, row0)
-	}
-	if dt.Kind == npyio.Struct || dt.Kind == npyio.Complex {
-		s, ok := arr.(*array.Struct)
-		if !ok {
-			return fmt.Errorf("arrowconv: column %q is %s, not a struct", path, arr.DataType())
-		}
-		for i := 0; i < n && s.NullN() > 0; i++ {
-			if s.IsNull(i) {
-				return fail(i, "null struct: numpy has no nulls")
-			}
-		}
-		if dt.Kind == npyio.Complex {
-			part := &npyio.DType{Kind: npyio.Float, Order: npyio.NativeOrder, Size: dt.Size / 2}
-			if err := e.put(s.Field(0), part, nil, lay, path+".real", row0); err != nil {
-				return err
-			}
-			return e.put(s.Field(1), part, nil, lay.sub(dt.Size/2), path+".imag", row0)
-		}
-		for k := range dt.Fields {
-			f := &dt.Fields[k]
-			if err := e.put(s.Field(k), f.Type, listDims(f.Shape, f.Type.Size), lay.sub(f.Offset), path+"."+f.Name, row0); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if n == 0 {
-		return nil
-	}
-	dims := coalesce(lay.dims)
-	esize := dt.Size
-	switch dt.Kind {
-	case npyio.Bool:
-		a, ok := arr.(*array.Boolean)
-		if !ok {
-			return fmt.Errorf("arrowconv: column %q is %s, not boolean", path, arr.DataType())
-		}
-		if a.NullN() > 0 {
-			for i := 0; i < n; i++ {
-				if a.IsNull(i) {
-					return fail(i, "null boolean: numpy has no nulls")
-				}
-			}
-		}
-		src := e.scratchBytes(n)
-		unpackBits(src, a.Data().Buffers()[1].Bytes(), a.Data().Offset())
-		scatter(lay.data, lay.base, dims, src, 1)
-	case npyio.Int, npyio.Uint, npyio.Float:
-		fw, ok := arr.DataType().(arrow.FixedWidthDataType)
-		if !ok || fw.BitWidth() != 8*esize || arr.DataType().ID() == arrow.BOOL {
-			return fmt.Errorf("arrowconv: column %q is %s, not a %d-byte number", path, arr.DataType(), esize)
-		}
-		src := arr.Data().Buffers()[1].Bytes()[arr.Data().Offset()*esize:][:n*esize]
-		if arr.NullN() > 0 {
-			if dt.Kind != npyio.Float {
-				for i := 0; i < n; i++ {
-					if arr.IsNull(i) {
-						return fail(i, "null integer: numpy has no nulls (use a float or datetime column)")
-					}
-				}
-			}
-			buf := e.scratchBytes(len(src))
-			copy(buf, src)
-			src = buf
-			for i := 0; i < n; i++ {
-				if arr.IsNull(i) {
-					putNaN(src[i*esize:], esize)
-				}
-			}
-		}
-		scatter(lay.data, lay.base, dims, src, esize)
-	case npyio.Datetime, npyio.Timedelta:
-		tc, err := timeMapping(dt)
-		if err != nil {
-			return err
-		}
-		if raw := rawInt64s(arr); raw != nil && tc.factor == 1 && arr.NullN() == 0 {
-			// The common case (the unit of the column, no nulls): the
-			// stored values are the numpy values; only NaT is refused.
-			if i := indexNaT(raw); i >= 0 {
-				return fail(i, "%w: %d is numpy's NaT", ErrRange, raw[i])
-			}
-			scatter(lay.data, lay.base, dims, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(raw))), 8*n), 8)
-			return nil
-		}
-		vals, err := int64Values(arr)
-		if err != nil {
-			return fmt.Errorf("arrowconv: column %q: %w", path, err)
-		}
-		buf := e.scratchBytes(8 * n)
-		out := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(buf))), n)
-		hasNull := arr.NullN() > 0
-		for i := range out {
-			v := vals(i)
-			switch {
-			case hasNull && arr.IsNull(i):
-				out[i] = nat
-			case tc.factor == 1:
-				if v == nat {
-					return fail(i, "%w: %d is numpy's NaT", ErrRange, v)
-				}
-				out[i] = v
-			case v%tc.factor != 0:
-				return fail(i, "%w: %d %s is not a whole number of numpy %s units", ErrRange, v, arr.DataType(), dt.TypeStr())
-			default:
-				out[i] = v / tc.factor
-			}
-		}
-		scatter(lay.data, lay.base, dims, buf, 8)
-	case npyio.Bytes, npyio.Unicode, npyio.Void:
-		get, err := bytesGetter(arr)
-		if err != nil {
-			return fmt.Errorf("arrowconv: column %q: %w", path, err)
-		}
-		src := e.scratchBytes(n * esize)
-		clear(src)
-		for i := 0; i < n; i++ {
-			if arr.IsNull(i) {
-				return fail(i, "null string: numpy has no nulls")
-			}
-			v := get(i)
-			dst := src[i*esize : (i+1)*esize]
-			switch dt.Kind {
-			case npyio.Unicode:
-				k := 0
-				for len(v) > 0 {
-					r, size := rune(v[0]), 1
-					if r >= utf8.RuneSelf {
-						r, size = utf8.DecodeRune(v)
-						if r == utf8.RuneError && size <= 1 {
-							return fail(i, "%w: invalid UTF-8", ErrRange)
-						}
-					}
-					if k+4 > esize {
-						return fail(i, "%w: string of %d characters does not fit %s", ErrRange, utf8.RuneCount(get(i)), dt.TypeStr())
-					}
-					*(*uint32)(unsafe.Pointer(&dst[k])) = uint32(r)
-					k += 4
-					v = v[size:]
-				}
-			case npyio.Bytes:
-				if len(v) > esize {
-					return fail(i, "%w: %d bytes do not fit %s", ErrRange, len(v), dt.TypeStr())
-				}
-				copy(dst, v)
-			default:
-				if len(v) != esize {
-					return fail(i, "%w: %d bytes for %s", ErrRange, len(v), dt.TypeStr())
-				}
-				copy(dst, v)
-			}
-		}
-		scatter(lay.data, lay.base, dims, src, esize)
-	default:
-		return &UnsupportedError{DType: dt.String(), Msg: "cannot be written"}
-	}
-	return nil
 }
 
 // unpackBits writes bit off+i of the LSB-first bitmap bits as byte 0 or 1
@@ -519,44 +195,6 @@ func putNaN(b []byte, size int) {
 	case 8:
 		*(*float64)(unsafe.Pointer(&b[0])) = math.NaN()
 	}
-}
-
-// int64Values returns a function giving value i of a temporal array as an
-// int64 in its own unit (days for Date32).
-func int64Values(arr arrow.Array) (func(int) int64, error) {
-	switch a := arr.(type) {
-	case *array.Timestamp:
-		v := a.TimestampValues()
-		return func(i int) int64 { return int64(v[i]) }, nil
-	case *array.Duration:
-		v := a.DurationValues()
-		return func(i int) int64 { return int64(v[i]) }, nil
-	case *array.Date32:
-		v := a.Date32Values()
-		return func(i int) int64 { return int64(v[i]) }, nil
-	case *array.Date64:
-		v := a.Date64Values()
-		return func(i int) int64 { return int64(v[i]) }, nil
-	}
-	return nil, fmt.Errorf("%s is not a timestamp, duration or date", arr.DataType())
-}
-
-// rawInt64s returns the values of a timestamp, duration or date64 array
-// as stored (offset applied), or nil for any other array.
-func rawInt64s(arr arrow.Array) []int64 {
-	var v []int64
-	switch a := arr.(type) {
-	case *array.Timestamp:
-		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
-	case *array.Duration:
-		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
-	case *array.Date64:
-		v = arrow.Int64Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())
-	default:
-		return nil
-	}
-	off := arr.Data().Offset()
-	return v[off : off+arr.Len() : off+arr.Len()]
 }
 
 // indexNaT returns the index of the first NaT (math.MinInt64) in v, or -1.

@@ -79,6 +79,17 @@ func (t *FixedShapeTensorType) Shape() []int { return t.shape }
 // Permutation returns the optional axis permutation (nil if none).
 func (t *FixedShapeTensorType) Permutation() []int { return t.permutation }
 
+// permuted reports whether the axes are stored in another order than the
+// logical one.
+func (t *FixedShapeTensorType) permuted() bool {
+	for i, p := range t.permutation {
+		if p != i {
+			return true
+		}
+	}
+	return false
+}
+
 // DimNames returns the optional axis names (nil if none).
 func (t *FixedShapeTensorType) DimNames() []string { return t.dimNames }
 

@@ -244,7 +244,9 @@ func trimString(b []byte, pad int) string {
 	case PadNull:
 		b = bytes.TrimRight(b, "\x00")
 	case PadSpace:
-		b = bytes.TrimRight(b, " ")
+		// HDF5 strips the blanks; numpy's S<n> then drops the NULs
+		// that replace them (and any before them).
+		b = bytes.TrimRight(bytes.TrimRight(b, " "), "\x00")
 	}
 	return string(b)
 }

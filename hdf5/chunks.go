@@ -46,7 +46,16 @@ type chunkReader struct {
 	cacheMax  int64
 }
 
+// newChunkReader makes the chunk reader of a dataset whose metadata are
+// loaded, after checking that its filters can be undone (CheckFilters).
 func newChunkReader(ds *Dataset) (*chunkReader, error) {
+	if err := ds.CheckFilters(); err != nil {
+		return nil, err
+	}
+	return newChunkReaderNoCheck(ds)
+}
+
+func newChunkReaderNoCheck(ds *Dataset) (*chunkReader, error) {
 	info := ds.info
 	l := info.layout
 	r := &chunkReader{f: ds.f, path: ds.path, layout: l, dims: info.space.dims, filters: l.Filters,

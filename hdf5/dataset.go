@@ -24,6 +24,8 @@ type Dataset struct {
 	strOnce  sync.Once
 	strWidth int // vlen strings: widest value (bytes or characters)
 	strErr   error
+
+	filt filterCheck // CheckFilters
 }
 
 type dsInfo struct {
@@ -275,6 +277,8 @@ type RowReader struct {
 	unicode  bool
 	vlenStr  bool
 	pad      int
+	strFix   []strFix   // fixed-length strings whose padding a read converts
+	narrow   []bitField // integers narrower than their bytes, converted after reading
 }
 
 // NewRowReader returns a reader of batchRows rows at a time (at least 1).
@@ -318,6 +322,13 @@ func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error
 	default:
 		if _, err := ds.DType(); err != nil {
 			return nil, err
+		}
+		var ok bool
+		if r.strFix, ok = stringFixes(t, 0, nil, 0); !ok {
+			return nil, ds.f.unsupported(ds.path, "a datatype holding over %d padded strings per element", maxStrFixes)
+		}
+		if r.narrow, ok = narrowFields(t); !ok {
+			return nil, ds.f.unsupported(ds.path, "more than %d integers narrower than their bytes in one element", maxBitFields)
 		}
 	}
 	if rb := max(r.rawRow, r.outRow); rowLimit && rb > uint64(ds.f.opts.MaxReadBytes) {
@@ -394,6 +405,10 @@ func (r *RowReader) ReadRows(start, n int64, dst []byte) error {
 	}
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:uint64(n)*r.outRow])
+	}
+	fixStrings(raw, ds.info.dtype.Size, r.strFix)
+	if r.narrow != nil {
+		fixBitFields(raw, ds.info.dtype.Size, r.narrow)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package hdf5
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
@@ -445,8 +446,10 @@ func (t *Datatype) order() byte {
 // NumpyDType maps a fixed-size datatype to the numpy dtype h5py gives it:
 // integers, floats (f2, f4, f8), bitfields (as unsigned integers), enums (as
 // their base integer; h5py's FALSE/TRUE enum as bool), fixed-length
-// strings (S<n>), compounds (structured, with HDF5's offsets) and arrays
-// inside compounds (subarray fields). A top-level array type maps to its
+// strings (S<n>), compounds (structured, with HDF5's offsets; fields in
+// offset order, which numpy's descr needs, where h5py keeps the members'
+// stored order; overlapping members are refused) and arrays inside
+// compounds (subarray fields). A top-level array type maps to its
 // base type plus the extra dimensions returned second. Variable-length
 // types, references, opaque and time types are refused (ErrUnsupported).
 func (t *Datatype) NumpyDType() (*npyio.DType, []int, error) {
@@ -520,6 +523,16 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 				return nil, &UnsupportedError{Feature: fmt.Sprintf("compound member %q: %s", m.Name, unsupportedFeature(err))}
 			}
 			fields = append(fields, npyio.Field{Name: m.Name, Type: ft, Shape: shape, Offset: m.Offset})
+		}
+		// numpy's list form of a structured dtype (the .npy header, the
+		// descr) holds fields in offset order; HDF5 keeps members in the
+		// order they were inserted, which may differ (h5py writes a dtype
+		// with offsets as given). Same fields, same offsets, offset order.
+		sort.SliceStable(fields, func(i, j int) bool { return fields[i].Offset < fields[j].Offset })
+		for i := 1; i < len(fields); i++ {
+			if p := &fields[i-1]; fields[i].Offset < p.Offset+p.Size() {
+				return nil, &UnsupportedError{Feature: fmt.Sprintf("compound members %q (offset %d, %d bytes) and %q (offset %d) overlap", p.Name, p.Offset, p.Size(), fields[i].Name, fields[i].Offset)}
+			}
 		}
 		return &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: t.Size, Fields: fields}, nil
 	case ClassVarLen:

@@ -19,8 +19,13 @@
 //     are refused);
 //   - layouts compact, contiguous and chunked (layout messages 1 to 4);
 //     chunk indexes v1 B-tree, single chunk, implicit, fixed array,
-//     extensible array and v2 B-tree; the deflate, shuffle and fletcher32
-//     filters (any other filter is an error naming it);
+//     extensible array and v2 B-tree; the filters deflate, shuffle,
+//     fletcher32, szip, n-bit, scale-offset, lzo (PyTables), bzip2 and lzf
+//     (h5py) and the plugin filters listed under "Plugin filters", decoded
+//     in pure Go (any other filter is an error naming it);
+//     integers narrower than their bytes (precision below the size, or a
+//     bit offset, as n-bit datasets have) read as full integers, as h5py
+//     reads them;
 //   - the global heap (variable-length data) and Jenkins lookup3
 //     checksums, verified on every version 2 structure read.
 //
@@ -41,7 +46,9 @@
 // [Datatype]), [Dataset.Layout] (class, chunk shape, index kind, filters)
 // and [Dataset.Describe] without reading data. [Dataset.DType] maps the
 // type to numpy's as h5py does: compound to a structured dtype with HDF5's
-// offsets, enum to its base integer (h5py's FALSE/TRUE enum to bool),
+// offsets (fields in offset order, as numpy's descr needs: HDF5 may store
+// members out of offset order, and h5py keeps that order), enum to its
+// base integer (h5py's FALSE/TRUE enum to bool),
 // bitfield to an unsigned integer, fixed-length strings to S<n>,
 // variable-length strings to S<n> (ASCII) or U<n> (UTF-8) with n found by
 // reading every value once. Object references, opaque, time,
@@ -52,7 +59,11 @@
 //
 // Data come back as bytes in C order in the layout of the DType, in the
 // file's byte order (a big-endian dataset has a '>' DType); bytes are never
-// reinterpreted. [Dataset.ReadAll] reads everything up to
+// reinterpreted. Fixed-length strings (also inside compounds and arrays)
+// come back as h5py reads them through HDF5's conversion to its NULLPAD
+// memory type: NULLPAD strings as stored, a NULLTERM string cut at its
+// first NUL, a SPACEPAD string's trailing blanks turned into NULs (numpy
+// shows b"ab" for the stored "ab   "). [Dataset.ReadAll] reads everything up to
 // Options.MaxReadBytes; [Dataset.NewRowReader] streams batches of rows
 // (slices along the first dimension; a scalar has one row) with
 // [RowReader.Read], or any row range with [RowReader.ReadRows];
@@ -66,15 +77,51 @@
 // Options.ChunkCacheBytes; memory stays bounded whatever the dataset size.
 // Unwritten chunks and storage read as the fill value.
 //
+// # Filters
+//
+// [Dataset.FilterPipeline] describes a dataset's filters by registered
+// name and parameters (a [FilterInfo]: "deflate(level=4)",
+// "zfp(...) [lossy, optional, not decodable]"); [RegisteredFilterName]
+// names any id of the HDF Group's list of registered filters. A dataset
+// that needs a filter without a decoder here (a lossy one such as zfp
+// 32013 or sz 32017, or an unregistered id) is refused before any data is
+// read, by [Dataset.CheckFilters] and every read, with an
+// [*UnsupportedFilterError] (ErrUnsupported) naming the dataset, the id
+// and the registered name; its metadata stay readable and the file's
+// other datasets read. An optional filter the writer skipped in every
+// chunk needs no decoder.
+//
+// # netCDF-4
+//
+// netCDF-4 files (.nc, .nc4) are HDF5 files and read like any other.
+// Their dimensions are HDF5 dimension scales: [Dataset.Dimensions] and
+// [Dataset.DimensionNames] give a variable's dimensions (from its
+// DIMENSION_LIST), [File.NetCDF] the file's dimensions and writer
+// (_NCProperties, _nc3_strict), [Group.Variables] the netCDF variables in
+// netCDF's order (without the dimension-only datasets netCDF-C writes for
+// a dimension with no coordinate variable: [Dataset.IsNetCDFDimensionOnly]),
+// [Dataset.CFAttributes] the _FillValue, units, scale_factor and
+// add_offset attributes, [IsNetCDFInternalAttr] the bookkeeping
+// attributes. Values are always the stored ones: no masking, scaling or
+// time decoding. [File.DimensionTables] groups the one-dimensional
+// variables of each group by dimension into tables ([DimTable]) read as
+// packed records ([TableReader]): the columns xarray's to_dataframe gives
+// (the coordinate variable first, as its index, then the group's 1-D
+// variables along the dimension in netCDF's order); see DimTable for the
+// details. A netCDF-3 file (magic "CDF\x01", "CDF\x02", "CDF\x05":
+// [NetCDF3Version]) is refused by Open with ErrNetCDF3, not called
+// malformed.
+//
 // # Limits and safety
 //
 // Every address, size, count and nesting depth read from the file is
 // checked against the file size and fixed limits before use; loops in
 // B-trees, heaps, continuation blocks and groups are detected. Malformed
 // input gives a *FormatError (errors.Is ErrFormat), valid but unsupported
-// features an *UnsupportedError (ErrUnsupported). Not supported: offsets
+// features an *UnsupportedError (ErrUnsupported; a filter without a
+// decoder an *UnsupportedFilterError). Not supported: offsets
 // or lengths other than 8 bytes, virtual datasets, external storage,
-// filters other than deflate/shuffle/fletcher32, fractal heaps with I/O
+// filters without a decoder, fractal heaps with I/O
 // filters, shared object header messages, region references. Paged data
 // blocks of extensible array chunk indexes (over 131,000 chunks) are read
 // but not covered by a fixture. Layout messages 1 and 2 are tested on
@@ -83,6 +130,24 @@
 // h5py's libver='earliest' writes version 3.
 //
 // A File may be used from several goroutines; a RowReader may not.
+//
+// # Plugin filters
+//
+// Decoded in pure Go (no cgo, no HDF5 plugin to install): Blosc (32001,
+// c-blosc 1.x and c-blosc2 chunks: blosclz, lz4, lz4hc, snappy, zlib and
+// zstd, byte and bit shuffle, split and memcpyed blocks), LZ4 (32004, the
+// framing of HDF5's LZ4 plugin), Bitshuffle (32008: plain, LZ4 or
+// Zstandard), Zstandard (32015) and Blosc2 (32026: hdf5-blosc2's frames of
+// one chunk, 1-D or b2nd blocks; shuffle, bitshuffle and delta filters;
+// zero, NaN and repeated-value chunks). BloscLZ, the Blosc/Blosc2 chunk,
+// frame and b2nd layouts and the bit shuffle are written from their format
+// documents; LZ4, Zstandard, Snappy and zlib are pierrec/lz4 and
+// klauspost/compress. Each decoder is bounded by the chunk's declared size
+// (a header claiming more is an error before anything is allocated) and
+// decodes the last filter straight into the caller's buffer. Not read:
+// Blosc2 plugin codecs and filters (ZFP, NDLZ, bytedelta...), dictionaries
+// and variable-length blocks, frames of several chunks (the filter writes
+// one): valid chunks using them give an *UnsupportedError.
 //
 // # Writing
 //
@@ -94,8 +159,13 @@
 // at creation), old-style groups (v1 B-tree of symbol table nodes plus a
 // local heap, any number of members), and datasets in the compact layout
 // (data in the object header: automatic up to [CompactAuto] bytes),
-// contiguous, or chunked with a v1 B-tree chunk index and the shuffle and
-// deflate filters. Variable-length attribute data go to global heap
+// contiguous, or chunked with a v1 B-tree chunk index, the shuffle filter
+// and one compression (DatasetOptions.Compression): deflate, which every
+// reader has, or the plugin filters LZ4 (32004, the framing of HDF5's LZ4
+// plugin) and Zstandard (32015, one frame per chunk), written with the
+// cd_values and filter names the reference plugins store, so that h5py
+// with hdf5plugin and the HDF5 tools with the plugins read them.
+// Variable-length attribute data go to global heap
 // collections. Data are written in the byte order of the given dtype
 // (little-endian for npyio's common types); no byte is reinterpreted.
 //
@@ -130,5 +200,7 @@
 // A Writer and everything it creates must be used from one goroutine at a
 // time; call Close even after an error (it stops the workers). Deflate is
 // klauspost/compress's at the given level: faster than zlib's, files a
-// little larger.
+// little larger; Zstandard is klauspost/compress's (zstd levels map to its
+// four speeds, the level asked for is stored); LZ4 is pierrec/lz4's fast
+// compressor.
 package hdf5

@@ -16,7 +16,32 @@ var (
 	ErrNotFound = errors.New("hdf5: not found")
 	// ErrTooLarge reports a read that exceeds a limit in Options.
 	ErrTooLarge = errors.New("hdf5: too large")
+	// ErrNetCDF3 reports a netCDF-3 file (classic, 64-bit offset or
+	// 64-bit data format: magic "CDF" and 1, 2 or 5), which is not HDF5
+	// and is not read by this package. netCDF-4 files are HDF5 files and
+	// are read.
+	ErrNetCDF3 = errors.New("a netCDF-3 file, not HDF5")
 )
+
+// NetCDF3Version returns 1 (classic), 2 (64-bit offset) or 5 (64-bit
+// data, CDF-5) when b starts with a netCDF-3 magic number ("CDF" and
+// that byte), else 0.
+func NetCDF3Version(b []byte) int {
+	if len(b) >= 4 && b[0] == 'C' && b[1] == 'D' && b[2] == 'F' {
+		switch b[3] {
+		case 1, 2, 5:
+			return int(b[3])
+		}
+	}
+	return 0
+}
+
+// NetCDF3Magics are the first four bytes of netCDF-3 files, for a
+// format registry that tells them from HDF5 (whose signature is
+// "\x89HDF\r\n\x1a\n", at 0 or after a user block).
+var NetCDF3Magics = [][]byte{[]byte("CDF\x01"), []byte("CDF\x02"), []byte("CDF\x05")}
+
+var netCDF3Names = map[int]string{1: "classic format", 2: "64-bit offset format", 5: "64-bit data format (CDF-5)"}
 
 // FormatError reports a malformed file: a structure that does not follow
 // the HDF5 format, points outside the file or fails its checksum. Addr is

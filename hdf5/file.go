@@ -129,6 +129,12 @@ func Open(r io.ReaderAt, size int64, opts *Options) (*File, error) {
 		}
 	}
 	if !found {
+		var magic [4]byte
+		if n, _ := r.ReadAt(magic[:], 0); n == 4 {
+			if v := NetCDF3Version(magic[:]); v != 0 {
+				return nil, fmt.Errorf("hdf5: %s: %w (%s, magic %q); netCDF-3 files are not read, netCDF-4 files are", f.name, ErrNetCDF3, netCDF3Names[v], magic[:])
+			}
+		}
 		return nil, f.corrupt(-1, "no HDF5 signature (at offset 0, 512, 1024, ...): not an HDF5 file")
 	}
 	if err := f.readSuperblock(); err != nil {

@@ -3,6 +3,7 @@ package hdf5
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zlib"
@@ -31,7 +32,52 @@ type filterCodec struct {
 
 // filterCodecs are the filters undone besides deflate, shuffle and
 // fletcher32, by HDF5 filter id. Each decoder lives in its own file.
-var filterCodecs = map[int]filterCodec{}
+var filterCodecs = map[int]filterCodec{
+	FilterSZIP:        {name: "szip", decode: decodeSZIP},
+	FilterNBit:        {name: "nbit", decode: decodeNBit},
+	FilterScaleOffset: {name: "scaleoffset", decode: decodeScaleOffset},
+	305:               {name: "lzo", decode: decodeLZO},
+	307:               {name: "bzip2", decode: decodeBZip2},
+	32000:             {name: "lzf", decode: decodeLZF},
+	32001:             {name: "blosc", decode: decodeBlosc},
+	32004:             {name: "lz4", decode: decodeLZ4},
+	32008:             {name: "bitshuffle", decode: decodeBitshuffle},
+	32015:             {name: "zstd", decode: decodeZstd},
+	32026:             {name: "blosc2", decode: decodeBlosc2},
+}
+
+// codecSlack is how far a decoder's output may exceed the chunk size when
+// a filter undone after it strips bytes (fletcher32 strips 4).
+const codecSlack = 64
+
+// codecLimit is the most a decoder may produce: want when it is the last
+// filter undone (dst non-nil), want plus codecSlack otherwise.
+func codecLimit(want uint64, dst []byte) uint64 {
+	if dst != nil {
+		return want
+	}
+	return want + codecSlack
+}
+
+// codecOut is the buffer a decoder of unknown output size appends to:
+// dst[:0] when it is the last filter undone, else a new buffer of
+// capacity codecLimit. A decoder never grows it past its capacity, so
+// its output stays bounded by the chunk's declared size.
+func codecOut(want uint64, dst []byte) []byte {
+	if dst != nil {
+		return dst[:0:want]
+	}
+	return make([]byte, 0, want+codecSlack)
+}
+
+// codecBuf is a buffer of exactly n bytes (n <= codecLimit) for a decoder
+// that knows its output size: dst when n is the chunk's size.
+func codecBuf(n, want uint64, dst []byte) []byte {
+	if dst != nil && n == want {
+		return dst[:n]
+	}
+	return make([]byte, n)
+}
 
 // unfilter undoes a dataset's filter pipeline on one stored chunk. want is
 // the size of the decoded chunk. mask has bit i set when filter i was
@@ -105,6 +151,10 @@ func (r *chunkReader) unfilter(raw []byte, mask uint32, want uint64, addr uint64
 			}
 			dec, err := c.decode(filterParams{CD: fl[i].Params, ElemSize: r.elemSize}, data, want, dst)
 			if err != nil {
+				var ue *codecUnsupportedError
+				if errors.As(err, &ue) {
+					return nil, f.unsupported(r.path, "%s chunk at %#x: %v", c.name, addr, err)
+				}
 				return nil, f.corrupt(int64(addr), "%s: %s chunk: %v", r.path, c.name, err)
 			}
 			data = dec

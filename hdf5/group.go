@@ -81,6 +81,10 @@ type Link struct {
 	Kind   LinkKind
 	Addr   uint64 // hard links: the object header address
 	Target string // soft links: the path; external links: "file:path"
+	// CreationOrder is the link's creation order index in a group that
+	// tracks it (netCDF-4 groups do, and h5py's track_order groups); -1
+	// otherwise.
+	CreationOrder int64
 }
 
 // maxLinks bounds the members of one group.
@@ -356,8 +360,9 @@ func (f *File) parseLink(b []byte, addr uint64) (Link, error) {
 	if flags&0x8 != 0 {
 		l.Kind = LinkKind(d.u8())
 	}
+	l.CreationOrder = -1
 	if flags&0x4 != 0 {
-		d.skip(8)
+		l.CreationOrder = int64(d.u64() & (1<<63 - 1))
 	}
 	if flags&0x10 != 0 {
 		d.skip(1)
@@ -506,7 +511,7 @@ func (f *File) readSNOD(addr uint64, heap []byte, seen map[uint64]bool, out *[]L
 		if !ok || name == "" {
 			return f.corrupt(int64(addr), "symbol table entry name at heap offset %d", nameOff)
 		}
-		l := Link{Name: name, Addr: objAddr}
+		l := Link{Name: name, Addr: objAddr, CreationOrder: -1}
 		if cache == 2 {
 			sd := &dec{b: scratch}
 			t, ok := heapString(heap, uint64(sd.u32()))

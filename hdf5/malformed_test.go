@@ -102,18 +102,25 @@ func TestOffsetSizeRefused(t *testing.T) {
 }
 
 func TestUnknownFilter(t *testing.T) {
-	f, err := OpenFile("testdata/lzf.h5", nil)
+	// lzf.h5 with its filter id (32000, in the pipeline message followed
+	// by the name's length) changed to 32099, which no decoder knows.
+	b := readFixture(t, "lzf.h5")
+	i := bytes.Index(b, []byte{0x00, 0x7d, 0x08, 0x00})
+	if i < 0 {
+		t.Fatal("filter 32000 not found")
+	}
+	b[i] = 0x63
+	f, err := openBytes(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	o, err := f.OpenPath("/lzf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = o.(*Dataset).ReadAll()
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "32000 (lzf)") || !strings.Contains(err.Error(), "/lzf") {
-		t.Errorf("lzf: %v", err)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), `filter 32099 ("lzf", an unregistered id)`) || !strings.Contains(err.Error(), "/lzf") {
+		t.Errorf("unknown filter: %v", err)
 	}
 }
 

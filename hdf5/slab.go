@@ -108,6 +108,10 @@ func (r *RowReader) ReadSlab(lo, hi []uint64, dst []byte) error {
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:out])
 	}
+	fixStrings(raw, int(es), r.strFix)
+	if r.narrow != nil {
+		fixBitFields(raw, int(es), r.narrow)
+	}
 	return nil
 }
 

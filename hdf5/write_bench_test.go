@@ -3,6 +3,7 @@ package hdf5
 import (
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,10 +13,14 @@ import (
 	"github.com/npyflow/npyflow/npyio"
 )
 
-// wDiscard is an io.WriteSeeker that keeps nothing.
-type wDiscard struct{ pos int64 }
+// wDiscard is an io.WriteSeeker that keeps nothing but the file's size.
+type wDiscard struct{ pos, end int64 }
 
-func (d *wDiscard) Write(p []byte) (int, error) { d.pos += int64(len(p)); return len(p), nil }
+func (d *wDiscard) Write(p []byte) (int, error) {
+	d.pos += int64(len(p))
+	d.end = max(d.end, d.pos)
+	return len(p), nil
+}
 func (d *wDiscard) Seek(off int64, whence int) (int64, error) {
 	if whence == io.SeekStart {
 		d.pos = off
@@ -37,9 +42,26 @@ func wBenchData(rows int) []byte {
 
 const wBenchRows = 1 << 19 // 64 MiB of float64
 
+// wBenchNoisy is rows x 16 float64 of a random walk at full precision
+// (measurement-like data that compresses little).
+func wBenchNoisy(rows int) []byte {
+	rng := rand.New(rand.NewPCG(5, 6))
+	v := make([]float64, rows*16)
+	x := 0.0
+	for i := range v {
+		x += rng.NormFloat64() * 0.01
+		v[i] = x
+	}
+	return npyio.AsBytes(v)
+}
+
 func wBenchWrite(b *testing.B, f func() io.WriteSeeker, opts *DatasetOptions, workers int) {
-	data := wBenchData(wBenchRows)
+	wBenchWriteData(b, wBenchData(wBenchRows), f, opts, workers)
+}
+
+func wBenchWriteData(b *testing.B, data []byte, f func() io.WriteSeeker, opts *DatasetOptions, workers int) {
 	const batch = 8192 * 16 * 8
+	rows := uint64(len(data) / (16 * 8))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -48,7 +70,7 @@ func wBenchWrite(b *testing.B, f func() io.WriteSeeker, opts *DatasetOptions, wo
 		if err != nil {
 			b.Fatal(err)
 		}
-		d, err := w.Root().CreateDataset("x", npyio.Float64Type, []uint64{wBenchRows, 16}, opts)
+		d, err := w.Root().CreateDataset("x", npyio.Float64Type, []uint64{rows, 16}, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,5 +114,32 @@ func BenchmarkWriteContiguous(b *testing.B) {
 	}, &DatasetOptions{Contiguous: true}, 1)
 	if f != nil {
 		f.Close()
+	}
+}
+
+// BenchmarkWriteCompression: 256 MiB of float64 (2^21 x 16, smooth or
+// noisy) in chunks of the default shape (about 1 MiB), shuffle then each
+// compression at its default level (deflate 4, as npyflow's .h5 output
+// uses), GOMAXPROCS workers, output discarded. "ratio" is the file's size
+// over the data's. Slow: run one at a time, as in
+//
+//	go test -run '^$' -bench 'WriteCompression/noisy/zstd$' -benchtime 1x ./hdf5/
+func BenchmarkWriteCompression(b *testing.B) {
+	const rows = 1 << 21
+	for _, data := range []struct {
+		name string
+		gen  func(int) []byte
+	}{{"smooth", wBenchData}, {"noisy", wBenchNoisy}} {
+		b.Run(data.name, func(b *testing.B) {
+			raw := data.gen(rows)
+			for _, c := range Compressions {
+				b.Run(string(c), func(b *testing.B) {
+					var out *wDiscard
+					opts := &DatasetOptions{Compression: c, Shuffle: true}
+					wBenchWriteData(b, raw, func() io.WriteSeeker { out = &wDiscard{}; return out }, opts, 0)
+					b.ReportMetric(float64(out.end)/float64(len(raw)), "ratio")
+				})
+			}
+		})
 	}
 }

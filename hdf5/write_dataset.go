@@ -13,13 +13,22 @@ import (
 // otherwise.
 type DatasetOptions struct {
 	// Chunk is the chunk shape (one entry per dimension, each at least 1).
-	// Setting it, Deflate, Shuffle or Unlimited makes the dataset chunked;
-	// with none of them set explicitly a chunk shape of about 1 MiB is
-	// chosen.
+	// Setting it, a compression, Shuffle or Unlimited makes the dataset
+	// chunked; with none of them set explicitly a chunk shape of about
+	// 1 MiB is chosen.
 	Chunk []uint64
-	// Deflate is the gzip level 1-9 of the deflate filter; 0 means none.
+	// Compression is the filter compressing each chunk: CompressionDeflate,
+	// CompressionLZ4, CompressionZstd or CompressionNone; "" means none
+	// (or deflate when Deflate is set). Chunks are compressed by the
+	// Writer's workers.
+	Compression Compression
+	// Level is the compression level (see each Compression); 0 means the
+	// compression's default.
+	Level int
+	// Deflate n (1-9) is short for Compression deflate at Level n; 0 means
+	// none. It cannot be combined with Compression or Level.
 	Deflate int
-	// Shuffle adds the byte shuffle filter before deflate.
+	// Shuffle adds the byte shuffle filter before the compression.
 	Shuffle bool
 	// Compact forces the compact layout (data stored in the object header,
 	// at most 64 KiB); it cannot be combined with chunking.
@@ -63,7 +72,8 @@ type DatasetWriter struct {
 	rowSize  uint64 // bytes per row (the whole element for a scalar)
 	rows     uint64 // rows written so far
 	closed   bool
-	deflate  int
+	comp     Compression // CompressionNone when not compressed
+	level    int
 	shuffle  bool
 	compact  []byte   // compact layout: the data
 	addr     uint64   // contiguous: data address
@@ -118,12 +128,13 @@ func (g *GroupWriter) createDataset(name string, typ []byte, esz uint64, shape [
 		o = *opts
 	}
 	d := &DatasetWriter{w: g.w, path: path, typ: typ, esz: esz, shape: slices.Clone(shape),
-		scalar: len(shape) == 0, unlim: o.Unlimited, deflate: o.Deflate, shuffle: o.Shuffle, addr: wUndef, btree: wUndef}
+		scalar: len(shape) == 0, unlim: o.Unlimited, shuffle: o.Shuffle, addr: wUndef, btree: wUndef}
 	if len(shape) > 32 {
 		return nil, fmt.Errorf("hdf5: %s: rank %d is over HDF5's 32", path, len(shape))
 	}
-	if o.Deflate < 0 || o.Deflate > 9 {
-		return nil, fmt.Errorf("hdf5: %s: deflate level %d is not 0-9", path, o.Deflate)
+	var err error
+	if d.comp, d.level, err = o.compression(); err != nil {
+		return nil, fmt.Errorf("hdf5: %s: %w", path, err)
 	}
 	if o.Unlimited {
 		if d.scalar {
@@ -145,7 +156,7 @@ func (g *GroupWriter) createDataset(name string, typ []byte, esz uint64, shape [
 			return nil, fmt.Errorf("hdf5: %s: shape %v is too large", path, shape)
 		}
 	}
-	chunked := o.Chunk != nil || o.Deflate > 0 || o.Shuffle || o.Unlimited
+	chunked := o.Chunk != nil || d.comp != CompressionNone || o.Shuffle || o.Unlimited
 	switch {
 	case o.Compact && (chunked || o.Contiguous):
 		return nil, fmt.Errorf("hdf5: %s: the compact layout has no chunks, filters or unlimited dimension", path)
@@ -201,7 +212,7 @@ func (g *GroupWriter) createDataset(name string, typ []byte, esz uint64, shape [
 		fixed += uint64(wPad8(int(total)))
 	}
 	if d.layout == wLayoutChunked {
-		fixed += 8 + 8 + 2*24
+		fixed += uint64(8 + max(8+2*24, wPad8(len(d.filterMessage()))))
 	}
 	d.h = g.w.newHeader(path, fixed)
 	d.h.msgs = d.messages
@@ -580,7 +591,7 @@ func (d *DatasetWriter) messages() ([]wMsg, error) {
 		}
 		layout = binary.LittleEndian.AppendUint32(layout, uint32(d.esz))
 	}
-	if d.layout == wLayoutChunked && (d.shuffle || d.deflate > 0) {
+	if d.layout == wLayoutChunked && (d.shuffle || d.comp != CompressionNone) {
 		ms = append(ms, wMsg{typ: wMsgFilters, data: d.filterMessage()})
 	}
 	ms = append(ms, wMsg{typ: wMsgLayout, data: layout})
@@ -592,29 +603,4 @@ func (d *DatasetWriter) shapeOrNil() []uint64 {
 		return nil
 	}
 	return d.shape
-}
-
-func (d *DatasetWriter) filterMessage() []byte {
-	var n byte
-	b := []byte{1, 0, 0, 0, 0, 0, 0, 0}
-	put := func(id uint16, name string, val uint32) {
-		nm := make([]byte, 8)
-		copy(nm, name)
-		b = binary.LittleEndian.AppendUint16(b, id)
-		b = binary.LittleEndian.AppendUint16(b, 8)
-		b = binary.LittleEndian.AppendUint16(b, 1) // optional, as the library sets
-		b = binary.LittleEndian.AppendUint16(b, 1) // one client value
-		b = append(b, nm...)
-		b = binary.LittleEndian.AppendUint32(b, val)
-		b = append(b, 0, 0, 0, 0) // pad the odd count of values
-		n++
-	}
-	if d.shuffle {
-		put(2, "shuffle", uint32(d.esz))
-	}
-	if d.deflate > 0 {
-		put(1, "deflate", uint32(d.deflate))
-	}
-	b[1] = n
-	return b
 }

@@ -1,11 +1,8 @@
 package hdf5
 
 import (
-	"bytes"
 	"fmt"
 	"sync"
-
-	"github.com/klauspost/compress/zlib"
 )
 
 // wChunkJob is one chunk on its way to the file: filtered by a worker,
@@ -13,10 +10,8 @@ import (
 type wChunkJob struct {
 	d       *DatasetWriter
 	offs    []uint64
-	raw     []byte // the chunk, C order, chunk-shaped
-	out     []byte // what goes to the file
-	shuffle bool
-	level   int
+	raw     []byte    // the chunk, C order, chunk-shaped
+	out     []byte    // what goes to the file
 	outPool *wBuffers // where out goes back
 	err     error
 	done    chan struct{}
@@ -34,39 +29,28 @@ func newWPool(n int) *wPool {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			var zw *zlib.Writer
-			var zl int
+			var enc wEncoders
+			defer enc.close()
 			var scratch []byte
 			for j := range p.jobs {
+				d := j.d
 				src := j.raw
-				if j.shuffle {
+				if d.shuffle {
 					if cap(scratch) < len(src) {
 						scratch = make([]byte, len(src))
 					}
 					scratch = scratch[:len(src)]
-					wShuffle(scratch, src, int(j.d.esz))
+					wShuffle(scratch, src, int(d.esz))
 					src = scratch
 				}
-				if j.level > 0 {
-					out := bytes.NewBuffer(wOutPool.get(len(src)/2 + 64)[:0])
+				if d.comp != CompressionNone {
+					j.out, j.err = enc.compress(d.comp, d.level, src)
 					j.outPool = &wOutPool
-					if zw == nil || zl != j.level {
-						zw, j.err = zlib.NewWriterLevel(out, j.level)
-						zl = j.level
-					} else {
-						zw.Reset(out)
-					}
-					if j.err == nil {
-						if _, j.err = zw.Write(src); j.err == nil {
-							j.err = zw.Close()
-						}
-					}
-					j.out = out.Bytes()
 				} else {
 					j.out = append(wBufPool.get(len(src))[:0], src...)
 				}
 				if j.err != nil {
-					j.err = fmt.Errorf("compressing a chunk: %w", j.err)
+					j.err = fmt.Errorf("compressing a chunk (%s): %w", d.comp, j.err)
 				}
 				close(j.done)
 			}
@@ -122,8 +106,8 @@ func (w *Writer) getBuf(n int) []byte { return wBufPool.get(n) }
 // queueChunk sends a chunk to be filtered, writing the oldest finished
 // chunks so that at most 2 per worker are in flight.
 func (w *Writer) queueChunk(d *DatasetWriter, offs []uint64, raw []byte) error {
-	j := &wChunkJob{d: d, offs: offs, raw: raw, shuffle: d.shuffle, level: d.deflate, done: make(chan struct{})}
-	if !d.shuffle && d.deflate == 0 {
+	j := &wChunkJob{d: d, offs: offs, raw: raw, done: make(chan struct{})}
+	if !d.shuffle && d.comp == CompressionNone {
 		j.out = raw
 		j.raw = nil
 		close(j.done)

@@ -81,6 +81,13 @@ func wReadJSONAt(t *testing.T, r io.ReaderAt, size int64) *wExpect {
 				o["compression_opts"] = fl.Params[0]
 			case 2:
 				o["shuffle"] = true
+			case wFilterLZ4, wFilterZstd:
+				o["compression"] = map[int]string{wFilterLZ4: "lz4", wFilterZstd: "zstd"}[fl.ID]
+				opts := make([]any, len(fl.Params))
+				for i, v := range fl.Params {
+					opts[i] = v
+				}
+				o["compression_opts"] = opts
 			}
 		}
 		if ds.Type().Class == ClassReference {
@@ -223,7 +230,10 @@ func TestWriteChunkedRandom(t *testing.T) {
 		dt := []*npyio.DType{npyio.Uint8Type, npyio.Int16Type, npyio.Float64Type, npyio.Complex64}[rng.IntN(4)]
 		n, _ := wCount(shape)
 		data := wTestData(dt, int(n))
-		opts := &DatasetOptions{Chunk: chunk, Deflate: rng.IntN(3), Shuffle: rng.IntN(2) == 0}
+		opts := &DatasetOptions{Chunk: chunk, Compression: Compressions[rng.IntN(len(Compressions))], Shuffle: rng.IntN(2) == 0}
+		if opts.Compression == CompressionDeflate {
+			opts.Level = 1 + rng.IntN(2)
+		}
 		byChunk := rng.IntN(3) == 0
 		if !byChunk && rng.IntN(2) == 0 {
 			opts.Unlimited = true

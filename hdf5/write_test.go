@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -157,34 +158,42 @@ func wMATHeader() []byte {
 	return h
 }
 
+type wNamedType struct {
+	name string
+	dt   *npyio.DType
+}
+
+// wTypes are the dtypes the writer supports, by dataset name.
+func wTypes(t testing.TB) []wNamedType {
+	s5 := wOK(npyio.NewString(npyio.Bytes, 5))
+	st := wStruct(t,
+		npyio.Field{Name: "x", Type: npyio.Float64Type},
+		npyio.Field{Name: "y", Type: npyio.Int32Type},
+		npyio.Field{Name: "z", Type: npyio.Uint8Type, Shape: []int{2, 3}},
+		npyio.Field{Name: "s", Type: s5})
+	mc := wStruct(t, npyio.Field{Name: "real", Type: npyio.Float32Type}, npyio.Field{Name: "imag", Type: npyio.Float32Type})
+	nested := wStruct(t,
+		npyio.Field{Name: "flag", Type: npyio.BoolType},
+		npyio.Field{Name: "inner", Type: st},
+		npyio.Field{Name: "c", Type: npyio.Complex64},
+		npyio.Field{Name: "be", Type: npyio.Int64Type.WithOrder(npyio.BigEndian)},
+		npyio.Field{Name: "h", Type: npyio.Float16Type, Shape: []int{3}})
+	return []wNamedType{
+		{"i1", npyio.Int8Type}, {"i2", npyio.Int16Type}, {"i4", npyio.Int32Type}, {"i8", npyio.Int64Type},
+		{"u1", npyio.Uint8Type}, {"u2", npyio.Uint16Type}, {"u4", npyio.Uint32Type}, {"u8", npyio.Uint64Type},
+		{"f2", npyio.Float16Type}, {"f4", npyio.Float32Type}, {"f8", npyio.Float64Type},
+		{"b1", npyio.BoolType}, {"c8", npyio.Complex64}, {"c16", npyio.Complex128}, {"S5", s5},
+		{"be_f8", npyio.Float64Type.WithOrder(npyio.BigEndian)}, {"be_i4", npyio.Int32Type.WithOrder(npyio.BigEndian)},
+		{"be_c16", npyio.Complex128.WithOrder(npyio.BigEndian)},
+		{"struct", st}, {"matlab_complex", mc}, {"nested_struct", nested},
+	}
+}
+
 var wCases = []wCase{
 	{name: "types", commit: true, opts: &WriterOptions{UserBlock: []byte("npyflow hdf5 writer test")}, build: func(b *wBuild) {
 		t, root := b.t, b.w.Root()
-		s5 := wOK(npyio.NewString(npyio.Bytes, 5))
-		st := wStruct(t,
-			npyio.Field{Name: "x", Type: npyio.Float64Type},
-			npyio.Field{Name: "y", Type: npyio.Int32Type},
-			npyio.Field{Name: "z", Type: npyio.Uint8Type, Shape: []int{2, 3}},
-			npyio.Field{Name: "s", Type: s5})
-		mc := wStruct(t, npyio.Field{Name: "real", Type: npyio.Float32Type}, npyio.Field{Name: "imag", Type: npyio.Float32Type})
-		nested := wStruct(t,
-			npyio.Field{Name: "flag", Type: npyio.BoolType},
-			npyio.Field{Name: "inner", Type: st},
-			npyio.Field{Name: "c", Type: npyio.Complex64},
-			npyio.Field{Name: "be", Type: npyio.Int64Type.WithOrder(npyio.BigEndian)},
-			npyio.Field{Name: "h", Type: npyio.Float16Type, Shape: []int{3}})
-		types := []struct {
-			name string
-			dt   *npyio.DType
-		}{
-			{"i1", npyio.Int8Type}, {"i2", npyio.Int16Type}, {"i4", npyio.Int32Type}, {"i8", npyio.Int64Type},
-			{"u1", npyio.Uint8Type}, {"u2", npyio.Uint16Type}, {"u4", npyio.Uint32Type}, {"u8", npyio.Uint64Type},
-			{"f2", npyio.Float16Type}, {"f4", npyio.Float32Type}, {"f8", npyio.Float64Type},
-			{"b1", npyio.BoolType}, {"c8", npyio.Complex64}, {"c16", npyio.Complex128}, {"S5", s5},
-			{"be_f8", npyio.Float64Type.WithOrder(npyio.BigEndian)}, {"be_i4", npyio.Int32Type.WithOrder(npyio.BigEndian)},
-			{"be_c16", npyio.Complex128.WithOrder(npyio.BigEndian)},
-			{"struct", st}, {"matlab_complex", mc}, {"nested_struct", nested},
-		}
+		types := wTypes(t)
+		st := types[len(types)-3].dt // "struct"
 		for _, ty := range types {
 			b.ds(root, ty.name, ty.dt, []uint64{3, 4}, nil, 2)
 		}
@@ -343,6 +352,8 @@ var wCases = []wCase{
 		cls(l, "logical")
 		b.attr(l, "MATLAB_int_decode", NumAttr(int32(1)), "<i4", []uint64{}, []any{1})
 	}},
+	{name: "lz4", commit: true, build: wCompressedCase(CompressionLZ4)},
+	{name: "zstd", commit: true, build: wCompressedCase(CompressionZstd)},
 	{name: "biggroup", build: func(b *wBuild) {
 		g := b.group(b.w.Root(), "big")
 		for i := range 3000 {
@@ -365,6 +376,69 @@ var wCases = []wCase{
 		refs := []ObjRef{d.Ref(), g.Ref()}
 		b.attr(g, "refs", RefsAttr(refs), "ref", []uint64{2}, b.refPaths(refs))
 	}},
+}
+
+// wCompressedCase writes, compressed with c: every dtype the writer
+// supports with partial edge chunks in both dimensions, several chunk
+// shapes and batch sizes, shuffle, chunks under 256 bytes, incompressible
+// chunks, an unlimited dataset, WriteChunk, and for zstd several levels.
+func wCompressedCase(c Compression) func(b *wBuild) {
+	return func(b *wBuild) {
+		t, root := b.t, b.w.Root()
+		opts := func(chunk []uint64, level int, shuffle bool) *DatasetOptions {
+			return &DatasetOptions{Chunk: chunk, Compression: c, Level: level, Shuffle: shuffle}
+		}
+		types := b.group(root, "types")
+		for _, ty := range wTypes(t) {
+			b.ds(types, ty.name, ty.dt, []uint64{13, 5}, opts([]uint64{4, 3}, 0, false), 3)
+		}
+		b.ds(root, "shuffled_struct", wTypes(t)[18].dt, []uint64{50}, opts([]uint64{16}, 0, true), 7)
+		b.ds(root, "f8_1d", npyio.Float64Type, []uint64{1000}, opts([]uint64{64}, 0, false), 100)
+		b.ds(root, "f8_shuffle", npyio.Float64Type, []uint64{64, 40}, opts([]uint64{24, 40}, 0, true), 50)
+		b.ds(root, "i4_3d", npyio.Int32Type, []uint64{5, 6, 7}, opts([]uint64{2, 4, 3}, 0, true), 1)
+		b.ds(root, "tiny_chunks", npyio.Int64Type, []uint64{301}, opts([]uint64{2}, 0, false), 1000)
+		b.ds(root, "one_byte_chunks", npyio.Uint8Type, []uint64{7, 3}, opts([]uint64{1, 1}, 0, false), 7)
+		b.ds(root, "unlimited", npyio.Float32Type, []uint64{1000}, &DatasetOptions{Unlimited: true, Chunk: []uint64{64}, Compression: c}, 77)
+		b.ds(root, "default_chunks", npyio.Int16Type, []uint64{20, 30}, &DatasetOptions{Compression: c}, 20)
+		if c == CompressionZstd {
+			for _, level := range []int{1, 3, 9, 19, 22} {
+				b.ds(root, fmt.Sprintf("level%d", level), npyio.Float64Type, []uint64{300}, opts([]uint64{128}, level, true), 300)
+			}
+		}
+
+		// Random bytes: no block shrinks (stored raw by lz4), and a
+		// compressible chunk between them.
+		noise := make([]byte, 3*2048)
+		rng := rand.New(rand.NewPCG(3, 4))
+		for i := range noise {
+			noise[i] = byte(rng.Uint32())
+		}
+		clear(noise[2048:4096])
+		d := wOK(root.CreateDataset("noise", npyio.Uint8Type, []uint64{3 * 2048}, opts([]uint64{2048}, 0, false)))
+		if err := d.Write(noise); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b.e.dataset("/noise", "|u1", []uint64{3 * 2048}, wValues(npyio.Uint8Type, noise), "chunked", opts(nil, 0, false), []uint64{2048})
+
+		// WriteChunk, chunks in reverse order, edges padded with 7.
+		shape, chunk := []uint64{9}, []uint64{4}
+		all := wTestData(npyio.Int32Type, 9)
+		d = wOK(root.CreateDataset("by_chunk", npyio.Int32Type, shape, opts(chunk, 0, true)))
+		for ci := 2; ci >= 0; ci-- {
+			buf := npyio.AsBytes([]int32{7, 7, 7, 7})
+			copy(buf, all[ci*16:min(len(all), ci*16+16)])
+			if err := d.WriteChunk([]uint64{uint64(ci)}, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b.e.dataset("/by_chunk", "<i4", shape, wValues(npyio.Int32Type, all), "chunked", opts(nil, 0, true), chunk)
+	}
 }
 
 func wLatin1Chars(s string) []any {
@@ -442,17 +516,21 @@ func TestWriteFixtures(t *testing.T) {
 }
 
 func TestWriteDeterministicAcrossWorkers(t *testing.T) {
-	c := wCases[1]
-	var outs [][]byte
-	for _, n := range []int{1, 3, 8} {
-		m := &wMem{}
-		c.opts = &WriterOptions{Workers: n}
-		wRun(t, c, m)
-		outs = append(outs, m.b)
-	}
-	for i := 1; i < len(outs); i++ {
-		if !bytes.Equal(outs[0], outs[i]) {
-			t.Fatalf("the output depends on the number of workers")
+	for _, c := range wCases {
+		if c.name != "chunked" && c.name != "lz4" && c.name != "zstd" {
+			continue
+		}
+		var outs [][]byte
+		for _, n := range []int{1, 3, 8} {
+			m := &wMem{}
+			c.opts = &WriterOptions{Workers: n}
+			wRun(t, c, m)
+			outs = append(outs, m.b)
+		}
+		for i := 1; i < len(outs); i++ {
+			if !bytes.Equal(outs[0], outs[i]) {
+				t.Fatalf("%s: the output depends on the number of workers", c.name)
+			}
 		}
 	}
 }

@@ -321,9 +321,19 @@ func (e *wExpect) dataset(path string, dtype any, shape []uint64, values []any, 
 		ms[0] = nil
 	}
 	o["maxshape"] = ms
-	if opts != nil && opts.Deflate > 0 {
-		o["compression"] = "gzip"
-		o["compression_opts"] = opts.Deflate
+	if opts != nil {
+		c, level, err := opts.compression()
+		if err != nil {
+			panic(err)
+		}
+		switch c {
+		case CompressionDeflate:
+			o["compression"], o["compression_opts"] = "gzip", level
+		case CompressionLZ4:
+			o["compression"], o["compression_opts"] = "lz4", []any{0}
+		case CompressionZstd:
+			o["compression"], o["compression_opts"] = "zstd", []any{level}
+		}
 	}
 	if opts != nil && opts.Shuffle {
 		o["shuffle"] = true

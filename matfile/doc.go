@@ -31,10 +31,17 @@
 //   - char arrays become numpy U strings along the last dimension, one per
 //     row of a 2-D array (shape (m,) for an m x n char, width max(n, 1)),
 //     as scipy.io.loadmat(chars_as_strings=True) returns them; UTF-16
-//     surrogate pairs become one character; trailing NULs are not kept;
+//     surrogate pairs (characters outside the BMP, which MATLAB stores
+//     so) become one character, the width still counting code units; a
+//     pair split by the array's shape stays two lone surrogates, as MATLAB
+//     holds it; trailing NULs are not kept;
 //   - sparse matrices become dense arrays (Var.Sparse is set), refused
 //     above Options.MaxSparseBytes; duplicate entries add up as in
-//     scipy's toarray;
+//     scipy's toarray; a logical one is bool (in Level 5 MATLAB stores its
+//     values one byte each under an miDOUBLE tag);
+//   - a v7.3 struct's field names are its MATLAB_fields attribute or, for
+//     a long list (MATLAB: from about 4096 characters of names), the
+//     dataset in #refs# that attribute refers to;
 //   - empty arrays keep their MATLAB shape (0x0, 1x0, 0x3 ...), including
 //     v7.3's MATLAB_empty, where the dataset holds the shape (see
 //     [EmptyShapeOrder] for hdf5storage 0.1.19's reversed order);
@@ -42,10 +49,12 @@
 //     becomes a marker (Var.Marker, Class "cell" or "struct"): an empty
 //     float64 array of the container's shape, with a trailing 0 dimension
 //     for a struct without fields but with elements;
-//   - function handles, objects (old-style and classdef, MATLAB's string,
-//     table, datetime ...) and the #subsystem# data that stores them have
-//     no numpy form: each is skipped with one [Warning] naming its class,
-//     or is an [UnsupportedError] with Options.Strict.
+//   - MATLAB's classdef objects (string, datetime, table ...) are decoded
+//     from the file's object subsystem, see "MATLAB objects" below;
+//   - function handles, old-style (class 3) objects, Java and COM objects
+//     and graphics objects have no numpy form: each is skipped with one
+//     [Warning] naming its class, or is an [UnsupportedError] with
+//     Options.Strict.
 //
 // Octave 7 writes a logical sparse matrix as a uint8 logical array holding
 // the sparse index and value subelements; it is read as the sparse logical
@@ -88,6 +97,94 @@
 // one: memory stays bounded, at the cost of writing and reading the
 // inflated data once more.
 //
+// # MATLAB objects
+//
+// MATLAB R2016b and later store string, datetime, duration,
+// calendarDuration, categorical, table, timetable, containers.Map,
+// dictionary, enumerations and classdef objects as MCOS objects: a
+// variable holds object ids and a class id, and the object subsystem
+// (the unnamed uint8 element at the header's subsystem offset in a
+// Level 5 file, #subsystem#/MCOS in a v7.3 file) holds the class and
+// object tables and each object's saved properties. The subsystem is
+// read once, when the first variable that needs it is read; a file
+// without objects never reads it. Objects read the same from Level 5
+// and v7.3, at the top level, in struct fields, in cells and inside
+// other objects. Their numpy forms, and the Parquet/Arrow form a
+// converter gives them ([Var.Valid] and [Var.Meta] keep what numpy
+// cannot say):
+//
+//	MATLAB            numpy (Var, Column)                      Parquet / Arrow
+//	string            U<n>, n the longest (code points, >= 1);  STRING / utf8;
+//	                  <missing> is "" with Valid false          <missing> null
+//	datetime          datetime64 of the wall-clock values, or   TIMESTAMP without / with a
+//	                  with a time zone of the UTC instants      zone (Meta.TimeZone)
+//	                  (Meta.TimeZone); NaT is NaT
+//	duration          timedelta64; NaN is NaT                   INT64 in its unit / duration
+//	calendarDuration  struct (months i4, days i4, millis i8);   the same struct
+//	                  a NaN part: zeros, Valid false
+//	categorical       U<n> of the category names; <undefined>   dictionary-encoded STRING
+//	                  is "" with Valid false; Meta.Categories   (the categories in order)
+//	                  in order, Meta.Ordered
+//	enumeration       U<n> of the member names                  STRING
+//	table, timetable  one structured array of shape (rows,):    one table, a column per
+//	                  a field per variable (a timetable's row   field (Meta.Table)
+//	                  times, a table's row names first)
+//	containers.Map,   a structured array of rows (key, value)   a two-column table
+//	dictionary        when keys and values are scalars of one
+//	                  type each
+//	classdef object   the struct of its saved properties (class
+//	(value, handle)   defaults included, dynamic properties by
+//	                  name), as struct(obj) gives; a Warning
+//	                  (Kept) names the class once
+//
+// datetime64 and timedelta64 take the finest unit of ns, us, ms and s
+// whose range holds every value: ns for times between the years 1678
+// and 2262. MATLAB's double milliseconds are rounded to it (in a unit
+// coarser than ns, a value that was not whole is reported by a Warning
+// with Kept set).
+//
+// Tables ([Table], [Column]): a table variable of N rows becomes a
+// column: N-by-1 variables scalar columns, N-by-k ones subarrays (k,);
+// string, categorical, cellstr and char-matrix variables text (a char
+// matrix one string per row, trailing blanks removed as cellstr removes
+// them); nested tables and struct arrays (or cells of 1x1 structs of the
+// same fields) nested structs. A timetable's row times are given, or
+// computed from a start time and a sample rate or a time step (a
+// duration, or a calendarDuration added in calendar months and days, as
+// MATLAB adds them; a zoned start stepped by calendar units is refused).
+// A variable with no column form (a cell of mixed types, classdef
+// objects) is left out of the table with a Warning naming it.
+// [File.ReadTable] reads a table, timetable, map or dictionary as a
+// Table, and also a 1x1 struct whose fields all have N rows
+// (struct2table's layout), its fields as columns named without the
+// variable's name. [File.Variables] gives each object variable's class
+// and true size (a 3x1 string is 3x1, a table rows by variables) and, in
+// [VarInfo.Table], a table's row count and columns.
+//
+// Limits: a class the package does not know reads as a classdef object;
+// an array of several objects of a built-in class (MATLAB keeps one
+// object per array), a map or dictionary whose keys or values are cells,
+// or are not scalars of one type, and an unconfigured dictionary are
+// skipped with a Warning; timeseries and function-handle workspaces are
+// skipped; only the MCOS type system is read (Java and COM objects are
+// skipped). Subsystem metadata of versions 2 to 4 is read (4 is what
+// MATLAB R2021 and later write).
+//
+// # Damaged input
+//
+// Each variable is read on its own: a variable that cannot be read (a
+// damaged element or dataset, a reference cycle, an object whose
+// reference points outside the subsystem, a damaged subsystem, a value
+// over a limit) is skipped with a [Warning] whose Err is the error, and
+// the other variables read; [File.Variables] lists it with VarInfo.Err.
+// With Options.Strict the error is returned instead. Damage that hides
+// the variables themselves (the Level 5 element chain, the v7.3 root
+// group) is an error of the file. Every count and length read from the
+// subsystem is checked against the bytes that hold it, text padded to
+// its longest string against Options.MaxVariableBytes, and the values
+// one variable's objects expand to (objects may share objects, handle
+// objects may refer back) against four times Options.MaxElements.
+//
 // Nesting depth (Options.MaxDepth), the number of cell and struct
 // elements per variable (Options.MaxElements) and reference cycles in
 // v7.3 files are checked. Malformed files give a [*FormatError] naming
@@ -116,11 +213,8 @@
 //     HDF5 dataset of shape (n, m) holding the column-major data and
 //     MATLAB and hdf5storage see numpy's shape; logical is uint8 with
 //     MATLAB_int_decode 1; complex a compound of "real" and "imag"; char
-//     uint16 UTF-16 code units with MATLAB_int_decode 2 (a character
-//     outside the BMP makes the array uint32 UTF-32 with
-//     MATLAB_int_decode 4, one unit per character, as hdf5storage stores
-//     it; this needs the whole array, so a streamed variable with one is
-//     an error); an empty array is a uint64 dataset holding its MATLAB
+//     uint16 UTF-16 code units with MATLAB_int_decode 2 (see strings
+//     below); an empty array is a uint64 dataset holding its MATLAB
 //     size in MATLAB's order, with MATLAB_empty 1 (an empty complex array
 //     reads back real: the convention has no place for complexity);
 //     structs are groups with MATLAB_class "struct" and MATLAB_fields.
@@ -143,8 +237,19 @@
 // Level 5 stores numeric data in its class's own type, logical as
 // miUINT8 with the logical flag, complex as the real part then the
 // imaginary part, and char data as miUTF8 when it is all ASCII, miUTF16
-// when it is all in the BMP and miUTF32 otherwise (one unit per
-// character; scipy reads it, Octave 7 shows '?').
+// otherwise.
+//
+// Strings: char data is UTF-16 code units in every version, as MATLAB
+// stores it: a character outside the BMP (an emoji) is a surrogate pair,
+// and the last dimension counts code units, so a string with such
+// characters is that many units longer (["a😀b", "xy"] is a 2x4 char
+// array, "xy" padded with two spaces); the reader joins the pairs again.
+// The width is known once every string has been seen: [Writer.WriteArray]
+// looks at the whole array, [Writer.CreateVariable] spools a variable
+// holding strings to a temporary file (WriteOptions.TempDir) first, as it
+// does rows of unknown count. MATLAB, Octave and hdf5storage read such
+// files; scipy 1.10 refuses surrogate pairs in Level 5 files, MATLAB's
+// own as well ("buffer is too small for requested array").
 //
 // The mapping from numpy (all versions):
 //   - bool is logical, int8..uint64 keep their class, float16 becomes

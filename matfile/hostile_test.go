@@ -19,22 +19,44 @@ var level5Fixtures = []string{"scipy_v6.mat", "scipy_v7.mat", "scipy_be_v6.mat",
 var v73Fixtures = []string{"h5s_v73.mat", "h5py_matlab_v73.mat", "h5py_cycle_v73.mat",
 	"matlab/v7.3/struct.mat", "matlab/v7.3/cell.mat"}
 
-// walkAll opens and walks b, reading every array; it returns the error.
+// walkAll opens and walks b, reading every array; it returns the error,
+// or the error of the first variable skipped as unreadable (each
+// variable is read on its own: see TestIsolation).
 func walkAll(b []byte, opts *Options) error {
 	f, err := Open(bytes.NewReader(b), int64(len(b)), opts)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Variables(); err != nil {
+	infos, err := f.Variables()
+	if err != nil {
 		return err
 	}
-	return f.Walk(func(path string, v *Var) error {
+	err = f.Walk(func(path string, v *Var) error {
 		a, err := v.Array()
 		if err == nil && int64(len(a.Data)) != v.Header.DataSize() {
 			panic("data size mismatch at " + path)
 		}
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	for _, vi := range infos {
+		if t, err := f.ReadTable(vi.Name); err == nil {
+			t.Array()
+		}
+	}
+	for _, vi := range infos {
+		if vi.Err != nil {
+			return vi.Err
+		}
+	}
+	for _, w := range f.Warnings() {
+		if w.Err != nil {
+			return w.Err
+		}
+	}
+	return nil
 }
 
 // TestTruncated: every prefix of every fixture (in steps) is an error or a

@@ -249,33 +249,62 @@ func (l *level5) variables() ([]VarInfo, error) {
 		if e.subsystem || (e.typ != MiMATRIX && e.typ != MiCOMPRESSED) {
 			continue
 		}
-		b, err := l.load(e, true)
+		vi, err := l.describe(e)
 		if err != nil {
-			return nil, err
-		}
-		p := l.parser(e, "")
-		h, err := p.header(b)
-		if err != nil {
-			return nil, err
-		}
-		vi := VarInfo{Name: h.name, Class: h.className(), Dims: h.dims, Complex: h.complex, Global: h.global,
-			Sparse: h.class == ClassSparse, Bytes: -1, StoredBytes: e.n + 8}
-		if e.typ == MiCOMPRESSED {
-			vi.Compression = "zlib"
-		}
-		if es := classElemSize(h.class, h.logical); es > 0 {
-			if h.class == ClassSparse {
-				vi.Bytes = int64(h.nzmax) * int64(es)
-			} else if n, ok := numel(h.dims); ok {
-				vi.Bytes = n * int64(es)
-			}
-			if h.complex && vi.Bytes > 0 {
-				vi.Bytes *= 2
+			vi, err = l.f.failedVar(vi, e.off, err)
+			if err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, vi)
 	}
 	return out, nil
+}
+
+// describe returns the VarInfo of the top-level element e (its name as
+// far as it is known when it fails).
+func (l *level5) describe(e l5elem) (VarInfo, error) {
+	b, err := l.load(e, true)
+	if err != nil {
+		return VarInfo{}, err
+	}
+	p := l.parser(e, "")
+	h, err := p.header(b)
+	if err != nil {
+		return VarInfo{}, err
+	}
+	vi := VarInfo{Name: h.name, Class: h.className(), Dims: h.dims, Complex: h.complex, Global: h.global,
+		Sparse: h.class == ClassSparse, Bytes: -1, StoredBytes: e.n + 8}
+	if e.typ == MiCOMPRESSED {
+		vi.Compression = "zlib"
+	}
+	if es := classElemSize(h.class, h.logical); es > 0 {
+		if h.class == ClassSparse {
+			vi.Bytes = int64(h.nzmax) * int64(es)
+		} else if n, ok := numel(h.dims); ok {
+			vi.Bytes = n * int64(es)
+		}
+		if h.complex && vi.Bytes > 0 {
+			vi.Bytes *= 2
+		}
+	}
+	if h.class == ClassOpaque {
+		// An object: its class and size are in the subsystem.
+		if b, err = l.load(e, false); err != nil {
+			return vi, err
+		}
+		n, err := p.opaque(b, h, h.name, 0)
+		if err != nil {
+			return vi, err
+		}
+		if n.skip == "" {
+			l.f.describeObject(&vi, n)
+		}
+		if vi.Err != nil && l.f.opts.Strict {
+			return vi, vi.Err
+		}
+	}
+	return vi, nil
 }
 
 func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error {
@@ -287,49 +316,79 @@ func (l *level5) walk(sel func(string) bool, fn func(string, *Var) error) error 
 			continue
 		}
 		if e.subsystem {
-			if err := l.f.warn(SubsystemName, SubsystemName, "MATLAB's object storage has no numpy form"); err != nil {
+			continue // the objects' contents, read through the variables
+		}
+		vars, name, class, err := l.readVariable(e, sel)
+		if err != nil {
+			// Each variable is read on its own: a damaged one costs only
+			// itself (an error in Strict mode).
+			if name == "" {
+				name = "(at byte " + strconv.FormatInt(e.off, 10) + ")"
+			}
+			if err := l.f.warnErr(name, class, err); err != nil {
 				return err
 			}
 			continue
 		}
-		var b []byte
-		var err error
-		if e.typ == MiCOMPRESSED || e.n > infoPrefix {
-			// Look at the name before inflating or reading everything.
-			pb, total, err := l.loadN(e, true)
-			if err != nil {
+		for _, v := range vars {
+			if err := fn(v.Path, v); err != nil {
 				return err
 			}
-			h, err := l.parser(e, "").header(pb)
-			if err != nil {
-				return err
-			}
-			if !sel(h.name) {
-				continue
-			}
-			if int64(len(pb)) == e.n && e.typ == MiMATRIX {
-				b = pb
-			} else if e.typ == MiMATRIX || total > streamMin {
-				if v := l.direct(e, pb, h, total); v != nil {
-					if err := fn(v.Path, v); err != nil {
-						return err
-					}
-					continue
-				}
-			}
-		}
-		if b == nil {
-			if b, err = l.load(e, false); err != nil {
-				return err
-			}
-		}
-		p := l.parser(e, "")
-		p.emit = fn
-		if err := p.matrix(b, "", 0, true, sel); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// readVariable reads the top-level element e into its arrays (none when
+// sel leaves it out), with its name and class as far as they are known
+// when it fails.
+func (l *level5) readVariable(e l5elem, sel func(string) bool) (vars []*Var, name, class string, err error) {
+	collect := func(_ string, v *Var) error {
+		vars = append(vars, v)
+		return nil
+	}
+	var b []byte
+	if e.typ == MiCOMPRESSED || e.n > infoPrefix {
+		// Look at the name before inflating or reading everything.
+		pb, total, err := l.loadN(e, true)
+		if err != nil {
+			return nil, "", "", err
+		}
+		h, err := l.parser(e, "").header(pb)
+		if err != nil {
+			return nil, "", "", err
+		}
+		if !sel(h.name) {
+			return nil, "", "", nil
+		}
+		name, class = h.name, h.className()
+		if int64(len(pb)) == e.n && e.typ == MiMATRIX {
+			b = pb
+		} else if e.typ == MiMATRIX || total > streamMin {
+			if v := l.direct(e, pb, h, total); v != nil {
+				return []*Var{v}, name, class, nil
+			}
+		}
+	}
+	if b == nil {
+		if b, err = l.load(e, false); err != nil {
+			return nil, name, class, err
+		}
+	}
+	p := l.parser(e, "")
+	p.emit = collect
+	if l.f.od != nil {
+		l.f.od.begin()
+	}
+	if name == "" {
+		if h, err := p.header(b); err == nil {
+			name, class = h.name, h.className()
+		}
+	}
+	if err := p.matrix(b, "", 0, true, sel); err != nil {
+		return nil, name, class, err
+	}
+	return vars, name, class, nil
 }
 
 // l5parser parses one variable's miMATRIX contents held in memory.
@@ -395,6 +454,7 @@ type mheader struct {
 	dims      []int
 	name      string
 	objClass  string // object and opaque classes
+	system    string // an opaque object's type system ("MCOS", "java" ...)
 	pos       int    // where the data subelements start
 	dimsFound bool
 }
@@ -449,7 +509,7 @@ func (p *l5parser) header(b []byte) (*mheader, error) {
 			h.name = names[0]
 		}
 		if len(names) == 3 {
-			h.objClass = names[2]
+			h.system, h.objClass = names[1], names[2]
 		}
 		h.dims = []int{1, 1}
 		h.pos = pos
@@ -575,7 +635,11 @@ func (p *l5parser) matrix(b []byte, path string, depth int, top bool, sel func(s
 	case h.class == ClassFunction:
 		return p.f.warn(path, NameFunction, "a function handle has no numpy form")
 	case h.class == ClassOpaque:
-		return p.f.warn(path, h.className(), "a MATLAB object has no numpy form")
+		n, err := p.opaque(b, h, path, depth)
+		if err != nil {
+			return err
+		}
+		return p.f.objects().emit(n, path, depth, p.emit)
 	}
 	return p.f.warn(path, h.class.String(), "unknown MATLAB class code "+strconv.Itoa(int(h.class)))
 }
@@ -594,36 +658,9 @@ func (p *l5parser) count(path string, n int64, left int) error {
 }
 
 func (p *l5parser) structure(b []byte, pos int, path string, h *mheader, n int64, depth int) error {
-	fl, pos, err := p.next(path, b, pos, "field name length")
+	fields, pos, err := p.fieldNames(b, pos, path)
 	if err != nil {
 		return err
-	}
-	if fl.typ != MiINT32 || len(fl.data) != 4 {
-		return p.errf(path, "field name length is %s of %d bytes, not one miINT32", fl.typ, len(fl.data))
-	}
-	flen := int(int32(p.bo.Uint32(fl.data)))
-	names, pos, err := p.next(path, b, pos, "field names")
-	if err != nil {
-		return err
-	}
-	if names.typ != MiINT8 && names.typ != MiUINT8 {
-		return p.errf(path, "field names are %s, not miINT8", names.typ)
-	}
-	var fields []string
-	if len(names.data) > 0 {
-		if flen <= 0 || len(names.data)%flen != 0 {
-			return p.errf(path, "%d bytes of field names are not a multiple of the name length %d", len(names.data), flen)
-		}
-		for i := 0; i < len(names.data); i += flen {
-			nm := names.data[i : i+flen]
-			for j, c := range nm {
-				if c == 0 {
-					nm = nm[:j]
-					break
-				}
-			}
-			fields = append(fields, string(nm))
-		}
 	}
 	if n == 0 || len(fields) == 0 {
 		return p.marker(path, NameStruct, h.dims, n)
@@ -652,6 +689,43 @@ func (p *l5parser) structure(b []byte, pos int, path string, h *mheader, n int64
 		}
 	}
 	return nil
+}
+
+// fieldNames reads a struct's field name length and names at b[pos:],
+// returning the names and the position of the first field value.
+func (p *l5parser) fieldNames(b []byte, pos int, path string) ([]string, int, error) {
+	fl, pos, err := p.next(path, b, pos, "field name length")
+	if err != nil {
+		return nil, 0, err
+	}
+	if fl.typ != MiINT32 || len(fl.data) != 4 {
+		return nil, 0, p.errf(path, "field name length is %s of %d bytes, not one miINT32", fl.typ, len(fl.data))
+	}
+	flen := int(int32(p.bo.Uint32(fl.data)))
+	names, pos, err := p.next(path, b, pos, "field names")
+	if err != nil {
+		return nil, 0, err
+	}
+	if names.typ != MiINT8 && names.typ != MiUINT8 {
+		return nil, 0, p.errf(path, "field names are %s, not miINT8", names.typ)
+	}
+	var fields []string
+	if len(names.data) > 0 {
+		if flen <= 0 || len(names.data)%flen != 0 {
+			return nil, 0, p.errf(path, "%d bytes of field names are not a multiple of the name length %d", len(names.data), flen)
+		}
+		for i := 0; i < len(names.data); i += flen {
+			nm := names.data[i : i+flen]
+			for j, c := range nm {
+				if c == 0 {
+					nm = nm[:j]
+					break
+				}
+			}
+			fields = append(fields, string(nm))
+		}
+	}
+	return fields, pos, nil
 }
 
 // marker emits the stand-in of an empty cell or struct: an empty float64

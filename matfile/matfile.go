@@ -22,7 +22,8 @@ const (
 // Options configures reading. The zero value (or nil) means the defaults.
 type Options struct {
 	// Strict makes a variable of a class numpy cannot hold (function
-	// handles, objects, complex integers) an error instead of a warning.
+	// handles, Java objects, complex integers), and a variable that cannot
+	// be read (damaged, over a limit), an error instead of a warning.
 	Strict bool
 
 	// MaxVariableBytes bounds the bytes one variable may take in memory:
@@ -71,14 +72,29 @@ func (o *Options) get() Options {
 	return r
 }
 
-// Warning reports a variable (or part of one) that was skipped.
+// Warning reports a variable (or part of one) that was skipped, or (with
+// Kept set) one that was read in a form worth knowing about.
 type Warning struct {
 	Path  string // MATLAB-style path of the skipped value ("s.f", "c{2}")
-	Class string // its MATLAB class ("function_handle", "string", "table" ...)
+	Class string // its MATLAB class ("function_handle", "string", "table" ...), "" when unknown
 	Msg   string
+	// Err is set when the value could not be read (a damaged variable or
+	// object subsystem, a limit of Options): the error Strict mode
+	// returns. It is nil for a value of a class numpy cannot hold.
+	Err error
+	// Kept is set when the value was read all the same: a classdef
+	// object read as the struct of its properties, times rounded to their
+	// numpy unit. Strict mode does not make it an error.
+	Kept bool
 }
 
 func (w Warning) String() string {
+	if w.Kept {
+		return fmt.Sprintf("%s: %s (%s)", w.Path, w.Class, w.Msg)
+	}
+	if w.Class == "" {
+		return fmt.Sprintf("%s: skipped (%s)", w.Path, w.Msg)
+	}
 	return fmt.Sprintf("%s: skipped %s (%s)", w.Path, w.Class, w.Msg)
 }
 
@@ -152,6 +168,14 @@ type VarInfo struct {
 	// Compression is "zlib" (Level 5 miCOMPRESSED), "deflate" (v7.3 chunk
 	// filter) or "" for none.
 	Compression string
+	// Table describes a table, timetable, containers.Map or dictionary:
+	// its row count and columns. Nil for other variables.
+	Table *TableInfo
+	// Err is set for a variable that cannot be read (damaged, or its
+	// objects' subsystem is): it is listed with what is known (its name),
+	// and the others still are. In Strict mode Variables returns the
+	// error instead.
+	Err error
 }
 
 // Var is one array of the flattened variables (see File.Walk).
@@ -171,6 +195,14 @@ type Var struct {
 	// fields): an empty float64 array of the container's shape (a 0-element
 	// shape {0, 0} for a struct with no fields but elements) stands for it.
 	Marker bool
+	// Valid is nil when every element holds a value. Otherwise it has one
+	// entry per element, in the data's order, false where MATLAB has no
+	// value: a <missing> string or an <undefined> categorical (whose
+	// data is ""), a calendarDuration with a NaN part (whose data is 0).
+	Valid []bool
+	// Meta is set on an array decoded from a MATLAB object: a datetime's
+	// time zone, a categorical's categories, a table's columns.
+	Meta *Meta
 
 	data  []byte
 	open  func() (io.ReadCloser, error)
@@ -187,6 +219,25 @@ func (v *Var) Open() (io.ReadCloser, error) {
 		return v.open()
 	}
 	return io.NopCloser(bytes.NewReader(v.data)), nil
+}
+
+// ValidRowMajor returns Valid in C order (row after row), the order
+// OpenRowMajor delivers the data in; nil when Valid is.
+func (v *Var) ValidRowMajor() []bool {
+	if v.Valid == nil || !v.Header.FortranOrder {
+		return v.Valid
+	}
+	b := make([]byte, len(v.Valid))
+	for i, ok := range v.Valid {
+		if ok {
+			b[i] = 1
+		}
+	}
+	out := make([]bool, len(b))
+	for i, x := range toRows(b, 1, v.Header.Shape) {
+		out[i] = x != 0
+	}
+	return out
 }
 
 // Array reads the whole data into memory.
@@ -248,6 +299,13 @@ type File struct {
 	v73 *v73File
 
 	warnings []Warning
+
+	// The object subsystem, read on first use.
+	ssDone bool
+	ss     *subsystem
+	ssErr  error
+	od     *objDecoder
+	quiet  int // > 0: warnings are not recorded (describing variables)
 }
 
 const hdf5Magic = "\x89HDF\r\n\x1a\n"
@@ -375,6 +433,9 @@ func (f *File) Warnings() []Warning { return f.warnings }
 
 // warn records a skipped value, or returns the Strict error.
 func (f *File) warn(path, class, msg string) error {
+	if f.quiet > 0 {
+		return nil
+	}
 	w := Warning{Path: path, Class: class, Msg: msg}
 	if f.opts.Strict {
 		return &UnsupportedError{w}
@@ -384,6 +445,41 @@ func (f *File) warn(path, class, msg string) error {
 		f.opts.Warn(w)
 	}
 	return nil
+}
+
+// warnErr records a value that could not be read (damaged, or over a
+// limit) as a warning carrying err, or returns err in Strict mode.
+func (f *File) warnErr(path, class string, err error) error {
+	if f.quiet > 0 {
+		return nil
+	}
+	if f.opts.Strict {
+		return err
+	}
+	msg := strings.TrimPrefix(err.Error(), "matfile: ")
+	if f.name != "" {
+		msg = strings.TrimPrefix(msg, f.name+": ")
+	}
+	msg = strings.TrimPrefix(msg, "variable "+path+": ")
+	w := Warning{Path: path, Class: class, Msg: msg, Err: err}
+	f.warnings = append(f.warnings, w)
+	if f.opts.Warn != nil {
+		f.opts.Warn(w)
+	}
+	return nil
+}
+
+// note records a value read in a form worth knowing about (a Warning
+// with Kept set), in Strict mode too.
+func (f *File) note(path, class, msg string) {
+	if f.quiet > 0 {
+		return
+	}
+	w := Warning{Path: path, Class: class, Msg: msg, Kept: true}
+	f.warnings = append(f.warnings, w)
+	if f.opts.Warn != nil {
+		f.opts.Warn(w)
+	}
 }
 
 // Variables lists the top-level variables without reading their data.
@@ -396,8 +492,14 @@ func (f *File) Variables() ([]VarInfo, error) {
 
 // Walk calls fn for every array of every variable, in file order, with
 // structs and cells flattened into MATLAB-style paths (see Var.Path).
-// Values numpy cannot hold are skipped with a warning (an error in Strict
-// mode). An error from fn stops the walk and is returned.
+// MATLAB objects are decoded (see the package documentation): a string,
+// datetime or categorical array is one Var (with Valid and Meta), a
+// table, timetable, containers.Map or dictionary one Var of records of
+// shape (rows,) in C order (Meta.Table describes its columns), a classdef
+// object the Vars of its properties ("obj.prop"). Values numpy cannot
+// hold are skipped with a warning, and so is a variable that cannot be
+// read (each variable is read on its own); in Strict mode either is an
+// error. An error from fn stops the walk and is returned.
 //
 // A Level 5 variable is read whole (bounded by Options.MaxVariableBytes);
 // a v7.3 dataset is read when its Var is opened, in bounded batches.

@@ -65,6 +65,22 @@ func scatter[T real](dst []T, stride, idx int, s *csc, vals []T) {
 	}
 }
 
+// logicalBytes reports whether n bytes of sparse values declared as typ
+// are MATLAB's one byte per nonzero of a logical sparse matrix: typ is
+// wider than a byte and n is the nonzero count (jc's last entry, or the
+// row index count nzmax), too few bytes for that many values of typ.
+func logicalBytes(typ DataType, n int, s *csc) bool {
+	es := typ.ElemSize()
+	if es <= 1 || typ >= MiUTF8 || len(s.jc) != s.n+1 || len(s.jc) == 0 {
+		return false
+	}
+	nnz := s.jc[s.n]
+	if nnz <= 0 || int64(n) >= nnz*int64(es) {
+		return false
+	}
+	return int64(n) == nnz || n == len(s.ir)
+}
+
 func intsOf(typ DataType, data []byte, bo binary.ByteOrder) ([]int64, error) {
 	es := typ.ElemSize()
 	if es == 0 || typ == MiSINGLE || typ == MiDOUBLE || typ >= MiUTF8 || len(data)%es != 0 {
@@ -106,8 +122,15 @@ func (p *l5parser) sparse(b []byte, pos int, path string, h *mheader) error {
 	if h.logical {
 		class = NameLogical
 	}
-	es := subs[2].typ.ElemSize()
-	if es == 0 || subs[2].typ >= MiUTF8 || len(subs[2].data)%es != 0 {
+	vtyp := subs[2].typ
+	if h.logical && !h.complex && logicalBytes(vtyp, len(subs[2].data), s) {
+		// MATLAB stores a logical sparse matrix's values as one byte each
+		// while the tag says miDOUBLE: the byte count is the number of
+		// nonzeros (scipy.io.loadmat reads them so too).
+		vtyp = MiUINT8
+	}
+	es := vtyp.ElemSize()
+	if es == 0 || vtyp >= MiUTF8 || len(subs[2].data)%es != 0 {
 		return p.errf(path, "sparse values of type %s and %d bytes", subs[2].typ, len(subs[2].data))
 	}
 	nv := len(subs[2].data) / es
@@ -127,7 +150,7 @@ func (p *l5parser) sparse(b []byte, pos int, path string, h *mheader) error {
 	}
 	out := allocFor(cells, outDT.Size)
 	vals := allocFor(int64(nv), dt.Size)
-	if err := decodeInto(vals, dt, 1, 0, subs[2].typ, subs[2].data, p.bo, int64(nv)); err != nil {
+	if err := decodeInto(vals, dt, 1, 0, vtyp, subs[2].data, p.bo, int64(nv)); err != nil {
 		return p.errf(path, "sparse values: %v", err)
 	}
 	if h.logical {

@@ -128,6 +128,21 @@ func matlabDims(shape []uint64) ([]int, error) {
 
 // emptyDims reads the shape stored in a MATLAB_empty dataset.
 func (v *v73File) emptyDims(ds *hdf5.Dataset, path string) ([]int, error) {
+	dims, err := v.storedDims(ds, path)
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := numel(dims); !ok || k != 0 {
+		// Not an empty shape: MATLAB_empty set on a non-empty value.
+		return nil, v.f.errfPath(path, "MATLAB_empty is set but the stored shape %v is not empty", dims)
+	}
+	return dims, nil
+}
+
+// storedDims reads the size a MATLAB_empty dataset stores: an empty
+// array's, or that of a struct without fields (MATLAB stores struct() as
+// a MATLAB_empty dataset holding [1 1]).
+func (v *v73File) storedDims(ds *hdf5.Dataset, path string) ([]int, error) {
 	if ds.Len() > 32 {
 		return nil, v.f.errfPath(path, "an empty array's stored shape has %d values", ds.Len())
 	}
@@ -163,9 +178,21 @@ func (v *v73File) emptyDims(ds *hdf5.Dataset, path string) ([]int, error) {
 	for len(dims) < 2 {
 		dims = append(dims, 0)
 	}
-	if k, ok := numel(dims); !ok || k != 0 {
-		// Not an empty shape: MATLAB_empty set on a non-empty value.
-		return nil, v.f.errfPath(path, "MATLAB_empty is set but the stored shape %v is not empty", dims)
+	return dims, nil
+}
+
+// emptyOrFieldless reads a MATLAB_empty dataset's size: empty, or (for
+// class struct) that of a struct array without fields.
+func (v *v73File) emptyOrFieldless(ds *hdf5.Dataset, path, class string) ([]int, error) {
+	if class != NameStruct {
+		return v.emptyDims(ds, path)
+	}
+	dims, err := v.storedDims(ds, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := numel(dims); !ok {
+		return nil, v.f.errfPath(path, "a struct of size %v", dims)
 	}
 	return dims, nil
 }
@@ -194,85 +221,116 @@ func (v *v73File) variables() ([]VarInfo, error) {
 	}
 	var out []VarInfo
 	for _, name := range names {
-		obj, err := v.h.Root().Open(name)
+		vi, err := v.describe(name)
 		if err != nil {
-			return nil, v.h5err(name, err)
-		}
-		class, _ := strAttr(obj, AttrClass)
-		vi := VarInfo{Name: name, Class: class, Bytes: -1, StoredBytes: -1}
-		if g, ok := intAttr(obj, AttrGlobal); ok && g != 0 {
-			vi.Global = true
-		}
-		switch o := obj.(type) {
-		case *hdf5.Group:
-			if class == "" {
-				vi.Class = NameStruct
+			if vi.Name == "" {
+				vi.Name = name
 			}
-			vi.Dims = []int{1, 1}
-			if _, ok := intAttr(o, AttrSparse); ok {
-				if nr, err := o.Attr(AttrSparse); err == nil {
-					if rows, err := nr.Uint64s(); err == nil && len(rows) == 1 {
-						vi.Sparse = true
-						vi.Dims = []int{int(min(rows[0], 1<<62)), 0}
-						if jc, err := o.Open("jc"); err == nil {
-							if ds, ok := jc.(*hdf5.Dataset); ok && ds.Len() > 0 {
-								vi.Dims[1] = int(min(ds.Len()-1, 1<<62))
-							}
-						}
-						if d, err := o.Open("data"); err == nil {
-							if ds, ok := d.(*hdf5.Dataset); ok {
-								if dt, err := ds.DType(); err == nil {
-									if c, ok := complexView(dt); ok {
-										dt = c
-									}
-									vi.Bytes = int64(ds.Len()) * int64(dt.Size)
-									vi.Complex = dt.Kind == npyio.Complex
-								}
-							}
-						}
-						vi.Class = "sparse " + class
-					}
-				}
-			} else if class == NameStruct {
-				if dims, ok := v.structArrayDims(o); ok {
-					vi.Dims = dims
-				}
-			}
-		case *hdf5.Dataset:
-			if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-				dims, err := v.emptyDims(o, name)
-				if err != nil {
-					return nil, err
-				}
-				vi.Dims, vi.Bytes = dims, 0
-			} else {
-				dims, err := matlabDims(o.Shape())
-				if err != nil {
-					return nil, v.f.errfPath(name, "%v", err)
-				}
-				vi.Dims = dims
-				if dt, err := o.DType(); err == nil && o.Type().Class != hdf5.ClassReference {
-					if c, ok := complexView(dt); ok {
-						dt = c
-					}
-					vi.Bytes = int64(o.Len()) * int64(dt.Size)
-					vi.Complex = dt.Kind == npyio.Complex
-				}
-				if class == NameCell || class == NameStruct {
-					vi.Bytes = -1
-				}
-			}
-			if l := o.Layout(); l != nil {
-				for _, flt := range l.Filters {
-					if flt.ID == hdf5.FilterDeflate {
-						vi.Compression = "deflate"
-					}
-				}
+			vi, err = v.f.failedVar(vi, -1, err)
+			if err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, vi)
 	}
 	return out, nil
+}
+
+// describe returns the VarInfo of the top-level variable name.
+func (v *v73File) describe(name string) (VarInfo, error) {
+	obj, err := v.h.Root().Open(name)
+	if err != nil {
+		return VarInfo{}, v.h5err(name, err)
+	}
+	class, _ := strAttr(obj, AttrClass)
+	vi := VarInfo{Name: name, Class: class, Bytes: -1, StoredBytes: -1}
+	if dec, ok := intAttr(obj, AttrObjectDecode); ok {
+		// An object: its class and size are in the subsystem.
+		w := &v73walk{v: v, elemsLeft: v.f.opts.MaxElements, onPath: map[uint64]bool{}}
+		n, err := w.objectNode(obj, name, class, dec, 0)
+		if err != nil {
+			return vi, err
+		}
+		vi.Dims = n.dims
+		if n.skip == "" {
+			v.f.describeObject(&vi, n)
+		}
+		if vi.Err != nil && v.f.opts.Strict {
+			return vi, vi.Err
+		}
+		return vi, nil
+	}
+	if g, ok := intAttr(obj, AttrGlobal); ok && g != 0 {
+		vi.Global = true
+	}
+	switch o := obj.(type) {
+	case *hdf5.Group:
+		if class == "" {
+			vi.Class = NameStruct
+		}
+		vi.Dims = []int{1, 1}
+		if _, ok := intAttr(o, AttrSparse); ok {
+			if nr, err := o.Attr(AttrSparse); err == nil {
+				if rows, err := nr.Uint64s(); err == nil && len(rows) == 1 {
+					vi.Sparse = true
+					vi.Dims = []int{int(min(rows[0], 1<<62)), 0}
+					if jc, err := o.Open("jc"); err == nil {
+						if ds, ok := jc.(*hdf5.Dataset); ok && ds.Len() > 0 {
+							vi.Dims[1] = int(min(ds.Len()-1, 1<<62))
+						}
+					}
+					if d, err := o.Open("data"); err == nil {
+						if ds, ok := d.(*hdf5.Dataset); ok {
+							if dt, err := ds.DType(); err == nil {
+								if c, ok := complexView(dt); ok {
+									dt = c
+								}
+								vi.Bytes = int64(ds.Len()) * int64(dt.Size)
+								vi.Complex = dt.Kind == npyio.Complex
+							}
+						}
+					}
+					vi.Class = "sparse " + class
+				}
+			}
+		} else if class == NameStruct {
+			if dims, ok := v.structArrayDims(o); ok {
+				vi.Dims = dims
+			}
+		}
+	case *hdf5.Dataset:
+		if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
+			dims, err := v.emptyOrFieldless(o, name, class)
+			if err != nil {
+				return vi, err
+			}
+			vi.Dims, vi.Bytes = dims, 0
+		} else {
+			dims, err := matlabDims(o.Shape())
+			if err != nil {
+				return vi, v.f.errfPath(name, "%v", err)
+			}
+			vi.Dims = dims
+			if dt, err := o.DType(); err == nil && o.Type().Class != hdf5.ClassReference {
+				if c, ok := complexView(dt); ok {
+					dt = c
+				}
+				vi.Bytes = int64(o.Len()) * int64(dt.Size)
+				vi.Complex = dt.Kind == npyio.Complex
+			}
+			if class == NameCell || class == NameStruct {
+				vi.Bytes = -1
+			}
+		}
+		if l := o.Layout(); l != nil {
+			for _, flt := range l.Filters {
+				if flt.ID == hdf5.FilterDeflate {
+					vi.Compression = "deflate"
+				}
+			}
+		}
+	}
+	return vi, nil
 }
 
 // structArrayDims reports the size of a struct array group (whose fields
@@ -333,26 +391,38 @@ func (v *v73File) walk(sel func(string) bool, fn func(string, *Var) error) error
 		return err
 	}
 	root := v.h.Root()
-	if all, err := root.Members(); err == nil {
-		for _, n := range all {
-			if n == SubsystemName {
-				if err := v.f.warn(SubsystemName, SubsystemName, "MATLAB's object storage has no numpy form"); err != nil {
-					return err
-				}
-			}
-		}
-	}
 	for _, name := range names {
 		if !sel(name) {
 			continue
 		}
-		obj, err := root.Open(name)
+		// Each variable is read on its own: a damaged one costs only itself
+		// (an error in Strict mode).
+		var vars []*Var
+		var class string
+		err := func() error {
+			obj, err := root.Open(name)
+			if err != nil {
+				return v.h5err(name, err)
+			}
+			class, _ = strAttr(obj, AttrClass)
+			w := &v73walk{v: v, elemsLeft: v.f.opts.MaxElements, onPath: map[uint64]bool{}}
+			v.f.objects().begin()
+			w.emit = func(_ string, x *Var) error {
+				vars = append(vars, x)
+				return nil
+			}
+			return w.value(obj, name, 0)
+		}()
 		if err != nil {
-			return v.h5err(name, err)
+			if err := v.f.warnErr(name, class, err); err != nil {
+				return err
+			}
+			continue
 		}
-		w := &v73walk{v: v, emit: fn, elemsLeft: v.f.opts.MaxElements, onPath: map[uint64]bool{}}
-		if err := w.value(obj, name, 0); err != nil {
-			return err
+		for _, x := range vars {
+			if err := fn(x.Path, x); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -393,6 +463,13 @@ func (w *v73walk) value(obj hdf5.Object, path string, depth int) error {
 	defer delete(w.onPath, addr)
 
 	class, hasClass := strAttr(obj, AttrClass)
+	if dec, ok := intAttr(obj, AttrObjectDecode); ok {
+		n, err := w.objectNode(obj, path, class, dec, depth)
+		if err != nil {
+			return err
+		}
+		return f.objects().emit(n, path, depth, w.emit)
+	}
 	switch o := obj.(type) {
 	case *hdf5.Group:
 		if _, ok := intAttr(o, AttrSparse); ok {
@@ -404,9 +481,12 @@ func (w *v73walk) value(obj hdf5.Object, path string, depth int) error {
 		return w.structGroup(o, path, depth)
 	case *hdf5.Dataset:
 		if e, ok := intAttr(o, AttrEmpty); ok && e != 0 {
-			dims, err := w.v.emptyDims(o, path)
+			dims, err := w.v.emptyOrFieldless(o, path, class)
 			if err != nil {
 				return err
+			}
+			if n, _ := numel(dims); n > 0 {
+				return w.marker(path, NameStruct, dims, n) // struct() and the like
 			}
 			return w.empty(path, class, dims)
 		}
@@ -513,11 +593,7 @@ func (w *v73walk) cell(ds *hdf5.Dataset, path string, depth int) error {
 // fieldNames are the struct's fields: MATLAB_fields, or the members.
 func (w *v73walk) fieldNames(g *hdf5.Group, path string) ([]string, error) {
 	if a, err := g.Attr(AttrFields); err == nil {
-		names, err := a.Strings()
-		if err != nil {
-			return nil, w.v.f.errfPath(path, "MATLAB_fields: %v", err)
-		}
-		return names, nil
+		return w.v.fieldList(a, path)
 	}
 	names, err := g.Members()
 	if err != nil {
@@ -613,14 +689,26 @@ func (w *v73walk) readAll(ds *hdf5.Dataset, path string) ([]byte, *npyio.DType, 
 }
 
 func (w *v73walk) char(ds *hdf5.Dataset, path string) error {
+	units, dims, err := w.charData(ds, path)
+	if err != nil {
+		return err
+	}
+	dts, shape, data := charStrings(units, dims)
+	return w.emit(path, &Var{Path: path, Class: NameChar, data: data,
+		Header: &npyio.Header{DType: dts, FortranOrder: true, Shape: shape}})
+}
+
+// charData reads a char dataset's code units (column-major) and MATLAB
+// size.
+func (w *v73walk) charData(ds *hdf5.Dataset, path string) ([]uint32, []int, error) {
 	dims, err := matlabDims(ds.Shape())
 	if err != nil {
-		return w.v.f.errfPath(path, "%v", err)
+		return nil, nil, w.v.f.errfPath(path, "%v", err)
 	}
 	n, _ := numel(dims)
 	b, dt, err := w.readAll(ds, path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	typ, bo := miType(dt)
 	var units []uint32
@@ -644,11 +732,9 @@ func (w *v73walk) char(ds *hdf5.Dataset, path string) error {
 		err = fmt.Errorf("character data of type %s", dt)
 	}
 	if err != nil {
-		return w.v.f.errfPath(path, "%v", err)
+		return nil, nil, w.v.f.errfPath(path, "%v", err)
 	}
-	dts, shape, data := charStrings(units, dims)
-	return w.emit(path, &Var{Path: path, Class: NameChar, data: data,
-		Header: &npyio.Header{DType: dts, FortranOrder: true, Shape: shape}})
+	return units, dims, nil
 }
 
 // complexView returns the complex dtype with the layout of a compound

@@ -389,8 +389,13 @@ func wPlainNumeric(dt *npyio.DType) bool {
 // and written when the VarWriter is closed. Memory stays bounded as
 // above; the disk holds one more copy of the variable meanwhile. Types
 // and names are checked at once.
+//
+// A variable holding U strings is spooled the same way, whatever its row
+// count: MATLAB stores a character outside the BMP as a UTF-16 surrogate
+// pair, so the char array's last dimension (UTF-16 code units) is only
+// known once every string has been seen.
 func (wr *Writer) CreateVariable(name string, h *npyio.Header) (VarWriter, error) {
-	if h != nil && len(h.Shape) > 0 && h.Shape[0] == -1 {
+	if h != nil && (len(h.Shape) > 0 && h.Shape[0] == -1 || h.DType != nil && wHasUnicode(h.DType)) {
 		return wr.createSpooled(name, h)
 	}
 	return wr.createVariable(name, h, nil)
@@ -515,7 +520,7 @@ const (
 	wBool                  // nonzero -> 1
 	wHalf                  // float16 -> float32
 	wTime                  // datetime64/timedelta64 count -> float64 seconds
-	wUnicode               // U<n>: n uint32 code points -> n uint32 units (NUL -> space)
+	wUnicode               // U<n>: n uint32 code points -> UTF-16 units held as uint32 (NUL -> space)
 	wBytesStr              // S<n>: n ASCII bytes -> n uint32 units (NUL -> space)
 )
 
@@ -532,6 +537,8 @@ type wLeaf struct {
 	cnt     int          // source elements per record (subarray count)
 	srcSize int          // bytes per source element
 	units   int          // destination units per source element (chars; else 1)
+	cps     int          // wUnicode: code points per string (units exceeds it by the surrogate pairs)
+	pairs   bool         // wUnicode: some character is outside the BMP (UTF-16 pairs)
 	usize   int          // bytes per destination unit
 	scale   float64      // wTime: seconds per count (mult included)
 	inner   []int        // C shape after axis 0: S[1:] + sub (+ [units] for char)
@@ -612,7 +619,66 @@ func (wr *Writer) plan(name string, h *npyio.Header, whole []byte) (*wPlan, erro
 		return nil, &InvalidNamesError{Names: badNames}
 	}
 	p.root = root
+	if p.whole != nil {
+		for _, l := range p.leaves {
+			l.widen(l.astral(p.whole, p.rows, p))
+		}
+	}
 	return p, nil
+}
+
+// astral returns, for a leaf of U strings, how many UTF-16 code units
+// the widest string of the n rows (C order) of rows needs beyond the
+// dtype's width in characters: MATLAB stores a character outside the BMP
+// as a surrogate pair, so a char array holding one is that much wider
+// (trailing NULs, which numpy does not count, take no room), or -1 when
+// all the strings are in the BMP (or the leaf holds none).
+func (l *wLeaf) astral(rows []byte, n int64, p *wPlan) int {
+	if l.conv != wUnicode {
+		return -1
+	}
+	m := -1
+	for r := int64(0); r < n; r++ {
+		for e := 0; e < p.recs; e++ {
+			for s := 0; s < l.cnt; s++ {
+				pos := r*p.rowSize + int64(e*p.recSize+l.off+s*l.srcSize)
+				units, end := 0, 0
+				for u := 0; u < l.cps; u++ {
+					c := wNE.Uint32(rows[pos+int64(4*u):])
+					if c > 0xFFFF {
+						units += 2
+						m = max(m, 0)
+					} else {
+						units++
+					}
+					if c != 0 {
+						end = units
+					}
+				}
+				if m >= 0 {
+					m = max(m, end-l.cps)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// widen makes the strings of a char leaf extra UTF-16 units wider than
+// the dtype's characters (see astral; -1: no pairs at all): the last
+// MATLAB dimension, which counts code units, grows by extra.
+func (l *wLeaf) widen(extra int) {
+	if extra < 0 || l.conv != wUnicode {
+		return
+	}
+	l.pairs = true
+	l.units = l.cps + extra
+	l.inner[len(l.inner)-1] = l.units
+	l.dims[len(l.dims)-1] = l.units
+	l.count = 1
+	for _, d := range l.dims {
+		l.count *= int64(d)
+	}
 }
 
 func (wr *Writer) planNode(p *wPlan, name, path string, dt *npyio.DType, off int, sub, rest []int, top bool, bad *[]string) (*wNode, error) {
@@ -736,7 +802,7 @@ func (wr *Writer) leafType(l *wLeaf, dt *npyio.DType) error {
 		}
 		l.complex = true
 	case npyio.Unicode:
-		l.class, l.conv, l.units, l.usize = wChar, wUnicode, dt.Size/4, 4
+		l.class, l.conv, l.units, l.cps, l.usize = wChar, wUnicode, dt.Size/4, dt.Size/4, 4
 	case npyio.Bytes:
 		l.class, l.conv, l.units, l.usize = wChar, wBytesStr, dt.Size, 4
 	case npyio.Datetime, npyio.Timedelta:

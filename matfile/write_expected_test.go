@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -97,13 +98,27 @@ func wCheckExpected(t *testing.T, name string, w *wExpVar, a *npyio.Array) {
 			t.Errorf("%s: shape %v for a char array of size %v", name, h.Shape, w.Size)
 			return
 		}
-		// value (column-major over size) k: string k % strs, char k / strs;
-		// the strings are in the array's Fortran order.
+		// value (column-major over size) k: UTF-16 unit k / strs of string
+		// k % strs; the strings are in the array's Fortran order, their
+		// surrogate pairs joined (one character, a NUL cell at the end).
+		units := make([][]uint16, strs)
+		for s := range units {
+			for c := 0; c < n; c++ {
+				switch r := rune(wNE.Uint32(a.Data[(s*n+c)*4:])); {
+				case r >= 0xD800 && r < 0xE000: // a lone surrogate: the unit itself
+					units[s] = append(units[s], uint16(r))
+				case r != 0:
+					units[s] = utf16.AppendRune(units[s], r)
+				}
+			}
+			for len(units[s]) < n {
+				units[s] = append(units[s], 0)
+			}
+		}
 		for k, v := range w.Values {
 			s, c := k%strs, k/strs
-			got := wNE.Uint32(a.Data[(s*n+c)*4:])
-			if strconv.Itoa(int(got)) != wNormNum(v) {
-				t.Errorf("%s: char %d is %d, want %s", name, k, got, v)
+			if c >= len(units[s]) || strconv.Itoa(int(units[s][c])) != wNormNum(v) {
+				t.Errorf("%s: UTF-16 unit %d is %v, want %s", name, k, units[s], v)
 				return
 			}
 		}

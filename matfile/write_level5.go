@@ -11,13 +11,13 @@ package matfile
 //   - miUTF8 when all of it is ASCII (one byte per character, as Octave
 //     and scipy write it; Octave 7 turns N-by-1 char arrays stored in
 //     16-bit units into 1-by-N);
-//   - miUTF16 when a character is beyond ASCII but all are in the BMP
-//     (MATLAB and Octave refuse multi-byte miUTF8, and scipy decodes
-//     miUINT16 beyond ASCII with the wrong codec unless told; all three
-//     decode miUTF16. Octave's N-by-1 bug remains for such arrays);
-//   - miUTF32 otherwise, one unit per code point, so the size counts
-//     characters (hdf5storage's choice for such strings; scipy reads them,
-//     Octave 7 replaces them with '?').
+//   - miUTF16 otherwise (MATLAB and Octave refuse multi-byte miUTF8, and
+//     scipy decodes miUINT16 beyond ASCII with the wrong codec unless
+//     told; all three decode miUTF16. Octave's N-by-1 bug remains for such
+//     arrays). A character outside the BMP is a surrogate pair, as MATLAB
+//     and Octave write it: the size counts UTF-16 code units (the plan
+//     widens the strings, see wLeaf.widen). scipy 1.10 cannot read such
+//     arrays, MATLAB's own included.
 //
 // A variable's element starts with its byte count and its data is
 // column-major. v6 variables without char data are written in place: the
@@ -25,9 +25,9 @@ package matfile
 // each batch of rows is written to its place in every column (memory: one
 // batch). v7 variables (one zlib stream each) and char data (whose storage
 // type depends on all of it) are assembled whole first, each leaf's
-// column-major units (char data as uint32 code points) in memory up to
-// wL5SpoolMin, else in a temporary file (unlinked at once where the system
-// allows it), then encoded (and compressed) from there by the same code:
+// column-major units (char data as UTF-16 code units held in uint32s) in
+// memory up to wL5SpoolMin, else in a temporary file (unlinked at once
+// where the system allows it), then encoded (and compressed) from there by the same code:
 // the output is the same either way. The file is column-major, filled
 // through a band of rows, for a tall variable; row by row, read back in
 // tiles of columns, for a wide one (so runs stay long for any shape). At
@@ -60,7 +60,6 @@ const (
 	wMiCompressed = 15
 	wMiUTF8       = 16
 	wMiUTF16      = 17
-	wMiUTF32      = 18
 
 	wMxStruct = 2
 	wMxChar   = 4
@@ -201,7 +200,7 @@ type wL5Var struct {
 	l     *wLevel5
 	p     *wPlan
 	bufs  []([]byte) // per leaf, column-major destination units
-	maxCP []uint32   // per leaf: largest code point (char)
+	maxCP []uint32   // per leaf: largest UTF-16 unit (char)
 	next  int64      // next row
 
 	// In place (v6 without char data): the element is written at once
@@ -635,18 +634,10 @@ func (e *wL5Enc) leafIndex(lf *wLeaf) int {
 	return -1
 }
 
-// charWide reports whether a char leaf needs UTF-32.
-func (e *wL5Enc) charWide(lf *wLeaf) bool {
-	return lf.class == wChar && e.v.maxCP[e.leafIndex(lf)] > 0xFFFF
-}
-
 // dataBytes is the byte count of a leaf's real (or imaginary) part.
 func (e *wL5Enc) dataBytes(lf *wLeaf) int64 {
 	switch lf.class {
 	case wChar:
-		if e.charWide(lf) {
-			return 4 * lf.count
-		}
 		if e.v.maxCP[e.leafIndex(lf)] < 0x80 {
 			return lf.count
 		}
@@ -764,9 +755,11 @@ func (e *wL5Enc) node(n *wNode, top bool) {
 		return
 	}
 	switch {
-	case lf.class == wChar && e.charWide(lf):
-		e.tag(wMiUTF32, int(d))
-		e.data(li, e.write)
+	case lf.class == wChar && e.v.maxCP[li] > 0xFFFF:
+		// the plan saw no such character (spooled or whole: it cannot)
+		if e.err == nil {
+			e.err = fmt.Errorf("matfile: variable %q: U+%X outside the BMP where the plan has no room for its surrogate pair", lf.path, e.v.maxCP[li])
+		}
 	case lf.class == wChar:
 		if e.v.maxCP[li] < 0x80 {
 			e.tag(wMiUTF8, int(d))
@@ -895,7 +888,7 @@ func (e *wL5Enc) name(name string, top bool) {
 
 const wChunk = 1 << 16
 
-// narrow16 writes uint32 code points (all in the BMP) as UTF-16 units.
+// narrow16 writes UTF-16 code units held in uint32s as uint16s.
 func (e *wL5Enc) narrow16(src []byte) {
 	if cap(e.buf) < wChunk {
 		e.buf = make([]byte, wChunk)
@@ -911,7 +904,7 @@ func (e *wL5Enc) narrow16(src []byte) {
 	}
 }
 
-// narrow8 writes uint32 code points (all ASCII) as bytes.
+// narrow8 writes UTF-16 code units held in uint32s (all ASCII) as bytes.
 func (e *wL5Enc) narrow8(src []byte) {
 	if cap(e.buf) < wChunk {
 		e.buf = make([]byte, wChunk)

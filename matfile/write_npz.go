@@ -11,42 +11,11 @@ import (
 // wBatchBytes is the size of the row batches WriteReader reads.
 const wBatchBytes = 4 << 20
 
-// wWholeUnicode is the largest v7.3 string variable WriteReader reads
-// whole, so that characters outside the BMP can be stored (see
-// write_v73.go); larger ones stream and refuse such characters.
-const wWholeUnicode = 256 << 20
-
 // WriteReader streams every remaining row of rd into the new variable
-// name, in batches of about 4 MiB. (A v7.3 variable holding unicode
-// strings, up to 256 MiB, is read whole first: see write_v73.go on
-// characters outside the BMP.)
+// name, in batches of about 4 MiB (through CreateVariable: a variable
+// holding strings is spooled to a temporary file first).
 func (wr *Writer) WriteReader(name string, rd *npyio.Reader) error {
 	h := rd.Header()
-	if wr.v73 != nil && wHasUnicode(h.DType) && h.DataSize() <= wWholeUnicode && rd.Remaining() == rd.Rows() {
-		data := make([]byte, 0, h.DataSize())
-		for {
-			b, err := rd.Next(int(max(1, rd.Rows())))
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			data = append(data, b.Data...)
-		}
-		hh := *h
-		hh.DType = rd.DType()
-		hh.FortranOrder = false
-		vw, err := wr.createVariable(name, &hh, data)
-		if err != nil {
-			return err
-		}
-		if err := vw.Write(data); err != nil {
-			vw.Close()
-			return err
-		}
-		return vw.Close()
-	}
 	vw, err := wr.CreateVariable(name, h)
 	if err != nil {
 		return err

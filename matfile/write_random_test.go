@@ -181,8 +181,11 @@ func wFillRecord(rng *rand.Rand, dt *npyio.DType, b []byte) {
 			c := uint32(0)
 			if i < n {
 				c = uint32('a' + rng.IntN(26))
-				if rng.IntN(5) == 0 {
+				switch rng.IntN(10) {
+				case 0, 1:
 					c = 0xe9 + uint32(rng.IntN(0x300))
+				case 2:
+					c = 0x1F600 + uint32(rng.IntN(0x50)) // outside the BMP: a surrogate pair
 				}
 			}
 			wNE.PutUint32(b[4*i:], c)

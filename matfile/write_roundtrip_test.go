@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -112,10 +113,13 @@ func wFlatten(t *testing.T, key string, a *npyio.Array) map[string]*npyio.Array 
 		switch dt.Kind {
 		case npyio.Unicode, npyio.Bytes:
 			// strings, one per row of the char matrix: numpy's strings
-			// padded with spaces to the width.
+			// padded with spaces to the width; MATLAB's width counts
+			// UTF-16 units, so a string with characters outside the BMP
+			// may widen all: the others get a space per unit they lack.
 			w := dt.Chars()
-			odt, _ = npyio.NewString(npyio.Unicode, w)
-			var buf []byte
+			strs := make([]string, n)
+			units := make([]int, n)
+			extra := 0
 			for c := 0; c < n; c++ {
 				var s string
 				if dt.Kind == npyio.Bytes {
@@ -123,11 +127,26 @@ func wFlatten(t *testing.T, key string, a *npyio.Array) map[string]*npyio.Array 
 				} else {
 					s = wDecodeU(elem(c))
 				}
-				s += strings.Repeat(" ", w-len([]rune(s)))
+				strs[c] = s
+				for _, r := range s {
+					units[c] += utf16.RuneLen(r)
+				}
+				extra = max(extra, units[c]-w)
+			}
+			odt, _ = npyio.NewString(npyio.Unicode, w+extra)
+			var buf []byte
+			for c, s := range strs {
+				s += strings.Repeat(" ", w+extra-units[c])
+				k := 0
 				for _, r := range s {
 					buf = wNE.AppendUint32(buf, uint32(r))
+					k++
+				}
+				for ; k < w+extra; k++ {
+					buf = wNE.AppendUint32(buf, 0)
 				}
 			}
+			w += extra
 			shape := full
 			if len(shape) == 0 {
 				shape = []int{1}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unicode/utf16"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -21,7 +22,8 @@ var wNE = binary.NativeEndian
 // wScatter converts n rows of batch (C order, rowSize bytes each, the
 // first being row g of a destination of R rows) into dst, which holds
 // R*prod(inner) destination units of l.usize bytes in column-major order.
-// It returns the largest code point seen for char leaves.
+// It returns the largest unit written for char leaves (a code point
+// beyond 0xFFFF only where the plan gave the strings no room for pairs).
 func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (uint32, error) {
 	inner := l.inner
 	fs := make([]int64, len(inner))
@@ -37,6 +39,9 @@ func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (
 	if l.conv == wCopy && l.cnt == 1 && l.units == 1 && len(inner) == 1 && p.recSize == l.srcSize && (l.usize == 8 || l.usize == 4) {
 		l.tiled(dst, R, g, batch, n, p)
 		return 0, nil
+	}
+	if l.conv == wUnicode && l.pairs {
+		return l.scatterUTF16(dst, R, g, batch, n, p, fs[len(fs)-1])
 	}
 	var f int64
 	var maxCP uint32
@@ -64,6 +69,81 @@ func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (
 		}
 	}
 	return maxCP, nil
+}
+
+// scatterUTF16 is scatter for a leaf of U strings some of which have
+// characters outside the BMP: each string becomes its UTF-16 code units
+// (surrogate pairs; NULs but trailing ones spaces), padded with spaces
+// to l.units (which astral made room enough), unit u of the string
+// of record e, element s going to column f(e, s) + P*u (P the column
+// stride of the units dimension, the last of inner). It returns the
+// largest unit written.
+func (l *wLeaf) scatterUTF16(dst []byte, R, g int64, batch []byte, n int, p *wPlan, P int64) (uint32, error) {
+	inner := l.inner[:len(l.inner)-1]
+	fs := make([]int64, len(inner))
+	idx := make([]int, len(inner))
+	stride := int64(1)
+	for k := range inner {
+		fs[k] = stride
+		stride *= int64(inner[k])
+	}
+	units := make([]uint32, l.units)
+	var f int64 // column of the string's first unit
+	var maxU uint32
+	for e := 0; e < p.recs; e++ {
+		for s := 0; s < l.cnt; s++ {
+			srcPos := e*p.recSize + l.off + s*l.srcSize
+			for r := 0; r < n; r++ {
+				end := l.cps
+				for end > 0 && wNE.Uint32(batch[r*int(p.rowSize)+srcPos+4*(end-1):]) == 0 {
+					end--
+				}
+				k := 0
+				for u := 0; u < end; u++ {
+					c := wNE.Uint32(batch[r*int(p.rowSize)+srcPos+4*u:])
+					switch {
+					case c == 0:
+						c = ' '
+					case c > 0x10FFFF:
+						return 0, fmt.Errorf("matfile: variable %q: %#x is not a Unicode code point", l.path, c)
+					}
+					need := 1
+					if c > 0xFFFF {
+						need = 2
+					}
+					if k+need > len(units) {
+						return 0, fmt.Errorf("matfile: variable %q: a string wider than the %d UTF-16 units planned", l.path, len(units))
+					}
+					if c > 0xFFFF {
+						hi, lo := utf16.EncodeRune(rune(c))
+						units[k], units[k+1] = uint32(hi), uint32(lo)
+						k += 2
+						continue
+					}
+					units[k] = c
+					k++
+				}
+				for ; k < len(units); k++ {
+					units[k] = ' '
+				}
+				for u, c := range units {
+					maxU = max(maxU, c)
+					wNE.PutUint32(dst[((f+P*int64(u))*R+g+int64(r))*4:], c)
+				}
+			}
+			// next element of inner (C order)
+			for k := len(inner) - 1; k >= 0; k-- {
+				idx[k]++
+				f += fs[k]
+				if idx[k] < inner[k] {
+					break
+				}
+				f -= fs[k] * int64(inner[k])
+				idx[k] = 0
+			}
+		}
+	}
+	return maxU, nil
 }
 
 // column converts one column run: n source values at srcPos, srcPos+rs,
@@ -131,8 +211,10 @@ func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
 			if c == 0 {
 				c = ' '
 			}
-			if c > 0x10FFFF || c >= 0xD800 && c < 0xE000 {
-				return 0, fmt.Errorf("matfile: variable %q: U+%04X is not a Unicode scalar value; it has no UTF-16 form", l.path, c)
+			if c > 0x10FFFF {
+				// (a lone surrogate is written as the code unit it is, as
+				// the reader gives MATLAB's pairs split by the shape)
+				return 0, fmt.Errorf("matfile: variable %q: %#x is not a Unicode code point", l.path, c)
 			}
 			m = max(m, c)
 			wNE.PutUint32(dst[4*r:], c)

@@ -9,12 +9,12 @@ package matfile
 //     column-major data, so MATLAB (and hdf5storage) see numpy's shape.
 //   - logical is uint8 with MATLAB_int_decode 1, complex a compound of
 //     "real" and "imag", char uint16 UTF-16 code units with
-//     MATLAB_int_decode 2. A char array with a character outside the BMP
-//     is stored as hdf5storage stores it: uint32 UTF-32, one unit per
-//     character, MATLAB_int_decode 4 (MATLAB itself would use UTF-16
-//     surrogate pairs, changing the size; hdf5storage reads it back as the
-//     same strings). That needs the whole array (WriteArray): a streamed
-//     variable (CreateVariable) with such a character is an error.
+//     MATLAB_int_decode 2. A character outside the BMP is a surrogate
+//     pair, as MATLAB stores it: the last dimension counts code units
+//     (hdf5storage reads the pairs back as one character). The width is
+//     known once every string has been seen: WriteArray looks at the whole
+//     array, CreateVariable spools a variable with strings first (see
+//     write_spool.go).
 //   - An empty array is a uint64 dataset holding its MATLAB size, in
 //     MATLAB's order (a 0x1 empty holds [0 1], as MATLAB writes it;
 //     hdf5storage 0.1.19 writes the reverse), with MATLAB_empty = 1. The
@@ -83,7 +83,6 @@ type wV73Leaf struct {
 	bandR  int64  // rows per band
 	bandNo int64  // index of the band being filled
 	filled int64  // rows in the current band
-	wide   bool   // char as uint32 UTF-32
 	out    []byte // char: the band narrowed to uint16
 	chunkB []byte // scratch chunk
 }
@@ -96,22 +95,14 @@ type wV73Var struct {
 }
 
 func (v *wV73) create(p *wPlan) (VarWriter, error) {
-	wide := map[*wLeaf]bool{}
-	if p.whole != nil {
-		for _, l := range p.leaves {
-			if l.class == wChar && l.conv == wUnicode && wMaxCodePoint(p, l, p.whole) > 0xFFFF {
-				wide[l] = true
-			}
-		}
-	}
 	vv := &wV73Var{v: v, p: p}
-	if err := vv.node(v.h.Root(), p.root, wide); err != nil {
+	if err := vv.node(v.h.Root(), p.root); err != nil {
 		return nil, err
 	}
 	return vv, nil
 }
 
-func (vv *wV73Var) node(g *hdf5.GroupWriter, n *wNode, wide map[*wLeaf]bool) error {
+func (vv *wV73Var) node(g *hdf5.GroupWriter, n *wNode) error {
 	if n.leaf == nil {
 		sg, err := g.CreateGroup(n.name)
 		if err != nil {
@@ -128,18 +119,18 @@ func (vv *wV73Var) node(g *hdf5.GroupWriter, n *wNode, wide map[*wLeaf]bool) err
 			return err
 		}
 		for _, c := range n.fields {
-			if err := vv.node(sg, c, wide); err != nil {
+			if err := vv.node(sg, c); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return vv.leaf(g, n.leaf, wide[n.leaf])
+	return vv.leaf(g, n.leaf)
 }
 
-func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf, wide bool) error {
+func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf) error {
 	opts := vv.v.opts
-	lv := &wV73Leaf{l: l, wide: wide}
+	lv := &wV73Leaf{l: l}
 	nd := len(l.dims)
 	lv.hshape = make([]uint64, nd)
 	for i, d := range l.dims {
@@ -151,11 +142,7 @@ func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf, wide bool) error {
 		}
 		switch l.class {
 		case wChar:
-			dec := int32(2)
-			if wide {
-				dec = 4
-			}
-			if err := ds.SetAttr("MATLAB_int_decode", hdf5.NumAttr(dec)); err != nil {
+			if err := ds.SetAttr("MATLAB_int_decode", hdf5.NumAttr(int32(2))); err != nil {
 				return err
 			}
 		case wLogical:
@@ -190,7 +177,7 @@ func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf, wide bool) error {
 		vv.leaves = append(vv.leaves, &wV73Leaf{l: l, empty: true})
 		return nil
 	}
-	dt, esz := vv.dtype(l, wide)
+	dt, esz := vv.dtype(l)
 	// numpy's axis 0 in the HDF5 shape: the last dimension, except for a
 	// top-level 1-D array (a 1xn row: HDF5 shape (n, 1)) and a 0-d one.
 	R := vv.p.rows
@@ -243,10 +230,8 @@ func (vv *wV73Var) leaf(g *hdf5.GroupWriter, l *wLeaf, wide bool) error {
 }
 
 // dtype is the HDF5 element type of a leaf and its size.
-func (vv *wV73Var) dtype(l *wLeaf, wide bool) (*npyio.DType, int) {
+func (vv *wV73Var) dtype(l *wLeaf) (*npyio.DType, int) {
 	switch {
-	case l.class == wChar && wide:
-		return npyio.Uint32Type, 4
 	case l.class == wChar:
 		return npyio.Uint16Type, 2
 	case l.class == wLogical:
@@ -396,8 +381,9 @@ func (lv *wV73Leaf) write(rows []byte, n int64, p *wPlan) error {
 		if err != nil {
 			return err
 		}
-		if m > 0xFFFF && !lv.wide {
-			return fmt.Errorf("matfile: variable %q: a character outside the BMP (U+%X) in a streamed v7.3 variable; write it whole (WriteArray) to store it as UTF-32 as hdf5storage does, or use -v7", lv.l.path, m)
+		if m > 0xFFFF {
+			// the plan saw no such character (spooled or whole: it cannot)
+			return fmt.Errorf("matfile: variable %q: U+%X outside the BMP where the plan has no room for its surrogate pair", lv.l.path, m)
 		}
 		lv.filled += k
 		rows = rows[k*p.rowSize:]
@@ -413,7 +399,7 @@ func (lv *wV73Leaf) write(rows []byte, n int64, p *wPlan) error {
 
 // data returns the band in the dataset's element type.
 func (lv *wV73Leaf) data() []byte {
-	if lv.l.class != wChar || lv.wide {
+	if lv.l.class != wChar {
 		return lv.band
 	}
 	if len(lv.out) != len(lv.band)/2 {
@@ -605,21 +591,4 @@ func (lv *wV73Leaf) zeroTail() {
 	for c := int64(0); c < runs; c++ {
 		clear(lv.band[(c*lv.bandR+lv.filled)*us : (c+1)*lv.bandR*us])
 	}
-}
-
-// wMaxCodePoint is the largest code point of a unicode leaf in a whole
-// array.
-func wMaxCodePoint(p *wPlan, l *wLeaf, data []byte) uint32 {
-	var m uint32
-	for r := int64(0); r < p.rows; r++ {
-		for e := 0; e < p.recs; e++ {
-			for s := 0; s < l.cnt; s++ {
-				pos := r*p.rowSize + int64(e*p.recSize+l.off+s*l.srcSize)
-				for u := 0; u < l.units; u++ {
-					m = max(m, wNE.Uint32(data[pos+int64(4*u):]))
-				}
-			}
-		}
-	}
-	return m
 }

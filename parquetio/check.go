@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -61,41 +60,42 @@ func corrupt(format string, args ...any) error {
 }
 
 // checkFooterChunks checks the row counts and the byte ranges of every
-// column chunk against the file: dataEnd is where the footer starts.
-func checkFooterChunks(md *format.FileMetaData, dataEnd int64, leaves int) error {
+// column chunk against the file (dataEnd is where the footer starts) and
+// returns the rows of the row groups.
+func checkFooterChunks(md *format.FileMetaData, dataEnd int64, leaves int) (int64, error) {
 	var rows int64
 	for i := range md.RowGroups {
 		g := &md.RowGroups[i]
 		if g.NumRows < 0 || rows+g.NumRows < rows {
-			return corrupt("row group %d claims %d rows", i, g.NumRows)
+			return 0, corrupt("row group %d claims %d rows", i, g.NumRows)
 		}
 		rows += g.NumRows
 		if len(g.Columns) != leaves {
-			return corrupt("row group %d has %d column chunks, the schema has %d columns", i, len(g.Columns), leaves)
+			return 0, corrupt("row group %d has %d column chunks, the schema has %d columns", i, len(g.Columns), leaves)
 		}
 		for j := range g.Columns {
 			cc := &g.Columns[j]
 			m := &cc.MetaData
 			name := strings.Join(m.PathInSchema, ".")
 			if cc.FilePath != "" {
-				return fmt.Errorf("parquetio: column %s of row group %d is in another file (%q); only single-file Parquet is read", name, i, cc.FilePath)
+				return 0, fmt.Errorf("parquetio: column %s of row group %d is in another file (%q); only single-file Parquet is read", name, i, cc.FilePath)
+			}
+			if g.NumRows == 0 {
+				continue // never read (writers leave the offsets of an empty chunk 0)
 			}
 			start, _ := chunkStart(m)
 			if start < 4 || start >= dataEnd {
-				return corrupt("column chunk %s of row group %d starts at byte %d, beyond the file's data (bytes 4 to %d)", name, i, start, dataEnd)
+				return 0, corrupt("column chunk %s of row group %d starts at byte %d, beyond the file's data (bytes 4 to %d)", name, i, start, dataEnd)
 			}
 			if m.TotalCompressedSize <= 0 || m.TotalCompressedSize > dataEnd-start {
-				return corrupt("column chunk %s of row group %d claims %d bytes from byte %d, beyond the file's data (which ends at byte %d)", name, i, m.TotalCompressedSize, start, dataEnd)
+				return 0, corrupt("column chunk %s of row group %d claims %d bytes from byte %d, beyond the file's data (which ends at byte %d)", name, i, m.TotalCompressedSize, start, dataEnd)
 			}
 			if m.DataPageOffset < start || m.DataPageOffset >= start+m.TotalCompressedSize {
-				return corrupt("column chunk %s of row group %d: data page offset %d outside the chunk (bytes %d to %d)", name, i, m.DataPageOffset, start, start+m.TotalCompressedSize)
+				return 0, corrupt("column chunk %s of row group %d: data page offset %d outside the chunk (bytes %d to %d)", name, i, m.DataPageOffset, start, start+m.TotalCompressedSize)
 			}
 		}
 	}
-	if rows != md.NumRows {
-		return corrupt("the footer claims %d rows, its row groups hold %d", md.NumRows, rows)
-	}
-	return nil
+	return rows, nil
 }
 
 // chunkStart is where parquet-go starts reading a column chunk: its
@@ -106,8 +106,6 @@ func chunkStart(m *format.ColumnMetaData) (int64, bool) {
 	}
 	return m.DataPageOffset, false
 }
-
-var compact thrift.CompactProtocol
 
 // chunkScanner decodes page headers (and checks page CRCs); its buffers
 // are reused.
@@ -207,11 +205,8 @@ func (cs *chunkScanner) header(ra io.ReaderAt, off, end int64, h *format.PageHea
 			}
 			return 0, nil, fmt.Errorf("reading the page header: %w", err)
 		}
-		*h = format.PageHeader{}
-		rd := compact.NewReaderFromBytes(w)
-		err = thrift.NewDecoder(rd).Decode(h)
+		hl, err := decodePageHeader(w, h)
 		if err == nil {
-			hl := rd.BytesRead()
 			return hl, w[hl:], nil
 		}
 		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

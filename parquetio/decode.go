@@ -40,7 +40,7 @@ const (
 	cvBytes                      // BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY -> S<n> / V<n>
 	cvUnicode                    // UTF-8 BYTE_ARRAY -> U<n>
 	cvTime                       // INT32/INT64 -> M8/m8 with a unit factor
-	cvInt96                      // INT96 -> M8[ns]
+	cvInt96                      // INT96 -> M8[ns|us|ms] (factor: the unit in ns)
 	cvDecimal                    // DECIMAL on any physical type -> f8
 	cvDecimalI64                 // DECIMAL (precision <= 18) -> exact scaled i8
 )
@@ -119,11 +119,14 @@ func planConv(l *leaf, c *schema.Column, rc *readConv, npyflow bool) error {
 		return want(parquet.Types.ByteArray)
 	case npyio.Datetime, npyio.Timedelta:
 		if pt == parquet.Types.Int96 {
-			if dt.Unit != "ns" || dt.UnitMult != 1 || dt.Kind != npyio.Datetime {
-				return fmt.Errorf("INT96 cannot be read as numpy %s", dt.TypeStr())
-			}
 			rc.kind = cvInt96
-			return nil
+			for _, u := range int96Units {
+				if dt.Unit == u.name && dt.UnitMult <= 1 && dt.Kind == npyio.Datetime {
+					rc.factor = u.nanos
+					return nil
+				}
+			}
+			return fmt.Errorf("INT96 cannot be read as numpy %s", dt.TypeStr())
 		}
 		rc.kind = cvTime
 		f, err := timeFactor(dt, lt)
@@ -217,7 +220,6 @@ func (r *Reader) loadGroup() error {
 	for i := range r.masks {
 		r.masks[i] = r.masks[i][:0]
 	}
-	rg := r.pf.RowGroup(r.rg)
 	if r.decs == nil {
 		r.decs = make([]*leafDecoder, len(r.s.leaves))
 		for i, l := range r.s.leaves {
@@ -239,12 +241,7 @@ func (r *Reader) loadGroup() error {
 		}
 	}
 	for i, d := range r.decs {
-		var cr file.ColumnChunkReader
-		err := guard(func() error {
-			var err error
-			cr, err = rg.Column(r.conv[i].fileCol)
-			return err
-		})
+		cr, err := r.columnReader(r.rg, r.conv[i].fileCol)
 		if err != nil {
 			return fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(d.l.path, "."), r.rg, err)
 		}
@@ -971,9 +968,9 @@ func (d *leafDecoder) put(dst []byte, j int) error {
 		}
 		store(dst, x)
 	case cvInt96:
-		x, ok := int96Nanos(d.v96[j])
-		if !ok {
-			return fmt.Errorf("INT96 timestamp %x overflows datetime64[ns]", d.v96[j][:])
+		x, in, exact := int96In(d.v96[j], d.rc.factor)
+		if !in || !exact {
+			return fmt.Errorf("INT96 timestamp %s does not fit %s", int96Date(d.v96[j]), dt.TypeStr())
 		}
 		store(dst, x)
 	case cvDecimal:
@@ -1013,21 +1010,5 @@ func putUnicode(dst, s []byte, dt *npyio.DType) error {
 
 // julianUnixEpoch is the Julian day number of 1970-01-01.
 const julianUnixEpoch = 2440588
-
-// int96Nanos converts an INT96 timestamp (nanoseconds of the day, then the
-// Julian day, little-endian) to nanoseconds since the Unix epoch.
-func int96Nanos(v parquet.Int96) (int64, bool) {
-	nanos := int64(uint64(v[0]) | uint64(v[1])<<8 | uint64(v[2])<<16 | uint64(v[3])<<24 | uint64(v[4])<<32 | uint64(v[5])<<40 | uint64(v[6])<<48 | uint64(v[7])<<56)
-	day := int64(uint32(v[8]) | uint32(v[9])<<8 | uint32(v[10])<<16 | uint32(v[11])<<24)
-	x, ok := mulOK(day-julianUnixEpoch, 86400e9)
-	if !ok {
-		return 0, false
-	}
-	s := x + nanos
-	if (nanos > 0 && s < x) || (nanos < 0 && s > x) || s == math.MinInt64 {
-		return 0, false
-	}
-	return s, true
-}
 
 var errShape = errors.New("values do not match the numpy shape")

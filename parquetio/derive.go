@@ -3,61 +3,53 @@ package parquetio
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
 )
 
 // deriveSchema maps a Parquet schema without npyflow metadata to numpy.
+//
+// A column's numpy type is arrowconv's mapping (the one Arrow -> numpy
+// mapping of npyflow) of the Arrow type arrow-go's pqarrow reads it as
+// (arrowColumn), after the checks that are Parquet's own (checkColumn):
+// the shapes the reader decodes, lists only at the top. String widths and
+// list lengths come from a pass over the column chunks (measure).
 func (r *Reader) deriveSchema() (*Schema, error) {
 	root := r.pf.MetaData().Schema.Root()
 	order, err := r.selectColumns(root)
 	if err != nil {
 		return nil, err
 	}
+	if r.byTop == nil {
+		r.byTop = leavesByTop(r.leaves, root)
+	}
 	var cols []Column
 	for _, i := range order {
 		c := root.Field(i)
-		if elem, ok := listElement(c); ok {
-			// A list of primitives: a subarray when every row's list
-			// has the same length.
-			dt, n, err := r.listColumn(c, elem)
-			if err != nil {
-				return nil, err
-			}
-			cols = append(cols, Column{Name: c.Name(), DType: dt, Shape: []int{n}})
-			r.tops = append(r.tops, c)
-			continue
-		}
-		dt, err := r.deriveType(c, 0)
+		col, err := r.mapColumn(c, r.byTop[i])
 		if err != nil {
 			return nil, err
 		}
-		name := c.Name()
-		if p, ok := c.(*schema.PrimitiveNode); ok {
-			if isInterval(p) {
-				// Decoded as its 12 bytes, shown as the struct of the
-				// three little-endian uint32 the format defines.
-				if r.ext == nil {
-					r.ext = map[int]*npyio.DType{}
-				}
-				r.ext[len(cols)] = dt
-				dt, _ = npyio.NewString(npyio.Void, 12)
+		if p, ok := c.(*schema.PrimitiveNode); ok && isInterval(p) {
+			// Decoded as its 12 bytes (V12), shown as the struct of the
+			// three little-endian uint32 the format defines.
+			if r.ext == nil {
+				r.ext = map[int]*npyio.DType{}
 			}
-			if sc, ok := scaledDecimal(p, r.opts); ok {
-				name = arrowconv.ScaledName(name, sc)
-			}
+			r.ext[len(cols)] = intervalDType
 		}
-		cols = append(cols, Column{Name: name, DType: dt})
+		cols = append(cols, col)
 		r.tops = append(r.tops, c)
 	}
 	s, err := NewSchema(cols)
@@ -71,9 +63,6 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	if r.opts.selects() {
 		leaves = nil
 		r.sel = nil
-		if r.byTop == nil {
-			r.byTop = leavesByTop(r.leaves, root)
-		}
 		for _, i := range order {
 			for _, j := range r.byTop[i] {
 				leaves = append(leaves, r.leaves[j])
@@ -166,132 +155,6 @@ const listHint = "numpy has no type for it; " + varyingHint
 // varyingHint says what works with a column numpy has no type for.
 const varyingHint = "leave the column out and read the others (--columns with convert or inspect; in a job, the source's columns option, or a select or drop leaving it out on every path from the source, through filter and cast)"
 
-func (r *Reader) deriveType(c schema.Node, depth int) (*npyio.DType, error) {
-	name := c.Path()
-	if c.RepetitionType() == parquet.Repetitions.Repeated || depth > 64 {
-		return nil, &RefusedError{Column: name, Type: "repeated " + nodeType(c), Reason: "a repeated field (list); " + listHint}
-	}
-	lt := c.LogicalType()
-	if g, ok := c.(*schema.GroupNode); ok {
-		switch lt.(type) {
-		case schema.ListLogicalType, *schema.ListLogicalType:
-			return nil, &RefusedError{Column: name, Type: "LIST", Reason: "a list column; " + listHint}
-		case schema.MapLogicalType, *schema.MapLogicalType:
-			return nil, &RefusedError{Column: name, Type: "MAP", Reason: "a map column; " + listHint}
-		}
-		if g.NumFields() == 0 {
-			return nil, &RefusedError{Column: name, Type: "group", Reason: "a group without fields"}
-		}
-		var fs []npyio.Field
-		for i := 0; i < g.NumFields(); i++ {
-			ch := g.Field(i)
-			dt, err := r.deriveType(ch, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			fname := ch.Name()
-			if p, ok := ch.(*schema.PrimitiveNode); ok {
-				if sc, ok := scaledDecimal(p, r.opts); ok {
-					fname = arrowconv.ScaledName(fname, sc)
-				}
-			}
-			fs = append(fs, npyio.Field{Name: fname, Type: dt})
-		}
-		return npyio.NewStruct(fs)
-	}
-	p, ok := c.(*schema.PrimitiveNode)
-	if !ok {
-		return nil, fmt.Errorf("parquetio: column %s: unknown schema node", name)
-	}
-	return primitiveDType(p, r.opts.scaled(), func(chars bool) (int, error) {
-		n, err := r.maxLen(p, chars)
-		if v, ok := r.opts.fillFor(strings.Split(name, ".")); ok {
-			n = max(n, fillWidth(v, chars))
-		}
-		return n, err
-	})
-}
-
-// primitiveDType maps a leaf of a foreign file to numpy; width gives the
-// longest value of a BYTE_ARRAY column (characters for strings).
-func primitiveDType(p *schema.PrimitiveNode, scaled bool, width func(chars bool) (int, error)) (*npyio.DType, error) {
-	name := p.Path()
-	lt := p.LogicalType()
-	pt := p.PhysicalType()
-	switch v := lt.(type) {
-	case schema.IntLogicalType:
-		return intDType(name, pt, int(v.BitWidth()), v.IsSigned())
-	case *schema.IntLogicalType:
-		return intDType(name, pt, int(v.BitWidth()), v.IsSigned())
-	case schema.Float16LogicalType, *schema.Float16LogicalType:
-		if pt != parquet.Types.FixedLenByteArray || p.TypeLength() != 2 {
-			return nil, corruptCol(name, "FLOAT16 on %s", physName(p))
-		}
-		return npyio.Float16Type, nil
-	case schema.DateLogicalType, *schema.DateLogicalType:
-		if pt != parquet.Types.Int32 {
-			return nil, corruptCol(name, "DATE on %s", physName(p))
-		}
-		return npyio.NewDatetime("D", 1, false)
-	case schema.TimestampLogicalType:
-		return timeDType(name, p, v.TimeUnit(), false)
-	case *schema.TimestampLogicalType:
-		return timeDType(name, p, v.TimeUnit(), false)
-	case schema.TimeLogicalType:
-		return timeDType(name, p, v.TimeUnit(), true)
-	case *schema.TimeLogicalType:
-		return timeDType(name, p, v.TimeUnit(), true)
-	case schema.DecimalLogicalType:
-		return decimalDType(name, v.Precision(), v.Scale(), scaled)
-	case *schema.DecimalLogicalType:
-		return decimalDType(name, v.Precision(), v.Scale(), scaled)
-	case schema.StringLogicalType, *schema.StringLogicalType, schema.EnumLogicalType, *schema.EnumLogicalType, schema.JSONLogicalType, *schema.JSONLogicalType:
-		if pt != parquet.Types.ByteArray {
-			return nil, corruptCol(name, "%s on %s", lt, physName(p))
-		}
-		n, err := width(true)
-		if err != nil {
-			return nil, err
-		}
-		return npyio.NewString(npyio.Unicode, n)
-	case schema.IntervalLogicalType, *schema.IntervalLogicalType:
-		if pt != parquet.Types.FixedLenByteArray || p.TypeLength() != 12 {
-			return nil, corruptCol(name, "INTERVAL on %s", physName(p))
-		}
-		if p.Parent() != nil && p.Parent().Parent() != nil {
-			return nil, &RefusedError{Column: name, Type: "INTERVAL", Reason: "an INTERVAL inside a group; only top-level INTERVAL columns become a (months, days, milliseconds) struct: " + listHint}
-		}
-		return intervalDType, nil
-	}
-	switch pt {
-	case parquet.Types.Boolean:
-		return npyio.BoolType, nil
-	case parquet.Types.Int32:
-		return npyio.Int32Type, nil
-	case parquet.Types.Int64:
-		return npyio.Int64Type, nil
-	case parquet.Types.Int96:
-		// Spark and Impala timestamps: nanoseconds in UTC.
-		return npyio.NewDatetime("ns", 1, false)
-	case parquet.Types.Float:
-		return npyio.Float32Type, nil
-	case parquet.Types.Double:
-		return npyio.Float64Type, nil
-	case parquet.Types.FixedLenByteArray:
-		if p.TypeLength() < 0 {
-			return nil, corruptCol(name, "FIXED_LEN_BYTE_ARRAY(%d)", p.TypeLength())
-		}
-		return npyio.NewString(npyio.Void, p.TypeLength())
-	case parquet.Types.ByteArray:
-		n, err := width(false)
-		if err != nil {
-			return nil, err
-		}
-		return npyio.NewString(npyio.Bytes, n)
-	}
-	return nil, fmt.Errorf("parquetio: column %s: no numpy type for %s", name, physName(p))
-}
-
 // intervalDType is a Parquet INTERVAL: three little-endian unsigned
 // 32-bit integers, as the format defines it.
 var intervalDType, _ = npyio.NewStruct([]npyio.Field{
@@ -303,34 +166,6 @@ func isInterval(p *schema.PrimitiveNode) bool {
 		return p.PhysicalType() == parquet.Types.FixedLenByteArray && p.TypeLength() == 12
 	}
 	return false
-}
-
-// decimalDType is the numpy type of DECIMAL(prec, scale): f8, or int64
-// holding value*10^scale when scaled (precision 18 at most).
-func decimalDType(name string, prec, scale int32, scaled bool) (*npyio.DType, error) {
-	if !scaled {
-		return npyio.Float64Type, nil
-	}
-	if prec > 18 || scale < 0 {
-		return nil, &RefusedError{Column: name, Type: fmt.Sprintf("DECIMAL(%d,%d)", prec, scale),
-			Reason: "more than 18 digits do not fit an exact scaled int64; read it as f8 (decimal mode f8), or leave the column out"}
-	}
-	return npyio.Int64Type, nil
-}
-
-// scaledDecimal reports whether p is a DECIMAL read as scaled int64, and
-// its scale.
-func scaledDecimal(p *schema.PrimitiveNode, o *ReadOptions) (int32, bool) {
-	if !o.scaled() {
-		return 0, false
-	}
-	switch v := p.LogicalType().(type) {
-	case schema.DecimalLogicalType:
-		return v.Scale(), true
-	case *schema.DecimalLogicalType:
-		return v.Scale(), true
-	}
-	return 0, false
 }
 
 // unscaledPath undoes the renames of scaled decimals ("_x1e<scale>").
@@ -358,47 +193,6 @@ func physName(p *schema.PrimitiveNode) string {
 	return p.PhysicalType().String()
 }
 
-func nodeType(n schema.Node) string {
-	if p, ok := n.(*schema.PrimitiveNode); ok {
-		return physName(p)
-	}
-	return "group"
-}
-
-func intDType(name string, pt parquet.Type, bits int, signed bool) (*npyio.DType, error) {
-	if bits != 8 && bits != 16 && bits != 32 && bits != 64 {
-		return nil, corruptCol(name, "INT(%d) is not an integer type", bits)
-	}
-	if (bits == 64) != (pt == parquet.Types.Int64) || (pt != parquet.Types.Int32 && pt != parquet.Types.Int64) {
-		return nil, corruptCol(name, "INT(%d) on %s", bits, pt)
-	}
-	size := bits / 8
-	k := npyio.Uint
-	if signed {
-		k = npyio.Int
-	}
-	return &npyio.DType{Kind: k, Order: orderFor(size), Size: size}, nil
-}
-
-func timeDType(name string, p *schema.PrimitiveNode, u schema.TimeUnitType, delta bool) (*npyio.DType, error) {
-	unit := map[schema.TimeUnitType]string{schema.TimeUnitMillis: "ms", schema.TimeUnitMicros: "us", schema.TimeUnitNanos: "ns"}[u]
-	if unit == "" {
-		return nil, corruptCol(name, "unknown time unit")
-	}
-	pt := p.PhysicalType()
-	if pt != parquet.Types.Int64 && !(delta && unit == "ms" && pt == parquet.Types.Int32) {
-		return nil, corruptCol(name, "time type on %s", physName(p))
-	}
-	return npyio.NewDatetime(unit, 1, delta)
-}
-
-func orderFor(size int) byte {
-	if size == 1 {
-		return npyio.NotApplicable
-	}
-	return npyio.NativeOrder
-}
-
 // maxLen finds the longest value of a BYTE_ARRAY column, in bytes or (for
 // strings) characters.
 func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
@@ -411,6 +205,9 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 	}
 	longest := 0
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
 			return 0, err
 		}
@@ -449,8 +246,9 @@ func (r *Reader) maxLen(p *schema.PrimitiveNode, chars bool) (int, error) {
 }
 
 // decimal returns DECIMAL value j of the batch as the float64 nearest to
-// it (correctly rounded, ties to even).
+// it (correctly rounded, ties to even), as arrowconv rounds decimals.
 func (d *leafDecoder) decimal(j int) (float64, error) {
+	scale := int32(d.rc.scale)
 	var u int64
 	switch d.col.PhysicalType() {
 	case parquet.Types.Int32:
@@ -476,9 +274,9 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 				x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 			}
 			if x.IsInt64() {
-				return decimalFloat(x.Int64(), d.rc.scale), nil
+				return arrowconv.DecimalToFloat(x.Int64(), scale), nil
 			}
-			return bigDecimalFloat(x, d.rc.scale), nil
+			return arrowconv.BigDecimalToFloat(x, scale), nil
 		}
 		for _, c := range b {
 			u = u<<8 | int64(c)
@@ -487,7 +285,7 @@ func (d *leafDecoder) decimal(j int) (float64, error) {
 			u = u << sh >> sh // sign-extend
 		}
 	}
-	return decimalFloat(u, d.rc.scale), nil
+	return arrowconv.DecimalToFloat(u, scale), nil
 }
 
 // unscaled returns DECIMAL value j of the batch as its unscaled integer,
@@ -526,33 +324,6 @@ func (d *leafDecoder) unscaled(j int) (int64, error) {
 	return x.Int64(), nil
 }
 
-// pow10 holds the powers of ten that float64 represents exactly.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
-
-// decimalFloat is u * 10^-scale correctly rounded: one IEEE division of
-// two exact operands when both are exact (|u| < 2^53, scale <= 22), else
-// through strconv, which rounds correctly.
-func decimalFloat(u int64, scale int) float64 {
-	if u > -(1<<53) && u < 1<<53 && scale < len(pow10) {
-		return float64(u) / pow10[scale]
-	}
-	f, _ := strconv.ParseFloat(strconv.FormatInt(u, 10)+"e-"+strconv.Itoa(scale), 64)
-	return f
-}
-
-func bigDecimalFloat(x *big.Int, scale int) float64 {
-	f, err := strconv.ParseFloat(x.String()+"e-"+strconv.Itoa(scale), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return math.NaN()
-	}
-	return f
-}
-
-// fileColumn is the dotted path of file column i.
-func (r *Reader) fileColumn(i int) string {
-	return strings.Join(r.leaves[i].ColumnPath(), ".")
-}
-
 // listElement recognizes a top-level list of primitives under the Parquet
 // format's list rules: a LIST group with a repeated group of one primitive
 // field (3 levels) or a repeated primitive (2 levels), or a repeated
@@ -588,41 +359,297 @@ func listElement(c schema.Node) (*schema.PrimitiveNode, bool) {
 	return p, true
 }
 
-// listColumn maps a list column of element elem: the element's dtype and
-// the one length of every row's list, or a refusal naming the first row
-// whose list differs in length.
-func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.DType, int, error) {
+// checkColumn refuses top-level column c where the reader cannot decode
+// its shape (or the file's types contradict each other): lists only at the
+// top, of a primitive (a LIST of 3 or 2 levels, or a repeated primitive)
+// or of a group (the legacy 2-level form, a repeated group without
+// annotation); groups with fields; INTERVAL only at the top.
+func checkColumn(c schema.Node) error {
+	if _, ok := listElement(c); ok {
+		return nil
+	}
+	if g, ok := c.(*schema.GroupNode); ok && c.RepetitionType() == parquet.Repetitions.Repeated && g.LogicalType().IsNone() {
+		// A repeated group without LIST annotation: a list of structs.
+		for i := 0; i < g.NumFields(); i++ {
+			if err := checkNode(g.Field(i), 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return checkNode(c, 0)
+}
+
+// checkNode refuses what no struct field can be: a list, a map, a group
+// without fields, an INTERVAL inside a group.
+func checkNode(c schema.Node, depth int) error {
 	name := c.Path()
-	dt, err := primitiveDType(elem, r.opts.scaled(), func(chars bool) (int, error) { return r.maxLen(elem, chars) })
+	if c.RepetitionType() == parquet.Repetitions.Repeated || depth > 64 {
+		typ := "group"
+		if p, ok := c.(*schema.PrimitiveNode); ok {
+			typ = physName(p)
+		}
+		return &RefusedError{Column: name, Type: "repeated " + typ, Reason: "a repeated field (list); " + listHint}
+	}
+	g, ok := c.(*schema.GroupNode)
+	if !ok {
+		if p := c.(*schema.PrimitiveNode); isInterval(p) && depth > 0 {
+			return &RefusedError{Column: name, Type: "INTERVAL", Reason: "an INTERVAL inside a group; only top-level INTERVAL columns become a (months, days, milliseconds) struct: " + listHint}
+		}
+		return nil
+	}
+	switch g.LogicalType().(type) {
+	case schema.ListLogicalType, *schema.ListLogicalType:
+		return &RefusedError{Column: name, Type: "LIST", Reason: "a list column; " + listHint}
+	case schema.MapLogicalType, *schema.MapLogicalType:
+		return &RefusedError{Column: name, Type: "MAP", Reason: "a map column; " + listHint}
+	}
+	if g.NumFields() == 0 {
+		return &RefusedError{Column: name, Type: "group", Reason: "a group without fields"}
+	}
+	for i := 0; i < g.NumFields(); i++ {
+		if err := checkNode(g.Field(i), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// arrowCol is the Arrow field of a Parquet column, and the index of the
+// leaf (among the column's leaves) of each value path arrowconv names:
+// "a", "a.b", "a[]".
+type arrowCol struct {
+	field arrow.Field
+	leaf  map[string]int
+}
+
+// arrowColumn returns the Arrow field arrow-go's pqarrow reads column c as,
+// with two readings that are npyflow's: ENUM and JSON are text (Arrow
+// utf8, numpy U, as STRING), and an annotation npyflow does not interpret
+// (unknown to the format, NULL, GEOMETRY, ...) leaves the physical type.
+// c is copied into a schema of its own, so that one column pqarrow cannot
+// map does not stop the others.
+func arrowColumn(c schema.Node) (arrowCol, error) {
+	var ac arrowCol
+	cp, err := copyNode(c)
 	if err != nil {
-		return nil, 0, err
+		return ac, corruptCol(c.Path(), "%v", err)
 	}
+	root, err := schema.NewGroupNode("schema", parquet.Repetitions.Required, schema.FieldList{cp}, -1)
+	if err != nil {
+		return ac, corruptCol(c.Path(), "%v", err)
+	}
+	var man *pqarrow.SchemaManifest
+	err = guard(func() error {
+		var err error
+		man, err = pqarrow.NewSchemaManifest(schema.NewSchema(root), nil, &pqarrow.ArrowReadProperties{})
+		return err
+	})
+	if err != nil {
+		return ac, corruptCol(c.Path(), "arrow-go maps no Arrow type to it: %v", err)
+	}
+	sf := man.Fields[0]
+	ac.field, ac.leaf = *sf.Field, map[string]int{}
+	var walk func(sf pqarrow.SchemaField, path string)
+	walk = func(sf pqarrow.SchemaField, path string) {
+		if sf.IsLeaf() {
+			ac.leaf[path] = sf.ColIndex
+		}
+		t := sf.Field.Type
+		if ext, ok := t.(arrow.ExtensionType); ok {
+			t = ext.StorageType()
+		}
+		for _, ch := range sf.Children {
+			if _, ok := t.(arrow.ListLikeType); ok {
+				walk(ch, path+"[]")
+			} else {
+				walk(ch, path+"."+ch.Field.Name)
+			}
+		}
+	}
+	walk(sf, sf.Field.Name)
+	return ac, nil
+}
+
+// copyNode copies a schema node, with the annotations Arrow would read
+// otherwise replaced (see arrowColumn).
+func copyNode(n schema.Node) (schema.Node, error) {
+	if g, ok := n.(*schema.GroupNode); ok {
+		fields := make(schema.FieldList, g.NumFields())
+		for i := range fields {
+			f, err := copyNode(g.Field(i))
+			if err != nil {
+				return nil, err
+			}
+			fields[i] = f
+		}
+		lt := g.LogicalType()
+		if lt != nil && lt.IsNone() {
+			lt = nil // a group without annotation
+		}
+		return schema.NewGroupNodeLogical(g.Name(), g.RepetitionType(), fields, lt, g.FieldID())
+	}
+	p := n.(*schema.PrimitiveNode)
+	lt := p.LogicalType()
+	switch lt.(type) {
+	case schema.EnumLogicalType, *schema.EnumLogicalType, schema.JSONLogicalType, *schema.JSONLogicalType:
+		lt = schema.StringLogicalType{}
+	case schema.IntLogicalType, *schema.IntLogicalType, schema.Float16LogicalType, *schema.Float16LogicalType,
+		schema.DateLogicalType, *schema.DateLogicalType, schema.TimestampLogicalType, *schema.TimestampLogicalType,
+		schema.TimeLogicalType, *schema.TimeLogicalType, schema.DecimalLogicalType, *schema.DecimalLogicalType,
+		schema.StringLogicalType, *schema.StringLogicalType, schema.UUIDLogicalType, *schema.UUIDLogicalType,
+		schema.IntervalLogicalType, *schema.IntervalLogicalType:
+	default:
+		lt = schema.NoLogicalType{}
+	}
+	return schema.NewPrimitiveNodeLogical(p.Name(), p.RepetitionType(), lt, p.PhysicalType(), p.TypeLength(), p.FieldID())
+}
+
+// mapColumn maps top-level column c, whose leaves are leaves (indexes in
+// r.leaves), to numpy through arrowconv.
+func (r *Reader) mapColumn(c schema.Node, leaves []int) (Column, error) {
+	if err := checkColumn(c); err != nil {
+		return Column{}, err
+	}
+	if p, ok := c.(*schema.PrimitiveNode); ok && r.opts.scaled() {
+		if d, ok := p.LogicalType().(schema.DecimalLogicalType); ok && d.Scale() < 0 {
+			return Column{}, &RefusedError{Column: c.Path(), Type: parquetType(p), Reason: "a negative scale is no Parquet DECIMAL; read it as f8 (decimal mode f8), or leave the column out"}
+		}
+	}
+	ac, err := arrowColumn(c)
+	if err != nil {
+		return Column{}, err
+	}
+	leafOf := func(path string) *schema.Column {
+		if k, ok := ac.leaf[path]; ok && k < len(leaves) {
+			return r.leaves[leaves[k]]
+		}
+		return nil
+	}
+	length := -1
+	measure := func(path string, t arrow.DataType) (int, error) {
+		if _, ok := t.(arrow.ListLikeType); ok {
+			if length < 0 {
+				n, err := r.listLength(c, leaves[0])
+				if err != nil {
+					return 0, err
+				}
+				length = n
+			}
+			return length, nil
+		}
+		lc := leafOf(path)
+		if lc == nil {
+			return 0, fmt.Errorf("parquetio: column %s: no leaf for %s", c.Path(), path)
+		}
+		chars := t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING || t.ID() == arrow.STRING_VIEW
+		n, err := r.maxLen(lc.SchemaNode().(*schema.PrimitiveNode), chars)
+		if v, ok := r.opts.fillFor(lc.ColumnPath()); ok && !strings.Contains(path, "[]") {
+			n = max(n, fillWidth(v, chars))
+		}
+		return n, err
+	}
+	mo := &arrowconv.MapOptions{Measure: measure}
+	if r.opts != nil {
+		mo.Decimal = r.opts.Decimal
+	}
+	field, err := r.int96Field(ac.field, ac.field.Name, leafOf)
+	if err != nil {
+		return Column{}, err
+	}
+	m, err := arrowconv.MapSchema(arrow.NewSchema([]arrow.Field{field}, nil), mo)
+	var fs []npyio.Field
+	if err == nil {
+		fs, err = m.Fields()
+	}
+	var ue *arrowconv.UnsupportedError
+	if errors.As(err, &ue) {
+		// The refusal of a Parquet column names its Parquet path and type.
+		col, typ := c.Path(), nodeKind(c)
+		if lc := leafOf(ue.Column); lc != nil {
+			col, typ = strings.Join(lc.ColumnPath(), "."), parquetType(lc.SchemaNode().(*schema.PrimitiveNode))
+		}
+		return Column{}, &RefusedError{Column: col, Type: typ, Reason: ue.Msg}
+	}
+	if err != nil {
+		return Column{}, err
+	}
+	return Column{Name: fs[0].Name, DType: fs[0].Type, Shape: fs[0].Shape}, nil
+}
+
+// nodeKind names the Parquet type of a node in a refusal.
+func nodeKind(n schema.Node) string {
+	switch n := n.(type) {
+	case *schema.PrimitiveNode:
+		return physName(n)
+	case *schema.GroupNode:
+		if !n.LogicalType().IsNone() {
+			return n.LogicalType().String()
+		}
+	}
+	return "group"
+}
+
+// leafDType is the numpy type of primitive p read on its own (see
+// arrowColumn), as part of a column being described: no data is read;
+// width is called for a string or binary, whose width comes from the data.
+func leafDType(p *schema.PrimitiveNode, opts *ReadOptions, width func()) (*npyio.DType, error) {
+	if isInterval(p) {
+		if p.Parent() != nil && p.Parent().Parent() != nil {
+			return nil, checkNode(p, 1)
+		}
+		return intervalDType, nil
+	}
+	lone, err := schema.NewPrimitiveNodeLogical(p.Name(), parquet.Repetitions.Optional, p.LogicalType(), p.PhysicalType(), p.TypeLength(), p.FieldID())
+	if err != nil {
+		return nil, corruptCol(p.Path(), "%v", err)
+	}
+	ac, err := arrowColumn(lone)
+	if err != nil {
+		return nil, err
+	}
+	mo := &arrowconv.MapOptions{Measure: func(string, arrow.DataType) (int, error) {
+		width()
+		return 0, nil
+	}}
+	if opts != nil {
+		mo.Decimal = opts.Decimal
+	}
+	m, err := arrowconv.MapSchema(arrow.NewSchema([]arrow.Field{ac.field}, nil), mo)
+	if err != nil {
+		var ue *arrowconv.UnsupportedError
+		if errors.As(err, &ue) {
+			return nil, &RefusedError{Column: p.Path(), Type: parquetType(p), Reason: ue.Msg}
+		}
+		return nil, err
+	}
+	fs, err := m.Fields()
+	if err != nil {
+		return nil, err
+	}
+	return fs[0].Type, nil
+}
+
+// listLength measures the lists of top-level list column c from leaf col
+// (the first below its repeated node): the one length of every row's list
+// (0 without data), or a refusal naming the first row whose list differs
+// in length. A null list (c is OPTIONAL) has no length: its row is null,
+// and its values are nulls (see ReadOptions).
+func (r *Reader) listLength(c schema.Node, col int) (int, error) {
 	if r.noData {
-		return dt, 0, nil
+		return 0, nil
 	}
-	col := r.pf.MetaData().Schema.ColumnIndexByNode(elem)
-	if col < 0 {
-		return nil, 0, fmt.Errorf("parquetio: column %s: not a leaf of the schema", name)
-	}
+	name := c.Path()
+	lc := r.leaves[col]
 	// A slot is an element of the list when its definition level reaches
 	// the repeated node's.
 	var defRep int16
-	for n := schema.Node(elem); n != nil && n.Parent() != nil; n = n.Parent() {
-		if n.RepetitionType() != parquet.Repetitions.Required {
-			defRep++
-		}
+	for n := lc.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
 		if n.RepetitionType() == parquet.Repetitions.Repeated {
-			defRep = 0
-			for m := n; m != nil && m.Parent() != nil; m = m.Parent() {
-				if m.RepetitionType() != parquet.Repetitions.Required {
-					defRep++
-				}
-			}
+			defRep = defLevel(n)
 			break
 		}
 	}
-	// A null list (the column is OPTIONAL) has no length: its row is
-	// null, and its values are nulls (see ReadOptions).
 	var nullDef int16 = -1
 	if c.RepetitionType() == parquet.Repetitions.Optional {
 		nullDef = defLevel(c)
@@ -643,8 +670,11 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 	def := make([]int16, 4096)
 	rep := make([]int16, 4096)
 	for g := range r.fmd.RowGroups {
+		if r.fmd.RowGroups[g].NumRows == 0 {
+			continue // nothing to read (writers leave its offsets unset)
+		}
 		if _, err := r.chunkValues(g, col); err != nil {
-			return nil, 0, err
+			return 0, err
 		}
 		var cr file.ColumnChunkReader
 		if err := guard(func() error {
@@ -652,14 +682,14 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 			cr, err = r.pf.RowGroup(g).Column(col)
 			return err
 		}); err != nil {
-			return nil, 0, fmt.Errorf("parquetio: column %s, row group %d: %w", name, g, err)
+			return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", name, g, err)
 		}
-		d := &leafDecoder{cr: cr, col: r.leaves[col], l: &leaf{path: strings.Split(name, ".")}, rc: readConv{maxDef: int(r.leaves[col].MaxDefinitionLevel()), maxRep: 1}}
+		d := &leafDecoder{cr: cr, col: lc, l: &leaf{path: lc.ColumnPath()}, rc: readConv{maxDef: int(lc.MaxDefinitionLevel()), maxRep: int(lc.MaxRepetitionLevel())}}
 		d.def, d.rep = def, rep
 		for {
 			n, _, err := d.readSome(len(def))
 			if err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 			if n == 0 {
 				break
@@ -676,13 +706,13 @@ func (r *Reader) listColumn(c schema.Node, elem *schema.PrimitiveNode) (*npyio.D
 				}
 			}
 			if differ != nil {
-				return nil, 0, differ
+				return 0, differ
 			}
 		}
 	}
 	check()
 	if differ != nil {
-		return nil, 0, differ
+		return 0, differ
 	}
-	return dt, max(length, 0), nil
+	return max(length, 0), nil
 }

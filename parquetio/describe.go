@@ -21,6 +21,9 @@ type FileInfo struct {
 	// Npyflow is set for files written by npyflow: their numpy dtypes come
 	// from its metadata ([MetaTable]) and are exact.
 	Npyflow bool
+	// Warnings are what a [Reader] reads otherwise than the file says
+	// ([Reader.Warnings]).
+	Warnings []string
 	// Columns are the file's leaf columns in order (with
 	// ReadOptions.Columns: those of the columns read, in their order).
 	Columns []ColumnInfo
@@ -64,12 +67,16 @@ type ColumnInfo struct {
 	// value or a validity field gives it). For
 	// strings and binaries of foreign files the width is found by a pass
 	// over the data when converting: DType is then "<U" or "|S" and
-	// WidthFromData is set.
+	// WidthFromData is set. So is the unit of INT96 timestamps: DType
+	// "<M8" (datetime64[ns], or [us] or [ms] for values beyond its
+	// range), WidthFromData set.
 	DType         string
 	WidthFromData bool
-	// List is set for a list of primitives at the top level: it converts
-	// to a subarray field of DType when every row's list has one length
-	// (found by a pass over the data), and is refused otherwise.
+	// List is set for a list of primitives at the top level, or a field
+	// of a top-level list of groups (a repeated group, the legacy 2-level
+	// form): it converts to a subarray field of DType (a field of a
+	// subarray of structs) when every row's list has one length (found by
+	// a pass over the data), and is refused otherwise.
 	List bool
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
@@ -98,20 +105,13 @@ func Describe(r io.ReaderAt, size int64) (*FileInfo, error) {
 // (a column that does not exist, a fill value that does not fit) are
 // errors. No data is read: string widths and list lengths stay unknown.
 func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, error) {
-	fmd, flen, err := checkFooter(r, size)
+	f, err := openParquet(r, size)
 	if err != nil {
 		return nil, err
 	}
-	pf, err := openArrowFile(r, size)
-	if err != nil {
-		return nil, err
-	}
-	leaves := fileLeaves(pf)
-	if err := checkFooterChunks(fmd, size-8-flen, len(leaves)); err != nil {
-		return nil, fmt.Errorf("parquetio: %w", err)
-	}
+	fmd, pf, leaves := f.fmd, f.pf, f.leaves
 	md := pf.MetaData()
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), noData: true, opts: opts}
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: f.rows, noData: true, opts: opts}
 	rd.values = make([][]int64, len(fmd.RowGroups))
 	root := md.Schema.Root()
 	order, err := rd.selectColumns(root)
@@ -121,7 +121,7 @@ func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, e
 	if err := checkOptionNames(opts, root); err != nil {
 		return nil, err
 	}
-	info := &FileInfo{Rows: pf.NumRows(), RowGroups: md.NumRowGroups(), CreatedBy: md.GetCreatedBy()}
+	info := &FileInfo{Rows: f.rows, RowGroups: md.NumRowGroups(), CreatedBy: md.GetCreatedBy(), Warnings: f.warnings}
 	// npyflow's own files: the exact dtypes of its metadata.
 	var metaLeaves []*leaf
 	if rd.plan() == nil && rd.meta != nil {
@@ -138,7 +138,7 @@ func DescribeOptions(r io.ReaderAt, size int64, opts *ReadOptions) (*FileInfo, e
 	for _, i := range ordered {
 		c := leaves[i]
 		ci := ColumnInfo{Path: strings.Join(c.ColumnPath(), "."), Physical: physName(c.SchemaNode().(*schema.PrimitiveNode)), NullCount: rd.nullCount(i)}
-		ci.Type = parquetType(c)
+		ci.Type = parquetType(c.SchemaNode().(*schema.PrimitiveNode))
 		ci.Nullable, ci.Repeated = nodeFlags(c.SchemaNode())
 		_ = guard(func() error {
 			encs, codecs := map[string]bool{}, map[string]bool{}
@@ -246,7 +246,7 @@ func describeFields(info *FileInfo, r io.ReaderAt, size int64, fmd *format.FileM
 	if n == 0 {
 		return nil
 	}
-	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, byTop: byTop, rows: pf.NumRows(), noData: true, opts: columnOptions(opts, top.Name())}
+	rd := &Reader{ra: r, size: size, fmd: fmd, pf: pf, leaves: leaves, byTop: byTop, rows: info.Rows, noData: true, opts: columnOptions(opts, top.Name())}
 	rd.values = make([][]int64, len(fmd.RowGroups))
 	err := rd.plan()
 	var re *RefusedError
@@ -361,6 +361,12 @@ func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
 		describeElement(ci, elem, opts)
 		return
 	}
+	if top.RepetitionType() == parquet.Repetitions.Repeated && top.LogicalType().IsNone() && checkColumn(top) == nil {
+		// A field of the structs of a legacy list (a repeated group).
+		ci.List = true
+		describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode), opts)
+		return
+	}
 	// Any other list, map or repeated field on the path is refused (named
 	// by its outermost LIST or MAP, if any).
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
@@ -384,10 +390,7 @@ func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
 
 // describeElement fills in the numpy type of a primitive.
 func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode, opts *ReadOptions) {
-	dt, err := primitiveDType(p, opts.scaled(), func(bool) (int, error) {
-		ci.WidthFromData = true
-		return 0, nil
-	})
+	dt, err := leafDType(p, opts, func() { ci.WidthFromData = true })
 	if err != nil {
 		var re *RefusedError
 		if errors.As(err, &re) {
@@ -402,7 +405,10 @@ func describeElement(ci *ColumnInfo, p *schema.PrimitiveNode, opts *ReadOptions)
 		ci.DType = dt.String()
 	}
 	if ci.WidthFromData {
-		ci.DType = strings.TrimSuffix(ci.DType, "0")
+		ci.DType = strings.TrimRight(ci.DType, "0123456789") // "<U": the width comes from the data
+	}
+	if p.PhysicalType() == parquet.Types.Int96 && dt.Kind == npyio.Datetime {
+		ci.DType, ci.WidthFromData = "<M8", true // the unit comes from the values (int96.go)
 	}
 	switch dt.Kind {
 	case npyio.Float, npyio.Datetime, npyio.Timedelta:
@@ -435,8 +441,7 @@ func nodeFlags(n schema.Node) (nullable, repeated bool) {
 }
 
 // parquetType names a column's Parquet type as the format does.
-func parquetType(c *schema.Column) string {
-	p := c.SchemaNode().(*schema.PrimitiveNode)
+func parquetType(p *schema.PrimitiveNode) string {
 	unit := func(u schema.TimeUnitType) string {
 		return map[schema.TimeUnitType]string{schema.TimeUnitMillis: "ms", schema.TimeUnitMicros: "us", schema.TimeUnitNanos: "ns"}[u]
 	}
@@ -446,7 +451,7 @@ func parquetType(c *schema.Column) string {
 		}
 		return ""
 	}
-	switch v := c.LogicalType().(type) {
+	switch v := p.LogicalType().(type) {
 	case schema.DecimalLogicalType:
 		return fmt.Sprintf("DECIMAL(%d,%d)", v.Precision(), v.Scale())
 	case *schema.DecimalLogicalType:
@@ -495,14 +500,11 @@ func intName(bits int8, signed bool) string {
 // by [NewReader]): the names [ReadOptions.Columns] chooses from. No column
 // is mapped, so a file with columns numpy has no type for has names too.
 func ColumnNames(r io.ReaderAt, size int64) ([]string, error) {
-	if _, _, err := checkFooter(r, size); err != nil {
-		return nil, err
-	}
-	pf, err := openArrowFile(r, size)
+	f, err := openParquet(r, size)
 	if err != nil {
 		return nil, err
 	}
-	root := pf.MetaData().Schema.Root()
+	root := f.pf.MetaData().Schema.Root()
 	names := make([]string, root.NumFields())
 	for i := range names {
 		names[i] = root.Field(i).Name()

@@ -75,7 +75,12 @@
 //
 // [Reader] decodes one row group at a time into numpy rows. Files written
 // here come back numpy-equal (dtype, shape, values); other files are mapped
-// from their Parquet types:
+// from their Parquet types through Arrow: each column is read as the Arrow
+// type arrow-go's pqarrow gives it, and mapped by arrowconv.MapSchema, the
+// one Arrow -> numpy mapping, so that a Parquet file and the Arrow table
+// pyarrow or DuckDB would make of it convert alike (ENUM and JSON are
+// text here, and an annotation npyflow does not interpret leaves the
+// physical type):
 //
 //	Parquet                              numpy
 //	BOOLEAN                              b1
@@ -88,7 +93,8 @@
 //	                                     value*10^s, field "<name>_x1e<s>" (p <= 18)
 //	DATE                                 M8[D]
 //	TIMESTAMP(ms|us|ns), any UTC flag    M8[ms|us|ns]
-//	INT96 (Spark, Impala)                M8[ns]
+//	INT96 (Spark, Impala)                M8[ns]; M8[us] or M8[ms] when values
+//	                                     lie beyond M8[ns]'s years (see below)
 //	TIME(ms|us|ns)                       m8[ms|us|ns] (time since midnight)
 //	STRING, ENUM, JSON                   U<n>, n the longest value
 //	BYTE_ARRAY                           S<n>, n the longest value
@@ -96,9 +102,21 @@
 //	group                                nested struct
 //	top-level LIST of primitives (3- or  subarray field, when every row's
 //	  2-level, or a repeated primitive)    list has one length
+//	top-level repeated group (the        subarray of structs, when every
+//	  legacy 2-level list of old           row's list has one length
+//	  parquet-mr and Hive)
 //	INTERVAL (top level)                 struct (months, days, milliseconds), u4 each
 //	MAP, other lists                     refused, naming the column
 //
+// INT96 timestamps take their unit from the data: datetime64[ns] when
+// every value fits it, else the finest of datetime64[us] (Spark's
+// precision) and datetime64[ms] whose range holds every value, if no value
+// has finer digits (else the column is refused naming two such values);
+// Spark's encoding of years near 290000, which wraps int64 microseconds,
+// reads as Spark reads it. A logical type this reader does not know (a
+// newer writer's) is ignored and the physical type read, as the format
+// says; a footer row count the row groups do not hold is overruled by
+// the row groups (as DuckDB does); both are warnings ([Reader.Warnings]).
 // The longest string is found by a first pass over those columns alone,
 // the length of lists by a pass over their levels (lists of varying
 // length are refused naming the first row that differs).
@@ -150,10 +168,15 @@
 // and call data that does not fill it exactly, or goes on beyond it,
 // corrupt; ZSTD output is bounded by [MaxPageSize] whatever a frame claims.
 //
-// A file's declared sizes are checked before anything is allocated by
-// them: the schema's child counts must form one tree (at most 256 deep),
-// the footer's column chunks must lie within the file and its row groups
-// add up to its row count; each page header of a column chunk is decoded
+// The footer and the page headers are decoded by npyflow's own Thrift
+// decoder (thrift.go, footer.go), which checks every list length and
+// binary length against the bytes that remain before it allocates, so a
+// footer of n bytes costs O(n) whatever it claims; arrow-go then decodes
+// the same checked footer bytes. A file's declared sizes are checked
+// before anything is allocated by them: the schema's child counts must
+// form one tree (at most 256 deep),
+// the footer's column chunks must lie within the file (those of row
+// groups of no rows are never read); each page header of a column chunk is decoded
 // and checked before the chunk is read (a page must fit in what is left of
 // its chunk, a compressed page may claim at most [MaxPageSize] bytes
 // uncompressed and no more than its codec can expand to, a page stored

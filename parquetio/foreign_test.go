@@ -112,7 +112,13 @@ func checkRefusal(t *testing.T, b []byte, name string) bool {
 
 // readAllColumns reads a whole file as one byte slice per column.
 func readAllColumns(b []byte) (*Reader, [][]byte, error) {
-	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	return readAllColumnsOptions(b, nil)
+}
+
+// readAllColumnsOptions reads a whole file under opts as one byte slice
+// per column.
+func readAllColumnsOptions(b []byte, opts *ReadOptions) (*Reader, [][]byte, error) {
+	rd, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -314,6 +320,12 @@ func checkForeignValue(dt *npyio.DType, ptype string, b []byte, want any) error 
 			wu = "ms"
 		case ptype == "DATE":
 			wu = "D"
+		}
+		if dt.Unit == wu { // exact beyond int64 nanoseconds too
+			if got != w {
+				return fmt.Errorf("%d %s, want %d %s", got, dt.Unit, w, wu)
+			}
+			return nil
 		}
 		gn, ok := mulOK(got, unitNanos[dt.Unit])
 		wn, ok2 := mulOK(w, unitNanos[wu])

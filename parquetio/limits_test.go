@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -19,14 +18,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// allocated runs f and returns the bytes it allocated (all goroutines).
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+// allocated is the heap allocation of f.
+var allocated = fixtures.Allocated
 
 // TestRowValueLimit: a row layout is refused by its value count before
 // anything is allocated per value (flatOffsets listed 2**62 offsets for

@@ -25,6 +25,9 @@ func TestMappingAgreesWithArrowconv(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("testdata", "foreign", "*.parquet"))
 	compared := 0
 	for _, p := range paths {
+		if strings.HasSuffix(p, "pt_unknown_logical_type.parquet") {
+			continue // arrow-go's own reader panics on its logical type (parquetio ignores it)
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -66,6 +69,9 @@ func TestMappingAgreesWithArrowconv(t *testing.T) {
 			got := dt.TypeStr()
 			if c.WidthFromData {
 				got = strings.TrimSuffix(got, "1")
+				if c.Type == "INT96" {
+					got = "<M8" // the unit comes from the data (int96.go)
+				}
 			}
 			if got != c.DType {
 				t.Errorf("%s: %s (%s): parquetio %s, arrowconv %s (from %s)", filepath.Base(p), c.Path, c.Type, c.DType, got, f.Type)

@@ -1,16 +1,12 @@
 package parquetio
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/npyflow/npyflow/arrowconv"
-	"github.com/npyflow/npyflow/npyio"
 )
 
 // ReadOptions configures a [Reader]. The zero value (or nil) is the
@@ -125,159 +121,6 @@ func (o *ReadOptions) checkFill(s *Schema) error {
 		}
 	}
 	return nil
-}
-
-// fillBytes encodes v as one numpy value of dt (native order).
-func fillBytes(dt *npyio.DType, v any) ([]byte, error) {
-	b := make([]byte, dt.Size)
-	str, isStr := v.(string)
-	toInt := func() (int64, error) {
-		switch x := v.(type) {
-		case string:
-			return strconv.ParseInt(x, 10, 64)
-		case int:
-			return int64(x), nil
-		case int8:
-			return int64(x), nil
-		case int16:
-			return int64(x), nil
-		case int32:
-			return int64(x), nil
-		case int64:
-			return x, nil
-		case uint8:
-			return int64(x), nil
-		case uint16:
-			return int64(x), nil
-		case uint32:
-			return int64(x), nil
-		case uint64:
-			if x > math.MaxInt64 {
-				return 0, errors.New("out of range")
-			}
-			return int64(x), nil
-		case float64:
-			if x != math.Trunc(x) || math.Abs(x) >= 1<<63 {
-				return 0, errors.New("not an integer")
-			}
-			return int64(x), nil
-		}
-		return 0, fmt.Errorf("%v is not an integer", v)
-	}
-	switch dt.Kind {
-	case npyio.Bool:
-		switch x := v.(type) {
-		case bool:
-			if x {
-				b[0] = 1
-			}
-		case string:
-			t, err := strconv.ParseBool(x)
-			if err != nil {
-				return nil, err
-			}
-			if t {
-				b[0] = 1
-			}
-		default:
-			i, err := toInt()
-			if err != nil || i < 0 || i > 1 {
-				return nil, fmt.Errorf("%v is not a bool", v)
-			}
-			b[0] = byte(i)
-		}
-	case npyio.Int, npyio.Datetime, npyio.Timedelta:
-		i, err := toInt()
-		if err != nil {
-			return nil, err
-		}
-		if bits := 8 * dt.Size; bits < 64 && (i < -1<<(bits-1) || i >= 1<<(bits-1)) {
-			return nil, fmt.Errorf("%d does not fit %s", i, dt.TypeStr())
-		}
-		putLE(b, uint64(i))
-	case npyio.Uint:
-		var u uint64
-		if x, ok := v.(uint64); ok {
-			u = x
-		} else if isStr {
-			var err error
-			if u, err = strconv.ParseUint(str, 10, 64); err != nil {
-				return nil, err
-			}
-		} else {
-			i, err := toInt()
-			if err != nil || i < 0 {
-				return nil, fmt.Errorf("%v is not an unsigned integer", v)
-			}
-			u = uint64(i)
-		}
-		if bits := 8 * dt.Size; bits < 64 && u >= 1<<bits {
-			return nil, fmt.Errorf("%d does not fit %s", u, dt.TypeStr())
-		}
-		putLE(b, u)
-	case npyio.Float:
-		var f float64
-		switch x := v.(type) {
-		case string:
-			var err error
-			if f, err = strconv.ParseFloat(x, 64); err != nil {
-				return nil, err
-			}
-		case float64:
-			f = x
-		case float32:
-			f = float64(x)
-		default:
-			i, err := toInt()
-			if err != nil {
-				return nil, err
-			}
-			f = float64(i)
-		}
-		switch dt.Size {
-		case 4:
-			store(b, float32(f))
-		case 8:
-			store(b, f)
-		default:
-			return nil, fmt.Errorf("no fill value for %s", dt.TypeStr())
-		}
-	case npyio.Unicode:
-		if !isStr {
-			return nil, fmt.Errorf("%v is not a string", v)
-		}
-		if !utf8.ValidString(str) || utf8.RuneCountInString(str)*4 > dt.Size {
-			return nil, fmt.Errorf("%q does not fit %s", str, dt.TypeStr())
-		}
-		k := 0
-		for _, r := range str {
-			store(b[k:], uint32(r))
-			k += 4
-		}
-	case npyio.Bytes:
-		var s []byte
-		switch x := v.(type) {
-		case string:
-			s = []byte(x)
-		case []byte:
-			s = x
-		default:
-			return nil, fmt.Errorf("%v is not bytes", v)
-		}
-		if len(s) > dt.Size {
-			return nil, fmt.Errorf("%d bytes do not fit %s", len(s), dt.TypeStr())
-		}
-		copy(b, s)
-	default:
-		return nil, fmt.Errorf("no fill value for %s", dt.TypeStr())
-	}
-	return b, nil
-}
-
-func putLE(b []byte, u uint64) {
-	for i := range b {
-		b[i] = byte(u >> (8 * i))
-	}
 }
 
 // fillWidth is the width (characters or bytes) a string column needs for

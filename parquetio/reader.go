@@ -10,9 +10,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/npyio"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -24,7 +25,8 @@ import (
 // package documentation's table): BOOLEAN -> b1, INT(8..64) and the legacy
 // INT_8.. converted types -> i1..i8 / u1..u8 (plain INT32/INT64 -> i4/i8),
 // FLOAT -> f4, DOUBLE -> f8, FLOAT16 -> f2, DECIMAL(p,s) -> f8 correctly
-// rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns], DATE -> M8[D],
+// rounded, TIMESTAMP(unit) -> M8[unit], INT96 -> M8[ns] (M8[us] or M8[ms]
+// for values beyond its range), DATE -> M8[D],
 // TIME(unit) -> m8[unit], STRING/ENUM/JSON -> U<n> and BYTE_ARRAY -> S<n>
 // with n the longest value (found by a first pass over those columns),
 // FIXED_LEN_BYTE_ARRAY(n) and UUID -> V<n>, groups -> nested structs,
@@ -65,7 +67,10 @@ type Reader struct {
 	out    [][]byte
 	decs   []*leafDecoder
 	noData bool // Describe: read no data (string widths unknown)
-	opts   *ReadOptions
+	// warnings are what was read differently from what the file says
+	// (Reader.Warnings).
+	warnings []string
+	opts     *ReadOptions
 	// interleaved: the row buffer holds whole rows of dtype (chosen by a
 	// first call of Next on a table of several columns), strides the row
 	// size of each buffer.
@@ -117,34 +122,93 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 }
 
 func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
-	fmd, flen, err := checkFooter(r, size)
-	if err != nil {
-		return nil, err
-	}
 	held := newHeldReader(r)
-	pf, err := openArrowFile(held, size)
+	f, err := openParquet(held, size)
 	if err != nil {
 		return nil, err
 	}
-	leaves := fileLeaves(pf)
-	if err := checkFooterChunks(fmd, size-8-flen, len(leaves)); err != nil {
-		return nil, fmt.Errorf("parquetio: %w", err)
-	}
-	rd := &Reader{ra: r, held: held, size: size, fmd: fmd, pf: pf, leaves: leaves, rows: pf.NumRows(), opts: opts}
-	rd.values = make([][]int64, len(fmd.RowGroups))
+	rd := &Reader{ra: r, held: held, size: size, fmd: f.fmd, pf: f.pf, leaves: f.leaves, rows: f.rows, warnings: f.warnings, opts: opts}
+	rd.values = make([][]int64, len(f.fmd.RowGroups))
 	if err := rd.plan(); err != nil {
 		return nil, err
 	}
 	return rd, nil
 }
 
-// openArrowFile opens r with arrow-go's Parquet reader (after checkFooter).
-func openArrowFile(r io.ReaderAt, size int64) (pf *file.Reader, err error) {
+// parquetFile is a file's footer as npyflow decoded and checked it, and
+// arrow-go's reader of the same footer.
+type parquetFile struct {
+	fmd      *format.FileMetaData
+	pf       *file.Reader
+	leaves   []*schema.Column // the file's leaf columns, by index
+	rows     int64            // the rows of the row groups
+	warnings []string
+}
+
+// openParquet checks and decodes the footer of r (of size size) and
+// opens it with arrow-go's Parquet reader, reading through ra (r, or a
+// heldReader of r).
+func openParquet(r io.ReaderAt, size int64) (*parquetFile, error) {
+	src := r
+	if h, ok := r.(*heldReader); ok {
+		src = h.src
+	}
+	footer, err := readFooter(src, size)
+	if err != nil {
+		return nil, err
+	}
+	fmd, unknown, err := decodeFooter(footer)
+	if errors.Is(err, errEncryptedColumn) {
+		return nil, fmt.Errorf("parquetio: %w", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parquetio: %w: undecodable footer: %v", errCorrupt, err)
+	}
+	if err := checkSchemaTree(fmd.Schema); err != nil {
+		return nil, fmt.Errorf("parquetio: %w", err)
+	}
+	var warnings []string
+	if len(unknown) > 0 {
+		// The Parquet spec: a reader ignores a logical type it does not
+		// know and reads the physical type. arrow-go refuses it (it
+		// panics), so it gets the footer without them.
+		paths := schemaPaths(fmd.Schema)
+		for _, u := range unknown {
+			warnings = append(warnings, fmt.Sprintf("column %s: %s ignored, as the Parquet format says: read as its physical type %s", paths[u.element], u.what, physicalName(&fmd.Schema[u.element])))
+		}
+		footer = patchFooter(footer, unknown)
+		if _, again, err := decodeFooter(footer); err != nil || len(again) > 0 {
+			return nil, fmt.Errorf("parquetio: %w: column %s: a logical type that cannot be ignored", errCorrupt, paths[unknown[0].element])
+		}
+	}
+	pf, err := openArrowFile(r, size, footer)
+	if err != nil {
+		return nil, err
+	}
+	leaves := fileLeaves(pf)
+	rows, err := checkFooterChunks(fmd, size-8-int64(len(footer)), len(leaves))
+	if err != nil {
+		return nil, fmt.Errorf("parquetio: %w", err)
+	}
+	if rows != fmd.NumRows {
+		// DuckDB reads the row groups' rows too.
+		warnings = append(warnings, fmt.Sprintf("the footer says %d rows, its row groups hold %d: reading the row groups' rows", fmd.NumRows, rows))
+	}
+	return &parquetFile{fmd: fmd, pf: pf, leaves: leaves, rows: rows, warnings: warnings}, nil
+}
+
+// openArrowFile opens r with arrow-go's Parquet reader, with the footer
+// bytes footer (checked and decoded by npyflow first).
+func openArrowFile(r io.ReaderAt, size int64, footer []byte) (pf *file.Reader, err error) {
 	props := parquet.NewReaderProperties(nil)
 	props.MaxUncompressedPageSize = pageSizeLimit
 	err = guard(func() error {
-		var err error
-		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props))
+		md, err := metadata.NewFileMetaData(footer, nil)
+		if err != nil {
+			return err
+		}
+		md.SetSourceFileSize(size)
+		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props), file.WithMetadata(md))
 		return err
 	})
 	if err != nil {
@@ -165,46 +229,97 @@ func guard(f func() error) (err error) {
 	return f()
 }
 
-// checkFooter checks the footer length against the file size and the
-// schema's child counts, before arrow-go allocates or walks anything by
-// them, and returns the footer as npyflow decodes it and its length.
-func checkFooter(r io.ReaderAt, size int64) (*format.FileMetaData, int64, error) {
+// readFooter checks the magic bytes and the footer length against the
+// file size and returns the footer's bytes.
+func readFooter(r io.ReaderAt, size int64) ([]byte, error) {
 	if size < 12 {
-		return nil, 0, fmt.Errorf("parquetio: not a Parquet file: %d bytes", size)
+		return nil, fmt.Errorf("parquetio: not a Parquet file: %d bytes", size)
 	}
 	var head, tail [4]byte
 	if _, err := r.ReadAt(head[:], 0); err != nil {
-		return nil, 0, fmt.Errorf("parquetio: reading the header: %w", err)
+		return nil, fmt.Errorf("parquetio: reading the header: %w", err)
 	}
 	var t8 [8]byte
 	if _, err := r.ReadAt(t8[:], size-8); err != nil {
-		return nil, 0, fmt.Errorf("parquetio: reading the footer: %w", err)
+		return nil, fmt.Errorf("parquetio: reading the footer: %w", err)
 	}
 	copy(tail[:], t8[4:])
 	if string(head[:]) != "PAR1" || string(tail[:]) != "PAR1" {
-		return nil, 0, fmt.Errorf("parquetio: not a Parquet file (no PAR1 magic at both ends)")
+		if string(head[:]) == "PAR1" && string(tail[:]) == "PARE" {
+			return nil, fmt.Errorf("parquetio: an encrypted footer (Parquet modular encryption is not read)")
+		}
+		return nil, fmt.Errorf("parquetio: not a Parquet file (no PAR1 magic at both ends)")
 	}
 	n := int64(binary.LittleEndian.Uint32(t8[:4]))
 	if n > size-12 {
-		return nil, 0, fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
+		return nil, fmt.Errorf("parquetio: corrupt footer: its length field says %d bytes, but the file has %d", n, size)
 	}
 	footer := make([]byte, n)
-	if _, err := r.ReadAt(footer, size-8-n); err != nil {
-		return nil, 0, fmt.Errorf("parquetio: reading the footer: %w", err)
+	if k, err := r.ReadAt(footer, size-8-n); int64(k) < n {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("parquetio: reading the footer: %w", err)
 	}
-	md := new(format.FileMetaData)
-	if err := thrift.Unmarshal(&compact, footer, md); err != nil {
-		return nil, 0, fmt.Errorf("parquetio: %w: undecodable footer: %v", errCorrupt, err)
+	return footer, nil
+}
+
+// checkFooter decodes and checks the footer of r (tests).
+func checkFooter(r io.ReaderAt, size int64) (*format.FileMetaData, int64, error) {
+	f, err := openParquet(r, size)
+	if err != nil {
+		return nil, 0, err
 	}
-	if err := checkSchemaTree(md.Schema); err != nil {
-		return nil, 0, fmt.Errorf("parquetio: %w", err)
+	return f.fmd, 0, nil
+}
+
+// schemaPaths gives the dotted path of each schema element (the root's
+// is empty); the tree is checked (checkSchemaTree).
+func schemaPaths(s []format.SchemaElement) []string {
+	paths := make([]string, len(s))
+	type open struct {
+		prefix string
+		left   int32
 	}
-	return md, n, nil
+	var stack []open
+	for i := range s {
+		prefix := ""
+		if len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			prefix = top.prefix
+			top.left--
+		}
+		if i > 0 {
+			paths[i] = prefix + s[i].Name
+		}
+		if c := s[i].NumChildren; c.Valid && c.V > 0 {
+			p := paths[i]
+			if p != "" {
+				p += "."
+			}
+			stack = append(stack, open{p, c.V})
+		}
+		for len(stack) > 0 && stack[len(stack)-1].left == 0 {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return paths
+}
+
+// physicalName names the physical type of a schema element.
+func physicalName(e *format.SchemaElement) string {
+	if !e.Type.Valid {
+		return "(none: a group)"
+	}
+	return e.Type.V.String()
 }
 
 // chunkValues checks the page headers of a column chunk (once) and
 // returns the number of values its data pages hold.
 func (r *Reader) chunkValues(rg, col int) (int64, error) {
+	if r.fmd.RowGroups[rg].NumRows == 0 {
+		return 0, nil // never read
+	}
 	vs := r.values[rg]
 	if vs == nil {
 		vs = make([]int64, len(r.fmd.RowGroups[rg].Columns))
@@ -298,7 +413,7 @@ func (r *Reader) plan() error {
 			return fmt.Errorf("parquetio: column %s: %w", strings.Join(l.path, "."), err)
 		}
 		if v, ok := r.opts.fillFor(l.path); ok {
-			b, err := fillBytes(l.dt, v)
+			b, err := arrowconv.FillValue(l.dt, v)
 			if err != nil {
 				return fmt.Errorf("parquetio: column %s: fill value: %w", strings.Join(l.path, "."), err)
 			}
@@ -436,8 +551,14 @@ func (r *Reader) Columns() []Column {
 // (rather than a table of columns).
 func (r *Reader) IsArray() bool { return r.s.array }
 
-// Rows returns the number of rows.
+// Rows returns the number of rows: those of the file's row groups.
 func (r *Reader) Rows() int64 { return r.rows }
+
+// Warnings returns what the Reader read otherwise than the file says, one
+// sentence each: a logical type it does not know (read as the physical
+// type, as the Parquet format says), a footer row count its row groups
+// do not hold (their rows are read, as DuckDB does).
+func (r *Reader) Warnings() []string { return r.warnings }
 
 // Remaining returns the number of rows not read yet.
 func (r *Reader) Remaining() int64 { return r.rows - r.next }

@@ -19,16 +19,13 @@ import (
 // input is done (partDone) and when the shard is finished (commit), and
 // the sinks create their files through it (buildEnv.create).
 
-// DefaultCheckpointBytes is the default ShardOptions.CheckpointBytes.
-const DefaultCheckpointBytes = shardrun.DefaultCheckpointBytes
-
 // ShardOptions makes a run one shard of a sharded run with manifests and
 // a commit. A Plan with a dataset sink always runs this way (as shard 0
 // of 1 by default).
 type ShardOptions struct {
 	// Shard is this run's shard; the zero value means 0 of 1 (or of the
 	// frozen plan's count).
-	Shard Shard
+	Shard shardrun.Shard
 	// Resume skips the inputs this shard already committed in an earlier
 	// attempt of the same run, after removing that attempt's leftovers.
 	// Without it, an earlier attempt's uncommitted files are discarded and
@@ -38,10 +35,10 @@ type ShardOptions struct {
 	// _npyflow in the first sink's root.
 	StateDir string
 	// NoCommit stops the last shard to finish from committing the run;
-	// run `npyflow commit` (CommitRun) instead.
+	// run `npyflow commit` ([shardrun.CommitRun]) instead.
 	NoCommit bool
 	// CheckpointBytes is how many input bytes a shard reads between
-	// checkpoints; 0 means DefaultCheckpointBytes, negative only at the
+	// checkpoints; 0 means [shardrun.DefaultCheckpointBytes], negative only at the
 	// end. Jobs with transforms that depend on every row (slice, limit,
 	// sample, describe, pca) checkpoint only at the end.
 	CheckpointBytes int64
@@ -52,17 +49,13 @@ type ShardOptions struct {
 	AfterPart func(p *Part)
 }
 
-// ShardSummary is what a sharded run did besides reading and writing
-// (see [shardrun.Summary]).
-type ShardSummary = shardrun.Summary
-
 // distRun adapts a shardrun.Run to the plan: which parts it reads, and
 // the sinks' finished files at checkpoints.
 type distRun struct {
 	p        *Plan
 	run      *shardrun.Run
 	opts     ShardOptions
-	shard    Shard
+	shard    shardrun.Shard
 	runID    string
 	include  map[*Part]bool
 	fps      map[*Part]partFP
@@ -94,7 +87,7 @@ func (p *Plan) assign(parts []*Part, n int, fp *FrozenPlan) []int {
 	for i, pt := range parts {
 		sizes[i] = pt.Size
 	}
-	return AssignShards(sizes, n)
+	return shardrun.AssignShards(sizes, n)
 }
 
 func sinkName(s sinkNode) string { return s.stats().Sink }
@@ -109,6 +102,26 @@ func (p *Plan) sinkNodeOf(name string) sinkNode {
 		}
 	}
 	return nil
+}
+
+// sourcesOf returns the sources whose rows reach component name.
+func (p *Plan) sourcesOf(name string) map[string]bool {
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(n string) {
+		c := p.Job.Component(n)
+		if c == nil || out[n] {
+			return
+		}
+		if c.Kind == job.Source {
+			out[n] = true
+		}
+		for _, in := range c.Inputs {
+			walk(in)
+		}
+	}
+	walk(name)
+	return out
 }
 
 // checkShardable reports why the job cannot run as several shards.
@@ -186,7 +199,9 @@ func (p *Plan) needsDist() bool {
 
 // startDist prepares a sharded run: which parts this shard reads, the
 // run's ID and manifest, and the leftovers of earlier attempts removed.
-func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
+// With a frozen plan, only this shard's inputs are looked at (their
+// fingerprints checked again by shardrun.Start).
+func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error) {
 	d := &distRun{p: p, opts: *o, shard: o.Shard, include: map[*Part]bool{}, fps: map[*Part]partFP{}}
 	fp := p.frozen
 	if d.shard.Count == 0 {
@@ -222,7 +237,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 			known[pt.Path] = partFP{fp: in.Fingerprint, mtime: in.ModTime}
 		}
 	}
-	fps, err := fingerprintParts(parts, known)
+	fps, err := fingerprintParts(ctx, parts, known)
 	if err != nil {
 		return nil, err
 	}
@@ -245,13 +260,19 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 		}
 	}
 	for _, c := range p.Job.Of(job.Sink) {
-		cfg.Sinks = append(cfg.Sinks, ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
+		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
 	}
 	for _, s := range p.sinks {
 		if t, ok := s.(*trackedSink); ok {
-			parts := mine
-			if !t.perPart {
-				parts = nil
+			// The files of the inputs that reach this sink.
+			var parts []*Part
+			if t.perPart {
+				from := p.sourcesOf(t.c.Name)
+				for _, pt := range mine {
+					if from[pt.Source] {
+						parts = append(parts, pt)
+					}
+				}
 			}
 			paths, err := t.sinkNode.plannedPaths(parts)
 			if err != nil {
@@ -260,7 +281,7 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 			cfg.Planned = append(cfg.Planned, paths...)
 		}
 	}
-	run, err := shardrun.Start(context.Background(), cfg)
+	run, err := shardrun.Start(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -274,8 +295,8 @@ func (p *Plan) startDist(o *ShardOptions) (*distRun, error) {
 }
 
 // input is a part as the manifests record it.
-func (d *distRun) input(pt *Part) ManifestInput {
-	return ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].fp, Rows: pt.Rows}
+func (d *distRun) input(pt *Part) shardrun.ManifestInput {
+	return shardrun.ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].fp, Rows: pt.Rows}
 }
 
 func partName(pt *Part) string {
@@ -425,7 +446,7 @@ func (t *trackedSink) Begin(p *Part) error {
 			return err
 		}
 		t.cur, t.rows, t.started = path, 0, true
-		t.skipping = t.skipMode && exists(path)
+		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
 	}
 	if t.skipping {
 		return nil
@@ -464,7 +485,7 @@ func (t *trackedSink) Finish() error {
 			return err
 		}
 		t.cur, t.started = path, true
-		t.skipping = t.skipMode && exists(path)
+		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
 	}
 	t.finished = true
 	if t.skipping {
@@ -484,47 +505,6 @@ func (t *trackedSink) flush() ([]fileRec, error) {
 	t.done = nil
 	return d, nil
 }
-
-// CommitOptions configures CommitRun.
-type CommitOptions struct {
-	// Plan, if set, is the frozen plan of the run: commit also checks the
-	// manifests cover exactly its inputs.
-	Plan *FrozenPlan
-	// Log, if set, receives a line per step.
-	Log io.Writer
-}
-
-// CommitSummary is what a commit published (see [shardrun.CommitSummary]).
-type CommitSummary = shardrun.CommitSummary
-
-// CommitRun verifies the manifests in a run directory and publishes the
-// run (see [shardrun.CommitRun]); with opts.Plan it also checks that the
-// manifests cover exactly the plan's inputs.
-func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
-	so := &shardrun.CommitOptions{}
-	if opts != nil {
-		so.Log = opts.Log
-		if fp := opts.Plan; fp != nil {
-			so.Expect = &shardrun.Expected{Run: fp.ID, Shards: fp.Shards}
-			for _, in := range fp.Inputs {
-				so.Expect.Inputs = append(so.Expect.Inputs, ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member})
-			}
-		}
-	}
-	return shardrun.CommitRun(runDir, so)
-}
-
-// FindRun returns the directory of run id in stateDir (see
-// [shardrun.FindRun]).
-func FindRun(stateDir, id string) (string, error) { return shardrun.FindRun(stateDir, id) }
-
-const (
-	successFile   = shardrun.SuccessFile
-	committedFile = shardrun.CommittedFile
-)
-
-func sortedInputs(in []ManifestInput) []ManifestInput { return shardrun.SortedInputs(in) }
-func exists(path string) bool                         { return shardrun.Exists(path) }
 
 // StateDir returns where a job's runs keep their manifests by default.
 func (p *Plan) StateDir() string { return p.stateDir("") }

@@ -60,8 +60,20 @@
 //
 // Every output is written to a temporary file beside its final name (an
 // upload, for a URL) and published only when the whole run succeeds; a
-// failed or cancelled run leaves no partial output. Sharded runs stage
-// their files and commit them with [CommitRun] (see docs/scale.md).
+// failed or cancelled run leaves no partial output.
+//
+// # Sharded runs
+//
+// [Plan.Freeze] snapshots the inputs (with fingerprints, local or on a
+// bucket) and spreads them over shards by bytes
+// ([shardrun.AssignShards]); with RunOptions.Shard a run reads only its
+// shard's inputs and checks only those ([shardrun.ShardFromEnv] finds the
+// shard of a Kubernetes, Slurm, AWS Batch or Cloud Run task). Parquet
+// sinks with partition_by or dataset: true write Hive-style datasets of
+// part-<shard>-<seq>.parquet files. Sharded runs stage their files,
+// record them in per-shard manifests at checkpoints, resume after a kill
+// and are published by [shardrun.CommitRun], which writes _SUCCESS; see
+// docs/scale.md.
 //
 // # Limits
 //

@@ -40,7 +40,7 @@ func parquetSinkFields() []job.Field {
 		job.Field{Name: "mode", Type: job.String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "append", "skip_existing"},
 			Doc: "what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"},
 		job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: []string{"zstd", "snappy", "gzip", "lz4", "none"}, Doc: "the codec of every column", Flag: "compression",
-			FlagDoc: "the codec of every column: zstd (the default), snappy, gzip, lz4 or none",
+			FlagDoc:   "the codec of every column: zstd (the default), snappy, gzip, lz4 or none",
 			FlagValue: func(text string) (any, error) { return text, nil }}, // parquetio says which it knows
 		job.Field{Name: "row_group_rows", Type: job.Int, Min: ptr(1), Doc: "rows per row group (default: 1Mi rows, fewer if over 128 MiB)", Flag: "row-group-rows"},
 		job.Field{Name: "page_size", Type: job.Int, Min: ptr(1024), Doc: "target data page size in bytes (default 1 MiB)", Flag: "page-size"},

@@ -6,12 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 )
@@ -19,25 +20,45 @@ import (
 // FrozenPlan is a snapshot of a sharded job's work, written by `npyflow
 // plan --out plan.json` and read by every shard, so that all shards
 // agree on the inputs even if files arrive or change later: the job file
-// itself, each input with its size, fingerprint and shard, and the
-// outputs.
+// itself with the values of its ${VAR}s, each input with its size,
+// rows, fingerprint and shard, each source's layout, and the outputs. A
+// shard running it reads no input but its own.
 type FrozenPlan struct {
 	Format  int       `json:"npyflow_plan"`
 	ID      string    `json:"id"` // the run ID: a digest of the job, the inputs and the shard count
 	Created time.Time `json:"created"`
 	// JobFile and JobDir name the job file and the directory its relative
 	// paths resolve against (absolute); Job is its text and Set its --set
-	// overrides. ${VAR} references are expanded again by each shard.
-	JobFile    string         `json:"job_file"`
-	JobDir     string         `json:"job_dir"`
-	Job        string         `json:"job"`
-	Set        []string       `json:"set,omitempty"`
-	Shards     int            `json:"shards"`
-	StateDir   string         `json:"state_dir"`
-	ShardBytes []int64        `json:"shard_bytes"`
-	ShardFiles []int          `json:"shard_inputs"`
-	Inputs     []FrozenInput  `json:"inputs"`
-	Sinks      []FrozenOutput `json:"sinks"`
+	// overrides.
+	JobFile string   `json:"job_file"`
+	JobDir  string   `json:"job_dir"`
+	Job     string   `json:"job"`
+	Set     []string `json:"set,omitempty"`
+	// Env holds the values the job's ${VAR} references had when it was
+	// planned; shards expand them from here, not from their own
+	// environment. A plan without it (written by an earlier npyflow)
+	// expands them from each shard's environment.
+	Env        map[string]string `json:"env"`
+	Shards     int               `json:"shards"`
+	StateDir   string            `json:"state_dir"`
+	ShardBytes []int64           `json:"shard_bytes"`
+	ShardFiles []int             `json:"shard_inputs"`
+	Sources    []FrozenSource    `json:"sources,omitempty"`
+	Inputs     []FrozenInput     `json:"inputs"`
+	Sinks      []FrozenOutput    `json:"sinks"`
+}
+
+// FrozenSource is the layout of one source's rows in its files, as
+// planned: the numpy dtype (descr) and row shape every input is read as
+// (string widths the widest of all inputs), and the Parquet or Arrow
+// columns read. With it and the inputs' rows, a shard builds the plan
+// without opening any input; it checks its own inputs when it reads them.
+type FrozenSource struct {
+	Name     string   `json:"name"`
+	DType    string   `json:"dtype"`
+	RowShape []int    `json:"row_shape,omitempty"`
+	Columns  []string `json:"columns,omitempty"`
+	Dropped  []string `json:"dropped,omitempty"` // fields a projection left out
 }
 
 // FrozenInput is one input part of a frozen plan.
@@ -48,6 +69,7 @@ type FrozenInput struct {
 	Size        int64             `json:"size"`
 	ModTime     time.Time         `json:"mtime"`
 	Rows        int64             `json:"rows"`
+	ZeroD       bool              `json:"zero_d,omitempty"` // a 0-d array, read as one row
 	Fingerprint string            `json:"fingerprint"`
 	Shard       int               `json:"shard"`
 	Captures    map[string]string `json:"captures,omitempty"`
@@ -71,11 +93,12 @@ type FrozenOutput struct {
 const planFormat = shardrun.Format
 
 // Freeze snapshots the plan for shards shard runs: it fingerprints every
-// input and assigns inputs to shards by bytes. jobText is the job file's
-// contents and set its --set overrides, which the snapshot carries so
-// shards need only the plan file.
+// input (several at a time: inputs may be objects in a bucket) and
+// assigns inputs to shards by bytes. jobText is the job file's contents
+// and set its --set overrides, which the snapshot carries, with the
+// values of the job's ${VAR}s, so shards need only the plan file.
 func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []string) (*FrozenPlan, error) {
-	if err := (Shard{Count: shards}).Check(); err != nil {
+	if err := (shardrun.Shard{Count: shards}).Check(); err != nil {
 		return nil, err
 	}
 	if p.env.spooled != "" {
@@ -91,9 +114,9 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 		return nil, err
 	}
 	fp := &FrozenPlan{Format: planFormat, Created: time.Now().UTC(), JobFile: p.Job.File, JobDir: dir,
-		Job: string(jobText), Set: set, Shards: shards}
+		Job: string(jobText), Set: set, Env: p.Job.Env(), Shards: shards}
 	parts := p.allParts()
-	fps, err := fingerprintParts(parts, nil)
+	fps, err := fingerprintParts(ctx, parts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,9 +124,12 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 	fp.ShardBytes = make([]int64, shards)
 	fp.ShardFiles = make([]int, shards)
 	for i, pt := range parts {
-		in := FrozenInput{Source: pt.Source, Path: absPath(pt.Path), Member: pt.Member, Size: pt.Size, Rows: pt.Rows,
+		in := FrozenInput{Source: pt.Source, Path: absPath(pt.Path), Member: pt.Member, Size: pt.Size, Rows: pt.Rows, ZeroD: pt.zeroD,
 			Fingerprint: fps[i].fp, ModTime: fps[i].mtime, Shard: assign[i], Captures: captureVars(pt)}
 		for _, s := range p.sinks {
+			if !p.sourcesOf(sinkName(s))[pt.Source] {
+				continue // the input does not reach this sink
+			}
 			if pp, ok := s.(interface{ perPartFiles() bool }); ok && pp.perPartFiles() {
 				if paths, err := s.plannedPaths([]*Part{pt}); err == nil && len(paths) == 1 {
 					if in.Outputs == nil {
@@ -117,6 +143,7 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 		fp.ShardBytes[assign[i]] += pt.Size
 		fp.ShardFiles[assign[i]]++
 	}
+	fp.Sources = p.frozenSources()
 	for _, o := range p.Outputs {
 		c := p.Job.Component(o.Sink)
 		fo := FrozenOutput{Sink: o.Sink, Type: o.Type, Mode: c.String("mode"), Root: absPath(sinkRoot(c))}
@@ -134,66 +161,147 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 	return fp, nil
 }
 
-// WriteFile writes the plan as indented JSON, atomically.
-func (fp *FrozenPlan) WriteFile(name string) error {
+// frozenSources records each source's layout for FrozenPlan.Sources, or
+// returns nil when one cannot be written down exactly (then shards read
+// every input's header, as plans without it make them do).
+func (p *Plan) frozenSources() []FrozenSource {
+	var out []FrozenSource
+	for _, src := range p.srcs {
+		s, ok := src.(*fileSource)
+		if !ok || s.file == nil {
+			return nil
+		}
+		dt, err := npyio.ParseDescr(s.file.DType.String())
+		if err != nil || !dt.Native().Equal(s.file.DType) || s.mixed != nil {
+			return nil
+		}
+		for _, pt := range s.parts {
+			// A part with its own layout, an archive read as one table,
+			// bytes not in native order or an array named otherwise
+			// than its member or file are not written down: shards
+			// then read the headers.
+			if pt.schema != nil || pt.cols != nil || !pt.dtype.Equal(pt.dtype.Native()) || pt.Vars["array"] != plannedArray(pt.Path, pt.Member) {
+				return nil
+			}
+		}
+		out = append(out, FrozenSource{Name: s.c.Name, DType: s.file.DType.String(), RowShape: s.file.Shape,
+			Columns: s.columns, Dropped: p.env.dropped[s.c.Name]})
+	}
+	return out
+}
+
+// planned returns source name's layout and inputs from the frozen plan,
+// or nil when the run has no frozen plan or the plan does not carry the
+// layout.
+func (e *buildEnv) planned(name string) (*FrozenSource, []FrozenInput) {
+	if e == nil || e.plan == nil {
+		return nil, nil
+	}
+	for i := range e.plan.Sources {
+		if e.plan.Sources[i].Name == name {
+			return &e.plan.Sources[i], e.frozen[name]
+		}
+	}
+	return nil, nil
+}
+
+// addPlanned adds a source's parts from its frozen plan without opening
+// any file: each part's header is the planned layout with the planned
+// rows. The files are checked when they are read: their fingerprints
+// before the shard starts (shardrun), their layout when opened.
+func (s *fileSource) addPlanned(fs *FrozenSource, ins []FrozenInput, env *buildEnv) error {
+	dt, err := npyio.ParseDescr(fs.DType)
+	if err != nil {
+		return fmt.Errorf("the plan's source %s: dtype %q: %w", fs.Name, fs.DType, err)
+	}
+	dt = dt.Native()
+	s.columns = fs.Columns
+	if len(fs.Dropped) > 0 {
+		if env.dropped == nil {
+			env.dropped = map[string][]string{}
+		}
+		env.dropped[s.c.Name] = fs.Dropped
+	}
+	for _, in := range ins {
+		h := &npyio.Header{DType: dt, Shape: append([]int{int(in.Rows)}, fs.RowShape...)}
+		if in.ZeroD {
+			h.Shape = []int{}
+		}
+		if err := s.addPart(match{Path: in.Path, Size: in.Size, Caps: in.Captures}, partHead{member: in.Member, header: h}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plannedArray is the {array} of a planned part: its member, else its
+// file's stem.
+func plannedArray(path, member string) string {
+	if member != "" {
+		return member
+	}
+	base := filepath.Base(storage.Path(path))
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// WriteFile writes the plan as indented JSON, atomically; name may be a
+// URL.
+func (fp *FrozenPlan) WriteFile(ctx context.Context, name string) error {
 	b, err := json.MarshalIndent(fp, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(name, append(b, '\n'))
+	return shardrun.Files.WriteFileAtomic(ctx, name, append(b, '\n'))
 }
 
 // LoadFrozenPlan reads a plan written by FrozenPlan.WriteFile.
-func LoadFrozenPlan(name string) (*FrozenPlan, error) {
-	b, err := shardrun.Files.ReadFile(name)
+func LoadFrozenPlan(ctx context.Context, name string) (*FrozenPlan, error) {
+	b, err := shardrun.Files.ReadFile(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	var fp FrozenPlan
 	if err := json.Unmarshal(b, &fp); err != nil {
-		return nil, fmt.Errorf("%s: not an npyflow plan: %v", name, err)
+		return nil, fmt.Errorf("%s: not an npyflow plan: %v", storage.Redact(name), err)
 	}
 	if fp.Format != planFormat {
-		return nil, fmt.Errorf("%s: not an npyflow plan (format %d, want %d)", name, fp.Format, planFormat)
+		return nil, fmt.Errorf("%s: not an npyflow plan (format %d, want %d)", storage.Redact(name), fp.Format, planFormat)
 	}
 	if fp.ID == "" || fp.Shards < 1 || fp.Job == "" {
-		return nil, fmt.Errorf("%s: incomplete npyflow plan", name)
+		return nil, fmt.Errorf("%s: incomplete npyflow plan", storage.Redact(name))
 	}
 	for i, in := range fp.Inputs {
 		if in.Shard < 0 || in.Shard >= fp.Shards {
-			return nil, fmt.Errorf("%s: input %d (%s) has shard %d of %d", name, i, in.Path, in.Shard, fp.Shards)
+			return nil, fmt.Errorf("%s: input %d (%s) has shard %d of %d", storage.Redact(name), i, in.Path, in.Shard, fp.Shards)
 		}
 	}
 	return &fp, nil
 }
 
-// LoadJob validates the job the plan carries; opts may set LookupEnv.
+// LoadJob validates the job the plan carries. Its ${VAR}s take the
+// values the plan recorded (a variable unset when planning stays unset);
+// a plan without them (from an earlier npyflow) expands them with
+// opts.LookupEnv, or the environment.
 func (fp *FrozenPlan) LoadJob(opts *job.LoadOptions) (*job.Job, error) {
 	o := job.LoadOptions{Set: fp.Set, Dir: fp.JobDir}
-	if opts != nil {
+	switch {
+	case fp.Env != nil:
+		o.LookupEnv = func(k string) (string, bool) { v, ok := fp.Env[k]; return v, ok }
+	case opts != nil:
 		o.LookupEnv = opts.LookupEnv
 	}
 	return job.Load(fp.JobFile, []byte(fp.Job), &o)
 }
 
-// Manifest is what one shard committed (see [shardrun.Manifest]).
-type Manifest = shardrun.Manifest
-
-// ManifestSink is a sink of the run.
-type ManifestSink = shardrun.ManifestSink
-
-// ManifestInput is one committed input.
-type ManifestInput = shardrun.ManifestInput
-
-// ManifestOutput is one committed output file.
-type ManifestOutput = shardrun.ManifestOutput
-
-func manifestName(runDir string, i int) string    { return shardrun.ManifestName(runDir, i) }
-func readManifest(name string) (*Manifest, error) { return shardrun.ReadManifest(name) }
-func writeFileAtomic(name string, data []byte) error {
-	return shardrun.Files.WriteFileAtomic(name, data)
+// Expected is what a commit of the plan's run must find (see
+// [shardrun.CommitOptions]): its run ID, shard count and inputs.
+func (fp *FrozenPlan) Expected() *shardrun.Expected {
+	e := &shardrun.Expected{Run: fp.ID, Shards: fp.Shards}
+	for _, in := range fp.Inputs {
+		e.Inputs = append(e.Inputs, shardrun.ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member})
+	}
+	return e
 }
-func syncDir(dir string) { shardrun.SyncDir(dir) }
 
 // partFP is a part's fingerprint and modification time.
 type partFP struct {
@@ -201,33 +309,76 @@ type partFP struct {
 	mtime time.Time
 }
 
-// fingerprintParts fingerprints the parts' files (each file once); known
-// gives fingerprints already taken (from a frozen plan), by path.
-func fingerprintParts(parts []*Part, known map[string]partFP) ([]partFP, error) {
+// fingerprintWorkers is how many files fingerprintParts reads at once
+// (each costs a few round trips on an object store).
+const fingerprintWorkers = 16
+
+// fingerprintParts fingerprints the parts' files (each file once, several
+// at a time); known gives fingerprints already taken (from a frozen
+// plan), by path.
+func fingerprintParts(ctx context.Context, parts []*Part, known map[string]partFP) ([]partFP, error) {
+	var paths []string
+	got := map[string]partFP{}
+	for _, pt := range parts {
+		if _, ok := known[pt.Path]; ok {
+			continue
+		}
+		if _, ok := got[pt.Path]; !ok {
+			got[pt.Path] = partFP{}
+			paths = append(paths, pt.Path)
+		}
+	}
+	fps := make([]partFP, len(paths))
+	errs := make([]error, len(paths))
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for w := 0; w < min(fingerprintWorkers, len(paths)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				next.Lock()
+				k := i
+				i++
+				next.Unlock()
+				if k >= len(paths) || ctx.Err() != nil {
+					return
+				}
+				s, mt, err := shardrun.Fingerprint(ctx, paths[k])
+				fps[k], errs[k] = partFP{fp: s, mtime: mt}, err
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for k, p := range paths {
+		got[p] = fps[k]
+	}
 	out := make([]partFP, len(parts))
-	seen := map[string]partFP{}
 	for i, pt := range parts {
 		if f, ok := known[pt.Path]; ok {
 			out[i] = f
-			continue
+		} else {
+			out[i] = got[pt.Path]
 		}
-		if f, ok := seen[pt.Path]; ok {
-			out[i] = f
-			continue
-		}
-		st, err := os.Stat(pt.Path)
-		if err != nil {
-			return nil, err
-		}
-		s, err := Fingerprint(pt.Path)
-		if err != nil {
-			return nil, err
-		}
-		f := partFP{fp: s, mtime: st.ModTime().UTC()}
-		seen[pt.Path] = f
-		out[i] = f
 	}
 	return out, nil
+}
+
+// firstError returns the first non-nil error, in input order.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runID is the digest that names a run: the job's components and
@@ -255,10 +406,6 @@ func (p *Plan) runID(parts []*Part, fps []partFP, shards int) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:20]
 }
-
-// digestInputs is the digest of a list of inputs, for the manifests'
-// assigned_digest.
-func digestInputs(in []ManifestInput) string { return shardrun.DigestInputs(in) }
 
 // captureVars returns a part's capture values (its template variables
 // less the ones every part has).
@@ -291,7 +438,8 @@ func absPath(p string) string {
 }
 
 // expand lists a file source's inputs: the frozen plan's, if the run has
-// one, else the expansion of its patterns.
+// one (without looking at the files: a shard checks only its own, when
+// it starts), else the expansion of its patterns.
 func (e *buildEnv) expand(c *job.Component) ([]match, []capture, error) {
 	if e == nil || e.frozen == nil {
 		return expandPaths(e.ctx, c)
@@ -311,11 +459,11 @@ func (e *buildEnv) expand(c *job.Component) ([]match, []capture, error) {
 			continue // npz members of one file
 		}
 		seen[in.Path] = true
-		st, err := os.Stat(in.Path)
-		if err != nil {
-			return nil, nil, &dataError{pos: c.PosOf("paths"), path: c.Path() + ".paths", err: fmt.Errorf("planned input %w", err)}
+		size := in.Size
+		if in.Member != "" {
+			size = 0 // the planned size is the member's
 		}
-		out = append(out, match{Path: in.Path, Size: st.Size(), Caps: in.Captures})
+		out = append(out, match{Path: in.Path, Size: size, Caps: in.Captures})
 	}
 	return out, caps, nil
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -263,7 +264,7 @@ func (s *datasetSink) checkExisting() error {
 			return &dataError{pos: s.c.PosOf("mode"), path: s.c.Path() + ".mode", err: fmt.Errorf("dataset %s exists (it holds %s) (mode: error_if_exists)", s.root, f)}
 		}
 	case "skip_existing":
-		if shardrun.Exists(shardrun.Join(s.root, successFile)) {
+		if shardrun.Exists(context.TODO(), shardrun.Join(s.root, shardrun.SuccessFile)) {
 			s.skip = true
 		}
 	}
@@ -274,7 +275,7 @@ func (s *datasetSink) checkExisting() error {
 // component starting with '_' or '.' (the files readers see), or "".
 // root may be a URL.
 func firstVisibleFile(root string) string {
-	f, _ := shardrun.FirstVisibleFile(root)
+	f, _ := shardrun.FirstVisibleFile(context.TODO(), root)
 	return f
 }
 

@@ -25,6 +25,7 @@ type buildEnv struct {
 	spooled string                   // the source that read standard input
 	cleanup []func()                 // run by Plan.Close
 	frozen  map[string][]FrozenInput // by source
+	plan    *FrozenPlan              // the frozen plan, if any
 	dist    *distRun
 }
 
@@ -181,6 +182,7 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 	}
 	if o != nil && o.Frozen != nil {
 		p.frozen = o.Frozen
+		p.env.plan = o.Frozen
 		p.env.frozen = map[string][]FrozenInput{}
 		for _, in := range o.Frozen.Inputs {
 			p.env.frozen[in.Source] = append(p.env.frozen[in.Source], in)

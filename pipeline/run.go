@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 // RunOptions configures Plan.Run. The zero value means the defaults.
@@ -57,7 +58,7 @@ type Summary struct {
 	Sinks   []*SinkStats
 	Elapsed time.Duration
 	// Shard is set for sharded runs (RunOptions.Shard or a dataset sink).
-	Shard *ShardSummary
+	Shard *shardrun.Summary
 }
 
 // DefaultBatchBytes is the default RunOptions.BatchBytes.
@@ -122,6 +123,8 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			p.env.out.abort()
 			if d != nil && d.run != nil {
 				d.run.Abort()
+				// Say what the manifest keeps for --resume.
+				err = d.run.Interrupted(err)
 			}
 		}
 	}()
@@ -134,7 +137,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		if so == nil {
 			so = &ShardOptions{}
 		}
-		if d, err = p.startDist(so); err != nil {
+		if d, err = p.startDist(ctx, so); err != nil {
 			return nil, err
 		}
 		if d.run.Summary().Done != "" {

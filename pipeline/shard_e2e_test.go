@@ -23,6 +23,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
+
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 // The sharding tests run the real CLI as separate processes, built once.
@@ -77,8 +79,8 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		skip := strings.HasPrefix(k, "NPYFLOW_") || strings.HasPrefix(k, "SLURM_")
-		for _, e := range shardEnv {
-			skip = skip || k == e.index || k == e.count
+		for _, e := range shardrun.EnvVars() {
+			skip = skip || k == e.Index || k == e.Count
 		}
 		if !skip {
 			out = append(out, kv)
@@ -279,8 +281,9 @@ func compareAgg(t *testing.T, what string, got, want map[string]*dsAgg) {
 }
 
 // TestShardsEqualOneShard runs a job as one process and as four shard
-// processes (each finding its shard another way: flag, Kubernetes, Slurm,
-// Cloud Run variables) from a frozen plan, commits, and checks both
+// processes (each finding its shard another way: flag, Kubernetes, a
+// Slurm array numbered from 1, Cloud Run variables) from a frozen plan
+// made with OUT set (the shards run without it), commits, and checks both
 // datasets hold exactly the input's rows (counts and checksums per
 // partition), that shards wrote disjoint files, that nothing is visible
 // before the commit, and that DuckDB reads the same aggregates.
@@ -305,7 +308,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	fp, err := LoadFrozenPlan(filepath.Join(dir, "plan.json"))
+	fp, err := LoadFrozenPlan(context.Background(), filepath.Join(dir, "plan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +326,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 	envs := [][]string{
 		{"NPYFLOW_X=1"}, // --shard 0 below
 		{"JOB_COMPLETION_INDEX=1"},
-		{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=4"},
+		{"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=4", "SLURM_ARRAY_TASK_COUNT=4"}, // --index-base 1 below
 		{"CLOUD_RUN_TASK_INDEX=3", "CLOUD_RUN_TASK_COUNT=4"},
 	}
 	var wg sync.WaitGroup
@@ -331,13 +334,16 @@ func TestShardsEqualOneShard(t *testing.T) {
 	errs := make([]error, 4)
 	for i, env := range envs {
 		args := []string{"run", "--plan", "plan.json", "--no-commit"}
-		if i == 0 {
+		switch i {
+		case 0:
 			args = append(args, "--shard", "0")
+		case 2:
+			args = append(args, "--index-base", "1")
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = cli(t, dir, append(env, "OUT="+four), args...)
+			outs[i], errs[i] = cli(t, dir, env, args...)
 		}()
 	}
 	wg.Wait()
@@ -347,7 +353,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 		}
 	}
 	for i, want := range []string{"", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "CLOUD_RUN_TASK_INDEX"} {
-		if want != "" && !strings.Contains(outs[i], fmt.Sprintf("shard %d/4 from %s", i, want)) {
+		if want != "" && !strings.Contains(outs[i], fmt.Sprintf("shard %d/4 from %s=", i, want)) {
 			t.Errorf("shard %d: output %q does not say it came from %s", i, outs[i], want)
 		}
 	}
@@ -355,7 +361,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 	if f := firstVisibleFile(ds); f != "" {
 		t.Errorf("before commit, readers can see %s", f)
 	}
-	if out, err := cli(t, dir, []string{"OUT=" + four}, "commit", "--plan", "plan.json"); err != nil || !strings.Contains(out, "committed run "+fp.ID) {
+	if out, err := cli(t, dir, nil, "commit", "--plan", "plan.json"); err != nil || !strings.Contains(out, "committed run "+fp.ID) {
 		t.Fatalf("commit: %v\n%s", err, out)
 	}
 	got4, shards := readDataset(t, ds)
@@ -448,14 +454,14 @@ func TestKillResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := filepath.Join(outDir, "ds")
-	var man *Manifest
+	var man *shardrun.Manifest
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		// Kill once a checkpoint was taken and the next inputs are half
 		// written (temporary files exist).
 		ms, _ := filepath.Glob(filepath.Join(ds, "_npyflow", "*", "shard-00001.json"))
 		if len(ms) == 1 {
-			if m, err := readManifest(ms[0]); err == nil && m.Checkpoints >= 1 && len(m.Inputs) > 0 && hasTemp(ds) {
+			if m, err := shardrun.ReadManifest(context.Background(), ms[0]); err == nil && m.Checkpoints >= 1 && len(m.Inputs) > 0 && hasTemp(ds) {
 				man = m
 				break
 			}
@@ -472,7 +478,7 @@ func TestKillResume(t *testing.T) {
 	}
 	cmd.Wait()
 	ms, _ := filepath.Glob(filepath.Join(ds, "_npyflow", "*", "shard-00001.json"))
-	if m, err := readManifest(ms[0]); err == nil {
+	if m, err := shardrun.ReadManifest(context.Background(), ms[0]); err == nil {
 		man = m // a checkpoint may have happened since
 	}
 	if man.Complete || len(man.Inputs) >= man.Assigned {

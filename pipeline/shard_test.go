@@ -190,7 +190,7 @@ func TestDatasetModes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ds, "g=4")); err == nil {
 		t.Error("overwrite left the empty partition g=4")
 	}
-	if _, err := os.Stat(filepath.Join(ds, successFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(ds, shardrun.SuccessFile)); err != nil {
 		t.Error(err)
 	}
 }
@@ -254,7 +254,7 @@ sinks: {o: {type: parquet, input: s, path: out/ds, partition_by: [g]}}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := runDataset(t, dir, tc.jb, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
+			_, err := runDataset(t, dir, tc.jb, &ShardOptions{Shard: shardrun.Shard{Index: 1, Count: 2}})
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("got %v, want an error with %q", err, tc.err)
 			}
@@ -275,14 +275,14 @@ func TestPerFileSinkShards(t *testing.T) {
 sources: {in: {type: npy, paths: "in/*.npy"}}
 sinks: {o: {type: npy, input: in, path: "out/{stem}.npy", mode: skip_existing}}
 `
-	s0, err := runDataset(t, dir, jb, &ShardOptions{Shard: Shard{Index: 0, Count: 2}})
+	s0, err := runDataset(t, dir, jb, &ShardOptions{Shard: shardrun.Shard{Index: 0, Count: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := visibleFiles(t, filepath.Join(dir, "out")); len(got) != 0 {
 		t.Errorf("visible before commit: %v", got)
 	}
-	s1, err := runDataset(t, dir, jb, &ShardOptions{Shard: Shard{Index: 1, Count: 2}})
+	s1, err := runDataset(t, dir, jb, &ShardOptions{Shard: shardrun.Shard{Index: 1, Count: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,11 +332,11 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	planFile := filepath.Join(dir, "plan.json")
-	if err := fp.WriteFile(planFile); err != nil {
+	if err := fp.WriteFile(context.Background(), planFile); err != nil {
 		t.Fatal(err)
 	}
 	writeRecords(t, filepath.Join(dir, "in", "0late.npy"), 7, 2, 50) // sorts first
-	fp, err = LoadFrozenPlan(planFile)
+	fp, err = LoadFrozenPlan(context.Background(), planFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: Shard{Index: i}}})
+		sum, err := p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: shardrun.Shard{Index: i}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +371,7 @@ func TestFrozenPlanIgnoresNewFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	shard := fp.Inputs[1].Shard
-	_, err = p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: Shard{Index: shard}}})
+	_, err = p.Run(context.Background(), &RunOptions{Shard: &ShardOptions{Shard: shardrun.Shard{Index: shard}}})
 	if err == nil || !strings.Contains(err.Error(), "changed since planning") {
 		t.Errorf("changed input: %v", err)
 	}

@@ -199,6 +199,14 @@ func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error
 	}
 	s.caps = caps
 	s.project(env.project[c.Name])
+	if planned, ins := env.planned(c.Name); planned != nil {
+		// A frozen plan has every input's rows and the files' layout:
+		// no file is opened (a shard checks its own when it starts).
+		if err := s.addPlanned(planned, ins, env); err != nil {
+			return nil, err
+		}
+		matches = nil
+	}
 	for _, m := range matches {
 		if m, err = env.spoolPipe(c, m); err != nil {
 			return nil, err

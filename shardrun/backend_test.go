@@ -71,11 +71,11 @@ func TestFirstVisibleFile(t *testing.T) {
 		for _, rel := range []string{"_SUCCESS", ".part-00000-00000.parquet.npyflow-x", "_npyflow/run/shard-00000.json", "a=1/.hidden"} {
 			put(rel)
 		}
-		if f, err := shardrun.FirstVisibleFile(root); f != "" || err != nil {
+		if f, err := shardrun.FirstVisibleFile(context.Background(), root); f != "" || err != nil {
 			t.Errorf("%s: found %q, %v among hidden files", root, f, err)
 		}
 		put("a=1/part-00000-00001.parquet")
-		if f, err := shardrun.FirstVisibleFile(root); f != shardrun.Join(root, "a=1/part-00000-00001.parquet") || err != nil {
+		if f, err := shardrun.FirstVisibleFile(context.Background(), root); f != shardrun.Join(root, "a=1/part-00000-00001.parquet") || err != nil {
 			t.Errorf("%s: found %q, %v", root, f, err)
 		}
 	}
@@ -85,9 +85,9 @@ func TestFirstVisibleFile(t *testing.T) {
 func TestNoSecretsInErrors(t *testing.T) {
 	storagetest.NewMem("memtest")
 	state := "memtest://bkt-redact/state?token=s3cr3t"
-	_, err1 := shardrun.CommitRun(shardrun.Join(state, "run1"), nil)
-	_, err2 := shardrun.FindRun(state, "run1")
-	_, err3 := shardrun.FindRun(state, "")
+	_, err1 := shardrun.CommitRun(context.Background(), shardrun.Join(state, "run1"), nil)
+	_, err2 := shardrun.FindRun(context.Background(), state, "run1")
+	_, err3 := shardrun.FindRun(context.Background(), state, "")
 	for _, err := range []error{err1, err2, err3} {
 		if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "bkt-redact/state") {
 			t.Errorf("error %v", err)

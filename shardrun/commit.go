@@ -29,6 +29,9 @@ type CommitOptions struct {
 	Expect *Expected
 	// Log, if set, receives a line per step.
 	Log io.Writer
+	// BeforePublish, if set, is called before each staged file is
+	// published, with its final name (tests interrupt a commit there).
+	BeforePublish func(final string)
 }
 
 // Expected is a run's identity and inputs as its frozen plan has them.
@@ -81,12 +84,15 @@ type successData struct {
 // does nothing. Any problem (a shard missing or unfinished, an input
 // missing or twice, a staged file missing or of the wrong size) fails the
 // commit before anything is published. runDir may be a URL.
-func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
-	ctx := context.Background()
+//
+// Cancelling ctx (Ctrl-C) stops the commit between two object-store
+// calls, or inside one: the run is left uncommitted, with its staged
+// files, manifests and no _SUCCESS, and committing it again publishes it.
+func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	if opts == nil {
 		opts = &CommitOptions{}
 	}
-	if b, err := Files.ReadFile(Join(runDir, CommittedFile)); err == nil {
+	if b, err := Files.ReadFile(ctx, Join(runDir, CommittedFile)); err == nil {
 		var cs CommitSummary
 		if json.Unmarshal(b, &cs) == nil {
 			cs.Already = true
@@ -102,7 +108,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	}
 	var mans []*Manifest
 	for _, n := range names {
-		m, err := ReadManifest(n)
+		m, err := ReadManifest(ctx, n)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +211,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		}
 	}
 	for _, o := range outs {
-		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(o.Path) {
+		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(ctx, o.Path) {
 			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", show(o.Path)))
 		}
 	}
@@ -236,7 +242,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 			pub := published[r]
 			sort.Strings(pub)
 			b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
-			if err := Files.WriteFileAtomic(Join(r, SuccessFile), append(b, '\n')); err != nil {
+			if err := Files.WriteFileAtomic(ctx, Join(r, SuccessFile), append(b, '\n')); err != nil {
 				return err
 			}
 		}
@@ -248,7 +254,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	// since this commit may have removed _SUCCESS after the other wrote
 	// it.
 	raced := func(err error) (*CommitSummary, error) {
-		if !Exists(Join(runDir, CommittedFile)) {
+		if !Exists(ctx, Join(runDir, CommittedFile)) {
 			return nil, err
 		}
 		if werr := writeSuccess(); werr != nil {
@@ -257,6 +263,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		cs.Already = true
 		return cs, nil
 	}
+	logf("publishing run %s: %d file(s) of %d shard(s)", run, len(outs), shards)
 	// Publish: rename where the storage can (the staged file is gone
 	// afterwards), else copy (the staged object stays until the run is
 	// marked committed, so an interrupted commit can be run again).
@@ -266,7 +273,13 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		if !stagedNow[o.Staged] {
 			continue // published by an earlier, interrupted commit
 		}
-		if s := sinks[o.Sink]; s.Mode == "skip_existing" && !s.Dataset && Exists(o.Path) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted while publishing run %s (commit it again): %w", run, err)
+		}
+		if opts.BeforePublish != nil {
+			opts.BeforePublish(o.Path)
+		}
+		if s := sinks[o.Sink]; s.Mode == "skip_existing" && !s.Dataset && Exists(ctx, o.Path) {
 			storage.Remove(ctx, o.Staged)
 			continue
 		}
@@ -303,7 +316,7 @@ func CommitRun(runDir string, opts *CommitOptions) (*CommitSummary, error) {
 		return nil, err
 	}
 	b, _ := json.MarshalIndent(successData{CommitSummary: cs, Committed: now}, "", " ")
-	if err := Files.WriteFileAtomic(Join(runDir, CommittedFile), append(b, '\n')); err != nil {
+	if err := Files.WriteFileAtomic(ctx, Join(runDir, CommittedFile), append(b, '\n')); err != nil {
 		return nil, err
 	}
 	for _, st := range copied {
@@ -343,8 +356,8 @@ func SortedInputs(in []ManifestInput) []ManifestInput {
 
 // FirstVisibleFile returns a file under root that readers of a dataset
 // see (no element of its name below root starts with '_' or '.'), or "".
-func FirstVisibleFile(root string) (string, error) {
-	return firstVisibleFileExcept(context.Background(), root, nil)
+func FirstVisibleFile(ctx context.Context, root string) (string, error) {
+	return firstVisibleFileExcept(ctx, root, nil)
 }
 
 // firstVisibleFileExcept returns a visible file under root not in except.
@@ -394,11 +407,10 @@ func removeOthers(ctx context.Context, root string, keep map[string]bool) (int, 
 // FindRun returns the run directory to commit in a state directory: the
 // plan's run when id is set, else the most recently updated run that is
 // not committed yet (or, if all are, the latest). stateDir may be a URL.
-func FindRun(stateDir, id string) (string, error) {
-	ctx := context.Background()
+func FindRun(ctx context.Context, stateDir, id string) (string, error) {
 	if id != "" {
 		d := Join(stateDir, id)
-		if ms, err := manifestNames(ctx, d); err != nil || (len(ms) == 0 && !Exists(d)) {
+		if ms, err := manifestNames(ctx, d); err != nil || (len(ms) == 0 && !Exists(ctx, d)) {
 			return "", fmt.Errorf("run %s has no state in %s: no shard has started", id, show(stateDir))
 		}
 		return d, nil
@@ -426,7 +438,7 @@ func FindRun(stateDir, id string) (string, error) {
 		if err != nil || !found {
 			return err
 		}
-		done := Exists(Join(d, CommittedFile))
+		done := Exists(ctx, Join(d, CommittedFile))
 		if best == "" || (bestDone && !done) || (done == bestDone && t.After(bestT)) {
 			best, bestT, bestDone = d, t, done
 		}

@@ -1,10 +1,11 @@
 // Package shardrun runs npyflow's sharded runs, apart from the job they
 // run: which shard a process is (Shard, ParseShard, and ShardFromEnv for
-// Kubernetes, Slurm, AWS Batch and Cloud Run), how inputs are spread over
-// shards (AssignShards), how an input is recognized on resume
-// (Fingerprint), the per-shard driver (Run: Start, Skip, Stage, Done,
-// Checkpoint, Finish), the manifests it writes (Manifest), and publishing
-// a finished run (CommitRun, FindRun).
+// Kubernetes, Slurm, AWS Batch and Cloud Run: the task index less an
+// index base, of the plan's count, never the scheduler's array size), how
+// inputs are spread over shards (AssignShards), how an input is
+// recognized on resume (Fingerprint), the per-shard driver (Run: Start,
+// Skip, Stage, Done, Checkpoint, Finish), the manifests it writes
+// (Manifest), and publishing a finished run (CommitRun, FindRun).
 //
 // The pipeline talks to a Run through a narrow interface: "is this input
 // done already" (Skip), "write this output" (Stage, a file that becomes
@@ -22,12 +23,20 @@
 // where the backend can; see run.go for the protocol and docs/scale.md
 // for what readers see.
 //
+// Every call that does I/O takes a context, down to the object-store
+// calls: cancelling it (Ctrl-C, a scheduler's SIGTERM) stops a shard,
+// which keeps its last checkpoint (Run.Interrupted says what), or a
+// commit, which leaves the run uncommitted and can be run again. A
+// shard's own inputs that are missing or changed since planning fail
+// that shard alone, as an InputError.
+//
 // Limits: at most MaxShards shards; a fingerprint hashes a file's size,
-// mtime and its first and last 64 KiB, so a same-size, same-mtime change
-// in the middle of a large file is not seen. Outputs bound for an object
-// store are written to the local temporary directory first and uploaded
-// at the checkpoint that stages them, so a shard needs local disk for the
-// files it has open. On a backend without exclusive create, two shards
-// finishing at the same moment may both commit; the commit is idempotent
-// (same copies, same markers), so the result is the same.
+// mtime (an object's last-modified time) and its first and last 64 KiB,
+// so a same-size, same-mtime change in the middle of a large file is not
+// seen. Outputs bound for an object store stream to their staging
+// objects, except outputs whose writers seek back anywhere (MAT, HDF5),
+// which are spooled to the local temporary directory and uploaded when
+// finished. On a backend without exclusive create, two shards finishing
+// at the same moment may both commit; the commit is idempotent (same
+// copies, same markers), so the result is the same.
 package shardrun

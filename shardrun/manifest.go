@@ -1,6 +1,7 @@
 package shardrun
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -67,8 +68,8 @@ func ManifestName(runDir string, i int) string {
 }
 
 // ReadManifest reads a shard's manifest.
-func ReadManifest(name string) (*Manifest, error) {
-	b, err := Files.ReadFile(name)
+func ReadManifest(ctx context.Context, name string) (*Manifest, error) {
+	b, err := Files.ReadFile(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -84,11 +85,11 @@ func ReadManifest(name string) (*Manifest, error) {
 
 // Write stamps the manifest's Updated time and writes it atomically
 // (see Store.WriteFileAtomic).
-func (m *Manifest) Write(name string) error {
+func (m *Manifest) Write(ctx context.Context, name string) error {
 	m.Updated = time.Now().UTC()
 	b, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
 		return err
 	}
-	return Files.WriteFileAtomic(name, append(b, '\n'))
+	return Files.WriteFileAtomic(ctx, name, append(b, '\n'))
 }

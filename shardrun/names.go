@@ -94,8 +94,8 @@ func bare(name string) string {
 }
 
 // Exists reports whether name exists.
-func Exists(name string) bool {
-	_, err := storage.Stat(context.Background(), name)
+func Exists(ctx context.Context, name string) bool {
+	_, err := storage.Stat(ctx, name)
 	return err == nil
 }
 
@@ -192,7 +192,7 @@ func removeAll(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := storage.Remove(ctx, dir); err != nil && !errors.Is(err, fs.ErrNotExist) && Exists(dir) {
+	if err := storage.Remove(ctx, dir); err != nil && !errors.Is(err, fs.ErrNotExist) && Exists(ctx, dir) {
 		return err
 	}
 	return nil

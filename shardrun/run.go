@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -117,6 +118,8 @@ type Run struct {
 	files   []*StagedFile // written, not staged yet, in creation order
 	dirs    []string      // local directories made for outputs, parents first
 	sum     Summary
+	// committed: the run was committed before this attempt started.
+	committed bool
 }
 
 // Start begins an attempt of shard cfg.Shard: it checks the run is not
@@ -135,10 +138,11 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	if r.cfg.CheckpointBytes == 0 {
 		r.cfg.CheckpointBytes = DefaultCheckpointBytes
 	}
-	if Exists(Join(r.dir, CommittedFile)) {
+	if Exists(ctx, Join(r.dir, CommittedFile)) {
 		switch {
 		case cfg.Resume:
 			r.sum.Done = "run " + cfg.Run + " is already committed"
+			r.committed = true
 			return r, nil
 		case cfg.Shard.Count > 1:
 			return nil, fmt.Errorf("run %s (the same job, inputs and shard count) is already committed: "+
@@ -152,7 +156,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	r.man = &Manifest{Format: Format, Run: cfg.Run, Shard: cfg.Shard.Index, Shards: cfg.Shard.Count,
 		Assigned: len(cfg.Assigned), AssignedSum: DigestInputs(SortedInputs(append([]ManifestInput(nil), cfg.Assigned...))),
 		Sinks: cfg.Sinks, Inputs: []ManifestInput{}, Outputs: []ManifestOutput{}}
-	old, err := ReadManifest(r.manName)
+	old, err := ReadManifest(ctx, r.manName)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		old = nil
@@ -176,11 +180,8 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 			storage.Remove(ctx, out.Staged)
 		}
 	}
-	// Only this shard's names are touched, so a retry cannot damage
-	// another shard's work.
-	if err := r.cleanup(keep); err != nil {
-		return nil, err
-	}
+	// Check this shard's own inputs (and no other's) still are what was
+	// planned before anything is touched.
 	seen := map[string]bool{}
 	for _, in := range cfg.Assigned {
 		if r.skip[in.Key()] {
@@ -190,20 +191,25 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 		if !cfg.Recheck || seen[in.Path] {
 			continue
 		}
-		// Check the files still are what was planned before reading them.
 		seen[in.Path] = true
-		got, err := Fingerprint(in.Path)
+		got, _, err := Fingerprint(ctx, in.Path)
 		if err != nil {
-			return nil, err
+			return nil, &InputError{Shard: cfg.Shard, Path: in.Path, Err: err}
 		}
 		if got != in.Fingerprint {
-			return nil, fmt.Errorf("%s changed since planning (fingerprint %s, planned %s)", show(in.Path), got, in.Fingerprint)
+			return nil, &InputError{Shard: cfg.Shard, Path: in.Path,
+				Err: fmt.Errorf("%w (fingerprint %s, planned %s): plan again to run it", ErrChanged, got, in.Fingerprint)}
 		}
+	}
+	// Only this shard's names are touched, so a retry cannot damage
+	// another shard's work.
+	if err := r.cleanup(keep); err != nil {
+		return nil, err
 	}
 	if old != nil && cfg.Resume && old.Complete {
 		r.man.Complete = true
 	}
-	if err := r.man.Write(r.manName); err != nil {
+	if err := r.man.Write(ctx, r.manName); err != nil {
 		return nil, err
 	}
 	if r.man.Complete {
@@ -269,6 +275,7 @@ func (r *Run) stagingDir() string {
 // later attempt removes it unless a manifest lists it), Commit at the
 // checkpoint completes it if Close did not, Abort aborts it.
 type StagedFile struct {
+	ctx           context.Context
 	f             *os.File       // a filesystem's temporary file
 	w             storage.Writer // an object store's upload
 	final, staged string
@@ -290,7 +297,7 @@ func (r *Run) Stage(final string) (*StagedFile, error) { return r.stage(final, f
 func (r *Run) StageSeekable(final string) (*StagedFile, error) { return r.stage(final, true) }
 
 func (r *Run) stage(final string, seekable bool) (*StagedFile, error) {
-	sf := &StagedFile{final: final, staged: r.stagedName(final), remote: remote(final)}
+	sf := &StagedFile{ctx: r.ctx, final: final, staged: r.stagedName(final), remote: remote(final)}
 	if sf.remote {
 		w, err := storage.Create(r.ctx, sf.staged, storage.CreateOptions{Sync: true, Seekable: seekable})
 		if err != nil {
@@ -386,12 +393,11 @@ func (f *StagedFile) Commit() error {
 	if err := f.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
-	ctx := context.Background()
-	if err := storage.Rename(ctx, tmp, f.staged); err != nil {
+	if err := storage.Rename(f.ctx, tmp, f.staged); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	st, err := storage.Stat(ctx, f.staged)
+	st, err := storage.Stat(f.ctx, f.staged)
 	if err != nil {
 		return err
 	}
@@ -408,7 +414,8 @@ func (f *StagedFile) Abort() error {
 	f.done = true
 	if f.remote {
 		if f.closed {
-			return storage.Remove(context.Background(), f.staged)
+			// Also after an interrupt: the object must not outlive it.
+			return storage.Remove(context.WithoutCancel(f.ctx), f.staged)
 		}
 		return f.w.Abort()
 	}
@@ -471,7 +478,7 @@ func (r *Run) Checkpoint(done []Output, complete bool) error {
 	r.man.NextSeq = r.seq
 	r.man.Checkpoints++
 	r.man.Complete = complete
-	if err := r.man.Write(r.manName); err != nil {
+	if err := r.man.Write(r.ctx, r.manName); err != nil {
 		return err
 	}
 	r.sum.Checkpoints++
@@ -511,30 +518,95 @@ func (r *Run) Abort() {
 	r.dirs = nil
 }
 
+// lockFile is the name a committing shard creates exclusively.
+const lockFile = "commit.lock"
+
 // MaybeCommit commits the run if every shard's manifest is complete, the
 // attempt may commit and no other shard has begun committing (a
-// commit.lock file, created exclusively where the storage can).
+// commit.lock file, created exclusively where the storage can, and
+// removed again when the commit fails, so that a later attempt or
+// `npyflow commit` can commit). It logs which it was: committed, left to
+// `npyflow commit` (NoCommit), waiting for other shards, or committing
+// elsewhere.
 func (r *Run) MaybeCommit() error {
-	if r.cfg.NoCommit {
+	if r.committed {
 		return nil
 	}
+	var waiting []string
 	for i := 0; i < r.cfg.Shard.Count; i++ {
-		m, err := ReadManifest(ManifestName(r.dir, i))
+		m, err := ReadManifest(r.ctx, ManifestName(r.dir, i))
 		if err != nil || m.Run != r.cfg.Run || !m.Complete {
-			return nil // not the last shard
+			waiting = append(waiting, strconv.Itoa(i))
 		}
 	}
-	host, _ := os.Hostname()
-	lock := fmt.Sprintf("shard %d pid %d host %s %s\n", r.cfg.Shard.Index, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	if err := storage.CreateNew(r.ctx, Join(r.dir, "commit.lock"), []byte(lock)); err != nil {
-		return nil // another shard is committing
+	staged := fmt.Sprintf("shard %s of run %s finished: %d file(s) staged", r.cfg.Shard, r.cfg.Run, len(r.man.Outputs))
+	switch {
+	case r.cfg.NoCommit:
+		r.logf("%s, not published (--no-commit): npyflow commit publishes the run once every shard has finished", staged)
+		return nil
+	case len(waiting) > 0:
+		r.logf("%s, published when the run is committed: waiting for shard(s) %s (the last shard to finish, or npyflow commit, commits)",
+			staged, shortList(waiting))
+		return nil
 	}
-	cs, err := CommitRun(r.dir, &CommitOptions{Log: r.cfg.Log})
+	lock := Join(r.dir, lockFile)
+	host, _ := os.Hostname()
+	text := fmt.Sprintf("shard %d pid %d host %s %s\n", r.cfg.Shard.Index, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	if err := storage.CreateNew(r.ctx, lock, []byte(text)); err != nil {
+		holder, _ := Files.ReadFile(r.ctx, lock)
+		r.logf("%s; another process is committing the run (%s: %s); if it died, run npyflow commit", staged, lockFile,
+			strings.TrimSpace(string(holder)))
+		return nil
+	}
+	cs, err := CommitRun(r.ctx, r.dir, &CommitOptions{Log: r.cfg.Log})
 	if err != nil {
+		// The lock is ours: without it a later attempt may commit.
+		storage.Remove(context.WithoutCancel(r.ctx), lock)
 		return fmt.Errorf("commit: %w", err)
 	}
 	r.sum.Committed = cs
 	return nil
+}
+
+func (r *Run) logf(format string, args ...any) {
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, format+"\n", args...)
+	}
+}
+
+// shortList joins up to 10 items, then says how many more.
+func shortList(s []string) string {
+	if len(s) > 10 {
+		return strings.Join(s[:10], ", ") + fmt.Sprintf(" and %d more", len(s)-10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Interrupted returns err, which stopped the attempt, saying what the
+// shard's manifest keeps for a --resume when err is a cancellation
+// (Ctrl-C, SIGTERM from a scheduler): an *InterruptedError.
+//
+// An error after the attempt's context was cancelled is taken for a
+// consequence of the cancellation: an object store aborts the uploads of
+// a cancelled context, so closing an output then fails with the store's
+// own error.
+func (r *Run) Interrupted(err error) error {
+	var ie *InterruptedError
+	if err == nil || errors.As(err, &ie) {
+		return err
+	}
+	var cause error
+	switch {
+	case r.ctx.Err() != nil:
+		cause = r.ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		cause = context.DeadlineExceeded
+	case errors.Is(err, context.Canceled):
+		cause = context.Canceled
+	default:
+		return err
+	}
+	return &InterruptedError{Shard: r.cfg.Shard, Checkpoints: r.man.Checkpoints, Done: len(r.man.Inputs), Assigned: r.man.Assigned, Err: cause}
 }
 
 // cleanup removes this shard's temporary files and the staged files of

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/npyflow/npyflow/internal/storage"
 )
@@ -65,17 +66,32 @@ func (s Shard) Check() error {
 // MaxShards is the largest shard count (part file names have 5 digits).
 const MaxShards = 99999
 
-// shardEnv lists the schedulers' environment variables, in the order
-// they are tried: the index variable, then the count variable.
+// The rule for a task's shard, whatever the scheduler: the shard is
+// the task's index minus the index base (0 unless given), and the shard
+// count is the plan's. The size and first index of the scheduler's array
+// are never used, so a retried, requeued or re-submitted task (a Slurm
+// `sbatch --array=5`, a re-created Kubernetes index, a Batch job given
+// NPYFLOW_SHARD_INDEX) runs the same shard as the task it replaces.
+
+// shardEnv lists the schedulers' task index variables, in the order they
+// are tried, with the count variable each scheduler sets (read by no
+// one: see above) for the documentation.
 var shardEnv = []struct{ scheduler, index, count string }{
 	{"npyflow", "NPYFLOW_SHARD_INDEX", "NPYFLOW_SHARD_COUNT"},
-	{"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", "NPYFLOW_SHARD_COUNT"},
+	{"Kubernetes Indexed Job", "JOB_COMPLETION_INDEX", ""},
 	{"Slurm job array", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT"},
 	{"AWS Batch array job", "AWS_BATCH_JOB_ARRAY_INDEX", "AWS_BATCH_JOB_ARRAY_SIZE"},
 	{"Cloud Run job", "CLOUD_RUN_TASK_INDEX", "CLOUD_RUN_TASK_COUNT"},
 }
 
-// EnvVar is a scheduler's pair of shard variables.
+// CountVar is the one count variable ShardFromEnv reads, when neither a
+// plan nor a flag gives the count.
+const CountVar = "NPYFLOW_SHARD_COUNT"
+
+// EnvVar is a scheduler's task index variable; Count is the variable
+// holding the size of its array, which ShardFromEnv never reads (it
+// differs from the plan's shard count when a subset of tasks is
+// re-submitted), or "" when the scheduler sets none.
 type EnvVar struct{ Scheduler, Index, Count string }
 
 // EnvVars returns the schedulers' variables ShardFromEnv reads, in the
@@ -88,56 +104,82 @@ func EnvVars() []EnvVar {
 	return out
 }
 
-// ShardFromEnv reads the shard from the environment of a scheduler:
-// NPYFLOW_SHARD_INDEX/NPYFLOW_SHARD_COUNT, a Kubernetes Indexed Job
-// (JOB_COMPLETION_INDEX; the count from NPYFLOW_SHARD_COUNT or count),
-// a Slurm job array (SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN, of
-// SLURM_ARRAY_TASK_COUNT), an AWS Batch array job
-// (AWS_BATCH_JOB_ARRAY_INDEX of AWS_BATCH_JOB_ARRAY_SIZE) or a Cloud Run
-// job (CLOUD_RUN_TASK_INDEX of CLOUD_RUN_TASK_COUNT). count, when positive,
-// is the count already known (from a plan or a flag); a different count
-// in the environment is an error. ok is false when no index variable is
-// set. lookup nil means os.LookupEnv.
-func ShardFromEnv(lookup func(string) (string, bool), count int) (sh Shard, from string, ok bool, err error) {
+// EnvOptions says what ShardFromEnv knows besides the environment.
+type EnvOptions struct {
+	// Count is the shard count when known (from a frozen plan or a
+	// --shards flag); 0: NPYFLOW_SHARD_COUNT gives it.
+	Count int
+	// Base is the task index of shard 0: 1 for a Slurm array submitted
+	// as --array=1-N; 0 (the default) for every other scheduler.
+	Base int
+	// Lookup reads a variable; nil means os.LookupEnv.
+	Lookup func(string) (string, bool)
+}
+
+// ShardFromEnv reads the shard from a scheduler's task index: the first
+// of NPYFLOW_SHARD_INDEX, JOB_COMPLETION_INDEX (a Kubernetes Indexed
+// Job), SLURM_ARRAY_TASK_ID (a Slurm job array), AWS_BATCH_JOB_ARRAY_INDEX
+// (an AWS Batch array job) and CLOUD_RUN_TASK_INDEX (a Cloud Run job)
+// that is set. The shard is that index minus o.Base, of o.Count shards
+// (or NPYFLOW_SHARD_COUNT's, which must then agree). The scheduler's own
+// count and first index (SLURM_ARRAY_TASK_COUNT and _MIN,
+// AWS_BATCH_JOB_ARRAY_SIZE, CLOUD_RUN_TASK_COUNT) are not used: they
+// describe the array the task was submitted in, which for a re-submitted
+// task is not the run's. One consistency check reads SLURM_ARRAY_TASK_MAX:
+// an array whose last task is past the last shard (an array numbered from
+// 1 without Base 1) is refused in every task, before any runs the wrong
+// shard. ok is false when no index variable is set; from names the
+// variable used.
+func ShardFromEnv(o EnvOptions) (sh Shard, from string, ok bool, err error) {
+	lookup := o.Lookup
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
+	intVar := func(name string) (int, bool, error) {
+		v, set := lookup(name)
+		if !set || strings.TrimSpace(v) == "" {
+			return 0, false, nil
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, true, fmt.Errorf("%s=%q is not an integer", name, v)
+		}
+		return n, true, nil
+	}
 	for _, e := range shardEnv {
-		iv, set := lookup(e.index)
-		if !set || iv == "" {
+		idx, set, err := intVar(e.index)
+		if err != nil {
+			return Shard{}, e.index, true, err
+		}
+		if !set {
 			continue
 		}
-		i, err := strconv.Atoi(strings.TrimSpace(iv))
-		if err != nil {
-			return Shard{}, e.index, true, fmt.Errorf("%s=%q is not an integer", e.index, iv)
-		}
-		if e.index == "SLURM_ARRAY_TASK_ID" {
-			// --array=1-4 numbers tasks from 1: shard = id - min.
-			if mv, set := lookup("SLURM_ARRAY_TASK_MIN"); set && mv != "" {
-				m, err := strconv.Atoi(strings.TrimSpace(mv))
-				if err != nil {
-					return Shard{}, e.index, true, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q is not an integer", mv)
-				}
-				i -= m
-			}
-		}
-		n := count
-		if cv, set := lookup(e.count); set && cv != "" {
-			c, err := strconv.Atoi(strings.TrimSpace(cv))
-			if err != nil {
-				return Shard{}, e.index, true, fmt.Errorf("%s=%q is not an integer", e.count, cv)
-			}
-			if count > 0 && c != count {
-				return Shard{}, e.index, true, fmt.Errorf("%s=%d, but the plan has %d shards", e.count, c, count)
-			}
+		n := o.Count
+		c, cset, err := intVar(CountVar)
+		switch {
+		case err != nil:
+			return Shard{}, e.index, true, err
+		case cset && n > 0 && c != n:
+			return Shard{}, e.index, true, fmt.Errorf("%s=%d, but the plan has %d shards", CountVar, c, n)
+		case cset:
 			n = c
 		}
 		if n <= 0 {
-			return Shard{}, e.index, true, fmt.Errorf("%s is set (%s) but the shard count is not: set %s or --shards", e.index, e.scheduler, e.count)
+			return Shard{}, e.index, true, fmt.Errorf("%s is set (%s) but the shard count is not: give a plan (--plan), --shards or %s", e.index, e.scheduler, CountVar)
 		}
-		sh := Shard{Index: i, Count: n}
+		if e.index == "SLURM_ARRAY_TASK_ID" {
+			if last, set, err := intVar("SLURM_ARRAY_TASK_MAX"); err == nil && set && last-o.Base >= n {
+				hint := fmt.Sprintf(": submit --array=%d-%d", o.Base, o.Base+n-1)
+				if o.Base == 0 && last == n {
+					hint = ": an array numbered from 1 (--array=1-" + strconv.Itoa(n) + ") needs --index-base 1"
+				}
+				return Shard{}, e.index, true, fmt.Errorf("this Slurm array's last task, SLURM_ARRAY_TASK_MAX=%d, is past the last of %d shards with index base %d%s",
+					last, n, o.Base, hint)
+			}
+		}
+		sh := Shard{Index: idx - o.Base, Count: n}
 		if err := sh.Check(); err != nil {
-			return Shard{}, e.index, true, fmt.Errorf("%s: %w", e.index, err)
+			return Shard{}, e.index, true, fmt.Errorf("%s=%d with index base %d: %w", e.index, idx, o.Base, err)
 		}
 		return sh, e.index, true, nil
 	}
@@ -182,16 +224,18 @@ const fingerprintBytes = 64 << 10
 // and its first and last 64 KiB. Any change of size, mtime, header or
 // trailing data changes it; a change in the middle of a file larger than
 // 128 KiB that keeps size and mtime does not (touching a file changes
-// mtime, so an in-place rewrite is caught unless mtime is forged).
-func Fingerprint(path string) (string, error) {
-	ctx := context.Background()
+// mtime, so an in-place rewrite is caught unless mtime is forged). path
+// may be the URL of any storage backend: an object's mtime is its
+// last-modified time, which every write of the object changes. It also
+// returns the modification time it hashed.
+func Fingerprint(ctx context.Context, path string) (string, time.Time, error) {
 	st, err := storage.Stat(ctx, path)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	f, err := storage.Open(ctx, path)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	defer f.Close()
 	size := f.Size()
@@ -203,16 +247,16 @@ func Fingerprint(path string) (string, error) {
 	buf := make([]byte, min(size, fingerprintBytes))
 	n, err := f.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {
-		return "", fmt.Errorf("%s: %w", show(path), err)
+		return "", time.Time{}, fmt.Errorf("%s: %w", show(path), err)
 	}
 	h.Write(buf[:n])
 	if size > fingerprintBytes {
 		off := max(int64(fingerprintBytes), size-fingerprintBytes)
 		n, err := f.ReadAt(buf[:size-off], off)
 		if err != nil && err != io.EOF {
-			return "", fmt.Errorf("%s: %w", show(path), err)
+			return "", time.Time{}, fmt.Errorf("%s: %w", show(path), err)
 		}
 		h.Write(buf[:n])
 	}
-	return "fp1:" + hex.EncodeToString(h.Sum(nil)[:16]), nil
+	return "fp1:" + hex.EncodeToString(h.Sum(nil)[:16]), st.ModTime.UTC(), nil
 }

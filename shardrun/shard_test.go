@@ -1,6 +1,7 @@
 package shardrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -43,42 +44,93 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
+// TestShardFromEnv: each scheduler's variables as it sets them for a
+// first submission and for a re-submission of some of its tasks; the
+// shard is always the task's index (less the index base), of the plan's
+// count, whatever the array the task was submitted in.
 func TestShardFromEnv(t *testing.T) {
-	cases := []struct {
+	type vars = map[string]string
+	slurm := func(id, min, max, count string) vars {
+		return vars{"SLURM_ARRAY_TASK_ID": id, "SLURM_ARRAY_TASK_MIN": min, "SLURM_ARRAY_TASK_MAX": max,
+			"SLURM_ARRAY_TASK_COUNT": count, "SLURM_ARRAY_JOB_ID": "77"}
+	}
+	valid := []struct {
 		name  string
-		env   map[string]string
-		count int
+		env   vars
+		count int // the plan's
+		base  int
 		want  Shard
 		from  string
-		err   string
 	}{
-		{"none", nil, 0, Shard{}, "", ""},
-		{"k8s", map[string]string{"JOB_COMPLETION_INDEX": "2", "NPYFLOW_SHARD_COUNT": "5"}, 0, Shard{2, 5}, "JOB_COMPLETION_INDEX", ""},
-		{"k8s plan count", map[string]string{"JOB_COMPLETION_INDEX": "2"}, 3, Shard{2, 3}, "JOB_COMPLETION_INDEX", ""},
-		{"k8s no count", map[string]string{"JOB_COMPLETION_INDEX": "2"}, 0, Shard{}, "", "NPYFLOW_SHARD_COUNT"},
-		{"slurm from 0", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{0, 4}, "SLURM_ARRAY_TASK_ID", ""},
-		{"slurm from 1", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, Shard{3, 4}, "SLURM_ARRAY_TASK_ID", ""},
-		{"aws", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "7", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 0, Shard{7, 8}, "AWS_BATCH_JOB_ARRAY_INDEX", ""},
-		{"cloud run", map[string]string{"CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "1"}, 0, Shard{0, 1}, "CLOUD_RUN_TASK_INDEX", ""},
-		{"npyflow first", map[string]string{"NPYFLOW_SHARD_INDEX": "1", "NPYFLOW_SHARD_COUNT": "2", "CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "9"}, 0, Shard{1, 2}, "NPYFLOW_SHARD_INDEX", ""},
-		{"count mismatch", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 4, Shard{}, "", "plan has 4 shards"},
-		{"index too big", map[string]string{"CLOUD_RUN_TASK_INDEX": "3", "CLOUD_RUN_TASK_COUNT": "3"}, 0, Shard{}, "", "want 0 to 2"},
-		{"not a number", map[string]string{"SLURM_ARRAY_TASK_ID": "x"}, 0, Shard{}, "", "not an integer"},
+		{"none", nil, 4, 0, Shard{}, ""},
+		// Slurm, --array=0-15.
+		{"slurm 0-based first task", slurm("0", "0", "15", "16"), 16, 0, Shard{0, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 0-based last task", slurm("15", "0", "15", "16"), 16, 0, Shard{15, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 0-based requeued", slurm("7", "0", "15", "16"), 16, 0, Shard{7, 16}, "SLURM_ARRAY_TASK_ID"},
+		// sbatch --array=1 re-runs task 1: Slurm sets MIN=MAX=1, COUNT=1.
+		{"slurm 0-based resubmit --array=1", slurm("1", "1", "1", "1"), 16, 0, Shard{1, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 0-based resubmit --array=3,9", slurm("9", "3", "9", "2"), 16, 0, Shard{9, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 0-based resubmit --array=15", slurm("15", "15", "15", "1"), 16, 0, Shard{15, 16}, "SLURM_ARRAY_TASK_ID"},
+		// Slurm, --array=1-16 with --index-base 1.
+		{"slurm 1-based first task", slurm("1", "1", "16", "16"), 16, 1, Shard{0, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 1-based last task", slurm("16", "1", "16", "16"), 16, 1, Shard{15, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 1-based resubmit --array=1", slurm("1", "1", "1", "1"), 16, 1, Shard{0, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm 1-based resubmit --array=4-5", slurm("5", "4", "5", "2"), 16, 1, Shard{4, 16}, "SLURM_ARRAY_TASK_ID"},
+		{"slurm without MAX", vars{"SLURM_ARRAY_TASK_ID": "2"}, 4, 0, Shard{2, 4}, "SLURM_ARRAY_TASK_ID"},
+		// Kubernetes Indexed Job: the same index on a retry; a re-created
+		// job with fewer completions still runs by index.
+		{"k8s", vars{"JOB_COMPLETION_INDEX": "5"}, 8, 0, Shard{5, 8}, "JOB_COMPLETION_INDEX"},
+		{"k8s count from NPYFLOW_SHARD_COUNT", vars{"JOB_COMPLETION_INDEX": "2", "NPYFLOW_SHARD_COUNT": "5"}, 0, 0, Shard{2, 5}, "JOB_COMPLETION_INDEX"},
+		// AWS Batch: the array's size is not the plan's count once a
+		// subset is re-submitted as a smaller array.
+		{"aws batch", vars{"AWS_BATCH_JOB_ARRAY_INDEX": "7", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 8, 0, Shard{7, 8}, "AWS_BATCH_JOB_ARRAY_INDEX"},
+		{"aws batch smaller array", vars{"AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "2"}, 8, 0, Shard{1, 8}, "AWS_BATCH_JOB_ARRAY_INDEX"},
+		// A single Batch job (no array) re-running index 6.
+		{"aws batch single job", vars{"NPYFLOW_SHARD_INDEX": "6"}, 8, 0, Shard{6, 8}, "NPYFLOW_SHARD_INDEX"},
+		{"cloud run", vars{"CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "1"}, 3, 0, Shard{0, 3}, "CLOUD_RUN_TASK_INDEX"},
+		// A shell loop: for i in 0 1 2 3; do NPYFLOW_SHARD_INDEX=$i ...
+		{"shell loop", vars{"NPYFLOW_SHARD_INDEX": "3", "NPYFLOW_SHARD_COUNT": "4"}, 0, 0, Shard{3, 4}, "NPYFLOW_SHARD_INDEX"},
+		{"shell loop from 1", vars{"NPYFLOW_SHARD_INDEX": "4"}, 4, 1, Shard{3, 4}, "NPYFLOW_SHARD_INDEX"},
+		// NPYFLOW_SHARD_INDEX overrides the scheduler's index.
+		{"npyflow first", vars{"NPYFLOW_SHARD_INDEX": "1", "CLOUD_RUN_TASK_INDEX": "0", "CLOUD_RUN_TASK_COUNT": "9"}, 2, 0, Shard{1, 2}, "NPYFLOW_SHARD_INDEX"},
+		{"npyflow over slurm", vars{"NPYFLOW_SHARD_INDEX": "2", "SLURM_ARRAY_TASK_ID": "0"}, 4, 0, Shard{2, 4}, "NPYFLOW_SHARD_INDEX"},
 	}
-	for _, tc := range cases {
+	for _, tc := range valid {
 		t.Run(tc.name, func(t *testing.T) {
-			got, from, ok, err := ShardFromEnv(env(tc.env), tc.count)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, %v; want error with %q", got, err, tc.err)
-				}
-				return
-			}
+			got, from, ok, err := ShardFromEnv(EnvOptions{Lookup: env(tc.env), Count: tc.count, Base: tc.base})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ok != (tc.from != "") || got != tc.want || from != tc.from {
 				t.Errorf("got %v from %q (ok %v), want %v from %q", got, from, ok, tc.want, tc.from)
+			}
+		})
+	}
+	invalid := []struct {
+		name  string
+		env   vars
+		count int
+		base  int
+		err   string
+	}{
+		// --array=1-16 without --index-base 1: refused in every task,
+		// before task 1..15 run the wrong shards.
+		{"slurm 1-based without base", slurm("3", "1", "16", "16"), 16, 0, "needs --index-base 1"},
+		{"slurm array too long", slurm("3", "0", "20", "21"), 16, 0, "past the last of 16 shards"},
+		{"slurm 0 with base 1", slurm("0", "0", "0", "1"), 16, 1, "want 0 to 15"},
+		{"k8s no count", vars{"JOB_COMPLETION_INDEX": "2"}, 0, 0, "NPYFLOW_SHARD_COUNT"},
+		// The scheduler's count is never a count.
+		{"slurm count is not used", slurm("1", "0", "3", "4"), 0, 0, "shard count is not"},
+		{"aws size is not used", vars{"AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ARRAY_SIZE": "8"}, 0, 0, "shard count is not"},
+		{"count mismatch", vars{"NPYFLOW_SHARD_INDEX": "1", "NPYFLOW_SHARD_COUNT": "8"}, 4, 0, "plan has 4 shards"},
+		{"index too big", vars{"CLOUD_RUN_TASK_INDEX": "3"}, 3, 0, "want 0 to 2"},
+		{"not a number", vars{"SLURM_ARRAY_TASK_ID": "x"}, 4, 0, "not an integer"},
+	}
+	for _, tc := range invalid {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _, _, err := ShardFromEnv(EnvOptions{Lookup: env(tc.env), Count: tc.count, Base: tc.base})
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("got %v, %v; want error with %q", got, err, tc.err)
 			}
 		})
 	}
@@ -135,6 +187,7 @@ func ExampleParseShard() {
 }
 
 func TestFingerprint(t *testing.T) {
+	ctx := context.Background()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.bin")
 	data := make([]byte, 300<<10)
@@ -144,17 +197,20 @@ func TestFingerprint(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base, err := Fingerprint(p)
+	base, mt, err := Fingerprint(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := Fingerprint(p)
+	again, _, _ := Fingerprint(ctx, p)
+	if st, err := os.Stat(p); err != nil || !mt.Equal(st.ModTime()) {
+		t.Errorf("mtime %v, the file's %v", mt, st.ModTime())
+	}
 	if again != base || !strings.HasPrefix(base, "fp1:") || len(base) != 4+32 {
 		t.Fatalf("fingerprint %q then %q", base, again)
 	}
 	mtime := time.Now().Add(-time.Hour)
 	os.Chtimes(p, mtime, mtime)
-	touched, _ := Fingerprint(p)
+	touched, _, _ := Fingerprint(ctx, p)
 	changes := map[string]func(b []byte) []byte{
 		"header byte": func(b []byte) []byte { b[10] ^= 1; return b },
 		"last byte":   func(b []byte) []byte { b[len(b)-1] ^= 1; return b },
@@ -170,13 +226,13 @@ func TestFingerprint(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Chtimes(p, mtime, mtime) // same mtime as "touched": the content must tell
-		got, _ := Fingerprint(p)
+		got, _, _ := Fingerprint(ctx, p)
 		if prev, dup := seen[got]; dup {
 			t.Errorf("%s: same fingerprint as %s", name, prev)
 		}
 		seen[got] = name
 	}
-	if _, err := Fingerprint(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+	if _, _, err := Fingerprint(ctx, filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }

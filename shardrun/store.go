@@ -11,9 +11,9 @@ import (
 // markers). Writes are atomic (a reader sees the old or the new
 // contents, never a part) and durable when they return.
 type Store interface {
-	ReadFile(name string) ([]byte, error)
-	WriteFileAtomic(name string, data []byte) error
-	Remove(name string) error
+	ReadFile(ctx context.Context, name string) ([]byte, error)
+	WriteFileAtomic(ctx context.Context, name string, data []byte) error
+	Remove(ctx context.Context, name string) error
 }
 
 // Files is the Store of every name: a local path, or a URL of a backend
@@ -22,23 +22,19 @@ type Store interface {
 // appear whole when their upload completes.
 var Files Store = storageStore{}
 
-// Local is Files, under its earlier name.
-var Local = Files
-
 // maxStateFile bounds the size of a state file read back (a manifest of
 // millions of inputs is some hundreds of MB).
 const maxStateFile = 2 << 30
 
 type storageStore struct{}
 
-func (storageStore) ReadFile(name string) ([]byte, error) {
-	return storage.ReadFile(context.Background(), name, maxStateFile)
+func (storageStore) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	return storage.ReadFile(ctx, name, maxStateFile)
 }
 
-func (storageStore) Remove(name string) error { return storage.Remove(context.Background(), name) }
+func (storageStore) Remove(ctx context.Context, name string) error { return storage.Remove(ctx, name) }
 
-func (storageStore) WriteFileAtomic(name string, data []byte) error {
-	ctx := context.Background()
+func (storageStore) WriteFileAtomic(ctx context.Context, name string, data []byte) error {
 	if err := storage.MkdirAll(ctx, Dir(name)); err != nil {
 		return err
 	}

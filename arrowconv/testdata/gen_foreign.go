@@ -151,8 +151,30 @@ func main() {
 	write("zero_batches.arrows", cols[:3], "stream", "", true)
 	writeDict()
 	writeUnion()
-	writeBigEndian("big_endian.arrow", "file")
-	writeBigEndian("big_endian.arrows", "stream")
+	writeBigEndian("big_endian.arrow", "file", bigEndianColumns)
+	writeBigEndian("big_endian.arrows", "stream", bigEndianColumns)
+	// One column each: the files ConvertIPC maps into memory (its copy
+	// as stored is for one little-endian column), with an empty batch
+	// between two others.
+	for _, c := range []column{
+		{arrow.Field{Name: "i32", Type: arrow.PrimitiveTypes.Int32}, []string{`[7, -9, 2147483647]`, `[]`, `[-2147483648, 0]`}},
+		{arrow.Field{Name: "f64", Type: arrow.PrimitiveTypes.Float64}, []string{`[1.5, -2.25e300, 0.1]`, `[]`, `[5e-324, -0.0]`}},
+		{arrow.Field{Name: "dur", Type: &arrow.DurationType{Unit: arrow.Millisecond}}, []string{`[10, -20, 9223372036854775807]`, `[]`, `[0, 86400000]`}},
+	} {
+		writeBigEndian("big_endian_"+c.field.Name+".arrow", "file", []column{c})
+	}
+}
+
+// bigEndianColumns are the columns of big_endian.arrow(s).
+var bigEndianColumns = []column{
+	{arrow.Field{Name: "i64", Type: arrow.PrimitiveTypes.Int64}, []string{`[1, -2, 300000000000, 9007199254740993]`}},
+	{arrow.Field{Name: "i32", Type: arrow.PrimitiveTypes.Int32}, []string{`[7, -9, 2147483647, 0]`}},
+	{arrow.Field{Name: "u16", Type: arrow.PrimitiveTypes.Uint16}, []string{`[1, 65535, 256, 2]`}},
+	{arrow.Field{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, []string{`[1.5, null, -2.25e300, 0.1]`}},
+	{arrow.Field{Name: "f32", Type: arrow.PrimitiveTypes.Float32}, []string{`[0.1, -3.5, 1e30, 2]`}},
+	{arrow.Field{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true}, []string{`[0, -1, null, 1700000000123]`}},
+	{arrow.Field{Name: "d32", Type: arrow.FixedWidthTypes.Date32}, []string{`[0, -1, 19000, 2932896]`}},
+	{arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean}, []string{`[true, false, true, true]`}},
 }
 
 // writeBigEndian writes an IPC file or stream as arrow-go writes it on a
@@ -162,42 +184,18 @@ func main() {
 // types only: arrow-go's writer reads string offsets natively. The JSON
 // holds the values arrow-go's reader gives back (it swaps big-endian IPC
 // data to native order).
-func writeBigEndian(name, format string) {
-	cols := []column{
-		{arrow.Field{Name: "i64", Type: arrow.PrimitiveTypes.Int64}, []string{`[1, -2, 300000000000, 9007199254740993]`}},
-		{arrow.Field{Name: "i32", Type: arrow.PrimitiveTypes.Int32}, []string{`[7, -9, 2147483647, 0]`}},
-		{arrow.Field{Name: "u16", Type: arrow.PrimitiveTypes.Uint16}, []string{`[1, 65535, 256, 2]`}},
-		{arrow.Field{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true}, []string{`[1.5, null, -2.25e300, 0.1]`}},
-		{arrow.Field{Name: "f32", Type: arrow.PrimitiveTypes.Float32}, []string{`[0.1, -3.5, 1e30, 2]`}},
-		{arrow.Field{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}, Nullable: true}, []string{`[0, -1, null, 1700000000123]`}},
-		{arrow.Field{Name: "d32", Type: arrow.FixedWidthTypes.Date32}, []string{`[0, -1, 19000, 2932896]`}},
-		{arrow.Field{Name: "b", Type: arrow.FixedWidthTypes.Boolean}, []string{`[true, false, true, true]`}},
-	}
+func writeBigEndian(name, format string, cols []column) {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = c.field
 	}
 	schema := arrow.NewSchemaWithEndian(fields, nil, endian.BigEndian)
 	fh, w := writer(name, format, "", schema)
-	arrs := make([]arrow.Array, len(cols))
-	for i, c := range cols {
-		le := fromJSON(c.field.Type, c.batches[0]).Data()
-		bufs := le.Buffers()
-		swapped := make([]*memory.Buffer, len(bufs))
-		copy(swapped, bufs)
-		if width := c.field.Type.(arrow.FixedWidthDataType).BitWidth() / 8; width > 1 {
-			b := append([]byte(nil), bufs[1].Bytes()...)
-			for k := 0; k+width <= len(b); k += width {
-				slices.Reverse(b[k : k+width])
-			}
-			swapped[1] = memory.NewBufferBytes(b)
-		}
-		arrs[i] = array.MakeFromData(array.NewData(c.field.Type, le.Len(), swapped, nil, le.NullN(), le.Offset()))
+	exp := expectation{Producer: "arrow-go v18.8.0 ipc, big-endian", Format: format}
+	for b := range cols[0].batches {
+		writeSwapped(w, schema, cols, b)
+		exp.Batches++
 	}
-	if err := w.Write(array.NewRecordBatch(schema, arrs, int64(arrs[0].Len()))); err != nil {
-		panic(err)
-	}
-	exp := expectation{Producer: "arrow-go v18.8.0 ipc, big-endian", Format: format, Batches: 1}
 	if err := w.Close(); err != nil {
 		panic(err)
 	}
@@ -245,6 +243,29 @@ func writeBigEndian(name, format string) {
 		panic(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".json"), append(js, '\n'), 0o644); err != nil {
+		panic(err)
+	}
+}
+
+// writeSwapped writes batch b of cols with every value buffer byte-swapped
+// to big-endian order.
+func writeSwapped(w interface{ Write(arrow.RecordBatch) error }, schema *arrow.Schema, cols []column, b int) {
+	arrs := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		le := fromJSON(c.field.Type, c.batches[b]).Data()
+		bufs := le.Buffers()
+		swapped := make([]*memory.Buffer, len(bufs))
+		copy(swapped, bufs)
+		if width := c.field.Type.(arrow.FixedWidthDataType).BitWidth() / 8; width > 1 && bufs[1] != nil {
+			v := append([]byte(nil), bufs[1].Bytes()...)
+			for k := 0; k+width <= len(v); k += width {
+				slices.Reverse(v[k : k+width])
+			}
+			swapped[1] = memory.NewBufferBytes(v)
+		}
+		arrs[i] = array.MakeFromData(array.NewData(c.field.Type, le.Len(), swapped, nil, le.NullN(), le.Offset()))
+	}
+	if err := w.Write(array.NewRecordBatch(schema, arrs, int64(arrs[0].Len()))); err != nil {
 		panic(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 func init() {
@@ -32,15 +33,15 @@ func runCommit(e *env) error {
 	id := ""
 	switch {
 	case *planFile != "":
-		var job *job.Job
-		if job, frozen, err = loadJobOrPlan(args, set, *planFile, "commit"); err != nil {
+		var jb *job.Job
+		if jb, frozen, err = loadJobOrPlan(e.ctx, args, set, *planFile, "commit"); err != nil {
 			return err
 		}
 		id = frozen.ID
 		if dir == "" {
 			dir = frozen.StateDir
 			if dir == "" {
-				dir = pipeline.DefaultStateDir(job)
+				dir = pipeline.DefaultStateDir(jb)
 			}
 		}
 	case len(args) == 1:
@@ -56,11 +57,15 @@ func runCommit(e *env) error {
 	case dir == "":
 		return usagef("which run? npyflow commit job.yaml, --plan plan.json or --state DIR")
 	}
-	runDir, err := pipeline.FindRun(dir, id)
+	runDir, err := shardrun.FindRun(e.ctx, dir, id)
 	if err != nil {
 		return err
 	}
-	cs, err := pipeline.CommitRun(runDir, &pipeline.CommitOptions{Plan: frozen})
+	opts := &shardrun.CommitOptions{}
+	if frozen != nil {
+		opts.Expect = frozen.Expected()
+	}
+	cs, err := shardrun.CommitRun(e.ctx, runDir, opts)
 	if err != nil {
 		return fmt.Errorf("run %s not committed:\n%w", storage.Redact(runDir), err)
 	}

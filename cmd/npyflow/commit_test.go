@@ -12,7 +12,7 @@ import (
 // the commit.
 func TestShardCLI(t *testing.T) {
 	for _, k := range []string{"JOB_COMPLETION_INDEX", "NPYFLOW_SHARD_INDEX", "NPYFLOW_SHARD_COUNT", "SLURM_ARRAY_TASK_ID",
-		"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "AWS_BATCH_JOB_ARRAY_INDEX", "AWS_BATCH_JOB_ARRAY_SIZE", "CLOUD_RUN_TASK_INDEX", "CLOUD_RUN_TASK_COUNT"} {
+		"SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "AWS_BATCH_JOB_ARRAY_INDEX", "AWS_BATCH_JOB_ARRAY_SIZE", "CLOUD_RUN_TASK_INDEX", "CLOUD_RUN_TASK_COUNT"} {
 		t.Setenv(k, "")
 	}
 	data, _ := filepath.Abs("../../testdata/demo/stations")
@@ -40,9 +40,15 @@ func TestShardCLI(t *testing.T) {
 		{"k8s without count", map[string]string{"JOB_COMPLETION_INDEX": "1"}, []string{"run", job}, 2, "", "NPYFLOW_SHARD_COUNT"},
 		{"commit too early", nil, []string{"commit", "--plan", plan}, 1, "", "no shard has started"},
 		{"shard 0", nil, []string{"run", "--plan", plan, "--shard", "0"}, 0, "shard 0/3 of run", ""},
-		{"shard 1 from k8s", map[string]string{"JOB_COMPLETION_INDEX": "1"}, []string{"run", "--plan", plan, "--no-commit"}, 0, "", "shard 1/3 from JOB_COMPLETION_INDEX"},
+		{"shard 1 from k8s", map[string]string{"JOB_COMPLETION_INDEX": "1"}, []string{"run", "--plan", plan, "--no-commit"}, 0, "  staged ", "shard 1/3 from JOB_COMPLETION_INDEX=1"},
+		// --array=1-3 needs --index-base 1: every task refuses.
+		{"slurm from 1 without base", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3", "SLURM_ARRAY_TASK_COUNT": "3"},
+			[]string{"run", "--plan", plan, "--resume", "--no-commit"}, 2, "", "(--array=1-3) needs --index-base 1"},
+		// sbatch --array=2 re-runs task 2 of that array (shard 1): Slurm sets MIN=MAX=2, COUNT=1.
+		{"slurm re-submitted", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_MIN": "2", "SLURM_ARRAY_TASK_MAX": "2", "SLURM_ARRAY_TASK_COUNT": "1"},
+			[]string{"run", "--plan", plan, "--resume", "--no-commit", "--index-base", "1"}, 0, "shard 1/3 of run", "shard 1/3 from SLURM_ARRAY_TASK_ID=2"},
 		{"commit missing shard", nil, []string{"commit", "--plan", plan}, 1, "", "no manifest from shard(s) 2 of 3"},
-		{"shard 2 from aws", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "2", "AWS_BATCH_JOB_ARRAY_SIZE": "3"}, []string{"run", "--plan", plan, "--no-commit"}, 0, "", "shard 2/3 from AWS_BATCH_JOB_ARRAY_INDEX"},
+		{"shard 2 from aws", map[string]string{"AWS_BATCH_JOB_ARRAY_INDEX": "2", "AWS_BATCH_JOB_ARRAY_SIZE": "3"}, []string{"run", "--plan", plan, "--no-commit"}, 0, "", "staged, not published (--no-commit)"},
 		{"commit", nil, []string{"commit", "--plan", plan}, 0, "3 shard(s), 6 input(s)", ""},
 		{"commit again", nil, []string{"commit", job}, 0, "already committed", ""},
 		{"resume committed", nil, []string{"run", "--plan", plan, "--shard", "2", "--resume"}, 0, "already committed", ""},

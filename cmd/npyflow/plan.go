@@ -10,6 +10,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/shardrun"
 )
 
 func init() {
@@ -115,8 +116,8 @@ func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out s
 			shards = n
 		}
 	}
-	if shards < 1 || shards > pipeline.MaxShards {
-		return usagef("--shards must be between 1 and %d", pipeline.MaxShards)
+	if shards < 1 || shards > shardrun.MaxShards {
+		return usagef("--shards must be between 1 and %d", shardrun.MaxShards)
 	}
 	text, err := os.ReadFile(jobFile)
 	if err != nil {
@@ -126,7 +127,7 @@ func freezePlan(e *env, plan *pipeline.Plan, jobFile string, set []string, out s
 	if err != nil {
 		return usageError{err}
 	}
-	if err := fp.WriteFile(out); err != nil {
+	if err := fp.WriteFile(e.ctx, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "plan %s: run %s, %d input(s) in %d shard(s); state in %s\n", storage.Redact(out), fp.ID, len(fp.Inputs), fp.Shards, storage.Redact(fp.StateDir))

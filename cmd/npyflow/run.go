@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/npyflow/npyflow/pipeline/job"
 
 	"github.com/npyflow/npyflow/pipeline"
+	"github.com/npyflow/npyflow/shardrun"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -123,7 +125,7 @@ func runRun(e *env) error {
 	if *workers < 0 {
 		return usagef("--workers must be positive")
 	}
-	jb, frozen, err := loadJobOrPlan(args, set, sf.plan, "run")
+	jb, frozen, err := loadJobOrPlan(e.ctx, args, set, sf.plan, "run")
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,7 @@ func runRun(e *env) error {
 // shardFlags are run's flags for sharded runs.
 type shardFlags struct {
 	plan, shard, state string
-	shards             int
+	shards, indexBase  int
 	resume, noCommit   bool
 	checkpoint         int64
 }
@@ -164,11 +166,12 @@ type shardFlags struct {
 func (f *shardFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.plan, "plan", "", "run the frozen plan written by `npyflow plan --out` (its inputs, shard assignment and job)")
 	fs.StringVar(&f.shard, "shard", "", "run shard i of n: --shard i/n, or --shard i with --plan or --shards (default: from the scheduler's environment)")
-	fs.IntVar(&f.shards, "shards", 0, "the shard count, with --shard i or a scheduler index variable that has no count (JOB_COMPLETION_INDEX)")
+	fs.IntVar(&f.shards, "shards", 0, "the shard count, with --shard i or a scheduler's task index and no plan")
+	fs.IntVar(&f.indexBase, "index-base", 0, "the scheduler's task index of shard 0: 1 for a Slurm array numbered from 1 (--array=1-N)")
 	fs.BoolVar(&f.resume, "resume", false, "skip the inputs this shard already committed in an earlier attempt")
 	fs.StringVar(&f.state, "state", "", "directory of the runs' manifests (default: _npyflow in the first sink's root, or the plan's)")
 	fs.BoolVar(&f.noCommit, "no-commit", false, "do not commit the run when this is the last shard to finish (run `npyflow commit` later)")
-	fs.Int64Var(&f.checkpoint, "checkpoint-bytes", pipeline.DefaultCheckpointBytes, "input bytes between checkpoints of a sharded run (negative: only at the end)")
+	fs.Int64Var(&f.checkpoint, "checkpoint-bytes", shardrun.DefaultCheckpointBytes, "input bytes between checkpoints of a sharded run (negative: only at the end)")
 }
 
 // options returns the run's ShardOptions: nil for a plain run (no plan,
@@ -178,30 +181,33 @@ func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env, quiet bool) (*
 	if f.shards < 0 {
 		return nil, usagef("--shards must be positive")
 	}
+	if f.indexBase < 0 {
+		return nil, usagef("--index-base must be 0 or more")
+	}
 	if frozen != nil {
 		if count > 0 && count != frozen.Shards {
 			return nil, usagef("--shards %d, but the plan has %d shards", count, frozen.Shards)
 		}
 		count = frozen.Shards
 	}
-	var sh pipeline.Shard
+	var sh shardrun.Shard
 	sharded := frozen != nil || f.resume || f.state != "" || f.noCommit
 	switch {
 	case f.shard != "":
-		s, err := pipeline.ParseShard(f.shard, count)
+		s, err := shardrun.ParseShard(f.shard, count)
 		if err != nil {
 			return nil, usagef("--shard: %v", err)
 		}
 		sh, sharded = s, true
 	default:
-		s, from, ok, err := pipeline.ShardFromEnv(nil, count)
+		s, from, ok, err := shardrun.ShardFromEnv(shardrun.EnvOptions{Count: count, Base: f.indexBase})
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
 		if ok {
 			sh, sharded = s, true
 			if !quiet {
-				fmt.Fprintf(e.stderr, "shard %s from %s\n", sh, from)
+				fmt.Fprintf(e.stderr, "shard %s from %s=%s\n", sh, from, os.Getenv(from))
 			}
 		} else if count > 1 {
 			return nil, usagef("which shard of %d? give --shard i, or run under a scheduler that sets JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID, AWS_BATCH_JOB_ARRAY_INDEX or CLOUD_RUN_TASK_INDEX", count)
@@ -228,7 +234,7 @@ func (f *shardFlags) options(frozen *pipeline.FrozenPlan, e *env, quiet bool) (*
 // loadJobOrPlan loads the job of run and commit: from the job file, or
 // from the frozen plan (which carries the job; a job file given as well
 // must be the one planned).
-func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*job.Job, *pipeline.FrozenPlan, error) {
+func loadJobOrPlan(ctx context.Context, args []string, set []string, planFile, cmd string) (*job.Job, *pipeline.FrozenPlan, error) {
 	if len(args) > 1 {
 		return nil, nil, usagef("want one job file: npyflow %s job.yaml", cmd)
 	}
@@ -242,7 +248,7 @@ func loadJobOrPlan(args []string, set []string, planFile, cmd string) (*job.Job,
 	if len(set) > 0 {
 		return nil, nil, usagef("--set cannot change a frozen plan: give it to npyflow plan")
 	}
-	fp, err := pipeline.LoadFrozenPlan(planFile)
+	fp, err := pipeline.LoadFrozenPlan(ctx, planFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,14 +281,19 @@ func printSummary(w io.Writer, sum *pipeline.Summary) {
 		if sh.Done != "" {
 			fmt.Fprintf(w, "nothing to do: %s\n", sh.Done)
 		}
-		if c := sh.Committed; c != nil {
-			fmt.Fprintf(w, "committed run %s: %d shard(s), %d input(s), %d file(s)\n", c.Run, c.Shards, c.Inputs, c.Files)
-		}
 		if sh.Done != "" {
 			return
 		}
 	}
 	fmt.Fprintf(w, "read %d input(s), %d rows, %s in %s\n", sum.Files, sum.Rows, pipeline.HumanBytes(sum.Bytes), sum.Elapsed.Round(time.Millisecond))
+	// A sharded run's files are staged until the run is committed (the
+	// log says by whom).
+	verb := "wrote"
+	if sh := sum.Shard; sh != nil && sh.Committed != nil {
+		verb = "published"
+	} else if sh != nil {
+		verb = "staged"
+	}
 	for _, s := range sum.Sinks {
 		fmt.Fprintf(w, "sink %s (%s): %d file(s), %d rows, %s, %s\n", s.Sink, s.Type, len(s.Files), s.Rows, pipeline.HumanBytes(s.Bytes), s.Elapsed.Round(time.Millisecond))
 		for i, f := range s.Files {
@@ -290,7 +301,7 @@ func printSummary(w io.Writer, sum *pipeline.Summary) {
 				fmt.Fprintf(w, "  ... %d more\n", len(s.Files)-10)
 				break
 			}
-			fmt.Fprintf(w, "  wrote %s\n", storage.Redact(f))
+			fmt.Fprintf(w, "  %s %s\n", verb, storage.Redact(f))
 		}
 	}
 }

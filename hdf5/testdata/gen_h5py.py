@@ -163,13 +163,16 @@ def common(f, latest):
 
 
 def plain(dt):
-    """dt without h5py's metadata (numpy's descr would show it)."""
+    """dt without h5py's metadata (numpy's descr would show it), fields in
+    offset order (numpy's descr is not defined otherwise; h5py keeps the
+    order HDF5 stores, which may differ: see gen_misc.py)."""
     if dt.fields is None:
         if dt.subdtype is not None:
             return np.dtype((plain(dt.subdtype[0]), dt.subdtype[1]))
         return np.dtype(dt.str)
-    return np.dtype({"names": list(dt.names), "formats": [plain(dt.fields[n][0]) for n in dt.names],
-                     "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": dt.itemsize})
+    names = sorted(dt.names, key=lambda n: dt.fields[n][1])
+    return np.dtype({"names": names, "formats": [plain(dt.fields[n][0]) for n in names],
+                     "offsets": [dt.fields[n][1] for n in names], "itemsize": dt.itemsize})
 
 
 def b64(b):
@@ -335,4 +338,5 @@ def main():
             json.dump(describe(path), out, indent=1, sort_keys=True)
 
 
-main()
+if __name__ == "__main__":
+    main()

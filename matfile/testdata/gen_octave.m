@@ -35,7 +35,11 @@ save('-v6', 'octave_v6.mat', names{:});
 % Quirks: non-ASCII text (Octave holds UTF-8 bytes, saves UTF-16) and a
 % logical sparse, which Octave 7 writes as a uint8 logical array holding
 % sparse ir/jc/pr subelements (scipy refuses it; Octave reads it back wrong).
+% Characters outside the BMP: Octave saves them as UTF-16 surrogate pairs,
+% as MATLAB does (a 1x6 row of UTF-8 bytes is a 1x4 char in the file).
 su = 'héllo €';
 spb = sparse(logical([1 0 0; 0 1 0]));
-save('-v7', 'octave_quirks_v7.mat', 'su', 'spb');
-save('-v6', 'octave_quirks_v6.mat', 'su', 'spb');
+se = 'a😀b';
+se2 = '𝄞 🚀🚀';
+save('-v7', 'octave_quirks_v7.mat', 'su', 'spb', 'se', 'se2');
+save('-v6', 'octave_quirks_v6.mat', 'su', 'spb', 'se', 'se2');

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,7 +25,12 @@ type Job struct {
 	Version    int          // the format version (1)
 	Components []*Component // sources, then transforms, then sinks, each in file order
 	byName     map[string]*Component
+	env        map[string]string // the ${VAR}s expanded, by name
 }
+
+// Env returns the values of the environment variables the job's ${VAR}
+// references were expanded with, by name (a frozen plan carries them).
+func (j *Job) Env() map[string]string { return maps.Clone(j.env) }
 
 // Component is one source, transform or sink of a job with its validated
 // options.
@@ -89,6 +95,15 @@ func Load(name string, data []byte, opts *LoadOptions) (*Job, error) {
 	if l.lookup == nil {
 		l.lookup = os.LookupEnv
 	}
+	env := map[string]string{}
+	look := l.lookup
+	l.lookup = func(k string) (string, bool) {
+		v, ok := look(k)
+		if ok {
+			env[k] = v
+		}
+		return v, ok
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, l.yamlError(err)
@@ -112,7 +127,7 @@ func Load(name string, data []byte, opts *LoadOptions) (*Job, error) {
 	if dir == "" {
 		dir = filepath.Dir(name)
 	}
-	job := &Job{File: name, Dir: dir, Version: Version, byName: map[string]*Component{}}
+	job := &Job{File: name, Dir: dir, Version: Version, byName: map[string]*Component{}, env: env}
 	l.job(root, job)
 	if err := l.errs.Err(); err != nil {
 		return nil, err

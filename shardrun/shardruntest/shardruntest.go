@@ -7,9 +7,9 @@
 //
 // The tests drive shardrun.Run directly with small synthetic outputs (no
 // job, no Parquet): a four-shard run committed by its last shard, a
-// shard killed after a checkpoint and resumed, and a shard run again
-// from scratch, which must overwrite its own staged objects and nothing
-// else.
+// shard killed after a checkpoint and resumed, a shard run again from
+// scratch, which must overwrite its own staged objects and nothing else,
+// commits racing, and a commit interrupted by SIGINT.
 package shardruntest
 
 import (
@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"os/signal"
 	"regexp"
 	"sort"
 	"strings"
@@ -41,6 +43,7 @@ func Run(t *testing.T, base string) {
 	t.Run("KilledShardResumes", func(t *testing.T) { KilledShardResumes(t, shardrun.Join(base, "killed")) })
 	t.Run("RerunOverwritesOwnStaging", func(t *testing.T) { RerunOverwritesOwnStaging(t, shardrun.Join(base, "rerun")) })
 	t.Run("RacingCommits", func(t *testing.T) { RacingCommits(t, shardrun.Join(base, "race")) })
+	t.Run("InterruptedCommit", func(t *testing.T) { InterruptedCommit(t, shardrun.Join(base, "sigint")) })
 }
 
 // job is a synthetic job: shards over inputs in0..inN-1 writing one
@@ -279,7 +282,7 @@ func FourShards(t *testing.T, base string) {
 			if vis := visible(t, j); len(vis) != 0 {
 				t.Fatalf("after shard %d of 4, readers see %v", s, keys(vis))
 			}
-			if shardrun.Exists(shardrun.Join(j.root, shardrun.SuccessFile)) {
+			if shardrun.Exists(context.Background(), shardrun.Join(j.root, shardrun.SuccessFile)) {
 				t.Fatalf("_SUCCESS after shard %d of 4", s)
 			}
 			continue
@@ -297,11 +300,11 @@ func FourShards(t *testing.T, base string) {
 	}
 	checkDataset(t, j, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"})
 	checkNoStaging(t, j)
-	runDir, err := shardrun.FindRun(j.state, "")
+	runDir, err := shardrun.FindRun(context.Background(), j.state, "")
 	if err != nil || shardrun.Base(runDir) != j.run {
 		t.Fatalf("FindRun: %s, %v", runDir, err)
 	}
-	cs, err := shardrun.CommitRun(runDir, nil)
+	cs, err := shardrun.CommitRun(context.Background(), runDir, nil)
 	if err != nil || !cs.Already || cs.Files != 14 {
 		t.Errorf("second commit: %+v, %v", cs, err)
 	}
@@ -328,15 +331,15 @@ func KilledShardResumes(t *testing.T, base string) {
 	if vis := visible(t, j); len(vis) != 0 {
 		t.Fatalf("after the kill, readers see %v", keys(vis))
 	}
-	if shardrun.Exists(shardrun.Join(j.root, shardrun.SuccessFile)) {
+	if shardrun.Exists(context.Background(), shardrun.Join(j.root, shardrun.SuccessFile)) {
 		t.Fatal("_SUCCESS after a killed shard")
 	}
 	runDir := shardrun.Join(j.state, j.run)
-	m, err := shardrun.ReadManifest(shardrun.ManifestName(runDir, 1))
+	m, err := shardrun.ReadManifest(context.Background(), shardrun.ManifestName(runDir, 1))
 	if err != nil || m.Complete || len(m.Inputs) != 2 || len(m.Outputs) != 2 || m.Checkpoints != 2 {
 		t.Fatalf("killed shard's manifest: %+v, %v", m, err)
 	}
-	if _, err := shardrun.CommitRun(runDir, nil); err == nil || !strings.Contains(err.Error(), "not finished") {
+	if _, err := shardrun.CommitRun(context.Background(), runDir, nil); err == nil || !strings.Contains(err.Error(), "not finished") {
 		t.Fatalf("commit with a killed shard: %v", err)
 	}
 	sum := runShard(t, j, 1, true, "a", -1, false)
@@ -361,7 +364,7 @@ func RerunOverwritesOwnStaging(t *testing.T, base string) {
 	runShard(t, j, 1, false, "a", -1, true)
 	runDir := shardrun.Join(j.state, j.run)
 	staged := func(s int) map[string]bool {
-		m, err := shardrun.ReadManifest(shardrun.ManifestName(runDir, s))
+		m, err := shardrun.ReadManifest(context.Background(), shardrun.ManifestName(runDir, s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,7 +414,7 @@ func RerunOverwritesOwnStaging(t *testing.T, base string) {
 			t.Errorf("%s: new after the re-run", bareName(name))
 		}
 	}
-	cs, err := shardrun.CommitRun(runDir, nil)
+	cs, err := shardrun.CommitRun(context.Background(), runDir, nil)
 	if err != nil || cs.Files != 8 {
 		t.Fatalf("commit: %+v, %v", cs, err)
 	}
@@ -441,7 +444,7 @@ func RacingCommits(t *testing.T, base string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = shardrun.CommitRun(runDir, nil)
+			_, errs[i] = shardrun.CommitRun(context.Background(), runDir, nil)
 		}()
 	}
 	wg.Wait()
@@ -451,5 +454,59 @@ func RacingCommits(t *testing.T, base string) {
 		}
 	}
 	checkDataset(t, j, map[int]string{0: "a", 1: "a"})
+	checkNoStaging(t, j)
+}
+
+// InterruptedCommit runs four shards that leave the commit to npyflow
+// commit, then commits the run and sends this process SIGINT (caught by
+// signal.NotifyContext, as the command does) while the third file is
+// being published: CommitRun returns promptly with the cancellation,
+// _SUCCESS and COMMITTED are absent, and committing again publishes
+// every file once.
+func InterruptedCommit(t *testing.T, base string) {
+	j := newJob(base, 4, 14)
+	for s := 0; s < 4; s++ {
+		runShard(t, j, s, false, "a", -1, true)
+	}
+	runDir := shardrun.Join(j.state, j.run)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var sent time.Time
+	opts := &shardrun.CommitOptions{BeforePublish: func(string) {
+		if n++; n != 3 {
+			return
+		}
+		sent = time.Now()
+		if err := self.Signal(os.Interrupt); err != nil {
+			t.Skipf("cannot send SIGINT here: %v", err)
+		}
+		select { // the signal arrives asynchronously
+		case <-ctx.Done():
+		case <-time.After(10 * time.Second):
+			t.Error("SIGINT did not cancel the context")
+		}
+	}}
+	cs, err := shardrun.CommitRun(ctx, runDir, opts)
+	took := time.Since(sent)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("commit after SIGINT: %+v, %v", cs, err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("CommitRun returned %v after SIGINT", took)
+	}
+	bg := context.Background()
+	if shardrun.Exists(bg, shardrun.Join(j.root, shardrun.SuccessFile)) || shardrun.Exists(bg, shardrun.Join(runDir, shardrun.CommittedFile)) {
+		t.Error("_SUCCESS or COMMITTED after an interrupted commit")
+	}
+	cs, err = shardrun.CommitRun(bg, runDir, nil)
+	if err != nil || cs.Already || cs.Files != j.inputs {
+		t.Fatalf("commit again: %+v, %v", cs, err)
+	}
+	checkDataset(t, j, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"})
 	checkNoStaging(t, j)
 }

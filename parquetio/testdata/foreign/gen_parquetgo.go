@@ -12,6 +12,11 @@
 // page flipped after writing, so that page's CRC no longer matches: a
 // reader that verifies CRCs must refuse it naming the column; its JSON
 // holds the values as written and parquet-go's own refusal).
+// pgo_legacy_list.parquet: a slice of structs, which parquet-go writes as
+// the legacy 2-level list (a repeated group without LIST annotation, as
+// old parquet-mr and Hive do), three points in every row, an OPTIONAL
+// field among them; pgo_legacy_list_ragged.parquet: the same with row 5
+// holding two.
 package main
 
 import (
@@ -21,6 +26,7 @@ import (
 	"log"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -106,7 +112,79 @@ func emit(name string, b, valid []byte, note string) {
 	}
 }
 
+type point struct {
+	X   int32    `parquet:"x"`
+	Y   *float64 `parquet:"y,optional"`
+	Tag string   `parquet:"tag"`
+}
+
+type legacyRow struct {
+	ID     int64   `parquet:"id"`
+	Points []point `parquet:"points"`
+}
+
+// legacyLists writes rows of three points each (two in row ragged, if
+// ragged >= 0) as name, and name's JSON: the values parquet-go reads back.
+func legacyLists(name string, ragged int) {
+	var rows []legacyRow
+	for i := 0; i < 40; i++ {
+		r := legacyRow{ID: int64(i) * 7}
+		for j := 0; j < 3; j++ {
+			if i == ragged && j == 2 {
+				break
+			}
+			p := point{X: int32(i*10 + j - 200), Tag: strings.Repeat("é", (i+j)%4) + strconv.Itoa(i)}
+			if (i+j)%7 != 0 {
+				y := float64(i) + float64(j)/4
+				p.Y = &y
+			}
+			r.Points = append(r.Points, p)
+		}
+		rows = append(rows, r)
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[legacyRow](&buf, parquet.PageBufferSize(1<<10))
+	if _, err := w.Write(rows); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	b := buf.Bytes()
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	got, err := parquet.Read[legacyRow](bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cols := []column{{Name: "id", Type: "BIGINT"}, {Name: "points", Type: "repeated group"}}
+	for _, r := range got {
+		cols[0].Values = append(cols[0].Values, strconv.FormatInt(r.ID, 10))
+		var ps []any
+		for _, p := range r.Points {
+			var y any
+			if p.Y != nil {
+				y = strconv.FormatFloat(*p.Y, 'g', -1, 64)
+			}
+			ps = append(ps, map[string]any{"x": strconv.Itoa(int(p.X)), "y": y, "tag": p.Tag})
+		}
+		cols[1].Values = append(cols[1].Values, ps)
+	}
+	m := map[string]any{"file": name, "producer": "parquet-go v0.32.0", "rows": len(got), "columns": cols,
+		"schema": parquet.SchemaOf(legacyRow{}).String()}
+	j, err := json.Marshal(m)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(name[:len(name)-len(".parquet")]+".json", append(j, '\n'), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
 func main() {
+	legacyLists("pgo_legacy_list.parquet", -1)
+	legacyLists("pgo_legacy_list_ragged.parquet", 5)
 	good := write(parquet.Compression(&parquet.Snappy))
 	emit("pgo_crc.parquet", good, good, "page CRCs, SNAPPY, 2 row groups")
 	valid := write(parquet.Compression(&parquet.Uncompressed))
