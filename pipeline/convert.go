@@ -229,7 +229,13 @@ func conversionError(in, out string, err error) error {
 
 // escapePattern makes a file name a path pattern matching only it.
 func escapePattern(p string) string {
-	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `\`, `\\`).Replace(p)
+	query := "" // a URL's query holds bucket parameters, not wildcards
+	if storage.Scheme(p) != "" {
+		if loc := urlQueryRE.FindStringIndex(p); loc != nil {
+			p, query = p[:loc[0]], p[loc[0]:]
+		}
+	}
+	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`, `{`, `\{`, `}`, `\}`, `\`, `\\`).Replace(p) + query
 }
 
 // escapeTemplate makes a file name an output path template naming only
