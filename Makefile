@@ -87,6 +87,9 @@ check-hdf5:
 	rm -rf /tmp/npyflow-hdf5w && mkdir -p /tmp/npyflow-hdf5w
 	HDF5_WRITTEN_DIR=/tmp/npyflow-hdf5w $(GO) test -count=1 -run TestWriteFixtures ./hdf5/
 	/usr/bin/python3 hdf5/testdata/check_written.py /tmp/npyflow-hdf5w
+	rm -rf /tmp/npyflow-h5sink && mkdir -p /tmp/npyflow-h5sink
+	NPYFLOW_H5SINK_DIR=/tmp/npyflow-h5sink $(GO) test -count=1 -run 'TestHDF5SinkCompression$$' ./pipeline/
+	/usr/bin/python3 pipeline/testdata/h5sink/check_h5sink.py /tmp/npyflow-h5sink
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:

@@ -29,7 +29,11 @@ type containerMember struct {
 	openC func() (io.ReadCloser, error)
 }
 
-func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+// hdf5Members lists the datasets picked (all when pick is empty) of the
+// HDF5 file r: when all are read, those of a type or filter npyflow
+// cannot read are skipped with a warning (an error if strict), netCDF's
+// dimension-only datasets silently.
+func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, strict bool, warn func(string)) ([]containerMember, error) {
 	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name})
 	if err != nil {
 		return nil, err
@@ -62,7 +66,13 @@ func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, warn fun
 		if !ok {
 			return nil
 		}
+		if ds.Err() == nil && ds.IsNetCDFDimensionOnly() {
+			return nil // a netCDF dimension without values, not a variable
+		}
 		m, err := hdf5Member(ds)
+		if strict && errors.Is(err, hdf5.ErrUnsupported) {
+			return fmt.Errorf("%w (skipped with a warning without strict)", err)
+		}
 		if errors.Is(err, hdf5.ErrUnsupported) || errors.Is(err, errNullDataset) {
 			msg := err.Error()
 			if i := strings.Index(msg, path+": "); i >= 0 {
@@ -107,7 +117,8 @@ func hdf5Hint(f *hdf5.File) string {
 var errNullDataset = errors.New("it has a null dataspace (h5py.Empty): no data")
 
 // hdf5Member maps one dataset as h5py does (see hdf5.Dataset.DType):
-// references, opaque, time and variable-length sequences are refused.
+// references, opaque, time and variable-length sequences are refused, and
+// so are chunks that need a filter without a decoder (CheckFilters).
 func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 	if err := ds.Err(); err != nil {
 		return containerMember{}, err
@@ -122,6 +133,9 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 	shape, err := ds.NumpyShape()
 	if err != nil {
 		return containerMember{}, err
+	}
+	if err := ds.CheckFilters(); err != nil {
+		return containerMember{}, err // *hdf5.UnsupportedFilterError: skipped like a type
 	}
 	h := &npyio.Header{DType: dt, Shape: shape}
 	open := func() (io.ReadCloser, error) {

@@ -384,7 +384,7 @@ func TestInspectContainers(t *testing.T) {
 		objs[o.Path] = o
 	}
 	if d := objs["/d"]; d.Kind != "dataset" || d.Descr != "'<f8'" || fmt.Sprint(d.Shape) != "[10 3]" || d.Layout != "chunked" ||
-		fmt.Sprint(d.Chunk) != "[4 2]" || d.Index != "fixed-array" || strings.Join(d.Filters, ",") != "shuffle,deflate(4),fletcher32" {
+		fmt.Sprint(d.Chunk) != "[4 2]" || d.Index != "fixed-array" || strings.Join(d.Filters, ",") != "shuffle(elemsize=8),deflate(level=4),fletcher32" {
 		t.Errorf("/d: %+v", d)
 	}
 	if g := objs["/g"]; g.Kind != "group" || len(g.Attrs) != 11 || g.Attrs[10].Name != "v" || !strings.Contains(g.Attrs[10].Desc, `"text"`) {
@@ -395,7 +395,7 @@ func TestInspectContainers(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	ins.WriteText(&buf)
-	for _, want := range []string{"(HDF5, superblock v3", "/d  dataset '<f8' shape (10, 3), chunked [4 2] fixed-array shuffle,deflate(4),fletcher32", "    @v: "} {
+	for _, want := range []string{"(HDF5, superblock v3", "/d  dataset '<f8' shape (10, 3), chunked [4 2] fixed-array shuffle(elemsize=8) | deflate(level=4) | fletcher32", "    @v: "} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, buf.String())
 		}

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/npyflow/npyflow/hdf5"
@@ -15,31 +17,217 @@ import (
 
 // The HDF5 format, on the pure-Go hdf5 package: every dataset is an
 // array named by its path (container.go reads them); the sink writes one
-// dataset per part or for all, creating the groups of its path.
+// dataset per part or for all, creating the groups of its path. netCDF-4
+// files (.nc, .nc4) are HDF5 files and read the same way, their
+// dimension-only datasets left out; with the dimension option the
+// one-dimensional variables along one netCDF dimension read as one
+// table (hdf5.DimTable). netCDF-3 files start with their own magic, so
+// that they are recognized and refused by name.
 
 var hdf5Format = &Format{
-	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5"}, Summary: "HDF5 file (h5py, pure-Go reader and writer)",
-	Magic:   []Magic{{Prefix: "\x89HDF\r\n\x1a\n", UserBlock: true}},
+	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}, Summary: "HDF5 file (h5py, netCDF-4; pure-Go reader and writer)",
+	Magic:   hdf5Magic(),
 	Archive: true,
-	Source: fileSourceSpec("read datasets of HDF5 files",
-		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, fixed strings to S, variable-length strings to S/U of the longest value; references, opaque, time and variable-length sequences are refused (skipped with a warning when every dataset is read).",
-		func(c *job.Component) (fileReader, error) {
-			return &containerReader{list: hdf5Members, pick: c.Strings("datasets"), hint: "--dataset /PATH"}, nil
-		},
+	Source: fileSourceSpec("read datasets of HDF5 and netCDF-4 files",
+		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage, PyTables, netCDF-4) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, fixed strings to S, variable-length strings to S/U of the longest value; references, opaque, time and variable-length sequences are refused, and so are datasets whose chunks need a filter without a decoder (lossy zfp or sz, an unknown id): when every dataset is read, such datasets are skipped with a warning naming the dataset and the type or filter (an error with strict). Values are kept as stored: a netCDF variable's _FillValue, scale_factor and add_offset are not applied (inspect shows them). netCDF's dimension-only datasets (a dimension without a coordinate variable) hold no values and are left out. netCDF-3 files are refused as such (they are not HDF5).",
+		newHDF5Reader,
 		job.Field{Name: "datasets", Type: job.StringList, Doc: "the dataset paths to read, /group/data (default: every dataset npyflow can read)",
 			Flag: "dataset", FlagType: &flagString, FlagDoc: "use only this dataset of the HDF5 file (/group/data)"},
+		job.Field{Name: "dimension", Type: job.String, Flag: "dimension",
+			Doc: "read the one-dimensional variables of a netCDF-4 file (or HDF5 file with dimension scales) along this dimension as one table, as xarray's Dataset.to_dataframe() gives them with the index reset: the coordinate variable first (none for a dimension without one), then each 1-D variable along it in the file's variable order, one record per index; variables of other shapes are left out, and those that cannot be columns are skipped with a warning (an error with strict). A dimension of a subgroup is group/dim (its table holds that group's variables). Values as stored, as xarray's mask_and_scale=False and decode_times=False give them"},
+		job.Field{Name: "strict", Type: job.Bool, Default: false, Flag: "strict",
+			Doc: "make a dataset npyflow cannot read (a type numpy has no form for, a filter without a decoder) an error instead of a skip with a warning"},
 		tableField("datasets")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write an HDF5 file",
-		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked and deflated unless compressed is false.",
+		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed.",
 		Fields: append(fileSinkFields(),
 			job.Field{Name: "dataset", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
 				Doc: "the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
-			compressedField("chunk and deflate datasets (level 4, with shuffle)", "HDF5")),
+			job.Field{Name: "compression", Type: job.String, Default: string(hdf5.CompressionDeflate), Enum: hdf5CompressionNames(),
+				Doc:  "the filter compressing each chunk, after the byte shuffle: deflate (HDF5's own, level 1-9, default 4), lz4 (filter 32004, no level) or zstd (filter 32015, level 1-22, default 3), which need hdf5plugin in h5py; none stores the chunks as they are",
+				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (the default), lz4, zstd or none",
+				FlagValue: hdf5CompressionFlag},
+			job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
+				Doc: "the compression level: deflate 1-9, zstd 1-22 (0: the compression's default; lz4 and none have no level)"},
+			job.Field{Name: "compressed", Type: job.Bool, Default: true,
+				Doc: "false is compression: none (kept for older jobs)"}),
 		Impl: builder(buildHDF5Sink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.HDF5(f, f.Size(), name)
 	},
 }
+
+// hdf5Magic is how HDF5 files start (the signature, at 0 or after a user
+// block), and netCDF-3 files: those are no HDF5, but their magic sends
+// them to this format, whose reader refuses them by name.
+func hdf5Magic() []Magic {
+	m := []Magic{{Prefix: "\x89HDF\r\n\x1a\n", UserBlock: true}}
+	for _, p := range hdf5.NetCDF3Magics {
+		m = append(m, Magic{Prefix: string(p), Ext: ".nc"})
+	}
+	return m
+}
+
+func hdf5CompressionNames() []string {
+	var out []string
+	for _, c := range hdf5.Compressions {
+		out = append(out, string(c))
+	}
+	return out
+}
+
+// hdf5CompressionFlag reads --compression for an HDF5 output, with the
+// spellings of the other formats' flags (zlib, gzip, uncompressed).
+func hdf5CompressionFlag(text string) (any, error) {
+	switch t := strings.ToLower(text); t {
+	case "":
+		return string(hdf5.CompressionDeflate), nil
+	case "zlib", "gzip":
+		return string(hdf5.CompressionDeflate), nil
+	case "uncompressed":
+		return string(hdf5.CompressionNone), nil
+	default:
+		c, err := hdf5.ParseCompression(t)
+		if err != nil {
+			return nil, fmt.Errorf("--compression %q is not available for HDF5 (%s)", text, strings.Join(hdf5CompressionNames(), ", "))
+		}
+		return string(c), nil
+	}
+}
+
+func newHDF5Reader(c *job.Component) (fileReader, error) {
+	strict, dim := c.Bool("strict"), c.String("dimension")
+	if dim != "" && len(c.Strings("datasets")) > 0 {
+		return nil, c.Errorf("dimension", "dimension and datasets exclude each other: a dimension's table holds the variables along it")
+	}
+	list := func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+		ms, err := hdf5Members(name, r, size, pick, strict, warn)
+		return ms, hdf5Error(name, err)
+	}
+	hint := "--dataset /PATH"
+	if dim != "" {
+		list = func(name string, r io.ReaderAt, size int64, _ []string, warn func(string)) ([]containerMember, error) {
+			ms, err := hdf5DimMembers(name, r, size, dim, strict, warn)
+			return ms, hdf5Error(name, err)
+		}
+		hint = "--dimension NAME"
+	}
+	return &containerReader{list: list, pick: c.Strings("datasets"), hint: hint}, nil
+}
+
+// hdf5Error is err of the hdf5 package about the file name without the
+// package and file in front (the engine names the file); a netCDF-3
+// file's says how to make it netCDF-4.
+func hdf5Error(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "hdf5: ")
+	msg = strings.TrimPrefix(msg, name+": ")
+	if errors.Is(err, hdf5.ErrNetCDF3) {
+		msg += " (nccopy -k nc4 IN OUT makes a netCDF-4 copy)"
+	}
+	return &hdf5FileError{msg: msg, err: err}
+}
+
+// hdf5FileError is an hdf5 error reworded by hdf5Error.
+type hdf5FileError struct {
+	msg string
+	err error
+}
+
+func (e *hdf5FileError) Error() string { return e.msg }
+func (e *hdf5FileError) Unwrap() error { return e.err }
+
+// hdf5DimMembers reads the table of the netCDF dimension dim (group/dim
+// for a subgroup's) of an HDF5 file as its one member, named dim.
+func hdf5DimMembers(name string, r io.ReaderAt, size int64, dim string, strict bool, warn func(string)) ([]containerMember, error) {
+	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name})
+	if err != nil {
+		return nil, err
+	}
+	group, d := "/", strings.Trim(dim, "/")
+	if i := strings.LastIndex(d, "/"); i >= 0 {
+		group, d = "/"+d[:i], d[i+1:]
+	}
+	t, err := f.DimensionTable(group, d)
+	if errors.Is(err, hdf5.ErrNotFound) {
+		return nil, fmt.Errorf("no table of a dimension %q: no one-dimensional variable of group %s is along it%s", dim, group, hdf5DimHint(f))
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range t.Skipped {
+		msg := strings.TrimPrefix(e.Error(), "hdf5: "+name+": ")
+		if strict {
+			return nil, fmt.Errorf("%s (skipped with a warning without strict)", msg)
+		}
+		warn(fmt.Sprintf("%s: %s: skipped", name, msg))
+	}
+	if len(t.Columns) == 0 {
+		return nil, fmt.Errorf("no variable along dimension %q can be read", dim)
+	}
+	dt, err := t.DType()
+	if err != nil {
+		return nil, err
+	}
+	h := &npyio.Header{DType: dt, Shape: []int{int(t.Rows())}}
+	open := func() (io.ReadCloser, error) {
+		tr, err := t.NewReader(max(1, containerBatchBytes/max(dt.Size, 1)))
+		if err != nil {
+			return nil, err
+		}
+		return &batchStream{read: tr.Read}, nil
+	}
+	member := strings.TrimPrefix(strings.TrimSuffix(group, "/")+"/"+d, "/")
+	return []containerMember{{name: member, header: h, open: open}}, nil
+}
+
+// hdf5DimHint lists the dimensions that have a table, for a message.
+func hdf5DimHint(f *hdf5.File) string {
+	tabs, err := f.DimensionTables()
+	if err != nil || len(tabs) == 0 {
+		return " (the file has no dimension scales)"
+	}
+	var names []string
+	for _, t := range tabs {
+		n := strings.TrimPrefix(strings.TrimSuffix(t.Group, "/")+"/"+t.Dim.Name, "/")
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return " (dimensions: " + strings.Join(names, ", ") + ")"
+}
+
+// batchStream is a reader of byte batches (read returns io.EOF at the
+// end) as one stream.
+type batchStream struct {
+	read func() ([]byte, error)
+	buf  []byte
+	eof  bool
+}
+
+func (s *batchStream) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		if s.eof {
+			return 0, io.EOF
+		}
+		b, err := s.read()
+		if err == io.EOF {
+			s.eof = true
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		s.buf = b
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
+}
+
+func (s *batchStream) Close() error { return nil }
 
 // compressedField is the compressed option of the mat and hdf5 sinks,
 // whose flag is --compression deflate|none.
@@ -58,12 +246,16 @@ func compressedField(doc, format string) job.Field {
 }
 
 func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	opts, err := hdf5SinkOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		w, err := hdf5.NewWriter(f, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &hdf5File{w: w, groups: map[string]*hdf5.GroupWriter{}, compressed: c.Bool("compressed")}, nil
+		return &hdf5File{w: w, groups: map[string]*hdf5.GroupWriter{}, opts: opts}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -72,12 +264,42 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
+// hdf5SinkOptions are the dataset options of an hdf5 sink's compressed
+// datasets (nil: none are compressed), its options checked.
+func hdf5SinkOptions(c *job.Component) (*hdf5.DatasetOptions, error) {
+	comp := hdf5.Compression(c.String("compression"))
+	if !c.Bool("compressed") {
+		if c.Has("compression") && comp != hdf5.CompressionNone {
+			return nil, c.Errorf("compressed", "compressed: false is compression: none, but compression is %s", comp)
+		}
+		comp = hdf5.CompressionNone
+	}
+	level := int(c.Int("compression_level"))
+	var lo, hi int
+	switch comp {
+	case hdf5.CompressionDeflate:
+		lo, hi = 1, 9
+	case hdf5.CompressionZstd:
+		lo, hi = 1, 22
+	}
+	if level != 0 && (level < lo || level > hi) {
+		if hi == 0 {
+			return nil, c.Errorf("compression_level", "compression %s has no level", comp)
+		}
+		return nil, c.Errorf("compression_level", "%s levels are %d to %d, not %d", comp, lo, hi, level)
+	}
+	if comp == hdf5.CompressionNone {
+		return nil, nil
+	}
+	return &hdf5.DatasetOptions{Compression: comp, Level: level, Shuffle: true}, nil
+}
+
 // hdf5File is an HDF5 file being written, as an arrayFile: a dataset
 // named group/data is created in its groups.
 type hdf5File struct {
-	w          *hdf5.Writer
-	groups     map[string]*hdf5.GroupWriter // by path, created
-	compressed bool
+	w      *hdf5.Writer
+	groups map[string]*hdf5.GroupWriter // by path, created
+	opts   *hdf5.DatasetOptions         // of compressed datasets; nil: none
 }
 
 func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
@@ -99,8 +321,9 @@ func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
 		shape[k] = uint64(d)
 	}
 	var o *hdf5.DatasetOptions
-	if f.compressed && len(shape) > 0 && h.DataSize() > hdf5.CompactAuto {
-		o = &hdf5.DatasetOptions{Deflate: 4, Shuffle: true}
+	if f.opts != nil && len(shape) > 0 && h.DataSize() > hdf5.CompactAuto {
+		c := *f.opts
+		o = &c
 	}
 	return g.CreateDataset(path[len(path)-1], h.DType, shape, o)
 }

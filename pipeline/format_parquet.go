@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
@@ -25,7 +26,7 @@ var parquetFormat = &Format{
 	Table: true,
 	Source: fileSourceSpec("read Parquet files",
 		"Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value; decimals, INT96, TIME, INTERVAL and nulls as `npyflow inspect` shows).",
-		func(*job.Component) (fileReader, error) { return parquetReader{}, nil },
+		func(*job.Component) (fileReader, error) { return &parquetReader{}, nil },
 		foreign.Fields()...),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write Parquet files or datasets",
 		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel. With partition_by or dataset: true, path is a dataset directory that Spark, Trino and DuckDB read (hive_partitioning), published atomically when the run commits.",
@@ -61,8 +62,27 @@ func parquetSinkFields() []job.Field {
 	return fields
 }
 
-// parquetReader reads Parquet files: each is one part.
-type parquetReader struct{}
+// parquetReader reads Parquet files: each is one part. What a file's
+// reader reads otherwise than the file says (parquetio.Reader.Warnings:
+// an unknown logical type read as its physical type) is a warning of the
+// plan, once per file.
+type parquetReader struct {
+	warned sync.Map // paths whose warnings were given
+}
+
+// warn gives the warnings of the reader r of the file at path, once.
+func (pr *parquetReader) warn(s *fileSource, path string, r *parquetio.Reader) {
+	w := r.Warnings()
+	if len(w) == 0 || s.warn == nil {
+		return
+	}
+	if _, done := pr.warned.LoadOrStore(path, true); done {
+		return
+	}
+	for _, msg := range w {
+		s.warn(fmt.Sprintf("%s: %s", storage.Redact(path), msg))
+	}
+}
 
 // openParquet opens the Parquet file at path, mapped with the options fo;
 // closing the file is the caller's.
@@ -79,12 +99,13 @@ func openParquet(ctx context.Context, path string, fo *foreign.Options) (*parque
 	return r, f, nil
 }
 
-func (parquetReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
+func (pr *parquetReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
 	r, f, err := openParquet(ctx, path, s.foreign())
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	pr.warn(s, path, r)
 	ph := partHead{header: r.Header()}
 	if r.IsArray() && ph.header.DType.Kind != npyio.Struct {
 		ph.array = r.Columns()[0].Name
@@ -92,7 +113,7 @@ func (parquetReader) parts(ctx context.Context, s *fileSource, path string) ([]p
 	return []partHead{ph}, nil
 }
 
-func (parquetReader) headerWith(ctx context.Context, path string, fo *foreign.Options) (*npyio.Header, error) {
+func (*parquetReader) headerWith(ctx context.Context, path string, fo *foreign.Options) (*npyio.Header, error) {
 	r, f, err := openParquet(ctx, path, fo)
 	if err != nil {
 		return nil, err
@@ -102,7 +123,7 @@ func (parquetReader) headerWith(ctx context.Context, path string, fo *foreign.Op
 }
 
 // columnNames returns the top-level column names of a Parquet file.
-func (parquetReader) columnNames(ctx context.Context, path string) ([]string, error) {
+func (*parquetReader) columnNames(ctx context.Context, path string) ([]string, error) {
 	f, err := storage.Open(ctx, path)
 	if err != nil {
 		return nil, err
@@ -115,11 +136,12 @@ func (parquetReader) columnNames(ctx context.Context, path string) ([]string, er
 	return names, nil
 }
 
-func (parquetReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+func (pr *parquetReader) open(ctx context.Context, s *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
 	r, f, err := openParquet(ctx, p.Path, s.foreign())
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	pr.warn(s, p.Path, r) // a projected or frozen plan lists no parts
 	h := s.wrapProjected(r.Header())
 	return &parquetRows{r: r, rowSize: int(rowsSchema(h).RowSize())}, h, f, nil
 }

@@ -24,7 +24,7 @@ func init() {
 const convertUsage = `usage: npyflow convert [flags] IN OUT
 
 IN and OUT are .npy, .npz, .parquet, .arrow/.feather (Arrow IPC files),
-.arrows (Arrow IPC streams), .h5/.hdf5 or .mat files; the formats follow
+.arrows (Arrow IPC streams), .h5/.hdf5/.nc or .mat files; the formats follow
 the extensions. IN "-" reads standard input (an Arrow stream from another
 program, or any of these formats: recognized by its first bytes). An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
@@ -38,7 +38,18 @@ An HDF5 file or MAT-file reads like an .npz: every dataset is a member named
 by its path (group/data; pick one with --dataset /group/data), every array
 of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
 --variable). Values numpy cannot hold (references; function handles and
-objects) are skipped with a warning (--strict: an error for MAT-files).
+objects) and HDF5 datasets whose filter has no decoder (lossy zfp or sz, an
+unknown id) are skipped with a warning naming them (--strict: an error).
+netCDF-4 files (.nc, .nc4) are HDF5 files: values as stored (no _FillValue
+masking, no scale_factor/add_offset), dimension-only datasets left out; a
+netCDF-3 file is refused as such. --dimension time reads the 1-D variables
+along one dimension as one table, like xarray's to_dataframe() with the
+index reset (coordinate variable first; sub/time for a subgroup's).
+To .h5, --compression deflate (default), lz4, zstd or none.
+Parquet INT96 timestamps (Spark, Impala, Hive) are read as datetime64[ns]
+if every value fits, otherwise datetime64[us] (Spark's own precision), then
+datetime64[ms], but only if no value has digits finer than the chosen unit;
+a column that fits none of these is refused.
 To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
 (Parquet, Arrow, a structured array) a 1x1 struct of column vectors;
 invalid MATLAB names are refused, or renamed with --rename-invalid.

@@ -19,13 +19,15 @@ package main
 //
 // `go test` runs a fixed subset (mutationsShort per file, well under a
 // minute on 2 cores); NPYFLOW_MUTANTS=all (make fuzz) runs them all, or
-// NPYFLOW_MUTANTS=N N per file.
+// NPYFLOW_MUTANTS=N N per file; NPYFLOW_MUTANTS_ONLY=a,b mutates only
+// the corpus files whose paths contain a or b.
 
 import (
 	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -35,6 +37,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +80,11 @@ var mutationCorpus = []string{
 	"arrowconv/testdata/foreign/big_endian.arrow", "arrowconv/testdata/foreign/union.arrow",
 	// HDF5: h5py
 	"hdf5/testdata/small_earliest.h5", "hdf5/testdata/small_latest.h5", "hdf5/testdata/lzf.h5", "hdf5/testdata/userblock.h5",
+	// HDF5 filters: h5py with hdf5plugin, Debian's plugins and libaec
+	// (testdata/h5mutants/gen_h5mutants.py); netCDF-4: netCDF4-python
+	"testdata/h5mutants/filter_lz4.h5", "testdata/h5mutants/filter_zstd.h5", "testdata/h5mutants/filter_blosc.h5",
+	"testdata/h5mutants/filter_bitshuffle.h5", "testdata/h5mutants/filter_szip.h5", "testdata/h5mutants/filter_lzf.h5",
+	"testdata/h5mutants/netcdf4.nc",
 	// MAT-files: MATLAB (v7, v7.3), Octave, scipy (v6, v7, big-endian), h5py and hdf5storage (v7.3)
 	"matfile/testdata/matlab/v7/cell.mat", "matfile/testdata/matlab/v7/struct.mat",
 	"matfile/testdata/matlab/v7.3/cell.mat", "matfile/testdata/matlab/v7.3/struct.mat",
@@ -174,7 +182,7 @@ func regions(name string, b []byte) []region {
 			add("message body", pos+8+mlen, pos+8+mlen+next) // compressed buffers in lz4/zstd files
 			pos += 8 + mlen + next
 		}
-	case ext == ".h5" || ext == ".mat":
+	case ext == ".h5" || ext == ".nc" || ext == ".mat":
 		if bytes.HasPrefix(b, []byte("MATLAB")) && !bytes.Contains(b[:min(n, 1024)], []byte("\x89HDF")) {
 			add("mat header", 0, min(n, 128))
 			add("mat elements", 128, n) // miCOMPRESSED (zlib, Adler-32) in v7
@@ -190,6 +198,16 @@ func regions(name string, b []byte) []region {
 				}
 				add(strings.TrimPrefix(sig, "\x89")+" structure", i+k, min(n, i+k+96))
 				i += k + 4
+			}
+		}
+		// Compressed chunks, where the generator listed them (h5py's
+		// get_chunk_info: offset and size of each).
+		if j, err := os.ReadFile(filepath.Join(filepath.Dir(fixtures.Root()), strings.TrimSuffix(name, ext)+".chunks.json")); err == nil {
+			var chunks [][2]int
+			if json.Unmarshal(j, &chunks) == nil {
+				for _, c := range chunks {
+					add("chunk", c[0], c[0]+c[1])
+				}
 			}
 		}
 	}
@@ -274,7 +292,11 @@ func TestMutants(t *testing.T) {
 	root := filepath.Dir(fixtures.Root())
 	per := mutantsPerFile(t)
 	var all []*mutant
+	only := os.Getenv("NPYFLOW_MUTANTS_ONLY") // comma-separated parts of corpus paths
 	for _, name := range mutationCorpus {
+		if only != "" && !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return strings.Contains(name, p) }) {
+			continue
+		}
 		if why, ok := mutationGated[name]; ok {
 			t.Logf("%s: not run: %s", name, why)
 			continue

@@ -22,6 +22,10 @@ type TableInfo struct {
 	Batches  int          `json:"record_batches,omitempty"`
 	Array    bool         `json:"array,omitempty"` // Parquet written from a plain array
 	Columns  []ColumnInfo `json:"columns"`
+	// Warnings say what a conversion reads otherwise than the file says
+	// (parquetio.FileInfo.Warnings: an unknown logical type read as its
+	// physical type, a footer row count its row groups do not hold).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ColumnInfo is one column of a table: for files other tools wrote, its
@@ -66,7 +70,7 @@ func Parquet(f io.ReaderAt, size int64, name string, fo *foreign.Options) (*Tabl
 		if err != nil {
 			return nil, err
 		}
-		info := &TableInfo{Format: "parquet", File: name, FileSize: size, Rows: r.Rows(), Array: r.IsArray(), Columns: []ColumnInfo{}}
+		info := &TableInfo{Format: "parquet", File: name, FileSize: size, Rows: r.Rows(), Array: r.IsArray(), Columns: []ColumnInfo{}, Warnings: r.Warnings()}
 		for _, c := range r.Columns() {
 			info.Columns = append(info.Columns, ColumnInfo{Name: c.Name, Descr: c.DType.String(), Shape: c.Shape})
 		}
@@ -75,7 +79,7 @@ func Parquet(f io.ReaderAt, size int64, name string, fo *foreign.Options) (*Tabl
 	// Another tool's file: each leaf column's Parquet type and mapping,
 	// from the footer alone, as a reader with the options maps it (the
 	// numpy fields of d.Fields: validity fields between the leaves).
-	info := &TableInfo{Format: "parquet", File: name, FileSize: size, Rows: d.Rows, Columns: []ColumnInfo{}}
+	info := &TableInfo{Format: "parquet", File: name, FileSize: size, Rows: d.Rows, Columns: []ColumnInfo{}, Warnings: d.Warnings}
 	for _, fd := range d.Fields {
 		if fd.Column < 0 {
 			vc := ColumnInfo{Name: fd.Name, Descr: fd.DType, Type: "validity", ValidityOf: fd.ValidityOf}
@@ -243,5 +247,8 @@ func (info *TableInfo) WriteText(w io.Writer) {
 		default:
 			fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Descr)
 		}
+	}
+	for _, m := range info.Warnings {
+		fmt.Fprintf(w, "warning:  %s\n", m)
 	}
 }
