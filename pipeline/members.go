@@ -148,36 +148,22 @@ func (s *memberSink) Begin(p *Part) error {
 // array.
 func (s *memberSink) copies(src source, p *Part) bool {
 	as, ok := src.(*fileSource)
-	if !ok || !s.stored || !s.direct || s.split || !s.onePerArray() {
-		return false
-	}
-	_, _, ok = as.storedArray(p)
-	return ok || as.bigRows(p)
+	return ok && s.stored && s.direct && !s.split && s.onePerArray() && as.copiesArray(p)
 }
 
 func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	fs := src.(*fileSource)
-	h, open, stored := fs.storedArray(p)
-	if !stored {
-		h = fs.partHeader(p)
-	}
 	w, err := s.writer()
 	if err != nil {
 		return false, 0, err
 	}
 	mw := w.(*memberWriter)
-	aw, err := mw.file.create(mw.key, h)
+	err = src.(*fileSource).copyArray(ctx, p, s.curP, mw.key, func(h *npyio.Header) (arrayWriter, error) {
+		aw, err := mw.file.create(mw.key, h)
+		mw.created = err == nil
+		return aw, err
+	})
 	if err != nil {
-		return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", mw.key, err)}
-	}
-	mw.created = true
-	if stored {
-		err = writeStored(ctx, aw, h, mw.key, open)
-	} else {
-		err = fs.copyParts(ctx, p, aw)
-	}
-	if err != nil {
-		return false, 0, copyError(err, p, s.curP)
+		return false, 0, err
 	}
 	s.st.Rows += p.Rows
 	progress(p.Rows)

@@ -21,6 +21,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -65,6 +66,16 @@ func commandLine(name string) string {
 
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+// noArgs parses the flags of the command name, which takes no arguments
+// and has only -h.
+func noArgs(e *env, name string) error {
+	args, err := parseFlags(flag.NewFlagSet(name, flag.ContinueOnError), e.args)
+	if err == nil && len(args) != 0 {
+		err = usagef("%s takes no arguments", name)
+	}
+	return err
 }
 
 // env is what a command may touch: its arguments and streams.
