@@ -2,8 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -40,11 +41,7 @@ func parseDType(s string) (*npyio.DType, error) {
 	}
 	d, err := npyio.ParseTypeStr(s)
 	if err != nil || !castable(d) {
-		names := make([]string, 0, len(dtypeNames))
-		for n := range dtypeNames {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(dtypeNames))
 		return nil, fmt.Errorf("unknown or unsupported type %q%s; one of %s (or a numpy typestr such as <i4)", s, suggest.DidYouMean(s, names), strings.Join(names, ", "))
 	}
 	return d.Native(), nil

@@ -128,27 +128,14 @@ type partPlanner interface {
 // fanout forwards events to every consumer of a node.
 type fanout []node
 
-func (f fanout) Begin(p *Part) error {
-	for _, n := range f {
-		if err := n.Begin(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (f fanout) Begin(p *Part) error { return f.each(func(n node) error { return n.Begin(p) }) }
+func (f fanout) Push(b Batch) error  { return f.each(func(n node) error { return n.Push(b) }) }
+func (f fanout) End(p *Part) error   { return f.each(func(n node) error { return n.End(p) }) }
 
-func (f fanout) Push(b Batch) error {
+// each calls fn for every consumer in order, up to the first error.
+func (f fanout) each(fn func(n node) error) error {
 	for _, n := range f {
-		if err := n.Push(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f fanout) End(p *Part) error {
-	for _, n := range f {
-		if err := n.End(p); err != nil {
+		if err := fn(n); err != nil {
 			return err
 		}
 	}

@@ -24,10 +24,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -179,12 +180,7 @@ func reportInternal(w io.Writer, cmd string, ie *pipeline.InternalError) {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: npyflow <command> [flags] [args]")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 runtime failure, 2 invalid job or usage")
