@@ -2,8 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -40,11 +41,7 @@ func parseDType(s string) (*npyio.DType, error) {
 	}
 	d, err := npyio.ParseTypeStr(s)
 	if err != nil || !castable(d) {
-		names := make([]string, 0, len(dtypeNames))
-		for n := range dtypeNames {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(dtypeNames))
 		return nil, fmt.Errorf("unknown or unsupported type %q%s; one of %s (or a numpy typestr such as <i4)", s, suggest.DidYouMean(s, names), strings.Join(names, ", "))
 	}
 	return d.Native(), nil
@@ -108,7 +105,7 @@ func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 			k := rowbytes.FieldIndex(in.DType, kv.Key)
 			path := c.Path() + ".fields." + kv.Key
 			if k < 0 {
-				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, rowbytes.FieldNames(in.DType)), strings.Join(rowbytes.FieldNames(in.DType), ", "))}
+				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: rowbytes.NoField(in.DType, kv.Key)}
 			}
 			if t := in.DType.Fields[k].Type; !castable(t) {
 				return nil, &job.Error{Pos: kv.Pos, Path: path, Msg: fmt.Sprintf("cannot cast field %q of type %s: cast converts bool, integer and float32/64 values", kv.Key, t)}
@@ -142,7 +139,7 @@ func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 		out = &Schema{DType: dt}
 		ca.outRow = dt.Size
 	}
-	return &mapper{schema: out, fn: ca.apply}, nil
+	return &mapper{base{schema: out}, ca.apply}, nil
 }
 
 const castChunk = 1024

@@ -163,13 +163,8 @@ func flagValue(f *job.Field, text string) (any, error) {
 func flagFormats(flag string) []string {
 	var out []string
 	for _, f := range Formats() {
-		if f.Source == nil {
-			continue
-		}
-		for _, fd := range f.Source.Fields {
-			if fd.Flag == flag && !slices.Contains(out, f.Name) {
-				out = append(out, f.Name)
-			}
+		if f.Source != nil && slices.ContainsFunc(f.Source.Fields, func(fd job.Field) bool { return fd.Flag == flag }) {
+			out = append(out, f.Name)
 		}
 	}
 	return out

@@ -95,6 +95,33 @@ func (s *fileSource) bigRows(p *Part) bool {
 	return ok && s.plain(p) && p.cols == nil && partSchema(s.file, p).RowSize() > containerBatchBytes
 }
 
+// copiesArray reports whether part p's array goes to an npy or npz sink
+// fed directly by a copy rather than as rows: as stored, or in parts.
+func (s *fileSource) copiesArray(p *Part) bool {
+	_, _, stored := s.storedArray(p)
+	return stored || s.bigRows(p)
+}
+
+// copyArray copies part p's array (see copiesArray) through the writer
+// create makes for its header; errors name the array (name) and the
+// output out, or the part.
+func (s *fileSource) copyArray(ctx context.Context, p *Part, out, name string, create func(*npyio.Header) (arrayWriter, error)) error {
+	h, open, stored := s.storedArray(p)
+	if !stored {
+		h = s.partHeader(p)
+	}
+	w, err := create(h)
+	if err != nil {
+		return &FileError{Path: out, Err: fmt.Errorf("%s: %w", name, err)}
+	}
+	if stored {
+		err = writeStored(ctx, w, h, name, open)
+	} else {
+		err = s.copyParts(ctx, p, w)
+	}
+	return copyError(err, p, out)
+}
+
 // copyParts writes the data of part p (see bigRows) through w, in parts
 // of containerBatchBytes, and closes w.
 func (s *fileSource) copyParts(ctx context.Context, p *Part, w arrayWriter) error {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"github.com/npyflow/npyflow/pipeline/expr"
-	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -35,9 +34,6 @@ func buildFilter(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	return f, nil
 }
 
-func (f *filterNode) Begin(p *Part) error { return f.out.Begin(p) }
-func (f *filterNode) End(p *Part) error   { return f.out.End(p) }
-func (f *filterNode) Finish() error       { return nil }
 func (f *filterNode) planRows(rows int64, _ bool) (int64, bool) {
 	return rows, false
 }
@@ -48,21 +44,5 @@ func (f *filterNode) Push(b Batch) error {
 	}
 	mask := f.mask[:b.Rows]
 	f.p.Eval(b.Data, f.rowSize, b.Rows, mask)
-	n := 0
-	for _, k := range mask {
-		if k {
-			n++
-		}
-	}
-	switch n {
-	case 0:
-		return nil
-	case b.Rows:
-		return f.out.Push(b)
-	}
-	if cap(f.buf) < n*f.rowSize {
-		f.buf = make([]byte, n*f.rowSize)
-	}
-	rowbytes.Gather(f.buf, b.Data, f.rowSize, mask)
-	return f.out.Push(Batch{Rows: n, Data: f.buf[:n*f.rowSize]})
+	return f.pushMasked(b, mask, f.rowSize, &f.buf)
 }

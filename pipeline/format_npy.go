@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -84,11 +83,7 @@ func (s *npySink) takesStored() bool { return true }
 // goes as stored, alone in its file.
 func (s *npySink) copies(src source, p *Part) bool {
 	as, ok := src.(*fileSource)
-	if !ok || !s.direct || !s.onePerFile() || s.zeroDFor(p) {
-		return false
-	}
-	_, _, stored := as.storedArray(p)
-	return stored || as.npyCopier(p) != nil || as.bigRows(p)
+	return ok && s.direct && s.onePerFile() && !s.zeroDFor(p) && (as.copiesArray(p) || as.npyCopier(p) != nil)
 }
 
 // zeroDFor reports whether the file of part p is written 0-d.
@@ -98,25 +93,15 @@ func (s *npySink) zeroDFor(p *Part) bool {
 
 func (s *npySink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
 	as := src.(*fileSource)
-	h, open, stored := as.storedArray(p)
-	switch {
-	case stored || as.bigRows(p):
-		if !stored {
-			h = as.partHeader(p)
-		}
-		wr, err := npyio.NewWriter(s.curF, h)
+	if as.copiesArray(p) {
+		err := as.copyArray(ctx, p, s.curP, p.Member, func(h *npyio.Header) (arrayWriter, error) {
+			wr, err := npyio.NewWriter(s.curF, h)
+			return npyArrayWriter{wr}, err
+		})
 		if err != nil {
-			return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", p.Member, err)}
+			return false, 0, err
 		}
-		if stored {
-			err = writeStored(ctx, npyArrayWriter{wr}, h, p.Member, open)
-		} else {
-			err = as.copyParts(ctx, p, npyArrayWriter{wr})
-		}
-		if err != nil {
-			return false, 0, copyError(err, p, s.curP)
-		}
-	default:
+	} else {
 		c := as.npyCopier(p)
 		if c == nil || s.curF.OSFile() == nil {
 			return false, 0, nil

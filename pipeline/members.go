@@ -148,36 +148,22 @@ func (s *memberSink) Begin(p *Part) error {
 // array.
 func (s *memberSink) copies(src source, p *Part) bool {
 	as, ok := src.(*fileSource)
-	if !ok || !s.stored || !s.direct || s.split || !s.onePerArray() {
-		return false
-	}
-	_, _, ok = as.storedArray(p)
-	return ok || as.bigRows(p)
+	return ok && s.stored && s.direct && !s.split && s.onePerArray() && as.copiesArray(p)
 }
 
 func (s *memberSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
-	fs := src.(*fileSource)
-	h, open, stored := fs.storedArray(p)
-	if !stored {
-		h = fs.partHeader(p)
-	}
 	w, err := s.writer()
 	if err != nil {
 		return false, 0, err
 	}
 	mw := w.(*memberWriter)
-	aw, err := mw.file.create(mw.key, h)
+	err = src.(*fileSource).copyArray(ctx, p, s.curP, mw.key, func(h *npyio.Header) (arrayWriter, error) {
+		aw, err := mw.file.create(mw.key, h)
+		mw.created = err == nil
+		return aw, err
+	})
 	if err != nil {
-		return false, 0, &FileError{Path: s.curP, Err: fmt.Errorf("%s: %w", mw.key, err)}
-	}
-	mw.created = true
-	if stored {
-		err = writeStored(ctx, aw, h, mw.key, open)
-	} else {
-		err = fs.copyParts(ctx, p, aw)
-	}
-	if err != nil {
-		return false, 0, copyError(err, p, s.curP)
+		return false, 0, err
 	}
 	s.st.Rows += p.Rows
 	progress(p.Rows)
@@ -335,39 +321,31 @@ func (w *memberWriter) end() error {
 		}
 	}()
 	if !w.s.split {
-		var f *os.File
-		if len(spools) > 0 {
-			f = spools[0]
-		}
-		return w.copyIn(w.key, w.header(w.rows, w.parts), f)
+		return w.copyIn(w.key, w.header(w.rows, w.parts), spools, 0)
 	}
 	sc := w.schema()
 	for i, fd := range w.dtype().Fields {
 		h := &npyio.Header{DType: fd.Type, Shape: append(append([]int{int(w.rows)}, sc.Shape...), fd.Shape...)}
-		var f *os.File
-		if len(spools) > i {
-			f = spools[i]
-		}
-		if err := w.copyIn(fd.Name, h, f); err != nil {
+		if err := w.copyIn(fd.Name, h, spools, i); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// copyIn writes the array name of header h from the spooled rows f (nil:
-// no rows).
-func (w *memberWriter) copyIn(name string, h *npyio.Header, f *os.File) error {
+// copyIn writes the array name of header h from the rows spooled in
+// spools[i] (none if there is no such file).
+func (w *memberWriter) copyIn(name string, h *npyio.Header, spools []*os.File, i int) error {
 	aw, err := w.file.create(name, h)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return writeStored(w.s.env.ctx, aw, h, name, func(context.Context) (io.ReadCloser, error) {
-		if f == nil {
+		if i >= len(spools) {
 			return io.NopCloser(strings.NewReader("")), nil
 		}
-		_, err := f.Seek(0, io.SeekStart)
-		return io.NopCloser(f), err
+		_, err := spools[i].Seek(0, io.SeekStart)
+		return io.NopCloser(spools[i]), err
 	})
 }
 

@@ -126,10 +126,9 @@ func needOf(j *job.Job, name string, memo map[string]need) need {
 				}
 			}
 		case c.Type == "filter":
-			fields, ok := predicateFields(c.String("where"))
 			in = need{all: true}
-			if ok {
-				in = needOf(j, c.Name, memo).with(fields)
+			if p, err := expr.Parse(c.String("where")); err == nil {
+				in = needOf(j, c.Name, memo).with(p.Fields())
 			}
 		case c.Type == "cast":
 			in = needOf(j, c.Name, memo)
@@ -153,15 +152,6 @@ func needOf(j *job.Job, name string, memo map[string]need) need {
 	}
 	memo[name] = n
 	return n
-}
-
-// predicateFields returns the fields a filter's predicate names.
-func predicateFields(where string) ([]string, bool) {
-	p, err := expr.Parse(where)
-	if err != nil {
-		return nil, false
-	}
-	return p.Fields(), true
 }
 
 // wrapProjected returns the header of a projection to one column as a

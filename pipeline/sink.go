@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -258,11 +259,7 @@ func (t *template) render(vars map[string]string) (string, error) {
 		}
 		v, ok := vars[p]
 		if !ok {
-			var names []string
-			for k := range vars {
-				names = append(names, k)
-			}
-			sort.Strings(names)
+			names := slices.Sorted(maps.Keys(vars))
 			return "", fmt.Errorf("unknown placeholder {%s}%s; available: %s", p, suggest.DidYouMean(p, names), strings.Join(names, ", "))
 		}
 		b.WriteString(v)

@@ -525,6 +525,7 @@ func (s *fileSource) openRows(ctx context.Context, p *Part, want *Schema) (rowRe
 func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
 	want := partSchema(s.file, p)
 	pr := &npyPartReader{name: p.String()}
+	var repack *repacker
 	if p.cols != nil {
 		t, err := s.openTable(ctx, p, want)
 		if err != nil {
@@ -537,9 +538,7 @@ func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
 			return nil, err
 		}
 		pr.rd, pr.closer = rd, closer
-		if widen != nil {
-			pr.rd = &widenRows{rd: rd, widen: widen, from: int(widen.from)}
-		}
+		repack = widen
 	}
 	if len(s.caps) > 0 {
 		tail, err := s.captureBytes(p)
@@ -547,74 +546,33 @@ func (s *fileSource) open(ctx context.Context, p *Part) (partReader, error) {
 			pr.closer.Close()
 			return nil, err
 		}
-		pr.tail, pr.inRow = tail, int(want.RowSize())
+		if repack == nil {
+			n := int(want.RowSize())
+			repack = &repacker{copies: []span{{0, 0, n}}, from: n, toSize: n}
+		}
+		repack.tail, repack.toSize = tail, repack.toSize+len(tail)
+	}
+	if repack != nil {
+		pr.rd = repack.reader(pr.rd)
 	}
 	return pr, nil
 }
 
-// widenRows reads rows of a file whose strings are narrower than the
-// source's into rows of the source's layout.
-type widenRows struct {
-	rd    rowReader
-	widen *repacker
-	from  int // row size in the file
-	buf   []byte
-}
-
-func (w *widenRows) ReadRows(dst []byte) (int, error) {
-	want := len(dst) / w.widen.toSize
-	if want == 0 {
-		return 0, io.ErrShortBuffer
-	}
-	if cap(w.buf) < want*w.from {
-		w.buf = make([]byte, want*w.from)
-	}
-	n, err := w.rd.ReadRows(w.buf[:want*w.from])
-	if err != nil {
-		return 0, err
-	}
-	w.widen.rows(dst, w.buf, n)
-	return n, nil
-}
-
+// npyPartReader reads a part's rows, repacked (strings widened to other
+// files', capture values appended) when they do not reach the source's
+// consumers as its reader gives them.
 type npyPartReader struct {
 	rd     rowReader
 	closer io.Closer
 	name   string
-	tail   []byte // capture bytes appended to each row
-	inRow  int
-	buf    []byte
 }
 
 func (r *npyPartReader) ReadRows(dst []byte) (int, error) {
-	if r.tail == nil {
-		n, err := r.rd.ReadRows(dst)
-		if err != nil && err != io.EOF {
-			err = &FileError{Path: r.name, Err: err}
-		}
-		return n, err
+	n, err := r.rd.ReadRows(dst)
+	if err != nil && err != io.EOF {
+		err = &FileError{Path: r.name, Err: err}
 	}
-	outRow := r.inRow + len(r.tail)
-	want := len(dst) / outRow
-	if want == 0 {
-		return 0, io.ErrShortBuffer
-	}
-	if cap(r.buf) < want*r.inRow {
-		r.buf = make([]byte, want*r.inRow)
-	}
-	n, err := r.rd.ReadRows(r.buf[:max(want*r.inRow, 1)])
-	if err != nil {
-		if err != io.EOF {
-			err = &FileError{Path: r.name, Err: err}
-		}
-		return 0, err
-	}
-	for i := 0; i < n; i++ {
-		o := dst[i*outRow : (i+1)*outRow]
-		copy(o, r.buf[i*r.inRow:(i+1)*r.inRow])
-		copy(o[r.inRow:], r.tail)
-	}
-	return n, nil
+	return n, err
 }
 
 func (r *npyPartReader) Close() error { return r.closer.Close() }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 )
 
 // Schema describes the rows flowing between components: each row is one
@@ -127,27 +128,14 @@ type partPlanner interface {
 // fanout forwards events to every consumer of a node.
 type fanout []node
 
-func (f fanout) Begin(p *Part) error {
-	for _, n := range f {
-		if err := n.Begin(p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (f fanout) Begin(p *Part) error { return f.each(func(n node) error { return n.Begin(p) }) }
+func (f fanout) Push(b Batch) error  { return f.each(func(n node) error { return n.Push(b) }) }
+func (f fanout) End(p *Part) error   { return f.each(func(n node) error { return n.End(p) }) }
 
-func (f fanout) Push(b Batch) error {
+// each calls fn for every consumer in order, up to the first error.
+func (f fanout) each(fn func(n node) error) error {
 	for _, n := range f {
-		if err := n.Push(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (f fanout) End(p *Part) error {
-	for _, n := range f {
-		if err := n.End(p); err != nil {
+		if err := fn(n); err != nil {
 			return err
 		}
 	}
@@ -156,16 +144,10 @@ func (f fanout) End(p *Part) error {
 
 // mapper is a stateless batch-by-batch transform.
 type mapper struct {
-	schema *Schema
-	out    fanout
-	fn     func(b Batch) (Batch, error)
+	base
+	fn func(b Batch) (Batch, error)
 }
 
-func (m *mapper) Schema() *Schema     { return m.schema }
-func (m *mapper) Begin(p *Part) error { return m.out.Begin(p) }
-func (m *mapper) End(p *Part) error   { return m.out.End(p) }
-func (m *mapper) Finish() error       { return nil }
-func (m *mapper) connect(n node)      { m.out = append(m.out, n) }
 func (m *mapper) Push(b Batch) error {
 	b, err := m.fn(b)
 	if err != nil {
@@ -182,11 +164,42 @@ type producer interface {
 	connect(n node)
 }
 
-// base gives transforms their consumer list.
+// base gives transforms their consumer list, and passes the parts'
+// boundaries on to it.
 type base struct {
 	schema *Schema
 	out    fanout
 }
 
-func (b *base) Schema() *Schema { return b.schema }
-func (b *base) connect(n node)  { b.out = append(b.out, n) }
+func (b *base) Schema() *Schema     { return b.schema }
+func (b *base) connect(n node)      { b.out = append(b.out, n) }
+func (b *base) Begin(p *Part) error { return b.out.Begin(p) }
+func (b *base) End(p *Part) error   { return b.out.End(p) }
+func (b *base) Finish() error       { return nil }
+
+// pushMasked pushes the rows of b (of rowSize bytes) whose mask is true:
+// b itself when all are, a slice of it when they are one run, else a
+// copy gathered in *buf.
+func (b *base) pushMasked(in Batch, mask []bool, rowSize int, buf *[]byte) error {
+	n, lo, hi := 0, -1, -1
+	for i, k := range mask {
+		if k {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil
+	case n == hi-lo+1: // one run: no copy
+		return b.out.Push(Batch{Rows: n, Data: in.Data[lo*rowSize : (hi+1)*rowSize]})
+	}
+	if cap(*buf) < n*rowSize {
+		*buf = make([]byte, n*rowSize)
+	}
+	rowbytes.Gather(*buf, in.Data, rowSize, mask)
+	return b.out.Push(Batch{Rows: n, Data: (*buf)[:n*rowSize]})
+}

@@ -1,15 +1,12 @@
 package pipeline
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
-	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -23,7 +20,7 @@ func needRecords(c *job.Component, in *Schema) error {
 
 // noField is the error for a field name missing from the input.
 func noField(c *job.Component, opt string, i int, name string, dt *npyio.DType) error {
-	return c.ItemErrorf(opt, i, "no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))
+	return c.ItemErrorf(opt, i, "%s", rowbytes.NoField(dt, name))
 }
 
 // projection copies chosen fields of each row into a packed struct.
@@ -101,7 +98,7 @@ func newProjectionNode(in *Schema, keep []int) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mapper{schema: &Schema{DType: dt}, fn: p.apply}, nil
+	return &mapper{base{schema: &Schema{DType: dt}}, p.apply}, nil
 }
 
 func buildDrop(c *job.Component, in *Schema, env *buildEnv) (node, error) {
@@ -142,8 +139,7 @@ func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	for _, kv := range c.Map("fields") {
 		k := rowbytes.FieldIndex(in.DType, kv.Key)
 		if k < 0 {
-			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key,
-				Msg: fmt.Sprintf("no field %q in the input%s; fields: %s", kv.Key, suggest.DidYouMean(kv.Key, rowbytes.FieldNames(in.DType)), strings.Join(rowbytes.FieldNames(in.DType), ", "))}
+			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: rowbytes.NoField(in.DType, kv.Key)}
 		}
 		if kv.Value == "" {
 			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: "the new name is empty"}
@@ -159,7 +155,7 @@ func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	}
 	dt := *in.DType
 	dt.Fields = fields
-	return &mapper{schema: &Schema{DType: &dt}, fn: func(b Batch) (Batch, error) { return b, nil }}, nil
+	return &mapper{base{schema: &Schema{DType: &dt}}, keepBatch}, nil
 }
 
 func buildFlatten(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
@@ -201,8 +197,11 @@ func buildFlatten(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 		seen[f.Name] = true
 	}
 	dt := &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: int(in.RowSize()), Fields: fields}
-	return &mapper{schema: &Schema{DType: dt}, fn: func(b Batch) (Batch, error) { return b, nil }}, nil
+	return &mapper{base{schema: &Schema{DType: dt}}, keepBatch}, nil
 }
+
+// keepBatch is the mapping of transforms that only rename the rows' fields.
+func keepBatch(b Batch) (Batch, error) { return b, nil }
 
 type unstack struct {
 	base
@@ -299,8 +298,6 @@ func (u *unstack) Begin(p *Part) error {
 	}
 	return u.out.Begin(p)
 }
-func (u *unstack) End(p *Part) error { return u.out.End(p) }
-func (u *unstack) Finish() error     { return nil }
 func (u *unstack) Push(b Batch) error {
 	if u.k == 0 {
 		if u.idx != nil {
@@ -370,9 +367,6 @@ type rowSelect struct {
 	rows    func(rows int64, exact bool) (int64, bool)
 }
 
-func (s *rowSelect) Begin(p *Part) error { return s.out.Begin(p) }
-func (s *rowSelect) End(p *Part) error   { return s.out.End(p) }
-func (s *rowSelect) Finish() error       { return nil }
 func (s *rowSelect) planRows(rows int64, exact bool) (int64, bool) {
 	return s.rows(rows, exact)
 }
@@ -387,28 +381,10 @@ func (s *rowSelect) Push(b Batch) error {
 		s.mask = make([]bool, b.Rows)
 	}
 	mask := s.mask[:b.Rows]
-	n, lo, hi := 0, -1, -1
 	for i := range mask {
 		mask[i] = s.keep(first + int64(i))
-		if mask[i] {
-			if lo < 0 {
-				lo = i
-			}
-			hi = i
-			n++
-		}
 	}
-	switch {
-	case n == 0:
-		return nil
-	case n == hi-lo+1: // one run: no copy
-		return s.out.Push(Batch{Rows: n, Data: b.Data[lo*s.rowSize : (hi+1)*s.rowSize]})
-	}
-	if cap(s.buf) < n*s.rowSize {
-		s.buf = make([]byte, n*s.rowSize)
-	}
-	rowbytes.Gather(s.buf, b.Data, s.rowSize, mask)
-	return s.out.Push(Batch{Rows: n, Data: s.buf[:n*s.rowSize]})
+	return s.pushMasked(b, mask, s.rowSize, &s.buf)
 }
 
 func newRowSelect(in *Schema) *rowSelect {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"io"
 	"slices"
 
 	"github.com/npyflow/npyflow/npyio"
@@ -61,20 +62,18 @@ func widerDType(a, b *npyio.DType) (*npyio.DType, bool) {
 }
 
 // repacker copies rows of one schema into rows of a wider one (see
-// widerStrings): a list of byte ranges per row.
+// widerStrings): a list of byte ranges per row, then the tail (a part's
+// capture values, source.go).
 type repacker struct {
 	copies       []span
 	from, toSize int
+	tail         []byte
 }
 
 type span struct{ src, dst, n int }
 
-// newRepacker plans the copy of rows of from into rows of to, or returns
-// nil if they are the same rows.
+// newRepacker plans the copy of rows of from into rows of to.
 func newRepacker(from, to *Schema) *repacker {
-	if from.Equal(to) {
-		return nil
-	}
 	r := &repacker{from: int(from.RowSize()), toSize: int(to.RowSize())}
 	n := 1
 	for _, d := range from.Shape {
@@ -103,13 +102,34 @@ func (r *repacker) plan(from, to *npyio.DType, src, dst int) {
 	}
 }
 
-// rows repacks n rows of src into dst (n rows of the wider schema).
-func (r *repacker) rows(dst, src []byte, n int) {
-	clear(dst[:n*r.toSize])
-	for k := 0; k < n; k++ {
-		s, d := src[k*r.from:], dst[k*r.toSize:]
-		for _, c := range r.copies {
-			copy(d[c.dst:c.dst+c.n], s[c.src:c.src+c.n])
+// reader returns a reader of rd's rows repacked.
+func (r *repacker) reader(rd rowReader) rowReader {
+	var buf []byte
+	return readRowsFunc(func(dst []byte) (int, error) {
+		want := len(dst) / r.toSize
+		if want == 0 {
+			return 0, io.ErrShortBuffer
 		}
-	}
+		if size := max(want*r.from, 1); cap(buf) < size {
+			buf = make([]byte, size)
+		}
+		n, err := rd.ReadRows(buf[:max(want*r.from, 1)])
+		if err != nil {
+			return 0, err
+		}
+		src := buf
+		clear(dst[:n*r.toSize])
+		for k := 0; k < n; k++ {
+			s, d := src[k*r.from:], dst[k*r.toSize:]
+			for _, c := range r.copies {
+				copy(d[c.dst:c.dst+c.n], s[c.src:c.src+c.n])
+			}
+			copy(d[r.toSize-len(r.tail):r.toSize], r.tail)
+		}
+		return n, nil
+	})
 }
+
+type readRowsFunc func(dst []byte) (int, error)
+
+func (f readRowsFunc) ReadRows(dst []byte) (int, error) { return f(dst) }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,7 +73,8 @@ var helpFlagRE = regexp.MustCompile(`(?m)^  -([a-zA-Z0-9][a-zA-Z0-9-]*)( .+)?\n(
 // completionCommands lists every command with its flags.
 func completionCommands() []completionCommand {
 	var out []completionCommand
-	for name, c := range commands {
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		c := commands[name]
 		cc := completionCommand{name: name, summary: c.summary}
 		switch name {
 		case "convert":
@@ -96,7 +99,6 @@ func completionCommands() []completionCommand {
 		sort.Slice(cc.flags, func(i, j int) bool { return cc.flags[i].name < cc.flags[j].name })
 		out = append(out, cc)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 

@@ -21,12 +21,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -65,6 +67,16 @@ func commandLine(name string) string {
 
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+// noArgs parses the flags of the command name, which takes no arguments
+// and has only -h.
+func noArgs(e *env, name string) error {
+	args, err := parseFlags(flag.NewFlagSet(name, flag.ContinueOnError), e.args)
+	if err == nil && len(args) != 0 {
+		err = usagef("%s takes no arguments", name)
+	}
+	return err
 }
 
 // env is what a command may touch: its arguments and streams.
@@ -168,12 +180,7 @@ func reportInternal(w io.Writer, cmd string, ie *pipeline.InternalError) {
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: npyflow <command> [flags] [args]")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nexit codes: 0 success, 1 runtime failure, 2 invalid job or usage")

@@ -71,7 +71,7 @@ func runPlan(e *env) error {
 	}
 	plan, err := pipeline.NewPlan(e.ctx, job, &pipeline.PlanOptions{Warn: e.warn})
 	if err != nil {
-		return planError(err)
+		return jobError(err)
 	}
 	defer plan.Close()
 	if *outFile != "" {

@@ -81,30 +81,21 @@ func usageText(fs *flag.FlagSet) string {
 // (exit code 2).
 func loadJob(name string, set []string) (*job.Job, error) {
 	jb, err := job.LoadFile(name, &job.LoadOptions{Set: set})
-	if err != nil {
-		if job.IsJobError(err) {
-			return nil, jobError(err)
-		}
-		return nil, err
-	}
-	return jb, nil
+	return jb, jobError(err)
 }
 
-// jobError marks err as an invalid job (exit 2), printing every problem on
-// its own line.
+// jobError marks err, if it is about the job itself, as an invalid job
+// (exit 2), printing every problem on its own line; other errors are
+// returned as they are.
 func jobError(err error) error {
+	if !job.IsJobError(err) {
+		return err
+	}
 	var l job.ErrorList
 	if errors.As(err, &l) && len(l) > 1 {
 		return usageError{fmt.Errorf("%d problems:\n%w", len(l), err)}
 	}
 	return usageError{err}
-}
-
-func planError(err error) error {
-	if job.IsJobError(err) {
-		return jobError(err)
-	}
-	return err
 }
 
 func runRun(e *env) error {
@@ -131,7 +122,7 @@ func runRun(e *env) error {
 	}
 	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn})
 	if err != nil {
-		return planError(err)
+		return jobError(err)
 	}
 	defer plan.Close()
 	opts := &pipeline.RunOptions{Workers: *workers, BatchBytes: *batch, Sync: *sync}
@@ -263,10 +254,7 @@ func loadJobOrPlan(ctx context.Context, args []string, set []string, planFile, c
 	}
 	jb, err := fp.LoadJob(nil)
 	if err != nil {
-		if job.IsJobError(err) {
-			return nil, nil, jobError(err)
-		}
-		return nil, nil, err
+		return nil, nil, jobError(err)
 	}
 	return jb, fp, nil
 }
@@ -280,8 +268,6 @@ func printSummary(w io.Writer, sum *pipeline.Summary) {
 		fmt.Fprintf(w, ", %d checkpoint(s)\n", sh.Checkpoints)
 		if sh.Done != "" {
 			fmt.Fprintf(w, "nothing to do: %s\n", sh.Done)
-		}
-		if sh.Done != "" {
 			return
 		}
 	}

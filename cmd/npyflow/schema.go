@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -15,13 +14,8 @@ func init() {
 // registry. With the YAML language server, put
 // "# yaml-language-server: $schema=npyflow.schema.json" atop a job file.
 func runSchema(e *env) error {
-	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	args, err := parseFlags(fs, e.args)
-	if err != nil {
+	if err := noArgs(e, "schema"); err != nil {
 		return err
-	}
-	if len(args) != 0 {
-		return usagef("schema takes no arguments")
 	}
 	b, err := job.JSONSchema()
 	if err != nil {

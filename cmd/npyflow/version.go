@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -15,13 +14,8 @@ func init() {
 // runVersion prints npyflow's version (module version or VCS revision)
 // and the versions of the libraries that decide its formats.
 func runVersion(e *env) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	args, err := parseFlags(fs, e.args)
-	if err != nil {
+	if err := noArgs(e, "version"); err != nil {
 		return err
-	}
-	if len(args) != 0 {
-		return usagef("version takes no arguments")
 	}
 	version, rev := "(devel)", ""
 	var deps []string

@@ -2,11 +2,9 @@ package expr
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
-	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 )
 
 // bind resolves field names and checks literal types against the schema.
@@ -22,7 +20,7 @@ func (e *node) bind(dt *npyio.DType) *Error {
 	}
 	k := rowbytes.FieldIndex(dt, e.field)
 	if k < 0 {
-		return &Error{e.fpos, fmt.Sprintf("no field %q in the input%s; fields: %s", e.field, suggest.DidYouMean(e.field, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))}
+		return &Error{e.fpos, rowbytes.NoField(dt, e.field)}
 	}
 	f := dt.Fields[k]
 	if len(f.Shape) > 0 {
@@ -129,7 +127,7 @@ func cmpKind(d *npyio.DType) byte {
 func (e *node) bindRight(dt *npyio.DType) *Error {
 	k := rowbytes.FieldIndex(dt, e.rfield)
 	if k < 0 {
-		return &Error{e.rpos, fmt.Sprintf("no field %q in the input%s; fields: %s", e.rfield, suggest.DidYouMean(e.rfield, rowbytes.FieldNames(dt)), strings.Join(rowbytes.FieldNames(dt), ", "))}
+		return &Error{e.rpos, rowbytes.NoField(dt, e.rfield)}
 	}
 	g := dt.Fields[k]
 	if len(g.Shape) > 0 {

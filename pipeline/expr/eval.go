@@ -107,9 +107,7 @@ func (e *node) evalNumber(data []byte, rowSize, rows int, mask []bool) {
 		n := min(evalChunk, rows-r0)
 		m := mask[r0 : r0+n]
 		cls := l.Load(e.dt, data, r0*rowSize+e.off, rowSize, n)
-		for i := range m {
-			m[i] = false
-		}
+		clear(m)
 		for _, lt := range e.lits {
 			op := e.op
 			if op == "in" || op == "not in" {
@@ -173,9 +171,7 @@ func (e *node) evalNumberFields(data []byte, rowSize, rows int, mask []bool) {
 		rc := e.rlane.Load(e.rdt, data, r0*rowSize+e.roff, rowSize, n)
 		e.c3 = compare3(e.c3, &e.lane, lc, &e.rlane, rc, n)
 		m := mask[r0 : r0+n]
-		for i := range m {
-			m[i] = false
-		}
+		clear(m)
 		orOp(e.c3, e.op, m)
 		if isTime(e.dt) { // and so is the right field, of the same type
 			natLike(e.lane.I[:n], e.op, m)

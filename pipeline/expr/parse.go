@@ -224,28 +224,20 @@ func (p *parser) cmp() (*node, error) {
 		}
 		first = operand{pos: f.pos, lit: l}
 	default:
-		what := f.s
-		if f.typ == 'e' {
-			what = "the end"
-		}
-		return nil, &Error{f.pos, fmt.Sprintf("expected a field name or a literal, not %s", quoteTok(what, f.typ))}
+		return nil, &Error{f.pos, fmt.Sprintf("expected a field name or a literal, not %s", quoteTok(f))}
 	}
 	op := p.peek()
 	if first.field != "" && op.typ == 'i' && !op.quoted && (op.s == "in" || op.s == "not" && p.toks[p.i+1].typ == 'i' && p.toks[p.i+1].s == "in" && !p.toks[p.i+1].quoted) {
 		return p.inList(first)
 	}
 	if !isCmpOp(op) {
-		what := op.s
-		if op.typ == 'e' {
-			what = "the end"
-		}
 		if first.field == "" {
 			if op.typ == 'i' && !op.quoted && (op.s == "in" || op.s == "not") {
 				return nil, &Error{op.pos, "a list goes after a field: name in [1, 2]"}
 			}
-			return nil, &Error{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=) after %s, not %s", p.src(first), quoteTok(what, op.typ))}
+			return nil, &Error{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=) after %s, not %s", p.src(first), quoteTok(op))}
 		}
-		return nil, &Error{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=, in) after %q, not %s", first.field, quoteTok(what, op.typ))}
+		return nil, &Error{op.pos, fmt.Sprintf("expected a comparison (==, !=, <, <=, >, >=, in) after %q, not %s", first.field, quoteTok(op))}
 	}
 	var out *node
 	left := first
@@ -325,11 +317,12 @@ func (p *parser) inList(f operand) (*node, error) {
 	}
 }
 
-func quoteTok(s string, typ byte) string {
-	if typ == 'e' {
-		return s
+// quoteTok is how the token t reads in a message.
+func quoteTok(t tok) string {
+	if t.typ == 'e' {
+		return "the end"
 	}
-	return strconv.Quote(s)
+	return strconv.Quote(t.s)
 }
 
 // literal parses a literal; orField says a field name was allowed too
@@ -359,15 +352,11 @@ func (p *parser) literal(orField bool) (lit, error) {
 		x, _ := strconv.ParseFloat(t.s, 64)
 		return lit{kind: 'n', num: x, pos: t.pos}, nil
 	}
-	what := t.s
-	if t.typ == 'e' {
-		what = "the end"
-	}
 	if !orField {
 		if t.typ == 'i' {
 			return lit{}, &Error{t.pos, fmt.Sprintf("a list after in holds numbers, strings, true or false, not the field %q", t.s)}
 		}
-		return lit{}, &Error{t.pos, fmt.Sprintf("expected a number, string, true or false, not %s", quoteTok(what, t.typ))}
+		return lit{}, &Error{t.pos, fmt.Sprintf("expected a number, string, true or false, not %s", quoteTok(t))}
 	}
-	return lit{}, &Error{t.pos, fmt.Sprintf("expected a number, string, true, false or a field name, not %s", quoteTok(what, t.typ))}
+	return lit{}, &Error{t.pos, fmt.Sprintf("expected a number, string, true, false or a field name, not %s", quoteTok(t))}
 }

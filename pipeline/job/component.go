@@ -2,8 +2,9 @@ package job
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,42 +26,39 @@ func (c *Component) def(name string) any {
 	return f.Default
 }
 
+// value returns option name parsed from its text, or its default.
+func value[T any](c *Component, name string, parse func(string) T) T {
+	if v := c.vals[name]; v != nil {
+		return parse(v.Value)
+	}
+	x, _ := c.def(name).(T)
+	return x
+}
+
 // String returns a string option.
 func (c *Component) String(name string) string {
-	if v := c.vals[name]; v != nil {
-		return v.Value
-	}
-	s, _ := c.def(name).(string)
-	return s
+	return value(c, name, func(s string) string { return s })
 }
 
 // Int returns an integer option.
 func (c *Component) Int(name string) int64 {
-	if v := c.vals[name]; v != nil {
-		n, _ := strconv.ParseInt(strings.ReplaceAll(v.Value, "_", ""), 0, 64)
+	return value(c, name, func(s string) int64 {
+		n, _ := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
 		return n
-	}
-	n, _ := c.def(name).(int64)
-	return n
+	})
 }
 
 // Float returns a number option.
 func (c *Component) Float(name string) float64 {
-	if v := c.vals[name]; v != nil {
-		x, _ := strconv.ParseFloat(v.Value, 64)
+	return value(c, name, func(s string) float64 {
+		x, _ := strconv.ParseFloat(s, 64)
 		return x
-	}
-	x, _ := c.def(name).(float64)
-	return x
+	})
 }
 
 // Bool returns a boolean option.
 func (c *Component) Bool(name string) bool {
-	if v := c.vals[name]; v != nil {
-		return v.Value == "true"
-	}
-	b, _ := c.def(name).(bool)
-	return b
+	return value(c, name, func(s string) bool { return s == "true" })
 }
 
 // Strings returns a string-or-list option as a list.
@@ -162,12 +160,7 @@ func (c *Component) PosAt(name string, off int) Pos {
 // Given returns the names of the options the job gives the component
 // (type and input included), sorted.
 func (c *Component) Given() []string {
-	keys := make([]string, 0, len(c.vals))
-	for k := range c.vals {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(c.vals))
 }
 
 // Text renders the value of option name canonically (lists as

@@ -7,10 +7,13 @@ package rowbytes
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 )
 
 // FieldIndex returns the index of the field name of the record dtype dt,
@@ -31,6 +34,13 @@ func FieldNames(dt *npyio.DType) []string {
 		n[i] = f.Name
 	}
 	return n
+}
+
+// NoField is the message for a field name missing from the record
+// dtype dt, with a "did you mean" hint and the fields there are.
+func NoField(dt *npyio.DType, name string) string {
+	names := FieldNames(dt)
+	return fmt.Sprintf("no field %q in the input%s; fields: %s", name, suggest.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // Load reads a T at b[off:], which must hold unsafe.Sizeof(T) bytes. Rows
