@@ -401,6 +401,7 @@ func (d *distRun) stage(final string, seekable bool) (*shardrun.StagedFile, erro
 type trackedSink struct {
 	sinkNode
 	c        *job.Component
+	env      *buildEnv // its ctx is the run's while the plan runs
 	perPart  bool
 	skipMode bool
 	skipping bool
@@ -411,8 +412,8 @@ type trackedSink struct {
 	done     []fileRec
 }
 
-func newTrackedSink(c *job.Component, n sinkNode) *trackedSink {
-	t := &trackedSink{sinkNode: n, c: c, skipMode: c.String("mode") == "skip_existing"}
+func newTrackedSink(c *job.Component, n sinkNode, env *buildEnv) *trackedSink {
+	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: c.String("mode") == "skip_existing"}
 	if pp, ok := n.(interface{ perPartFiles() bool }); ok {
 		t.perPart = pp.perPartFiles()
 	}
@@ -446,7 +447,7 @@ func (t *trackedSink) Begin(p *Part) error {
 			return err
 		}
 		t.cur, t.rows, t.started = path, 0, true
-		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
+		t.skipping = t.skipMode && shardrun.Exists(t.env.ctx, path)
 	}
 	if t.skipping {
 		return nil
@@ -485,7 +486,7 @@ func (t *trackedSink) Finish() error {
 			return err
 		}
 		t.cur, t.started = path, true
-		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
+		t.skipping = t.skipMode && shardrun.Exists(t.env.ctx, path)
 	}
 	t.finished = true
 	if t.skipping {
