@@ -146,7 +146,13 @@ func sinkRoot(c *job.Component) string {
 		// A URL: the dataset's prefix, or the one before the first
 		// placeholder of a file name.
 		if i := strings.IndexByte(path, '{'); i >= 0 && !isDataset(c) {
-			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/")
+			// Keep the URL's query (endpoint, region), which follows
+			// the placeholders.
+			query := ""
+			if loc := urlQueryRE.FindStringIndex(path[i:]); loc != nil {
+				query = path[i+loc[0]:]
+			}
+			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/") + query
 		}
 		if isDataset(c) {
 			return strings.TrimSuffix(path, "/")
