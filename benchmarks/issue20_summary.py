@@ -38,6 +38,6 @@ for job, v in runs.items():
     cr = [a[i][1] / b[i][1] for i in range(n)]
     slower = sum(1 for r in cr if r > 1)
     med = lambda xs, k: statistics.median(x[k] for x in xs)
-    print("| %s | %d | %.2f s | %.2f s | %.3f | %.2f s | %.2f s | %.3f | %d of %d | %.2f | %d / %d MB |" % (
+    print("| %s | %d | %.2f s | %.2f s | %.3f | %.2f s | %.2f s | %.3f | %d of %d | %.2f | %d / %d MiB |" % (
         job, n, med(b, 0), med(a, 0), statistics.median(wr), med(b, 1), med(a, 1), statistics.median(cr),
         slower, n, sign_p(slower, n), med(b, 2) // 1024, med(a, 2) // 1024))
