@@ -462,7 +462,8 @@ func RacingCommits(t *testing.T, base string) {
 // signal.NotifyContext, as the command does) while the third file is
 // being published: CommitRun returns promptly with the cancellation,
 // _SUCCESS and COMMITTED are absent, and committing again publishes
-// every file once.
+// every file once: the two published before the signal are not published
+// again (their modification times stay).
 func InterruptedCommit(t *testing.T, base string) {
 	j := newJob(base, 4, 14)
 	for s := 0; s < 4; s++ {
@@ -477,8 +478,10 @@ func InterruptedCommit(t *testing.T, base string) {
 	}
 	n := 0
 	var sent time.Time
-	opts := &shardrun.CommitOptions{BeforePublish: func(string) {
+	var published []string // before the signal
+	opts := &shardrun.CommitOptions{BeforePublish: func(final string) {
 		if n++; n != 3 {
+			published = append(published, final)
 			return
 		}
 		sent = time.Now()
@@ -503,9 +506,29 @@ func InterruptedCommit(t *testing.T, base string) {
 	if shardrun.Exists(bg, shardrun.Join(j.root, shardrun.SuccessFile)) || shardrun.Exists(bg, shardrun.Join(runDir, shardrun.CommittedFile)) {
 		t.Error("_SUCCESS or COMMITTED after an interrupted commit")
 	}
+	var ie *shardrun.CommitInterruptedError
+	if !errors.As(err, &ie) || ie.Published < 2 || ie.Published > 3 || ie.Files != j.inputs {
+		t.Errorf("interrupted commit: %v (want 2, or 3 if the third copy finished, of %d files published)", err, j.inputs)
+	}
+	mod := map[string]time.Time{}
+	for _, f := range published {
+		st, err := storage.Stat(bg, f)
+		if err != nil {
+			t.Fatalf("%s, published before the signal: %v", f, err)
+		}
+		mod[f] = st.ModTime
+	}
+	if s := storage.Scheme(base); s != "" && s != "mem" && s != "memtest" {
+		time.Sleep(1100 * time.Millisecond) // a store's times may be whole seconds: a copy again must show
+	}
 	cs, err = shardrun.CommitRun(bg, runDir, nil)
 	if err != nil || cs.Already || cs.Files != j.inputs {
 		t.Fatalf("commit again: %+v, %v", cs, err)
+	}
+	for f, m := range mod {
+		if st, err := storage.Stat(bg, f); err != nil || !st.ModTime.Equal(m) {
+			t.Errorf("%s published again by the second commit (modified %v, then %v, %v)", f, m, st.ModTime, err)
+		}
 	}
 	checkDataset(t, j, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"})
 	checkNoStaging(t, j)
