@@ -134,4 +134,10 @@
 // until every record built from it is released. Readers and writers are
 // not safe for concurrent use. [FixedShapeTensorType] is registered with
 // arrow's extension registry when the package is loaded.
+//
+// Where things live: schema.go and tensor*.go numpy to Arrow types and
+// tensors, reader.go record batches from .npy data, mapping.go and rows.go
+// the one Arrow-to-numpy mapping and its row encoder, npywriter.go .npy
+// files from record streams, ipc*.go Arrow IPC files and streams (reading,
+// memory mapping, copies as stored, ConvertIPC), errors.go the errors.
 package arrowconv

@@ -83,4 +83,9 @@
 // RowReader, Describer and PCAFitter are not safe for concurrent use; a
 // fitted PCA is, and the functions reading an Array may be called
 // concurrently on the same Array.
+//
+// Where things live: read.go and rows.go reading into matrices (whole, or
+// batch by batch), write.go writing them, convert.go the element
+// conversions, describe.go and pca.go the analysis steps, errors.go the
+// errors.
 package gonumconv

@@ -1,3 +1,9 @@
+// This file holds the reader's entry points and vocabulary: Options and
+// their default limits, Warning, the error types, VarInfo and Var, and
+// File with Open, OpenFile and Variables. The package documentation is
+// in doc.go; Level 5 parsing is in level5.go, v7.3 in v73*.go, writing in
+// write*.go.
+
 package matfile
 
 import (

@@ -43,4 +43,10 @@
 //
 // Readers and Writers are not safe for concurrent use; DTypes and Headers
 // are immutable once built and may be shared.
+//
+// Where things live: header.go and dtype.go the header and dtypes
+// (pylit.go its Python-literal syntax), reader.go and part.go streamed
+// reads, array.go whole-array reads, mmap_unix.go memory-mapped ones,
+// writer.go writes, npz.go .npz archives, swap.go and half.go byte order
+// and float16, errors.go the error types.
 package npyio

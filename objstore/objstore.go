@@ -46,6 +46,11 @@
 // instead); keys containing '?' or '#' cannot be named; https:// is
 // read-only; errors never contain query parameter values or userinfo
 // (see [Redact]).
+//
+// Where things live: objstore.go registers the backends and redacts
+// names, bucket.go opens buckets and serves Open, Stat, List and Remove,
+// read.go the ranged, ETag-checked reads, write.go the multipart uploads,
+// copy.go server-side copies, http.go the read-only https:// backend.
 package objstore
 
 import (

@@ -193,4 +193,11 @@
 // big-endian ones); U strings with code points that UTF-8 cannot encode
 // (surrogates) are refused; a Writer, Reader or Schema is not safe for
 // concurrent use.
+//
+// Where things live: writer.go, schema.go, meta.go and copy.go writing;
+// reader.go, decode.go, decompress.go, dictpage.go, pagebuf.go, nulls.go,
+// validity.go and int96.go reading; footer.go and thrift.go the file
+// metadata; derive.go the numpy dtypes of other tools' files (through
+// arrowconv's mapping); describe.go
+// Describe; codec*.go the compression codecs; options.go read options.
 package parquetio

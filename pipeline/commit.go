@@ -146,7 +146,13 @@ func sinkRoot(c *job.Component) string {
 		// A URL: the dataset's prefix, or the one before the first
 		// placeholder of a file name.
 		if i := strings.IndexByte(path, '{'); i >= 0 && !isDataset(c) {
-			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/")
+			// Keep the URL's query (endpoint, region), which follows
+			// the placeholders.
+			query := ""
+			if loc := urlQueryRE.FindStringIndex(path[i:]); loc != nil {
+				query = path[i+loc[0]:]
+			}
+			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/") + query
 		}
 		if isDataset(c) {
 			return strings.TrimSuffix(path, "/")
@@ -401,6 +407,7 @@ func (d *distRun) stage(final string, seekable bool) (*shardrun.StagedFile, erro
 type trackedSink struct {
 	sinkNode
 	c        *job.Component
+	env      *buildEnv // its ctx is the run's while the plan runs
 	perPart  bool
 	skipMode bool
 	skipping bool
@@ -411,8 +418,8 @@ type trackedSink struct {
 	done     []fileRec
 }
 
-func newTrackedSink(c *job.Component, n sinkNode) *trackedSink {
-	t := &trackedSink{sinkNode: n, c: c, skipMode: c.String("mode") == "skip_existing"}
+func newTrackedSink(c *job.Component, n sinkNode, env *buildEnv) *trackedSink {
+	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: c.String("mode") == "skip_existing"}
 	if pp, ok := n.(interface{ perPartFiles() bool }); ok {
 		t.perPart = pp.perPartFiles()
 	}
@@ -446,7 +453,7 @@ func (t *trackedSink) Begin(p *Part) error {
 			return err
 		}
 		t.cur, t.rows, t.started = path, 0, true
-		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
+		t.skipping = t.skipMode && shardrun.Exists(t.env.ctx, path)
 	}
 	if t.skipping {
 		return nil
@@ -485,7 +492,7 @@ func (t *trackedSink) Finish() error {
 			return err
 		}
 		t.cur, t.started = path, true
-		t.skipping = t.skipMode && shardrun.Exists(context.TODO(), path)
+		t.skipping = t.skipMode && shardrun.Exists(t.env.ctx, path)
 	}
 	t.finished = true
 	if t.skipping {

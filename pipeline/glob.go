@@ -248,6 +248,9 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 			return nil // unreadable subdirectory: skip it like a shell glob
 		}
 		if d.IsDir() {
+			if err := ctx.Err(); err != nil {
+				return err // Ctrl-C during a walk of a large tree
+			}
 			if p != pt.root && !pt.deep && strings.Count(filepath.ToSlash(filepath.Clean(p)), "/")-rootDepth >= pt.depth {
 				return filepath.SkipDir
 			}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -260,23 +259,21 @@ const partitionedGroupBytes = 8 << 20
 func (s *datasetSink) checkExisting() error {
 	switch s.mode {
 	case "error_if_exists":
-		if f := firstVisibleFile(s.root); f != "" {
+		// A listing that fails finds nothing (writing fails later with
+		// the store's error), unless planning was cancelled.
+		f, _ := shardrun.FirstVisibleFile(s.env.ctx, s.root)
+		if err := s.env.ctx.Err(); err != nil {
+			return err
+		}
+		if f != "" {
 			return &dataError{pos: s.c.PosOf("mode"), path: s.c.Path() + ".mode", err: fmt.Errorf("dataset %s exists (it holds %s) (mode: error_if_exists)", s.root, f)}
 		}
 	case "skip_existing":
-		if shardrun.Exists(context.TODO(), shardrun.Join(s.root, shardrun.SuccessFile)) {
+		if shardrun.Exists(s.env.ctx, shardrun.Join(s.root, shardrun.SuccessFile)) {
 			s.skip = true
 		}
 	}
 	return nil
-}
-
-// firstVisibleFile returns a regular file under root whose path has no
-// component starting with '_' or '.' (the files readers see), or "".
-// root may be a URL.
-func firstVisibleFile(root string) string {
-	f, _ := shardrun.FirstVisibleFile(context.TODO(), root)
-	return f
 }
 
 func (s *datasetSink) Schema() *Schema   { return s.schema }

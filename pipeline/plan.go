@@ -299,7 +299,7 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
 			if _, ds := n.(*datasetSink); !ds {
-				n = newTrackedSink(c, sn)
+				n = newTrackedSink(c, sn, p.env)
 			}
 		}
 		sources[c.Name] = reach

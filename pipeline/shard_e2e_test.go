@@ -358,7 +358,7 @@ func TestShardsEqualOneShard(t *testing.T) {
 		}
 	}
 	ds := filepath.Join(four, "ds")
-	if f := firstVisibleFile(ds); f != "" {
+	if f, _ := shardrun.FirstVisibleFile(context.Background(), ds); f != "" {
 		t.Errorf("before commit, readers can see %s", f)
 	}
 	if out, err := cli(t, dir, nil, "commit", "--plan", "plan.json"); err != nil || !strings.Contains(out, "committed run "+fp.ID) {
@@ -487,7 +487,7 @@ func TestKillResume(t *testing.T) {
 	if !hasTemp(ds) {
 		t.Error("the kill left no partial file: the test did not kill mid-write")
 	}
-	if f := firstVisibleFile(ds); f != "" {
+	if f, _ := shardrun.FirstVisibleFile(context.Background(), ds); f != "" {
 		t.Errorf("after the kill, readers can see %s", f)
 	}
 	if _, err := os.Stat(filepath.Join(ds, "_SUCCESS")); err == nil {

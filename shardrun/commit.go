@@ -22,6 +22,13 @@ const SuccessFile = "_SUCCESS"
 // CommittedFile marks a committed run in its state directory.
 const CommittedFile = "COMMITTED"
 
+// PublishingFile marks, in a run directory, a commit that passed its
+// checks and started publishing: a commit of the run after an interrupted
+// one takes the outputs published since (an object at its final name,
+// of the recorded size, last modified at or after the marker, by the
+// store's clock) as published, and copies only the others.
+const PublishingFile = "PUBLISHING"
+
 // CommitOptions configures CommitRun.
 type CommitOptions struct {
 	// Expect, if set, is what the run must hold (from its frozen plan):
@@ -86,12 +93,31 @@ type successData struct {
 // commit before anything is published. runDir may be a URL.
 //
 // Cancelling ctx (Ctrl-C) stops the commit between two object-store
-// calls, or inside one: the run is left uncommitted, with its staged
-// files, manifests and no _SUCCESS, and committing it again publishes it.
+// calls, or inside one, with a *CommitInterruptedError: the run is left
+// uncommitted, with its staged files, manifests and no _SUCCESS, and
+// committing it again publishes it; each output is published once over
+// both commits (an object copied to its final name by the interrupted
+// commit is not copied again, so no reader sees it replaced).
 func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*CommitSummary, error) {
 	if opts == nil {
 		opts = &CommitOptions{}
 	}
+	c := &commit{}
+	cs, err := c.run(ctx, runDir, opts)
+	if err != nil && ctx.Err() != nil {
+		return nil, &CommitInterruptedError{Run: c.id, Published: c.published, Files: c.files, Err: context.Cause(ctx)}
+	}
+	return cs, err
+}
+
+// commit is the progress of one CommitRun, for its interruption error.
+type commit struct {
+	id               string
+	published, files int
+}
+
+func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*CommitSummary, error) {
+	c.id = Base(runDir)
 	if b, err := Files.ReadFile(ctx, Join(runDir, CommittedFile)); err == nil {
 		var cs CommitSummary
 		if json.Unmarshal(b, &cs) == nil {
@@ -115,6 +141,24 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 		mans = append(mans, m)
 	}
 	run, shards := mans[0].Run, mans[0].Shards
+	c.id = run
+	// An earlier commit of this run that passed its checks and was
+	// interrupted while publishing: the outputs it published are ours.
+	var since time.Time
+	pubInfo, perr := storage.Stat(ctx, Join(runDir, PublishingFile))
+	resumed := perr == nil
+	if resumed {
+		since = pubInfo.ModTime
+	}
+	// publishedBefore reports whether o is at its final name, put there
+	// by an interrupted commit of this run.
+	publishedBefore := func(o ManifestOutput) bool {
+		if !resumed {
+			return false
+		}
+		st, err := storage.Stat(ctx, o.Path)
+		return err == nil && !st.IsDir && st.Size == o.Bytes && !st.ModTime.Before(since)
+	}
 	byShard := map[int]*Manifest{}
 	var probs []string
 	for i, m := range mans {
@@ -211,7 +255,7 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 		}
 	}
 	for _, o := range outs {
-		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(ctx, o.Path) {
+		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(ctx, o.Path) && !publishedBefore(o) {
 			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", show(o.Path)))
 		}
 	}
@@ -263,6 +307,16 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 		cs.Already = true
 		return cs, nil
 	}
+	c.files = len(outs)
+	if !resumed {
+		b, _ := json.Marshal(struct {
+			Run     string    `json:"run"`
+			Started time.Time `json:"started"`
+		}{run, time.Now().UTC()})
+		if err := Files.WriteFileAtomic(ctx, Join(runDir, PublishingFile), append(b, '\n')); err != nil {
+			return nil, err
+		}
+	}
 	logf("publishing run %s: %d file(s) of %d shard(s)", run, len(outs), shards)
 	// Publish: rename where the storage can (the staged file is gone
 	// afterwards), else copy (the staged object stays until the run is
@@ -271,10 +325,18 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 	var copied []string
 	for _, o := range outs {
 		if !stagedNow[o.Staged] {
-			continue // published by an earlier, interrupted commit
+			c.published++
+			continue // renamed by an earlier, interrupted commit
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted while publishing run %s (commit it again): %w", run, err)
+			return nil, err
+		}
+		if publishedBefore(o) {
+			// Copied by an earlier, interrupted commit: its staged
+			// copy goes once the run is committed.
+			c.published++
+			copied = append(copied, o.Staged)
+			continue
 		}
 		if opts.BeforePublish != nil {
 			opts.BeforePublish(o.Path)
@@ -298,6 +360,7 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 		if err != nil {
 			return raced(fmt.Errorf("publishing %s: %w", show(o.Path), err))
 		}
+		c.published++
 		dirs[Dir(o.Path)] = true
 	}
 	for dir := range dirs {
@@ -322,6 +385,7 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 	for _, st := range copied {
 		storage.Remove(ctx, st) // the staging copies, no longer needed
 	}
+	Files.Remove(ctx, Join(runDir, PublishingFile))
 	logf("committed run %s: %d shard(s), %d input(s), %d file(s)", run, shards, cs.Inputs, cs.Files)
 	return cs, nil
 }

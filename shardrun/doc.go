@@ -39,4 +39,9 @@
 // finished. On a backend without exclusive create, two shards finishing
 // at the same moment may both commit; the commit is idempotent (same
 // copies, same markers), so the result is the same.
+//
+// Where things live: shard.go which shard a process is and how inputs
+// are assigned, run.go the per-shard driver and its staging, manifest.go
+// the manifests, commit.go CommitRun and FindRun, names.go paths and URLs
+// alike, store.go the state store, errors.go the error types.
 package shardrun

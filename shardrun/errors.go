@@ -50,3 +50,20 @@ func (e *InterruptedError) Error() string {
 }
 
 func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// CommitInterruptedError is a commit stopped by a cancellation (Ctrl-C):
+// the run is not committed (no _SUCCESS, no COMMITTED); Published of its
+// Files outputs are at their final names, and committing the run again
+// publishes the others.
+type CommitInterruptedError struct {
+	Run              string
+	Published, Files int
+	Err              error
+}
+
+func (e *CommitInterruptedError) Error() string {
+	return fmt.Sprintf("interrupted, run %s not committed (%d of %d files published; commit it again to publish the rest): %v",
+		e.Run, e.Published, e.Files, e.Err)
+}
+
+func (e *CommitInterruptedError) Unwrap() error { return e.Err }

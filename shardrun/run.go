@@ -20,8 +20,10 @@ import (
 //
 // A run is named by its run ID (a digest of the job, the inputs with their
 // fingerprints and the shard count, computed by the caller). Its state
-// lives in <state>/<run>/: one manifest per shard (shard-00003.json) and,
-// once committed, COMMITTED.
+// lives in <state>/<run>/: one manifest per shard (shard-00003.json),
+// PUBLISHING from the first output a commit publishes until the run is
+// committed (a commit interrupted and run again takes the outputs at their
+// final names since then as published), and, once committed, COMMITTED.
 //
 // A shard reads its inputs in order. Its outputs are written through
 // Run.Stage and, at a checkpoint (Run.Checkpoint: every CheckpointBytes

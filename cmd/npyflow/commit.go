@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 
@@ -66,6 +67,10 @@ func runCommit(e *env) error {
 		opts.Expect = frozen.Expected()
 	}
 	cs, err := shardrun.CommitRun(e.ctx, runDir, opts)
+	var ie *shardrun.CommitInterruptedError
+	if errors.As(err, &ie) {
+		return err // one line, naming the run
+	}
 	if err != nil {
 		return fmt.Errorf("run %s not committed:\n%w", storage.Redact(runDir), err)
 	}

@@ -97,7 +97,7 @@ func runShard(t *testing.T, j *job, s int, resume bool, v string, stop int, noCo
 	t.Helper()
 	cfg := j.config(s, resume)
 	cfg.NoCommit = noCommit
-	r, err := shardrun.Start(context.Background(), cfg)
+	r, err := shardrun.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("shard %d: %v", s, err)
 	}
@@ -143,7 +143,7 @@ func runShard(t *testing.T, j *job, s int, resume bool, v string, stop int, noCo
 // their contents.
 func Files(t *testing.T, root string) map[string][]byte {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	out := map[string][]byte{}
 	var walk func(dir string)
 	walk = func(dir string) {
@@ -213,7 +213,7 @@ var partRE = regexp.MustCompile(`^odd=[01]/part-(\d{5})-\d{5}\.txt$`)
 func checkDataset(t *testing.T, j *job, want map[int]string) {
 	t.Helper()
 	vis := visible(t, j)
-	succ, err := storage.ReadFile(context.Background(), shardrun.Join(j.root, shardrun.SuccessFile), 1<<20)
+	succ, err := storage.ReadFile(t.Context(), shardrun.Join(j.root, shardrun.SuccessFile), 1<<20)
 	if err != nil {
 		t.Fatalf("no %s in %s (%v); visible: %v", shardrun.SuccessFile, j.root, err, keys(vis))
 	}
@@ -282,7 +282,7 @@ func FourShards(t *testing.T, base string) {
 			if vis := visible(t, j); len(vis) != 0 {
 				t.Fatalf("after shard %d of 4, readers see %v", s, keys(vis))
 			}
-			if shardrun.Exists(context.Background(), shardrun.Join(j.root, shardrun.SuccessFile)) {
+			if shardrun.Exists(t.Context(), shardrun.Join(j.root, shardrun.SuccessFile)) {
 				t.Fatalf("_SUCCESS after shard %d of 4", s)
 			}
 			continue
@@ -300,11 +300,11 @@ func FourShards(t *testing.T, base string) {
 	}
 	checkDataset(t, j, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"})
 	checkNoStaging(t, j)
-	runDir, err := shardrun.FindRun(context.Background(), j.state, "")
+	runDir, err := shardrun.FindRun(t.Context(), j.state, "")
 	if err != nil || shardrun.Base(runDir) != j.run {
 		t.Fatalf("FindRun: %s, %v", runDir, err)
 	}
-	cs, err := shardrun.CommitRun(context.Background(), runDir, nil)
+	cs, err := shardrun.CommitRun(t.Context(), runDir, nil)
 	if err != nil || !cs.Already || cs.Files != 14 {
 		t.Errorf("second commit: %+v, %v", cs, err)
 	}
@@ -331,15 +331,15 @@ func KilledShardResumes(t *testing.T, base string) {
 	if vis := visible(t, j); len(vis) != 0 {
 		t.Fatalf("after the kill, readers see %v", keys(vis))
 	}
-	if shardrun.Exists(context.Background(), shardrun.Join(j.root, shardrun.SuccessFile)) {
+	if shardrun.Exists(t.Context(), shardrun.Join(j.root, shardrun.SuccessFile)) {
 		t.Fatal("_SUCCESS after a killed shard")
 	}
 	runDir := shardrun.Join(j.state, j.run)
-	m, err := shardrun.ReadManifest(context.Background(), shardrun.ManifestName(runDir, 1))
+	m, err := shardrun.ReadManifest(t.Context(), shardrun.ManifestName(runDir, 1))
 	if err != nil || m.Complete || len(m.Inputs) != 2 || len(m.Outputs) != 2 || m.Checkpoints != 2 {
 		t.Fatalf("killed shard's manifest: %+v, %v", m, err)
 	}
-	if _, err := shardrun.CommitRun(context.Background(), runDir, nil); err == nil || !strings.Contains(err.Error(), "not finished") {
+	if _, err := shardrun.CommitRun(t.Context(), runDir, nil); err == nil || !strings.Contains(err.Error(), "not finished") {
 		t.Fatalf("commit with a killed shard: %v", err)
 	}
 	sum := runShard(t, j, 1, true, "a", -1, false)
@@ -364,7 +364,7 @@ func RerunOverwritesOwnStaging(t *testing.T, base string) {
 	runShard(t, j, 1, false, "a", -1, true)
 	runDir := shardrun.Join(j.state, j.run)
 	staged := func(s int) map[string]bool {
-		m, err := shardrun.ReadManifest(context.Background(), shardrun.ManifestName(runDir, s))
+		m, err := shardrun.ReadManifest(t.Context(), shardrun.ManifestName(runDir, s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,7 +414,7 @@ func RerunOverwritesOwnStaging(t *testing.T, base string) {
 			t.Errorf("%s: new after the re-run", bareName(name))
 		}
 	}
-	cs, err := shardrun.CommitRun(context.Background(), runDir, nil)
+	cs, err := shardrun.CommitRun(t.Context(), runDir, nil)
 	if err != nil || cs.Files != 8 {
 		t.Fatalf("commit: %+v, %v", cs, err)
 	}
@@ -444,7 +444,7 @@ func RacingCommits(t *testing.T, base string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = shardrun.CommitRun(context.Background(), runDir, nil)
+			_, errs[i] = shardrun.CommitRun(t.Context(), runDir, nil)
 		}()
 	}
 	wg.Wait()
@@ -462,14 +462,15 @@ func RacingCommits(t *testing.T, base string) {
 // signal.NotifyContext, as the command does) while the third file is
 // being published: CommitRun returns promptly with the cancellation,
 // _SUCCESS and COMMITTED are absent, and committing again publishes
-// every file once.
+// every file once: the two published before the signal are not published
+// again (their modification times stay).
 func InterruptedCommit(t *testing.T, base string) {
 	j := newJob(base, 4, 14)
 	for s := 0; s < 4; s++ {
 		runShard(t, j, s, false, "a", -1, true)
 	}
 	runDir := shardrun.Join(j.state, j.run)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt)
 	defer stop()
 	self, err := os.FindProcess(os.Getpid())
 	if err != nil {
@@ -477,8 +478,10 @@ func InterruptedCommit(t *testing.T, base string) {
 	}
 	n := 0
 	var sent time.Time
-	opts := &shardrun.CommitOptions{BeforePublish: func(string) {
+	var published []string // before the signal
+	opts := &shardrun.CommitOptions{BeforePublish: func(final string) {
 		if n++; n != 3 {
+			published = append(published, final)
 			return
 		}
 		sent = time.Now()
@@ -499,13 +502,33 @@ func InterruptedCommit(t *testing.T, base string) {
 	if took > 2*time.Second {
 		t.Errorf("CommitRun returned %v after SIGINT", took)
 	}
-	bg := context.Background()
+	bg := t.Context()
 	if shardrun.Exists(bg, shardrun.Join(j.root, shardrun.SuccessFile)) || shardrun.Exists(bg, shardrun.Join(runDir, shardrun.CommittedFile)) {
 		t.Error("_SUCCESS or COMMITTED after an interrupted commit")
+	}
+	var ie *shardrun.CommitInterruptedError
+	if !errors.As(err, &ie) || ie.Published < 2 || ie.Published > 3 || ie.Files != j.inputs {
+		t.Errorf("interrupted commit: %v (want 2, or 3 if the third copy finished, of %d files published)", err, j.inputs)
+	}
+	mod := map[string]time.Time{}
+	for _, f := range published {
+		st, err := storage.Stat(bg, f)
+		if err != nil {
+			t.Fatalf("%s, published before the signal: %v", f, err)
+		}
+		mod[f] = st.ModTime
+	}
+	if s := storage.Scheme(base); s != "" && s != "mem" && s != "memtest" {
+		time.Sleep(1100 * time.Millisecond) // a store's times may be whole seconds: a copy again must show
 	}
 	cs, err = shardrun.CommitRun(bg, runDir, nil)
 	if err != nil || cs.Already || cs.Files != j.inputs {
 		t.Fatalf("commit again: %+v, %v", cs, err)
+	}
+	for f, m := range mod {
+		if st, err := storage.Stat(bg, f); err != nil || !st.ModTime.Equal(m) {
+			t.Errorf("%s published again by the second commit (modified %v, then %v, %v)", f, m, st.ModTime, err)
+		}
 	}
 	checkDataset(t, j, map[int]string{0: "a", 1: "a", 2: "a", 3: "a"})
 	checkNoStaging(t, j)

@@ -36,6 +36,10 @@ type Mem struct {
 	// FailCreate, if set, is called on every Create; an error it returns
 	// fails the Create (to inject faults).
 	FailCreate func(name string) error
+	// BeforeCopy, if set, is called at the start of every Copy with its
+	// context; an error it returns fails the Copy, which then copies
+	// nothing (to interrupt a commit in the middle of a copy).
+	BeforeCopy func(ctx context.Context, from, to string) error
 }
 
 type memObj struct {
@@ -307,8 +311,13 @@ func (b memFS) Remove(_ context.Context, name string) error {
 }
 
 // Copy is a server-side copy.
-func (b memFS) Copy(_ context.Context, from, to string) error {
+func (b memFS) Copy(ctx context.Context, from, to string) error {
 	m := b.m
+	if m.BeforeCopy != nil {
+		if err := m.BeforeCopy(ctx, from, to); err != nil {
+			return err
+		}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	o, ok := m.objs[m.key(from)]
