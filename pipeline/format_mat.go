@@ -1,10 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"sync"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
@@ -57,12 +62,146 @@ var matFormat = &Format{
 }
 
 func newMATReader(c *job.Component) (fileReader, error) {
-	strict := c.Bool("strict")
-	return &containerReader{
-		list: func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
-			return matMembers(name, r, size, pick, strict, warn)
-		},
-		pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}, nil
+	r := &matReader{strict: c.Bool("strict"), table: c.Bool("table"), meta: map[[2]string]map[string]*FieldMeta{}}
+	r.containerReader = &containerReader{list: r.list, pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}
+	return r, nil
+}
+
+// matReader reads MAT-files as archives of arrays (containerReader), a
+// table, timetable, map or dictionary as one structured array, and in
+// table mode a lone 1x1 struct of columns (struct2table's layout) as one
+// table too. It records what numpy cannot say of each array (time
+// zones, categories, validity fields) for the schema.
+type matReader struct {
+	*containerReader
+	strict, table bool
+
+	mu   sync.Mutex
+	meta map[[2]string]map[string]*FieldMeta // by file and member
+}
+
+func (r *matReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
+	heads, err := r.containerReader.parts(ctx, s, path)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range heads {
+		heads[i].meta = r.meta[[2]string{path, heads[i].member}]
+	}
+	return heads, nil
+}
+
+// list lists the arrays of the MAT-file r (of size bytes, named name)
+// picked by pick (every one when empty), warning about those it skips.
+func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+	mf, err := matfile.Open(rd, size, &matfile.Options{Strict: r.strict, Warn: func(w matfile.Warning) {
+		warn(fmt.Sprintf("%s: %s", name, w))
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var out []containerMember
+	meta := map[string]map[string]*FieldMeta{}
+	err = mf.WalkVariables(matTops(pick), func(path string, v *matfile.Var) error {
+		if len(pick) > 0 && !matPicked(path, pick) {
+			return nil
+		}
+		m := containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor}
+		switch {
+		case v.Meta != nil && v.Meta.Table != nil:
+			m, meta[path] = tableMember(path, v.Meta.Table)
+		case v.Meta != nil && (v.Meta.TimeZone != "" || v.Meta.Categories != nil):
+			meta[path] = map[string]*FieldMeta{"": {TimeZone: v.Meta.TimeZone, Categories: v.Meta.Categories, Ordered: v.Meta.Ordered}}
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if top, ok := r.structOfColumns(out, pick); ok {
+		t, err := mf.ReadTable(top)
+		switch {
+		case err == nil:
+			m, tm := tableMember(top, t)
+			out, meta = []containerMember{m}, map[string]map[string]*FieldMeta{top: tm}
+		case !errors.Is(err, matfile.ErrNotTable):
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		if len(pick) > 0 {
+			return nil, fmt.Errorf("no array %s in the MAT-file", strings.Join(pick, ", "))
+		}
+		return nil, errors.New("the MAT-file has no variable npyflow can read")
+	}
+	r.mu.Lock()
+	for _, m := range out {
+		r.meta[[2]string{name, m.name}] = meta[m.name]
+	}
+	r.mu.Unlock()
+	return out, nil
+}
+
+// structOfColumns reports whether the arrays read are the fields of one
+// struct variable, picked whole (or the file's only variable), to be read
+// as one table: in table mode only, where the fields become columns.
+func (r *matReader) structOfColumns(out []containerMember, pick []string) (string, bool) {
+	if !r.table || len(out) == 0 {
+		return "", false
+	}
+	top := matTop(out[0].name)
+	if len(pick) > 1 || len(pick) == 1 && pick[0] != top {
+		return "", false
+	}
+	for _, m := range out {
+		if !strings.HasPrefix(m.name, top+".") {
+			return "", false
+		}
+	}
+	return top, true
+}
+
+// tableMember is a table read whole as one member: a structured array of
+// its columns, each column with missing values (a <missing> string, a
+// calendarDuration with a NaN part) followed by a bool field
+// "<name>_valid" that records them, unless the table has a column of
+// that name. A categorical's missing values are "" (no category is).
+func tableMember(path string, t *matfile.Table) (containerMember, map[string]*FieldMeta) {
+	names := map[string]bool{}
+	for _, c := range t.Columns {
+		names[c.Name] = true
+	}
+	meta := map[string]*FieldMeta{}
+	var cols []*matfile.Column
+	for _, c := range t.Columns {
+		cols = append(cols, c)
+		if c.TimeZone != "" || c.Categories != nil {
+			meta[c.Name] = &FieldMeta{TimeZone: c.TimeZone, Categories: c.Categories, Ordered: c.Ordered}
+		}
+		vn := arrowconv.ValidityName(c.Name)
+		if c.Valid == nil || c.Categories != nil || len(c.Shape) > 0 || names[vn] || len(c.Valid) != t.Rows {
+			continue
+		}
+		b := make([]byte, len(c.Valid))
+		for i, ok := range c.Valid {
+			if ok {
+				b[i] = 1
+			}
+		}
+		cols = append(cols, &matfile.Column{Name: vn, Class: "logical", DType: npyio.BoolType, Data: b})
+		meta[vn] = &FieldMeta{ValidityOf: c.Name}
+	}
+	tt := *t
+	tt.Columns = cols
+	a := tt.Array()
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(a.Data)), nil }
+	if len(meta) == 0 {
+		meta = nil
+	}
+	return containerMember{name: path, header: a.Header, open: open, openC: open}, meta
 }
 
 func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
