@@ -815,7 +815,7 @@ func (s *Schema) leafNode(l *leaf, opts *Options) parquet.Node {
 		switch l.plan {
 		case timeTS:
 			u := map[string]parquet.TimeUnit{"ms": parquet.Millisecond, "us": parquet.Microsecond, "ns": parquet.Nanosecond}[l.unit]
-			pn = parquet.TimestampAdjusted(u, false)
+			pn = parquet.TimestampAdjusted(u, opts.isUTC(strings.Join(l.path, ".")))
 		case timeDate:
 			pn = parquet.Date()
 		default:

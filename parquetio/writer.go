@@ -37,6 +37,10 @@ type Options struct {
 	// Boolean columns stay plain (arrow-go cannot read them dictionary-
 	// encoded).
 	Dictionary []string
+	// UTC lists datetime64 columns, named like Dictionary, that hold UTC
+	// instants: stored as TIMESTAMP they are isAdjustedToUTC=true (the
+	// others false, wall-clock times).
+	UTC []string
 	// BloomFilters lists columns to write bloom filters for (10 bits per
 	// value), named like Dictionary.
 	BloomFilters []string
@@ -100,6 +104,8 @@ func matchColumn(list []string, path string) bool {
 }
 
 func (o *Options) hasDict(path string) bool { return o != nil && matchColumn(o.Dictionary, path) }
+
+func (o *Options) isUTC(path string) bool { return o != nil && matchColumn(o.UTC, path) }
 
 // Writer writes a table of numpy columns to a Parquet file, streaming:
 // rows are buffered until a row group is full, then the row group is

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/parquetio"
 )
 
 // Field metadata: what a source knows of a column beyond its numpy dtype
@@ -275,4 +276,33 @@ func membersMeta(heads []partHead) map[string]*FieldMeta {
 		}
 	}
 	return out
+}
+
+// parquetMeta is o with the schema's field metadata applied: categorical
+// columns dictionary-encoded, zoned datetimes stored as UTC instants.
+// column names a plain array's one column.
+func (s *Schema) parquetMeta(o *parquetio.Options, column string) *parquetio.Options {
+	if len(s.Meta) == 0 {
+		return o
+	}
+	out := *o
+	out.Dictionary = slices.Clone(o.Dictionary)
+	out.UTC = slices.Clone(o.UTC)
+	for name, m := range s.Meta {
+		if m == nil {
+			continue
+		}
+		if name == "" {
+			name = column
+		}
+		if m.Categories != nil && !slices.Contains(out.Dictionary, name) {
+			out.Dictionary = append(out.Dictionary, name)
+		}
+		if m.TimeZone != "" {
+			out.UTC = append(out.UTC, name)
+		}
+	}
+	slices.Sort(out.Dictionary[len(o.Dictionary):])
+	slices.Sort(out.UTC)
+	return &out
 }
