@@ -37,8 +37,26 @@ member per column.
 An HDF5 file or MAT-file reads like an .npz: every dataset is a member named
 by its path (group/data; pick one with --dataset /group/data), every array
 of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
---variable). Values numpy cannot hold (references; function handles and
-objects) are skipped with a warning (--strict: an error for MAT-files).
+--variable). Values numpy cannot hold (references; function handles,
+Java objects, table variables of mixed cells) are skipped with a warning
+naming them (--strict: an error for MAT-files).
+MATLAB objects: a table, timetable, containers.Map or dictionary variable
+is one table (a structured array; row names or times first); so is a 1x1
+struct of N-row fields (struct2table's layout) converted on its own,
+its fields the columns. MATLAB type -> numpy -> Parquet / Arrow:
+  string            U<n> (<missing> "", a <name>_valid field in a table)
+                    -> STRING / utf8, <missing> null (Parquet: _valid column)
+  datetime          datetime64 (UTC instants if zoned), NaT
+                    -> TIMESTAMP (isAdjustedToUTC if zoned) / timestamp[tz]
+  duration          timedelta64 -> INT64 in its unit / duration
+  calendarDuration  struct (months, days, millis) -> the same struct
+  categorical       U<n> of category names (<undefined> "")
+                    -> dictionary-encoded STRING / dictionary<utf8>, null
+  enumeration       U<n> of member names -> STRING / utf8
+  N-by-k variable   subarray field (k,) -> LIST / fixed_size_list
+  class object      struct of its properties (with a warning)
+To .npz each variable is a member: a table one structured array, a string
+array U<n> of MATLAB's size.
 To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
 (Parquet, Arrow, a structured array) a 1x1 struct of column vectors;
 invalid MATLAB names are refused, or renamed with --rename-invalid.
