@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -641,4 +642,90 @@ func le64(b []byte) uint64 {
 		u |= uint64(b[i]) << (8 * i)
 	}
 	return u
+}
+
+// TestMATTablesDuckDB has DuckDB (through node and @duckdb/node-api)
+// read the Parquet written from every table_* and timetable_* variable:
+// column types and every value of the scalar columns
+// (testdata/matduck.mjs). It is skipped unless node is installed and the
+// module is in $NPYFLOW_DUCKDB_MODULES (default /tmp/duck: run `npm
+// install @duckdb/node-api` there), as parquetio's TestDuckDB is.
+func TestMATTablesDuckDB(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node not installed")
+	}
+	modDir := os.Getenv("NPYFLOW_DUCKDB_MODULES")
+	if modDir == "" {
+		modDir = "/tmp/duck"
+	}
+	if _, err := os.Stat(filepath.Join(modDir, "node_modules", "@duckdb", "node-api")); err != nil {
+		t.Skipf("@duckdb/node-api not installed in %s", modDir)
+	}
+	type column struct {
+		Name   string `json:"name"`
+		Type   string `json:"type"`
+		Values []any  `json:"values"`
+	}
+	type entry struct {
+		File    string   `json:"file"`
+		Rows    int      `json:"rows"`
+		Columns []column `json:"columns"`
+	}
+	duckType := map[string]string{"double": "DOUBLE", "string": "VARCHAR", "cell": "VARCHAR", "char": "VARCHAR", "datetime": "TIMESTAMP_NS", "duration": "BIGINT"}
+	dir := t.TempDir()
+	var manifest []entry
+	for _, tc := range matTables(t) {
+		exp := matExpected(t, tc[0])[tc[1]].Table
+		if len(exp.Columns) == 0 {
+			continue
+		}
+		out := filepath.Join(dir, tc[1]+".parquet")
+		matConvert(t, tc[0], tc[1], out, nil)
+		e := entry{File: out, Rows: exp.Rows, Columns: []column{}}
+		for _, c := range exp.Columns {
+			typ, ok := duckType[c.Class]
+			if !ok || c.Shape != nil {
+				continue
+			}
+			col := column{Name: c.Name, Type: typ, Values: []any{}}
+			for i, raw := range c.Values {
+				var v any
+				json.Unmarshal(raw, &v)
+				switch c.Class {
+				case "datetime":
+					v = strings.Replace(v.(string), "T", " ", 1)
+				case "duration":
+					d, err := time.ParseDuration(v.(string))
+					if err != nil {
+						t.Fatal(err)
+					}
+					v = fmt.Sprint(d.Nanoseconds())
+				}
+				if c.Valid != nil && !c.Valid[i] {
+					v = "" // a <missing> string: "" with its _valid field false
+				}
+				col.Values = append(col.Values, v)
+			}
+			e.Columns = append(e.Columns, col)
+			if c.Valid != nil && c.Class == "string" {
+				vc := column{Name: c.Name + "_valid", Type: "BOOLEAN"}
+				for _, ok := range c.Valid {
+					vc.Values = append(vc.Values, fmt.Sprint(ok))
+				}
+				e.Columns = append(e.Columns, vc)
+			}
+		}
+		manifest = append(manifest, e)
+	}
+	mf := filepath.Join(dir, "manifest.json")
+	b, _ := json.Marshal(manifest)
+	if err := os.WriteFile(mf, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outp, err := exec.Command(node, filepath.Join("testdata", "matduck.mjs"), mf, modDir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("DuckDB: %v\n%s", err, outp)
+	}
+	t.Logf("%s", outp)
 }
