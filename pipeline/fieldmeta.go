@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -279,7 +280,8 @@ func membersMeta(heads []partHead) map[string]*FieldMeta {
 }
 
 // parquetMeta is o with the schema's field metadata applied: categorical
-// columns dictionary-encoded, zoned datetimes stored as UTC instants.
+// columns dictionary-encoded, zoned datetimes stored as UTC instants,
+// validity fields written as the nulls of their columns (Options.Nulls).
 // column names a plain array's one column.
 func (s *Schema) parquetMeta(o *parquetio.Options, column string) *parquetio.Options {
 	if len(s.Meta) == 0 {
@@ -300,6 +302,15 @@ func (s *Schema) parquetMeta(o *parquetio.Options, column string) *parquetio.Opt
 		}
 		if m.TimeZone != "" {
 			out.UTC = append(out.UTC, name)
+		}
+		if m.ValidityOf != "" {
+			if out.Nulls == nil {
+				out.Nulls = maps.Clone(o.Nulls)
+				if out.Nulls == nil {
+					out.Nulls = map[string]string{}
+				}
+			}
+			out.Nulls[m.ValidityOf] = name
 		}
 	}
 	slices.Sort(out.Dictionary[len(o.Dictionary):])

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,6 +36,10 @@ var matFormat = &Format{
 			Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"},
 		job.Field{Name: "fortran_order", Type: job.Bool, Default: false, Flag: "fortran-order",
 			Doc: "write arrays of two or more dimensions to npy and npz sinks fed directly by this source as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too (vectors and tables go as rows)"},
+		job.Field{Name: "validity", Type: job.StringList, Flag: "validity",
+			Doc: "table columns (by name, in any table read; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool field <column>_valid right after them, false where MATLAB has <missing>, <undefined> or a NaN part; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
+		job.Field{Name: "nulls", Type: job.Bool, Default: false,
+			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column that misses values gets a <column>_valid field that those sinks write as the column's nulls and leave out (other sinks write it as a field); npyflow convert sets it when the output is a table format"},
 		tableField("arrays")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
 		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
@@ -62,7 +67,8 @@ var matFormat = &Format{
 }
 
 func newMATReader(c *job.Component) (fileReader, error) {
-	r := &matReader{strict: c.Bool("strict"), table: c.Bool("table"), meta: map[[2]string]map[string]*FieldMeta{}}
+	r := &matReader{strict: c.Bool("strict"), table: c.Bool("table"), nulls: c.Bool("nulls"), validity: c.Strings("validity"),
+		meta: map[[2]string]map[string]*FieldMeta{}}
 	r.containerReader = &containerReader{list: r.list, pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}
 	return r, nil
 }
@@ -74,7 +80,8 @@ func newMATReader(c *job.Component) (fileReader, error) {
 // zones, categories, validity fields) for the schema.
 type matReader struct {
 	*containerReader
-	strict, table bool
+	strict, table, nulls bool
+	validity             []string // table columns that get a validity field ("*": all)
 
 	mu   sync.Mutex
 	meta map[[2]string]map[string]*FieldMeta // by file and member
@@ -111,7 +118,7 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 		m := containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor}
 		switch {
 		case v.Meta != nil && v.Meta.Table != nil:
-			m, meta[path] = tableMember(path, v.Meta.Table)
+			m, meta[path] = r.tableMember(path, v.Meta.Table)
 		case v.Meta != nil && (v.Meta.TimeZone != "" || v.Meta.Categories != nil):
 			meta[path] = map[string]*FieldMeta{"": {TimeZone: v.Meta.TimeZone, Categories: v.Meta.Categories, Ordered: v.Meta.Ordered}}
 		}
@@ -125,7 +132,7 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 		t, err := mf.ReadTable(top)
 		switch {
 		case err == nil:
-			m, tm := tableMember(top, t)
+			m, tm := r.tableMember(top, t)
 			out, meta = []containerMember{m}, map[string]map[string]*FieldMeta{top: tm}
 		case !errors.Is(err, matfile.ErrNotTable):
 			return nil, err
@@ -165,11 +172,14 @@ func (r *matReader) structOfColumns(out []containerMember, pick []string) (strin
 }
 
 // tableMember is a table read whole as one member: a structured array of
-// its columns, each column with missing values (a <missing> string, a
-// calendarDuration with a NaN part) followed by a bool field
-// "<name>_valid" that records them, unless the table has a column of
-// that name. A categorical's missing values are "" (no category is).
-func tableMember(path string, t *matfile.Table) (containerMember, map[string]*FieldMeta) {
+// its columns. A scalar column that can miss values (string, categorical,
+// calendarDuration) is followed by a bool field "<name>_valid", false
+// where MATLAB has <missing>, <undefined> or a NaN part, when validity
+// names it (or is "*"), or in nulls mode when it misses a value (unless
+// the table has a column of that name): its field metadata makes Arrow
+// and Parquet sinks write those rows as nulls. Without it the missing
+// values are "" (a string or categorical) or zeros (calendarDuration).
+func (r *matReader) tableMember(path string, t *matfile.Table) (containerMember, map[string]*FieldMeta) {
 	names := map[string]bool{}
 	for _, c := range t.Columns {
 		names[c.Name] = true
@@ -182,12 +192,17 @@ func tableMember(path string, t *matfile.Table) (containerMember, map[string]*Fi
 			meta[c.Name] = &FieldMeta{TimeZone: c.TimeZone, Categories: c.Categories, Ordered: c.Ordered}
 		}
 		vn := arrowconv.ValidityName(c.Name)
-		if c.Valid == nil || c.Categories != nil || len(c.Shape) > 0 || names[vn] || len(c.Valid) != t.Rows {
+		asked := slices.Contains(r.validity, "*") || slices.Contains(r.validity, c.Name)
+		switch {
+		case len(c.Shape) > 0 || names[vn] || c.Valid != nil && len(c.Valid) != t.Rows:
+			continue
+		case asked && (c.Valid != nil || c.Class == "string" || c.Categories != nil || c.Class == "calendarDuration"):
+		case !r.nulls || c.Valid == nil:
 			continue
 		}
-		b := make([]byte, len(c.Valid))
-		for i, ok := range c.Valid {
-			if ok {
+		b := make([]byte, t.Rows)
+		for i := range b {
+			if c.Valid == nil || c.Valid[i] {
 				b[i] = 1
 			}
 		}

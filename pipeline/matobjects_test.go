@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,11 +48,13 @@ type matExpMember struct {
 	Values   []json.RawMessage `json:"values"`
 	Valid    []bool            `json:"valid"`
 	TimeZone string            `json:"timezone"`
-	Table    *struct {
-		Rows    int          `json:"rows"`
-		Dims    []int        `json:"dims"`
-		Columns []*matExpCol `json:"columns"`
-	} `json:"table"`
+	Table    *matExpTable      `json:"table"`
+}
+
+type matExpTable struct {
+	Rows    int          `json:"rows"`
+	Dims    []int        `json:"dims"`
+	Columns []*matExpCol `json:"columns"`
 }
 
 func matExpected(t *testing.T, file string) map[string]*matExpMember {
@@ -267,11 +270,11 @@ func TestMATTableToParquet(t *testing.T) {
 			if h.Rows() != int64(exp.Rows) {
 				t.Fatalf("%d rows, want %d", h.Rows(), exp.Rows)
 			}
-			var names []string
+			var names, nullable []string
 			for _, c := range exp.Columns {
 				names = append(names, c.Name)
-				if c.Valid != nil && c.Class == "string" {
-					names = append(names, c.Name+"_valid")
+				if c.Valid != nil && c.Shape == nil {
+					nullable = append(nullable, c.Name)
 				}
 			}
 			var got []string
@@ -280,6 +283,9 @@ func TestMATTableToParquet(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(names, ",") {
 				t.Errorf("columns %v, want %v", got, names)
+			}
+			if len(nullable) > 0 {
+				checkParquetNulls(t, b, exp, nullable)
 			}
 			for _, c := range exp.Columns {
 				f, ok := fieldOf(h.DType, c.Name)
@@ -322,6 +328,37 @@ func TestMATTableToParquet(t *testing.T) {
 	}
 }
 
+// checkParquetNulls reads the Parquet file b with validity fields for
+// the columns cols and compares them with the expected missing values:
+// a <missing> string is a Parquet null.
+func checkParquetNulls(t *testing.T, b []byte, exp *matExpTable, cols []string) {
+	t.Helper()
+	r, err := parquetio.NewReaderOptions(strings.NewReader(string(b)), int64(len(b)), &parquetio.ReadOptions{Validity: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Header()
+	batch, err := r.Next(exp.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range exp.Columns {
+		if !slices.Contains(cols, c.Name) {
+			continue
+		}
+		f, ok := fieldOf(h.DType, c.Name+"_valid")
+		if !ok {
+			t.Errorf("no validity field %s_valid in %s", c.Name, h.DType)
+			continue
+		}
+		for i, want := range c.Valid {
+			if got := batch.Data[i*h.DType.Size+f.Offset] != 0; got != want {
+				t.Errorf("column %s row %d: valid %v, want %v", c.Name, i, got, want)
+			}
+		}
+	}
+}
+
 func fieldOf(dt *npyio.DType, name string) (npyio.Field, bool) {
 	for _, f := range dt.Fields {
 		if f.Name == name {
@@ -361,10 +398,7 @@ func TestMATObjectsToNPZ(t *testing.T) {
 					shape = []int{m.Table.Rows}
 					var want []string
 					for _, c := range m.Table.Columns {
-						want = append(want, c.Name)
-						if c.Valid != nil && c.Class == "string" {
-							want = append(want, c.Name+"_valid")
-						}
+						want = append(want, c.Name) // no validity fields unless asked
 					}
 					var got []string
 					for _, f := range h.DType.Fields {
@@ -385,6 +419,65 @@ func TestMATObjectsToNPZ(t *testing.T) {
 						t.Fatal(err)
 					}
 					checkUnicode(t, name, h, data, m)
+				}
+			}
+		})
+	}
+}
+
+// TestMATValidityToNPZ: --validity gives a table's string column its
+// <name>_valid field in .npz (false at <missing>, whose value is ""),
+// and only the columns named.
+func TestMATValidityToNPZ(t *testing.T) {
+	exp := matExpected(t, "synth_objects_v73.mat")["tbl"].Table
+	var b *matExpCol
+	for _, c := range exp.Columns {
+		if c.Name == "B" {
+			b = c
+		}
+	}
+	if b == nil || b.Valid == nil {
+		t.Fatal("expected.json: tbl.B with missing values")
+	}
+	for _, tc := range []struct{ validity, fields string }{
+		{"*", "Row,A,B,B_valid"},
+		{"B", "Row,A,B,B_valid"},
+		{"A", "Row,A,B"}, // a double column misses no value
+	} {
+		t.Run(tc.validity, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o.npz")
+			matConvert(t, "synth_objects_v73.mat", "tbl", out, map[string]string{"validity": tc.validity})
+			z, err := npyio.OpenNPZ(out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			r, err := z.Member("tbl").Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := r.Header()
+			var got []string
+			for _, f := range h.DType.Fields {
+				got = append(got, f.Name)
+			}
+			if strings.Join(got, ",") != tc.fields {
+				t.Fatalf("fields %v, want %s", got, tc.fields)
+			}
+			data := make([]byte, h.DataSize())
+			if _, err := r.ReadRows(data); err != nil && err != io.EOF {
+				t.Fatal(err)
+			}
+			vf, ok := fieldOf(h.DType, "B_valid")
+			bf, _ := fieldOf(h.DType, "B")
+			for i, want := range b.Valid {
+				if ok {
+					if got := data[i*h.DType.Size+vf.Offset] != 0; got != want {
+						t.Errorf("row %d: B_valid %v, want %v", i, got, want)
+					}
+				}
+				if !want && data[i*h.DType.Size+bf.Offset] != 0 {
+					t.Errorf("row %d: a <missing> B is not \"\"", i)
 				}
 			}
 		})
@@ -671,6 +764,7 @@ func TestMATTablesDuckDB(t *testing.T) {
 		File    string   `json:"file"`
 		Rows    int      `json:"rows"`
 		Columns []column `json:"columns"`
+		Absent  []string `json:"absent"` // columns that must not be there
 	}
 	duckType := map[string]string{"double": "DOUBLE", "string": "VARCHAR", "cell": "VARCHAR", "char": "VARCHAR", "datetime": "TIMESTAMP_NS", "duration": "BIGINT"}
 	dir := t.TempDir()
@@ -703,17 +797,13 @@ func TestMATTablesDuckDB(t *testing.T) {
 					v = fmt.Sprint(d.Nanoseconds())
 				}
 				if c.Valid != nil && !c.Valid[i] {
-					v = "" // a <missing> string: "" with its _valid field false
+					v = nil // a <missing> string: NULL
 				}
 				col.Values = append(col.Values, v)
 			}
 			e.Columns = append(e.Columns, col)
-			if c.Valid != nil && c.Class == "string" {
-				vc := column{Name: c.Name + "_valid", Type: "BOOLEAN"}
-				for _, ok := range c.Valid {
-					vc.Values = append(vc.Values, fmt.Sprint(ok))
-				}
-				e.Columns = append(e.Columns, vc)
+			if c.Valid != nil {
+				e.Absent = append(e.Absent, c.Name+"_valid")
 			}
 		}
 		manifest = append(manifest, e)

@@ -6,9 +6,11 @@
 //
 // MODULE_DIR is a folder where `npm install @duckdb/node-api` was run.
 // The manifest is a list of {"file", "rows", "columns": [{"name", "type",
-// "values"}]}: type is DuckDB's name of the column type, values the rows
-// in order, a number (NaN as "NaN") compared as a number, a string
-// compared with DuckDB's text of the value, or null for a null.
+// "values"}], "absent": [names]}: type is DuckDB's name of the column
+// type, values the rows in order, a number (NaN as "NaN") compared as a
+// number, a string compared with DuckDB's text of the value, or null for
+// a NULL (a MATLAB <missing>); absent lists columns the file must not
+// have (validity fields, written as the NULLs instead).
 // Prints one line per failure and exits 1 if any.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -31,6 +33,10 @@ for (const m of manifest) {
     const types = new Map(d.getRows().map((r) => [r[0], r[1]]));
     const n = await con.runAndReadAll(`SELECT count(*) FROM read_parquet(${q(m.file)})`);
     if (Number(n.getRows()[0][0]) !== m.rows) fail(`${m.file}: ${n.getRows()[0][0]} rows, want ${m.rows}`);
+    for (const a of m.absent ?? []) {
+      checked++;
+      if (types.has(a)) fail(`${m.file}: has column ${a}, which should be NULLs of another`);
+    }
     for (const c of m.columns) {
       if (types.get(c.name) !== c.type) {
         fail(`${m.file}: column ${c.name}: type ${types.get(c.name)}, want ${c.type}`);
