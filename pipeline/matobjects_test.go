@@ -819,3 +819,18 @@ func TestMATTablesDuckDB(t *testing.T) {
 	}
 	t.Logf("%s", outp)
 }
+
+// TestMATObjectWarnedOnce: a class object read as its properties is
+// warned about once per variable, whatever the output (the matfile
+// reader keeps one warning per variable; the engine lists a file once).
+func TestMATObjectWarnedOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ variable, out string }{
+		{"", "all.npz"}, {"enum_nested", "one.npz"}, {"enum_nested", "one.parquet"}, {"enum_nested", "one.arrow"},
+	} {
+		w := matConvert(t, "test_enum_v73.mat", tc.variable, filepath.Join(dir, tc.out), nil)
+		if len(w) != 1 || !strings.Contains(w[0], "enum_nested: TestClasses.BasicClass") {
+			t.Errorf("%s %s: warnings %q, want one naming enum_nested", tc.variable, tc.out, w)
+		}
+	}
+}
