@@ -44,14 +44,16 @@ MATLAB objects: a table, timetable, containers.Map or dictionary variable
 is one table (a structured array; row names or times first); so is a 1x1
 struct of N-row fields (struct2table's layout) converted on its own,
 its fields the columns. MATLAB type -> numpy -> Parquet / Arrow:
-  string            U<n> (<missing> "", a <name>_valid field in a table)
-                    -> STRING / utf8, <missing> null (Parquet: _valid column)
+  string            U<n> (<missing> ""; --validity C adds table column
+                    C's C_valid field) -> STRING / utf8, <missing> null in
+                    a table column
   datetime          datetime64 (UTC instants if zoned), NaT
                     -> TIMESTAMP (isAdjustedToUTC if zoned) / timestamp[tz]
   duration          timedelta64 -> INT64 in its unit / duration
   calendarDuration  struct (months, days, millis) -> the same struct
   categorical       U<n> of category names (<undefined> "")
-                    -> dictionary-encoded STRING / dictionary<utf8>, null
+                    -> dictionary-encoded STRING / dictionary<utf8>,
+                    <undefined> null in a table column
   enumeration       U<n> of member names -> STRING / utf8
   N-by-k variable   subarray field (k,) -> LIST / fixed_size_list
   class object      struct of its properties (with a warning)
