@@ -24,6 +24,9 @@
 //	subarray, extra axes       LIST of the flattened C-order values
 //
 // NaT becomes null: a time column is OPTIONAL only when the data holds NaT.
+// Other nulls come from bool validity columns named by Options.Nulls
+// (a MATLAB table's <missing> strings): the column is OPTIONAL, null where
+// its validity column is false, and the validity column is not written.
 // A datetime whose values would overflow the logical type after scaling
 // (numpy allows ±2^63 seconds) is stored as INT64 in its own unit instead,
 // so nothing is ever lost. Both need the data observed before writing

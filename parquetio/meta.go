@@ -68,8 +68,14 @@ func (s *Schema) metaFor(rows int64) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	md[MetaTable] = string(b)
-	if s.array {
+	if s.nulls {
+		// Nullable columns and left-out validity columns: the rows no
+		// longer read back as the source's numpy layout.
+		tm = TableMeta{}
+	} else {
+		md[MetaTable] = string(b)
+	}
+	if s.array && !s.nulls {
 		md[MetaDescr] = tm.Columns[0].Descr
 		md[MetaShape] = jsonInts(tm.Columns[0].Shape)
 	}
@@ -117,9 +123,11 @@ func (s *Schema) ArrowSchema(tm TableMeta) (*arrow.Schema, error) {
 		}
 		fields[i] = af
 	}
-	keys := []string{MetaTable}
-	b, _ := json.Marshal(tm)
-	vals := []string{string(b)}
+	var keys, vals []string
+	if len(tm.Columns) > 0 {
+		b, _ := json.Marshal(tm)
+		keys, vals = []string{MetaTable}, []string{string(b)}
+	}
 	if s.array && len(tm.Columns) == 1 {
 		keys = append(keys, arrowconv.MetaDescr, arrowconv.MetaShape, arrowconv.MetaFortranOrder)
 		vals = append(vals, tm.Columns[0].Descr, jsonInts(tm.Columns[0].Shape), strconv.FormatBool(tm.Columns[0].FortranOrder))

@@ -62,6 +62,7 @@ type Schema struct {
 	root     parquet.Node
 	pq       *parquet.Schema
 	planned  bool
+	nulls    bool // Options.Nulls applied: the footer describes no numpy layout
 
 	rowValues int // values per row over all leaves (see MaxRowValues)
 }
@@ -76,6 +77,7 @@ type node struct {
 	children []*node // struct fields or complex parts
 	leaf     *leaf   // for leaves
 	complex  bool
+	nullable bool // OPTIONAL above its list or group (Options.Nulls)
 }
 
 // entry is one value position of a leaf within a row.
@@ -116,6 +118,12 @@ type leaf struct {
 	unit      string // target unit: "ms", "us", "ns" (timeTS)
 
 	conv func(b []byte, arena *[]byte) (parquet.Value, bool) // set by NewWriter
+
+	// Options.Nulls: valid locates the row's validity byte (a null row
+	// is one slot at level 0); nullable makes the leaf itself OPTIONAL
+	// (a scalar top-level column), its values one level up.
+	valid    *validRef
+	nullable bool
 }
 
 // NewSchema builds the Parquet layout of a table with the given top-level
@@ -779,6 +787,9 @@ func (s *Schema) nodeOf(n *node, opts *Options) parquet.Node {
 	if len(n.dims) > 0 {
 		pn = parquet.List(pn)
 	}
+	if n.nullable {
+		pn = parquet.Optional(pn)
+	}
 	return pn
 }
 
@@ -815,7 +826,7 @@ func (s *Schema) leafNode(l *leaf, opts *Options) parquet.Node {
 		switch l.plan {
 		case timeTS:
 			u := map[string]parquet.TimeUnit{"ms": parquet.Millisecond, "us": parquet.Microsecond, "ns": parquet.Nanosecond}[l.unit]
-			pn = parquet.TimestampAdjusted(u, false)
+			pn = parquet.TimestampAdjusted(u, opts.isUTC(strings.Join(l.path, ".")))
 		case timeDate:
 			pn = parquet.Date()
 		default:
@@ -830,7 +841,7 @@ func (s *Schema) leafNode(l *leaf, opts *Options) parquet.Node {
 			pn = parquet.Encoded(pn, &parquet.RLEDictionary)
 		}
 	}
-	if l.optional {
+	if l.optional || l.nullable {
 		pn = parquet.Optional(pn)
 	}
 	return pn

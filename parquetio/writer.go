@@ -37,9 +37,21 @@ type Options struct {
 	// Boolean columns stay plain (arrow-go cannot read them dictionary-
 	// encoded).
 	Dictionary []string
+	// UTC lists datetime64 columns, named like Dictionary, that hold UTC
+	// instants: stored as TIMESTAMP they are isAdjustedToUTC=true (the
+	// others false, wall-clock times).
+	UTC []string
 	// BloomFilters lists columns to write bloom filters for (10 bits per
 	// value), named like Dictionary.
 	BloomFilters []string
+	// Nulls maps a top-level column (or a structured array's top-level
+	// field) to the top-level bool column that is its validity: the
+	// column is OPTIONAL and null in the rows where that column is false
+	// (a list or struct column is null as a whole). Validity columns are
+	// not written themselves. A file written with Nulls describes no
+	// numpy layout in its footer ([MetaTable], numpy.descr): it reads back
+	// as any Parquet file with nulls (ReadOptions.Validity or Fill).
+	Nulls map[string]string
 	// Concurrency is the number of row groups encoded at once while the
 	// next one fills; 0 means 1. Each row group's columns are encoded by
 	// up to GOMAXPROCS goroutines, so one row group at a time keeps every
@@ -100,6 +112,8 @@ func matchColumn(list []string, path string) bool {
 }
 
 func (o *Options) hasDict(path string) bool { return o != nil && matchColumn(o.Dictionary, path) }
+
+func (o *Options) isUTC(path string) bool { return o != nil && matchColumn(o.UTC, path) }
 
 // Writer writes a table of numpy columns to a Parquet file, streaming:
 // rows are buffered until a row group is full, then the row group is
@@ -191,6 +205,9 @@ func newWriter(out io.Writer, s *Schema, opts *Options, spec bool) (*Writer, err
 				return nil, fmt.Errorf("parquetio: no column %q (columns: %s)", name, strings.Join(s.ColumnPaths(), ", "))
 			}
 		}
+	}
+	if err := s.applyNulls(o.Nulls); err != nil {
+		return nil, err
 	}
 	rowBytes := 0
 	for _, n := range s.srcs {
@@ -656,7 +673,7 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, e *enco
 	src := sl.bufs[l.src]
 	stride := s.srcs[l.src]
 	vals := e.vals
-	simple := len(l.entries) == 1 && l.maxRep == 0 && l.maxDef == 0 && !l.optional
+	simple := len(l.entries) == 1 && l.maxRep == 0 && l.maxDef == 0 && !l.optional && l.valid == nil
 	if simple && l.isTime {
 		// REQUIRED (observed, no NaT): convert in a tight loop.
 		off := l.entries[0].off
@@ -697,6 +714,11 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, e *enco
 		e.arena = e.arena[:0]
 		m := 0
 		for i := 0; i < k; i++ {
+			if v := l.valid; v != nil && sl.bufs[v.src][(r+i)*s.srcs[v.src]+v.off] == 0 {
+				vals[m] = parquet.Value{} // a null row: one slot at level 0
+				m++
+				continue
+			}
 			row := src[(r+i)*stride:]
 			for _, en := range l.entries {
 				var v parquet.Value
@@ -705,7 +727,7 @@ func (s *Schema) encodeLeaf(l *leaf, cw *parquet.ColumnWriter, sl *slot, e *enco
 					var ok bool
 					v, ok = conv(row[en.off:], &e.arena)
 					if ok {
-						if l.optional {
+						if l.optional || l.nullable {
 							def++
 						}
 					} else if err := s.valueErr(l, row[en.off:], sl.start+int64(r+i)); err != nil {

@@ -182,33 +182,6 @@ func (s *elemStream) Read(p []byte) (int, error) {
 
 func (s *elemStream) Close() error { return nil }
 
-func matMembers(name string, r io.ReaderAt, size int64, pick []string, strict bool, warn func(string)) ([]containerMember, error) {
-	mf, err := matfile.Open(r, size, &matfile.Options{Strict: strict, Warn: func(w matfile.Warning) {
-		warn(fmt.Sprintf("%s: %s", name, w))
-	}})
-	if err != nil {
-		return nil, err
-	}
-	var out []containerMember
-	err = mf.WalkVariables(matTops(pick), func(path string, v *matfile.Var) error {
-		if len(pick) > 0 && !matPicked(path, pick) {
-			return nil
-		}
-		out = append(out, containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor})
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if len(pick) > 0 {
-			return nil, fmt.Errorf("no array %s in the MAT-file", strings.Join(pick, ", "))
-		}
-		return nil, errors.New("the MAT-file has no variable npyflow can read")
-	}
-	return out, nil
-}
-
 // matTop is the top-level variable of a MATLAB-style path: "s" of
 // "s(2).c{1}".
 func matTop(path string) string {

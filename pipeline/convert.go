@@ -125,6 +125,9 @@ func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, 
 	if from.Archive && !to.Archive && from.Source.Field("table") != nil {
 		src.Options["table"] = true // an archive's arrays: one table
 	}
+	if to.Table && from.Source.Field("nulls") != nil {
+		src.Options["nulls"] = true // missing values as the output's nulls
+	}
 	if from.Table && to.Sink.Field("split_fields") != nil {
 		sink.Options["split_fields"] = true // a table's columns: one array each
 	}

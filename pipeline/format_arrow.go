@@ -381,11 +381,14 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if schema, err = in.arrowSchemaMeta(schema); err != nil { // fieldmeta.go
+			return nil, err
+		}
 		w, err := arrowconv.NewIPCWriter(f, schema, opts, memory.DefaultAllocator)
 		if err != nil {
 			return nil, err
 		}
-		return &arrowWriter{w: w, in: in, stored: dt, name: name, maxRows: maxRows}, nil
+		return &arrowWriter{w: w, in: in, stored: dt, name: name, maxRows: maxRows, schema: schema}, nil
 	}
 	return as, nil
 }
@@ -397,7 +400,8 @@ type arrowSink struct{ *fileSink }
 type arrowWriter struct {
 	w       arrowconv.IPCWriter
 	in      *Schema
-	stored  *npyio.DType // the dtype the schema records (byte order included)
+	stored  *npyio.DType  // the dtype the schema records (byte order included)
+	schema  *arrow.Schema // written: with the input's field metadata (fieldmeta.go)
 	name    string
 	maxRows int
 	pend    []byte // rows short of a record batch
@@ -476,6 +480,9 @@ func (w *arrowWriter) record(data []byte, n int) error {
 	}
 	rec, err := arrowconv.NewRecordBatch(a, w.name, w.mem)
 	if err != nil {
+		return err
+	}
+	if rec, err = w.in.arrowRecordMeta(rec, w.schema, w.mem); err != nil {
 		return err
 	}
 	err = w.w.Write(rec)

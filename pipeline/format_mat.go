@@ -1,10 +1,16 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"sync"
 
+	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
@@ -30,6 +36,10 @@ var matFormat = &Format{
 			Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"},
 		job.Field{Name: "fortran_order", Type: job.Bool, Default: false, Flag: "fortran-order",
 			Doc: "write arrays of two or more dimensions to npy and npz sinks fed directly by this source as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too (vectors and tables go as rows)"},
+		job.Field{Name: "validity", Type: job.StringList, Flag: "validity",
+			Doc: "table columns (by name, in any table read; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool field <column>_valid right after them, false where MATLAB has <missing>, <undefined> or a NaN part; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
+		job.Field{Name: "nulls", Type: job.Bool, Default: false,
+			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column that misses values gets a <column>_valid field that those sinks write as the column's nulls and leave out (other sinks write it as a field); npyflow convert sets it when the output is a table format"},
 		tableField("arrays")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
 		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
@@ -57,12 +67,156 @@ var matFormat = &Format{
 }
 
 func newMATReader(c *job.Component) (fileReader, error) {
-	strict := c.Bool("strict")
-	return &containerReader{
-		list: func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
-			return matMembers(name, r, size, pick, strict, warn)
-		},
-		pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}, nil
+	r := &matReader{strict: c.Bool("strict"), table: c.Bool("table"), nulls: c.Bool("nulls"), validity: c.Strings("validity"),
+		meta: map[[2]string]map[string]*FieldMeta{}}
+	r.containerReader = &containerReader{list: r.list, pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}
+	return r, nil
+}
+
+// matReader reads MAT-files as archives of arrays (containerReader), a
+// table, timetable, map or dictionary as one structured array, and in
+// table mode a lone 1x1 struct of columns (struct2table's layout) as one
+// table too. It records what numpy cannot say of each array (time
+// zones, categories, validity fields) for the schema.
+type matReader struct {
+	*containerReader
+	strict, table, nulls bool
+	validity             []string // table columns that get a validity field ("*": all)
+
+	mu   sync.Mutex
+	meta map[[2]string]map[string]*FieldMeta // by file and member
+}
+
+func (r *matReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
+	heads, err := r.containerReader.parts(ctx, s, path)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range heads {
+		heads[i].meta = r.meta[[2]string{path, heads[i].member}]
+	}
+	return heads, nil
+}
+
+// list lists the arrays of the MAT-file r (of size bytes, named name)
+// picked by pick (every one when empty), warning about those it skips.
+func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+	mf, err := matfile.Open(rd, size, &matfile.Options{Strict: r.strict, Warn: func(w matfile.Warning) {
+		warn(fmt.Sprintf("%s: %s", name, w))
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var out []containerMember
+	meta := map[string]map[string]*FieldMeta{}
+	err = mf.WalkVariables(matTops(pick), func(path string, v *matfile.Var) error {
+		if len(pick) > 0 && !matPicked(path, pick) {
+			return nil
+		}
+		m := containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor}
+		switch {
+		case v.Meta != nil && v.Meta.Table != nil:
+			m, meta[path] = r.tableMember(path, v.Meta.Table)
+		case v.Meta != nil && (v.Meta.TimeZone != "" || v.Meta.Categories != nil):
+			meta[path] = map[string]*FieldMeta{"": {TimeZone: v.Meta.TimeZone, Categories: v.Meta.Categories, Ordered: v.Meta.Ordered}}
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if top, ok := r.structOfColumns(out, pick); ok {
+		t, err := mf.ReadTable(top)
+		switch {
+		case err == nil:
+			m, tm := r.tableMember(top, t)
+			out, meta = []containerMember{m}, map[string]map[string]*FieldMeta{top: tm}
+		case !errors.Is(err, matfile.ErrNotTable):
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		if len(pick) > 0 {
+			return nil, fmt.Errorf("no array %s in the MAT-file", strings.Join(pick, ", "))
+		}
+		return nil, errors.New("the MAT-file has no variable npyflow can read")
+	}
+	r.mu.Lock()
+	for _, m := range out {
+		r.meta[[2]string{name, m.name}] = meta[m.name]
+	}
+	r.mu.Unlock()
+	return out, nil
+}
+
+// structOfColumns reports whether the arrays read are the fields of one
+// struct variable, picked whole (or the file's only variable), to be read
+// as one table: in table mode only, where the fields become columns.
+func (r *matReader) structOfColumns(out []containerMember, pick []string) (string, bool) {
+	if !r.table || len(out) == 0 {
+		return "", false
+	}
+	top := matTop(out[0].name)
+	if len(pick) > 1 || len(pick) == 1 && pick[0] != top {
+		return "", false
+	}
+	for _, m := range out {
+		if !strings.HasPrefix(m.name, top+".") {
+			return "", false
+		}
+	}
+	return top, true
+}
+
+// tableMember is a table read whole as one member: a structured array of
+// its columns. A scalar column that can miss values (string, categorical,
+// calendarDuration) is followed by a bool field "<name>_valid", false
+// where MATLAB has <missing>, <undefined> or a NaN part, when validity
+// names it (or is "*"), or in nulls mode when it misses a value (unless
+// the table has a column of that name): its field metadata makes Arrow
+// and Parquet sinks write those rows as nulls. Without it the missing
+// values are "" (a string or categorical) or zeros (calendarDuration).
+func (r *matReader) tableMember(path string, t *matfile.Table) (containerMember, map[string]*FieldMeta) {
+	names := map[string]bool{}
+	for _, c := range t.Columns {
+		names[c.Name] = true
+	}
+	meta := map[string]*FieldMeta{}
+	var cols []*matfile.Column
+	for _, c := range t.Columns {
+		cols = append(cols, c)
+		if c.TimeZone != "" || c.Categories != nil {
+			meta[c.Name] = &FieldMeta{TimeZone: c.TimeZone, Categories: c.Categories, Ordered: c.Ordered}
+		}
+		vn := arrowconv.ValidityName(c.Name)
+		asked := slices.Contains(r.validity, "*") || slices.Contains(r.validity, c.Name)
+		switch {
+		case len(c.Shape) > 0 || names[vn] || c.Valid != nil && len(c.Valid) != t.Rows:
+			continue
+		case asked && (c.Valid != nil || c.Class == "string" || c.Categories != nil || c.Class == "calendarDuration"):
+		case !r.nulls || c.Valid == nil:
+			continue
+		}
+		b := make([]byte, t.Rows)
+		for i := range b {
+			if c.Valid == nil || c.Valid[i] {
+				b[i] = 1
+			}
+		}
+		cols = append(cols, &matfile.Column{Name: vn, Class: "logical", DType: npyio.BoolType, Data: b})
+		meta[vn] = &FieldMeta{ValidityOf: c.Name}
+	}
+	tt := *t
+	tt.Columns = cols
+	a := tt.Array()
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(a.Data)), nil }
+	if len(meta) == 0 {
+		meta = nil
+	}
+	return containerMember{name: path, header: a.Header, open: open, openC: open}, meta
 }
 
 func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {

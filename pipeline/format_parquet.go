@@ -199,7 +199,7 @@ func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 		if err != nil {
 			return nil, err
 		}
-		w, err := parquetio.NewWriter(f, sc, s.opts)
+		w, err := parquetio.NewWriter(f, sc, in.parquetMeta(s.opts, s.column.name(p)))
 		if err != nil {
 			return nil, err
 		}
@@ -222,10 +222,11 @@ func (s *parquetSink) copyPart(ctx context.Context, src source, p *Part, progres
 	}
 	defer done()
 	var n int64
+	opts := src.Schema().parquetMeta(s.opts, s.column.name(p))
 	if cols == nil {
-		n, err = parquetio.WriteArray(s.curF, open, s.column.name(p), s.opts, progress)
+		n, err = parquetio.WriteArray(s.curF, open, s.column.name(p), opts, progress)
 	} else {
-		n, err = parquetio.WriteTable(s.curF, cols, open, s.opts, progress)
+		n, err = parquetio.WriteTable(s.curF, cols, open, opts, progress)
 	}
 	if err != nil {
 		return false, 0, copyError(err, p, s.curP)

@@ -76,6 +76,7 @@ type partHead struct {
 	array  string        // the array's own name, if not member: a table file's one column
 	header *npyio.Header // its rows (any byte order)
 	size   int64         // bytes of a member in its archive (0: the file's size)
+	meta   map[string]*FieldMeta
 }
 
 // newReader makes a format's reader for a source component.
@@ -257,7 +258,7 @@ func (s *fileSource) addFile(ctx context.Context, m match, env *buildEnv) error 
 		if err != nil {
 			return pathsError(s.c, &FileError{Path: m.Path, Err: err})
 		}
-		return s.addPart(m, partHead{header: h}, cols)
+		return s.addPart(m, partHead{header: h, meta: membersMeta(heads)}, cols)
 	}
 	for _, h := range heads {
 		if err := s.addPart(m, h, nil); err != nil {
@@ -346,6 +347,7 @@ func rowsSchema(h *npyio.Header) *Schema {
 
 func (s *fileSource) addPart(m match, h partHead, cols []string) error {
 	fs := rowsSchema(h.header)
+	fs.Meta = h.meta
 	var own *Schema
 	if s.file == nil {
 		s.file = fs

@@ -14,6 +14,9 @@ import (
 type Schema struct {
 	DType *npyio.DType // native byte order
 	Shape []int
+	// Meta, if set, describes fields beyond their dtype, by name
+	// (fieldmeta.go): time zones, categories, validity fields.
+	Meta map[string]*FieldMeta
 }
 
 // RowSize is the size of one row in bytes.

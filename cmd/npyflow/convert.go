@@ -37,9 +37,10 @@ member per column.
 An HDF5 file or MAT-file reads like an .npz: every dataset is a member named
 by its path (group/data; pick one with --dataset /group/data), every array
 of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
---variable). Values numpy cannot hold (references; function handles and
-objects) and HDF5 datasets whose filter has no decoder (lossy zfp or sz, an
-unknown id) are skipped with a warning naming them (--strict: an error).
+--variable). Values numpy cannot hold (references; function handles,
+Java objects, table variables of mixed cells) and HDF5 datasets whose
+filter has no decoder (lossy zfp or sz, an unknown id) are skipped with a
+warning naming them (--strict: an error).
 netCDF-4 files (.nc, .nc4) are HDF5 files: values as stored (no _FillValue
 masking, no scale_factor/add_offset), dimension-only datasets left out; a
 netCDF-3 file is refused as such. --dimension time reads the 1-D variables
@@ -50,6 +51,25 @@ Parquet INT96 timestamps (Spark, Impala, Hive) are read as datetime64[ns]
 if every value fits, otherwise datetime64[us] (Spark's own precision), then
 datetime64[ms], but only if no value has digits finer than the chosen unit;
 a column that fits none of these is refused.
+MATLAB objects: a table, timetable, containers.Map or dictionary variable
+is one table (a structured array; row names or times first); so is a 1x1
+struct of N-row fields (struct2table's layout) converted on its own,
+its fields the columns. MATLAB type -> numpy -> Parquet / Arrow:
+  string            U<n> (<missing> ""; --validity C adds table column
+                    C's C_valid field) -> STRING / utf8, <missing> null in
+                    a table column
+  datetime          datetime64 (UTC instants if zoned), NaT
+                    -> TIMESTAMP (isAdjustedToUTC if zoned) / timestamp[tz]
+  duration          timedelta64 -> INT64 in its unit / duration
+  calendarDuration  struct (months, days, millis) -> the same struct
+  categorical       U<n> of category names (<undefined> "")
+                    -> dictionary-encoded STRING / dictionary<utf8>,
+                    <undefined> null in a table column
+  enumeration       U<n> of member names -> STRING / utf8
+  N-by-k variable   subarray field (k,) -> LIST / fixed_size_list
+  class object      struct of its properties (with a warning)
+To .npz each variable is a member: a table one structured array, a string
+array U<n> of MATLAB's size.
 To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
 (Parquet, Arrow, a structured array) a 1x1 struct of column vectors;
 invalid MATLAB names are refused, or renamed with --rename-invalid.

@@ -31,6 +31,29 @@ type MATVar struct {
 	Bytes       int64  `json:"bytes"`        // as MATLAB holds it; -1 unknown
 	StoredBytes int64  `json:"stored_bytes"` // in the file; -1 unknown
 	Compression string `json:"compression,omitempty"`
+	// Table describes a table, timetable, containers.Map or dictionary
+	// (or nothing else): its rows and columns as npyflow reads them.
+	Table *MATTable `json:"table,omitempty"`
+	// Error says why the variable cannot be read (a damaged variable or
+	// object subsystem); the others still can.
+	Error string `json:"error,omitempty"`
+}
+
+// MATTable is a table-like variable's row count and columns.
+type MATTable struct {
+	Rows    int         `json:"rows"`
+	Columns []MATColumn `json:"columns"`
+}
+
+// MATColumn is one column of a table-like variable: a MATLAB table
+// variable (or the row names or times, Index set), its MATLAB class and
+// the numpy type and per-row shape it reads as.
+type MATColumn struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
+	DType string `json:"dtype"`
+	Shape []int  `json:"shape,omitempty"`
+	Index bool   `json:"index,omitempty"`
 }
 
 // MAT reads the version and the variables (class, size, bytes) of the
@@ -48,8 +71,18 @@ func MAT(r io.ReaderAt, size int64, name string) (*MATInfo, error) {
 	info := &MATInfo{Format: "mat", File: name, FileSize: size, Version: mf.Version(), SaveFormat: mf.SaveFormat(),
 		Description: strings.TrimRight(mf.Description(), " \x00"), Variables: []MATVar{}}
 	for _, v := range vars {
-		info.Variables = append(info.Variables, MATVar{Name: v.Name, Class: v.Class, Size: v.Dims, Complex: v.Complex,
-			Sparse: v.Sparse, Global: v.Global, Bytes: v.Bytes, StoredBytes: v.StoredBytes, Compression: v.Compression})
+		mv := MATVar{Name: v.Name, Class: v.Class, Size: v.Dims, Complex: v.Complex,
+			Sparse: v.Sparse, Global: v.Global, Bytes: v.Bytes, StoredBytes: v.StoredBytes, Compression: v.Compression}
+		if v.Table != nil {
+			mv.Table = &MATTable{Rows: v.Table.Rows, Columns: []MATColumn{}}
+			for _, c := range v.Table.Columns {
+				mv.Table.Columns = append(mv.Table.Columns, MATColumn{Name: c.Name, Class: c.Class, DType: c.DType.String(), Shape: c.Shape, Index: c.Index})
+			}
+		}
+		if v.Err != nil {
+			mv.Error = v.Err.Error()
+		}
+		info.Variables = append(info.Variables, mv)
 	}
 	return info, nil
 }
@@ -83,5 +116,34 @@ func (info *MATInfo) WriteText(w io.Writer) {
 			comp = ", " + v.Compression
 		}
 		fmt.Fprintf(w, "  %-16s %-8s %s, %s%s%s\n", v.Name, strings.Join(dims, "x"), class, b, stored, comp)
+		if v.Error != "" {
+			fmt.Fprintf(w, "    cannot be read: %s\n", v.Error)
+		}
+		if t := v.Table; t != nil {
+			fmt.Fprintf(w, "    %d rows, %d columns:\n", t.Rows, len(t.Columns))
+			for _, c := range t.Columns {
+				typ := c.DType
+				if len(c.Shape) > 0 {
+					typ += " " + shapeText(c.Shape)
+				}
+				idx := ""
+				if c.Index {
+					idx = " (row index)"
+				}
+				fmt.Fprintf(w, "      %-14s %-18s %s%s\n", c.Name, c.Class, typ, idx)
+			}
+		}
 	}
+}
+
+// shapeText is a per-row shape as numpy prints it: (2,) or (2, 3).
+func shapeText(shape []int) string {
+	s := make([]string, len(shape))
+	for i, d := range shape {
+		s[i] = fmt.Sprint(d)
+	}
+	if len(s) == 1 {
+		return "(" + s[0] + ",)"
+	}
+	return "(" + strings.Join(s, ", ") + ")"
 }
