@@ -32,8 +32,10 @@ func TestArrowJS(t *testing.T) {
 	if err != nil {
 		t.Skip("node not installed")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "apache-arrow")); err != nil {
-		t.Skipf("apache-arrow not installed in %s (see testdata/read_arrow.mjs)", dir)
+	for _, pkg := range []string{"apache-arrow", "fzstd", "lz4js"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+			t.Skipf("%s not installed in %s (see testdata/read_arrow.mjs)", pkg, dir)
+		}
 	}
 	script, _ := filepath.Abs("testdata/read_arrow.mjs")
 	names := []string{"i1_1d", "i8_le_1d", "u8_be_1d", "f2_le_1d", "f4_be_1d", "f8_le_specials", "b1_1d",
@@ -68,7 +70,11 @@ func TestArrowJS(t *testing.T) {
 			cmd.Env = append(os.Environ(), "ARROWJS_DIR="+dir)
 			out, err := cmd.Output()
 			if err != nil {
-				t.Fatalf("arrow js: %v\n%s", err, out)
+				var stderr []byte
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = ee.Stderr
+				}
+				t.Fatalf("arrow js: %v\n%s%s", err, out, stderr)
 			}
 			var got struct {
 				NumRows int
