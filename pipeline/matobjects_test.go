@@ -761,6 +761,7 @@ func TestMATTablesDuckDB(t *testing.T) {
 		Name   string `json:"name"`
 		Type   string `json:"type"`
 		Values []any  `json:"values"`
+		Select string `json:"select,omitempty"`
 	}
 	type entry struct {
 		File    string   `json:"file"`
@@ -807,6 +808,38 @@ func TestMATTablesDuckDB(t *testing.T) {
 			if c.Valid != nil {
 				e.Absent = append(e.Absent, c.Name+"_valid")
 			}
+		}
+		manifest = append(manifest, e)
+	}
+	// Plain arrays with missing values: a 3-by-1 string array's first
+	// (only) list element is NULL in the row MATLAB has <missing>; a
+	// 1-by-4 categorical keeps "" with its element validity as a list
+	// column.
+	for _, tc := range matPlainMissing {
+		m := matExpected(t, tc.file)[tc.variable]
+		out := filepath.Join(dir, strings.NewReplacer("{", "", "}", "").Replace(tc.variable)+".parquet")
+		matConvert(t, tc.file, tc.variable, out, nil)
+		e := entry{File: out, Rows: m.Shape[0], Columns: []column{}}
+		if m.Shape[1] == 1 {
+			col := column{Name: tc.variable, Type: "VARCHAR[]", Select: fmt.Sprintf("%q[1]", tc.variable)}
+			for i := 0; i < m.Shape[0]; i++ {
+				s, ok := matElement(m, i, 0)
+				col.Values = append(col.Values, map[bool]any{true: s, false: nil}[ok])
+			}
+			e.Columns = append(e.Columns, col)
+			e.Absent = []string{arrowconv.ValidityName(tc.variable)}
+		} else {
+			vn := arrowconv.ItemsValidityName(tc.variable)
+			col := column{Name: vn, Type: "BOOLEAN[]", Select: fmt.Sprintf("CAST(%q AS VARCHAR)", vn)}
+			for i := 0; i < m.Shape[0]; i++ {
+				var v []string
+				for j := 0; j < m.Shape[1]; j++ {
+					_, ok := matElement(m, i, j)
+					v = append(v, fmt.Sprint(ok))
+				}
+				col.Values = append(col.Values, "["+strings.Join(v, ", ")+"]")
+			}
+			e.Columns = append(e.Columns, col)
 		}
 		manifest = append(manifest, e)
 	}
