@@ -39,7 +39,7 @@ var matFormat = &Format{
 		job.Field{Name: "validity", Type: job.StringList, Flag: "validity",
 			Doc: "table columns (by name, in any table read) and plain arrays (by path; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool validity, false where MATLAB has <missing>, <undefined> or a NaN part: a field <column>_valid right after a table column (<column>_items_valid of its row shape for an N-by-k one), a member <path>_valid (N rows) after an N-by-1 array or <path>_items_valid (its shape) after a wider one; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
 		job.Field{Name: "nulls", Type: job.Bool, Default: false,
-			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column or a plain array that misses values gets its validity as with validity, which those sinks write as nulls and leave out (a plain array's when read with table: true; an element validity, _items_valid, is the nulls of the list's elements in Arrow, and Parquet writes it as a column); other sinks write it as a field or member; npyflow convert sets it when the output is a table format"},
+			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column or a plain array that misses values gets its validity as with validity, which those sinks write as nulls and leave out (a plain array's only with table: true; an element validity, _items_valid, is the nulls of the list's elements in Arrow, and Parquet writes it as a column); other sinks write it as a field or member; npyflow convert sets it when the output is a table format"},
 		tableField("arrays")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
 		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
@@ -213,8 +213,9 @@ func validityBases(mf *matfile.File, pick []string) ([]string, error) {
 // validityMember is the validity of a plain (non-table) array v that can
 // miss values (string, categorical, calendarDuration), as a bool member
 // after the others, false where MATLAB has <missing>, <undefined> or a
-// NaN part: in nulls mode when v misses a value, or when validity names
-// the array's path (or is "*"). An array of one element per row (N-by-1)
+// NaN part: in nulls and table mode when v misses a value (a member of
+// its own would be a part of another dtype), or when validity names the
+// array's path (or is "*"). An array of one element per row (N-by-1)
 // gets "<path>_valid" of N rows, the nulls of its rows; a wider one
 // "<path>_items_valid" of its own shape, the nulls of its elements. In
 // table mode its field metadata makes Arrow and Parquet sinks write
@@ -223,7 +224,7 @@ func validityBases(mf *matfile.File, pick []string) ([]string, error) {
 func (r *matReader) validityMember(path string, v *matfile.Var) (containerMember, bool) {
 	canMiss := v.Class == "string" || v.Class == "calendarDuration" || v.Meta != nil && v.Meta.Categories != nil
 	asked := slices.Contains(r.validity, "*") || slices.Contains(r.validity, path)
-	if v.Meta != nil && v.Meta.Table != nil || !(r.nulls && v.Valid != nil || asked && canMiss) {
+	if v.Meta != nil && v.Meta.Table != nil || !(r.nulls && r.table && v.Valid != nil || asked && canMiss) {
 		return containerMember{}, false
 	}
 	h := v.Header

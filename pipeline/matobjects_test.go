@@ -1090,6 +1090,44 @@ func TestMATPlainValidityToNPZ(t *testing.T) {
 	}
 }
 
+// TestMATPlainMissingJob: a job's mat source with nulls: true gives the
+// Arrow sink the <missing> string as a null with table: true, and adds
+// no validity member without it (the one string array stays one part).
+func TestMATPlainMissingJob(t *testing.T) {
+	m := matExpected(t, "synth_objects_v73.mat")["c{1}"]
+	in, _ := filepath.Abs(filepath.Join(matObjects, "synth_objects_v73.mat"))
+	for _, table := range []bool{true, false} {
+		t.Run(fmt.Sprint("table=", table), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "o.arrow")
+			runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  in: {type: mat, paths: [%q], variables: [\"c{1}\"], nulls: true, table: %v}\nsinks:\n  out: {type: arrow, input: in, path: %q}\n", in, table, out))
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rr, err := ipc.NewFileReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rr.Close()
+			if sc := rr.Schema(); sc.NumFields() != 1 {
+				t.Fatalf("schema %s, want one column", sc)
+			}
+			rec, err := rr.RecordAt(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Release()
+			for i, ok := range m.Valid {
+				if want := table && !ok; rec.Column(0).IsNull(i) != want {
+					t.Errorf("row %d: null %v, want %v", i, rec.Column(0).IsNull(i), want)
+				}
+			}
+		})
+	}
+}
+
 // TestMATTableItemsNulls: an N-by-k string column of a table that misses
 // values gets the element validity field <name>_items_valid in nulls
 // mode; Arrow writes it as the nulls of the list's elements, Parquet
