@@ -114,6 +114,7 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 		return nil, err
 	}
 	var out, valid []containerMember
+	var validOf []string // the array of each validity member
 	meta := map[string]map[string]*FieldMeta{}
 	err = mf.WalkVariables(matTops(walk), func(path string, v *matfile.Var) error {
 		if len(walk) > 0 && !matPicked(path, walk) {
@@ -129,18 +130,20 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 		out = append(out, m)
 		if vm, ok := r.validityMember(path, v); ok {
 			valid = append(valid, vm)
-			if r.table {
-				meta[vm.name] = map[string]*FieldMeta{"": {ValidityOf: path}}
-			}
+			validOf = append(validOf, path)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, vm := range valid {
-		if !slices.ContainsFunc(out, func(m containerMember) bool { return m.name == vm.name }) {
-			out = append(out, vm)
+	for i, vm := range valid {
+		if slices.ContainsFunc(out, func(m containerMember) bool { return m.name == vm.name }) {
+			continue // an array of that name: no validity member
+		}
+		out = append(out, vm)
+		if r.table {
+			meta[vm.name] = map[string]*FieldMeta{"": {ValidityOf: validOf[i]}}
 		}
 	}
 	if !slices.Equal(walk, pick) { // a validity member picked: only what was asked
