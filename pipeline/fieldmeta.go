@@ -193,6 +193,9 @@ func metaColumn(col, valid arrow.Array, m *FieldMeta, mem memory.Allocator) (arr
 	bitmap := d.Buffers()[0]
 	nulls := d.NullN()
 	var own *memory.Buffer
+	if vl, ok := valid.(*array.FixedSizeList); ok {
+		return itemsColumn(col, vl, m, mem)
+	}
 	if valid != nil {
 		vb, ok := valid.(*array.Boolean)
 		if !ok {
@@ -224,6 +227,70 @@ func metaColumn(col, valid arrow.Array, m *FieldMeta, mem memory.Allocator) (arr
 	nd := zonedData(d, tz, own, nulls)
 	defer nd.Release()
 	return array.MakeFromData(nd), nil
+}
+
+// itemsColumn is the fixed-size list column col with the nulls of its
+// element validity field valid (a bool list of the same shape), and its
+// time zone.
+func itemsColumn(col arrow.Array, valid *array.FixedSizeList, m *FieldMeta, mem memory.Allocator) (arrow.Array, error) {
+	nd, err := itemsData(col.Data(), valid.Data(), mem)
+	if err != nil {
+		return nil, err
+	}
+	defer nd.Release()
+	if m != nil && m.TimeZone != "" {
+		zd := zonedData(nd, m.TimeZone, nil, 0)
+		defer zd.Release()
+		return array.MakeFromData(zd), nil
+	}
+	return array.MakeFromData(nd), nil
+}
+
+// itemsData is d with the nulls of v, of the same fixed-size list shape
+// (nested lists for more axes), applied to its elements: null where v is
+// false or d already is.
+func itemsData(d, v arrow.ArrayData, mem memory.Allocator) (arrow.ArrayData, error) {
+	if d.Offset() != 0 || v.Offset() != 0 {
+		return nil, fmt.Errorf("a sliced column")
+	}
+	if d.Len() != v.Len() {
+		return nil, fmt.Errorf("%d values, but %d in its validity field", d.Len(), v.Len())
+	}
+	dl, dok := d.DataType().(*arrow.FixedSizeListType)
+	vl, vok := v.DataType().(*arrow.FixedSizeListType)
+	switch {
+	case dok && vok:
+		if dl.Len() != vl.Len() {
+			return nil, fmt.Errorf("lists of %d, but of %d in its validity field", dl.Len(), vl.Len())
+		}
+		child, err := itemsData(d.Children()[0], v.Children()[0], mem)
+		if err != nil {
+			return nil, err
+		}
+		defer child.Release()
+		return array.NewData(d.DataType(), d.Len(), d.Buffers(), []arrow.ArrayData{child}, d.NullN(), 0), nil
+	case dok || vok || v.DataType().ID() != arrow.BOOL:
+		return nil, fmt.Errorf("%s with a validity field of type %s", d.DataType(), v.DataType())
+	}
+	n := d.Len()
+	vb := array.NewBooleanData(v)
+	defer vb.Release()
+	bitmap := d.Buffers()[0]
+	own := memory.NewResizableBuffer(mem)
+	defer own.Release()
+	own.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := own.Bytes()
+	nulls := 0
+	for k := 0; k < n; k++ {
+		ok := vb.IsValid(k) && vb.Value(k) && (bitmap == nil || bitutil.BitIsSet(bitmap.Bytes(), k))
+		bitutil.SetBitTo(bits, k, ok)
+		if !ok {
+			nulls++
+		}
+	}
+	bufs := slices.Clone(d.Buffers())
+	bufs[0] = own
+	return array.NewData(d.DataType(), n, bufs, d.Children(), nulls, 0), nil
 }
 
 // dictColumn encodes a string column of categories (or "", no value) as
@@ -304,6 +371,9 @@ func (s *Schema) parquetMeta(o *parquetio.Options, column string) *parquetio.Opt
 			out.UTC = append(out.UTC, name)
 		}
 		if m.ValidityOf != "" {
+			if s.subarrayField(name) {
+				continue // element nulls of a list: parquetio writes the field as it is
+			}
 			if out.Nulls == nil {
 				out.Nulls = maps.Clone(o.Nulls)
 				if out.Nulls == nil {
@@ -316,4 +386,15 @@ func (s *Schema) parquetMeta(o *parquetio.Options, column string) *parquetio.Opt
 	slices.Sort(out.Dictionary[len(o.Dictionary):])
 	slices.Sort(out.UTC)
 	return &out
+}
+
+// subarrayField reports whether the schema's field name has a subarray
+// shape (a list column).
+func (s *Schema) subarrayField(name string) bool {
+	for _, f := range s.DType.Fields {
+		if f.Name == name {
+			return len(f.Shape) > 0
+		}
+	}
+	return false
 }

@@ -37,9 +37,9 @@ var matFormat = &Format{
 		job.Field{Name: "fortran_order", Type: job.Bool, Default: false, Flag: "fortran-order",
 			Doc: "write arrays of two or more dimensions to npy and npz sinks fed directly by this source as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too (vectors and tables go as rows)"},
 		job.Field{Name: "validity", Type: job.StringList, Flag: "validity",
-			Doc: "table columns (by name, in any table read; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool field <column>_valid right after them, false where MATLAB has <missing>, <undefined> or a NaN part; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
+			Doc: "table columns (by name, in any table read) and plain arrays (by path; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool validity, false where MATLAB has <missing>, <undefined> or a NaN part: a field <column>_valid right after a table column (<column>_items_valid of its row shape for an N-by-k one), a member <path>_valid (N rows) after an N-by-1 array or <path>_items_valid (its shape) after a wider one; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
 		job.Field{Name: "nulls", Type: job.Bool, Default: false,
-			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column that misses values gets a <column>_valid field that those sinks write as the column's nulls and leave out (other sinks write it as a field); npyflow convert sets it when the output is a table format"},
+			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column or a plain array that misses values gets its validity as with validity, which those sinks write as nulls and leave out (a plain array's only with table: true; an element validity, _items_valid, is the nulls of the list's elements in Arrow, and Parquet writes it as a column); other sinks write it as a field or member; npyflow convert sets it when the output is a table format"},
 		tableField("arrays")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
 		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
@@ -109,10 +109,15 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 	if err != nil {
 		return nil, err
 	}
-	var out []containerMember
+	walk, err := validityBases(mf, pick)
+	if err != nil {
+		return nil, err
+	}
+	var out, valid []containerMember
+	var validOf []string // the array of each validity member
 	meta := map[string]map[string]*FieldMeta{}
-	err = mf.WalkVariables(matTops(pick), func(path string, v *matfile.Var) error {
-		if len(pick) > 0 && !matPicked(path, pick) {
+	err = mf.WalkVariables(matTops(walk), func(path string, v *matfile.Var) error {
+		if len(walk) > 0 && !matPicked(path, walk) {
 			return nil
 		}
 		m := containerMember{name: path, header: v.Header, open: v.Open, openC: v.OpenRowMajor}
@@ -123,10 +128,31 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 			meta[path] = map[string]*FieldMeta{"": {TimeZone: v.Meta.TimeZone, Categories: v.Meta.Categories, Ordered: v.Meta.Ordered}}
 		}
 		out = append(out, m)
+		if vm, ok := r.validityMember(path, v); ok {
+			valid = append(valid, vm)
+			validOf = append(validOf, path)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i, vm := range valid {
+		if slices.ContainsFunc(out, func(m containerMember) bool { return m.name == vm.name }) {
+			continue // an array of that name: no validity member
+		}
+		out = append(out, vm)
+		if r.table {
+			meta[vm.name] = map[string]*FieldMeta{"": {ValidityOf: validOf[i]}}
+		}
+	}
+	if !slices.Equal(walk, pick) { // a validity member picked: only what was asked
+		out = slices.DeleteFunc(out, func(m containerMember) bool { return !matPicked(m.name, pick) })
+		for _, m := range out {
+			if vm := meta[m.name][""]; vm != nil && vm.ValidityOf != "" && !matPicked(vm.ValidityOf, pick) {
+				delete(meta, m.name) // its array is not read alongside
+			}
+		}
 	}
 	if top, ok := r.structOfColumns(out, pick); ok {
 		t, err := mf.ReadTable(top)
@@ -152,6 +178,83 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 	return out, nil
 }
 
+// validityBases is pick with the array of each validity member it names
+// (see validityMember) instead of, or (for a top-level variable of that
+// name) besides, the member.
+func validityBases(mf *matfile.File, pick []string) ([]string, error) {
+	var bases []string
+	for _, p := range pick {
+		if b, ok := strings.CutSuffix(p, "_items_valid"); ok {
+			bases = append(bases, b)
+		} else if b, ok := strings.CutSuffix(p, "_valid"); ok {
+			bases = append(bases, b)
+		}
+	}
+	if len(bases) == 0 {
+		return pick, nil
+	}
+	vars, err := mf.Variables()
+	if err != nil {
+		return nil, err
+	}
+	top := map[string]bool{}
+	for _, v := range vars {
+		top[v.Name] = true
+	}
+	var out []string
+	for _, p := range slices.Concat(pick, bases) {
+		if top[matTop(p)] && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	if slices.Equal(out, pick) {
+		return pick, nil
+	}
+	return out, nil
+}
+
+// validityMember is the validity of a plain (non-table) array v that can
+// miss values (string, categorical, calendarDuration), as a bool member
+// after the others, false where MATLAB has <missing>, <undefined> or a
+// NaN part: in nulls and table mode when v misses a value (a member of
+// its own would be a part of another dtype), or when validity names the
+// array's path (or is "*"). An array of one element per row (N-by-1)
+// gets "<path>_valid" of N rows, the nulls of its rows; a wider one
+// "<path>_items_valid" of its own shape, the nulls of its elements. In
+// table mode its field metadata makes Arrow and Parquet sinks write
+// those values as nulls (see FieldMeta.ValidityOf); other sinks write it
+// as a member.
+func (r *matReader) validityMember(path string, v *matfile.Var) (containerMember, bool) {
+	canMiss := v.Class == "string" || v.Class == "calendarDuration" || v.Meta != nil && v.Meta.Categories != nil
+	asked := slices.Contains(r.validity, "*") || slices.Contains(r.validity, path)
+	if v.Meta != nil && v.Meta.Table != nil || !(r.nulls && r.table && v.Valid != nil || asked && canMiss) {
+		return containerMember{}, false
+	}
+	h := v.Header
+	n := int(h.Count())
+	if v.Valid != nil && len(v.Valid) != n {
+		return containerMember{}, false
+	}
+	bytesOf := func(valid []bool) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			if valid == nil || valid[i] {
+				b[i] = 1
+			}
+		}
+		return b
+	}
+	vh := &npyio.Header{DType: npyio.BoolType, Shape: slices.Clone(h.Shape), FortranOrder: h.FortranOrder}
+	name := arrowconv.ItemsValidityName(path)
+	if len(h.Shape) <= 1 || len(h.Shape) == 2 && h.Shape[1] == 1 {
+		vh.Shape, vh.FortranOrder = vh.Shape[:min(len(vh.Shape), 1)], false
+		name = arrowconv.ValidityName(path)
+	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(bytesOf(v.Valid))), nil }
+	openC := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(bytesOf(v.ValidRowMajor()))), nil }
+	return containerMember{name: name, header: vh, open: open, openC: openC}, true
+}
+
 // structOfColumns reports whether the arrays read are the fields of one
 // struct variable, picked whole (or the file's only variable), to be read
 // as one table: in table mode only, where the fields become columns.
@@ -172,12 +275,15 @@ func (r *matReader) structOfColumns(out []containerMember, pick []string) (strin
 }
 
 // tableMember is a table read whole as one member: a structured array of
-// its columns. A scalar column that can miss values (string, categorical,
-// calendarDuration) is followed by a bool field "<name>_valid", false
-// where MATLAB has <missing>, <undefined> or a NaN part, when validity
-// names it (or is "*"), or in nulls mode when it misses a value (unless
-// the table has a column of that name): its field metadata makes Arrow
-// and Parquet sinks write those rows as nulls. Without it the missing
+// its columns. A column that can miss values (string, categorical,
+// calendarDuration) is followed by a bool field "<name>_valid" (for an
+// N-by-k column "<name>_items_valid" of its row shape), false where
+// MATLAB has <missing>, <undefined> or a NaN part, when validity names
+// it (or is "*"), or in nulls mode when it misses a value (unless the
+// table has a column of that name): its field metadata makes Arrow
+// sinks write those values as nulls, and Parquet sinks those of a
+// scalar column (parquetio has no element nulls in lists: the
+// "_items_valid" field is written as it is). Without it the missing
 // values are "" (a string or categorical) or zeros (calendarDuration).
 func (r *matReader) tableMember(path string, t *matfile.Table) (containerMember, map[string]*FieldMeta) {
 	names := map[string]bool{}
@@ -191,22 +297,28 @@ func (r *matReader) tableMember(path string, t *matfile.Table) (containerMember,
 		if c.TimeZone != "" || c.Categories != nil {
 			meta[c.Name] = &FieldMeta{TimeZone: c.TimeZone, Categories: c.Categories, Ordered: c.Ordered}
 		}
-		vn := arrowconv.ValidityName(c.Name)
+		vn, per := arrowconv.ValidityName(c.Name), 1
+		if len(c.Shape) > 0 {
+			vn = arrowconv.ItemsValidityName(c.Name)
+			for _, d := range c.Shape {
+				per *= d
+			}
+		}
 		asked := slices.Contains(r.validity, "*") || slices.Contains(r.validity, c.Name)
 		switch {
-		case len(c.Shape) > 0 || names[vn] || c.Valid != nil && len(c.Valid) != t.Rows:
+		case c.Columns != nil || names[vn] || c.Valid != nil && len(c.Valid) != t.Rows*per:
 			continue
 		case asked && (c.Valid != nil || c.Class == "string" || c.Categories != nil || c.Class == "calendarDuration"):
 		case !r.nulls || c.Valid == nil:
 			continue
 		}
-		b := make([]byte, t.Rows)
+		b := make([]byte, t.Rows*per)
 		for i := range b {
 			if c.Valid == nil || c.Valid[i] {
 				b[i] = 1
 			}
 		}
-		cols = append(cols, &matfile.Column{Name: vn, Class: "logical", DType: npyio.BoolType, Data: b})
+		cols = append(cols, &matfile.Column{Name: vn, Class: "logical", DType: npyio.BoolType, Shape: slices.Clone(c.Shape), Data: b})
 		meta[vn] = &FieldMeta{ValidityOf: c.Name}
 	}
 	tt := *t

@@ -16,8 +16,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
 	"github.com/npyflow/npyflow/pipeline/inspect"
@@ -759,6 +761,7 @@ func TestMATTablesDuckDB(t *testing.T) {
 		Name   string `json:"name"`
 		Type   string `json:"type"`
 		Values []any  `json:"values"`
+		Select string `json:"select,omitempty"`
 	}
 	type entry struct {
 		File    string   `json:"file"`
@@ -808,6 +811,38 @@ func TestMATTablesDuckDB(t *testing.T) {
 		}
 		manifest = append(manifest, e)
 	}
+	// Plain arrays with missing values: a 3-by-1 string array's first
+	// (only) list element is NULL in the row MATLAB has <missing>; a
+	// 1-by-4 categorical keeps "" with its element validity as a list
+	// column.
+	for _, tc := range matPlainMissing {
+		m := matExpected(t, tc.file)[tc.variable]
+		out := filepath.Join(dir, strings.NewReplacer("{", "", "}", "").Replace(tc.variable)+".parquet")
+		matConvert(t, tc.file, tc.variable, out, nil)
+		e := entry{File: out, Rows: m.Shape[0], Columns: []column{}}
+		if m.Shape[1] == 1 {
+			col := column{Name: tc.variable, Type: "VARCHAR[]", Select: fmt.Sprintf("%q[1]", tc.variable)}
+			for i := 0; i < m.Shape[0]; i++ {
+				s, ok := matElement(m, i, 0)
+				col.Values = append(col.Values, map[bool]any{true: s, false: nil}[ok])
+			}
+			e.Columns = append(e.Columns, col)
+			e.Absent = []string{arrowconv.ValidityName(tc.variable)}
+		} else {
+			vn := arrowconv.ItemsValidityName(tc.variable)
+			col := column{Name: vn, Type: "BOOLEAN[]", Select: fmt.Sprintf("CAST(%q AS VARCHAR)", vn)}
+			for i := 0; i < m.Shape[0]; i++ {
+				var v []string
+				for j := 0; j < m.Shape[1]; j++ {
+					_, ok := matElement(m, i, j)
+					v = append(v, fmt.Sprint(ok))
+				}
+				col.Values = append(col.Values, "["+strings.Join(v, ", ")+"]")
+			}
+			e.Columns = append(e.Columns, col)
+		}
+		manifest = append(manifest, e)
+	}
 	mf := filepath.Join(dir, "manifest.json")
 	b, _ := json.Marshal(manifest)
 	if err := os.WriteFile(mf, b, 0o644); err != nil {
@@ -832,5 +867,323 @@ func TestMATObjectWarnedOnce(t *testing.T) {
 		if len(w) != 1 || !strings.Contains(w[0], "enum_nested: TestClasses.BasicClass") {
 			t.Errorf("%s %s: warnings %q, want one naming enum_nested", tc.variable, tc.out, w)
 		}
+	}
+}
+
+// matPlainMissing are the fixtures' plain (non-table) arrays with
+// <missing> or <undefined> values: a 1-by-4 categorical and a 3-by-1
+// string array in a cell.
+var matPlainMissing = []struct{ file, variable string }{
+	{"test_tables_v7.mat", "cat_missing"},
+	{"synth_objects_v73.mat", "c{1}"},
+}
+
+// matElement is the expected value and validity of element (i, j) of a
+// 2-D MATLAB array m (expected.json lists them in column-major order).
+func matElement(m *matExpMember, i, j int) (string, bool) {
+	k := i + j*m.Shape[0]
+	var s string
+	json.Unmarshal(m.Values[k], &s)
+	return s, m.Valid == nil || m.Valid[k]
+}
+
+// TestMATPlainMissingToArrow: a plain string or categorical array
+// converted to Arrow has nulls exactly where MATLAB has <missing> or
+// <undefined> (read with arrow-go's IPC reader): a column vector's rows
+// (lists of one) are null, a wider array's list elements are; no
+// validity column is written.
+func TestMATPlainMissingToArrow(t *testing.T) {
+	for _, tc := range matPlainMissing {
+		t.Run(tc.variable, func(t *testing.T) {
+			m := matExpected(t, tc.file)[tc.variable]
+			if len(m.Shape) != 2 || m.Valid == nil {
+				t.Fatalf("expected.json: %s is not a 2-D array with missing values", tc.variable)
+			}
+			rows, k := m.Shape[0], m.Shape[1]
+			out := filepath.Join(t.TempDir(), "o.arrow")
+			matConvert(t, tc.file, tc.variable, out, nil)
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			rr, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rr.Close()
+			if sc := rr.Schema(); sc.NumFields() != 1 || sc.Field(0).Name != tc.variable {
+				t.Fatalf("schema %s, want the one column %s", sc, tc.variable)
+			}
+			if rr.NumRecords() != 1 {
+				t.Fatalf("%d record batches, want 1", rr.NumRecords())
+			}
+			rec, err := rr.RecordAt(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Release()
+			if int(rec.NumRows()) != rows {
+				t.Fatalf("%d rows, want %d", rec.NumRows(), rows)
+			}
+			l, ok := rec.Column(0).(*array.FixedSizeList)
+			if !ok {
+				t.Fatalf("column %s, want a fixed-size list", rec.Column(0).DataType())
+			}
+			items := l.ListValues().(*array.String)
+			for i := 0; i < rows; i++ {
+				rowValid := true
+				for j := 0; j < k; j++ {
+					_, ok := matElement(m, i, j)
+					rowValid = rowValid && ok
+				}
+				if wantNull := k == 1 && !rowValid; l.IsNull(i) != wantNull {
+					t.Errorf("row %d: null %v, want %v", i, l.IsNull(i), wantNull)
+				}
+				for j := 0; j < k; j++ {
+					want, ok := matElement(m, i, j)
+					at := i*k + j
+					switch {
+					case k == 1 && !ok:
+					case !ok:
+						if !items.IsNull(at) {
+							t.Errorf("(%d,%d): %q, want null", i, j, items.Value(at))
+						}
+					case items.IsNull(at) || items.Value(at) != want:
+						t.Errorf("(%d,%d): %q (null %v), want %q", i, j, items.Value(at), items.IsNull(at), want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMATPlainMissingToParquet: a column vector of strings to Parquet is
+// null in the rows MATLAB has <missing> (read with arrow-go's pqarrow),
+// without a validity column; a wider array keeps "" there with its
+// element validity as the list column <name>_items_valid (parquetio
+// writes no element nulls).
+func TestMATPlainMissingToParquet(t *testing.T) {
+	for _, tc := range matPlainMissing {
+		t.Run(tc.variable, func(t *testing.T) {
+			m := matExpected(t, tc.file)[tc.variable]
+			rows, k := m.Shape[0], m.Shape[1]
+			out := filepath.Join(t.TempDir(), "o.parquet")
+			matConvert(t, tc.file, tc.variable, out, nil)
+			tbl := readPQArrow(t, out)
+			defer tbl.Release()
+			var names []string
+			for _, f := range tbl.Schema().Fields() {
+				names = append(names, f.Name)
+			}
+			want := []string{tc.variable}
+			if k > 1 {
+				want = append(want, arrowconv.ItemsValidityName(tc.variable))
+			}
+			if !slices.Equal(names, want) {
+				t.Fatalf("columns %v, want %v", names, want)
+			}
+			if int(tbl.NumRows()) != rows {
+				t.Fatalf("%d rows, want %d", tbl.NumRows(), rows)
+			}
+			whole := func(c int) array.ListLike {
+				a, err := array.Concatenate(tbl.Column(c).Data().Chunks(), memory.DefaultAllocator)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(a.Release)
+				return a.(array.ListLike)
+			}
+			l := whole(0)
+			items := l.ListValues().(*array.String)
+			var valid *array.Boolean
+			if k > 1 {
+				valid = whole(1).ListValues().(*array.Boolean)
+			}
+			for i := 0; i < rows; i++ {
+				for j := 0; j < k; j++ {
+					want, ok := matElement(m, i, j)
+					if k == 1 {
+						if l.IsNull(i) == ok {
+							t.Errorf("row %d: null %v, want %v", i, l.IsNull(i), !ok)
+						}
+						if !ok {
+							continue
+						}
+					}
+					start, _ := l.ValueOffsets(i)
+					at := int(start) + j
+					if items.IsNull(at) || items.Value(at) != want {
+						t.Errorf("(%d,%d): %q (null %v), want %q", i, j, items.Value(at), items.IsNull(at), want)
+					}
+					if valid != nil && valid.Value(at) != ok {
+						t.Errorf("(%d,%d): %s %v, want %v", i, j, names[1], valid.Value(at), ok)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMATPlainValidityToNPZ: to .npz a plain string array keeps "" at
+// <missing> and gets no validity member unless --validity names it;
+// then c{1} (3-by-1) gets c{1}_valid of 3 rows and cat_missing
+// (1-by-4) cat_missing_items_valid of its shape, false at the values
+// MATLAB misses.
+func TestMATPlainValidityToNPZ(t *testing.T) {
+	for _, tc := range matPlainMissing {
+		m := matExpected(t, tc.file)[tc.variable]
+		for _, asked := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/validity=%v", tc.variable, asked), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "o.npz")
+				flags := map[string]string{}
+				if asked {
+					flags["validity"] = tc.variable
+				}
+				matConvert(t, tc.file, tc.variable, out, flags)
+				z, err := npyio.OpenNPZ(out, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer z.Close()
+				vname, vshape := arrowconv.ValidityName(tc.variable), []int{m.Shape[0]}
+				if m.Shape[1] > 1 {
+					vname, vshape = arrowconv.ItemsValidityName(tc.variable), m.Shape
+				}
+				want := []string{tc.variable}
+				if asked {
+					want = append(want, vname)
+				}
+				if got := z.Keys(); !slices.Equal(got, want) {
+					t.Fatalf("members %v, want %v", got, want)
+				}
+				if !asked {
+					return
+				}
+				r, err := z.Member(vname).Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := r.Header()
+				if h.DType.Kind != npyio.Bool || !slices.Equal(h.Shape, vshape) {
+					t.Fatalf("%s: %s %v, want bool %v", vname, h.DType, h.Shape, vshape)
+				}
+				data := make([]byte, h.DataSize())
+				if _, err := r.ReadRows(data); err != nil && err != io.EOF {
+					t.Fatal(err)
+				}
+				for i := 0; i < m.Shape[0]; i++ {
+					for j := 0; j < m.Shape[1]; j++ {
+						k := i*m.Shape[1] + j // C order
+						if h.FortranOrder {
+							k = i + j*m.Shape[0]
+						}
+						if _, ok := matElement(m, i, j); (data[k] != 0) != ok {
+							t.Errorf("(%d,%d): valid %v, want %v", i, j, data[k] != 0, ok)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMATPlainMissingJob: a job's mat source with nulls: true gives the
+// Arrow sink the <missing> string as a null with table: true, and adds
+// no validity member without it (the one string array stays one part).
+func TestMATPlainMissingJob(t *testing.T) {
+	m := matExpected(t, "synth_objects_v73.mat")["c{1}"]
+	in, _ := filepath.Abs(filepath.Join(matObjects, "synth_objects_v73.mat"))
+	for _, table := range []bool{true, false} {
+		t.Run(fmt.Sprint("table=", table), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "o.arrow")
+			runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  in: {type: mat, paths: [%q], variables: [\"c{1}\"], nulls: true, table: %v}\nsinks:\n  out: {type: arrow, input: in, path: %q}\n", in, table, out))
+			f, err := os.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rr, err := ipc.NewFileReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rr.Close()
+			if sc := rr.Schema(); sc.NumFields() != 1 {
+				t.Fatalf("schema %s, want one column", sc)
+			}
+			rec, err := rr.RecordAt(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Release()
+			for i, ok := range m.Valid {
+				if want := table && !ok; rec.Column(0).IsNull(i) != want {
+					t.Errorf("row %d: null %v, want %v", i, rec.Column(0).IsNull(i), want)
+				}
+			}
+		})
+	}
+}
+
+// TestMATTableItemsNulls: an N-by-k string column of a table that misses
+// values gets the element validity field <name>_items_valid in nulls
+// mode; Arrow writes it as the nulls of the list's elements, Parquet
+// keeps it as a column. (No MATLAB fixture has such a column.)
+func TestMATTableItemsNulls(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	u := mustU(t, 2)
+	data := make([]byte, 4*u.Size)
+	for i, s := range []string{"a", "", "c", "d"} {
+		for k, c := range s {
+			data[i*u.Size+4*k] = byte(c)
+		}
+	}
+	tbl := &matfile.Table{Name: "t", Class: "table", Rows: 2, Columns: []*matfile.Column{
+		{Name: "s", Class: "string", DType: u, Shape: []int{2}, Data: data, Valid: []bool{true, false, true, true}},
+	}}
+	r := &matReader{nulls: true}
+	cm, meta := r.tableMember("t", tbl)
+	if f := cm.header.DType.Fields; len(f) != 2 || f[1].Name != "s_items_valid" || !slices.Equal(f[1].Shape, []int{2}) {
+		t.Fatalf("fields %s, want s and s_items_valid (2,)", cm.header.DType)
+	}
+	s := &Schema{DType: cm.header.DType, Meta: meta}
+	if o := s.parquetMeta(&parquetio.Options{}, ""); len(o.Nulls) != 0 {
+		t.Errorf("Parquet nulls %v for a list column, want none (parquetio has no element nulls)", o.Nulls)
+	}
+	rc, err := cm.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &npyio.Array{Header: cm.header, DType: cm.header.DType, Data: b}
+	sc, err := arrowconv.Schema(a.Header, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = s.arrowSchemaMeta(sc); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := arrowconv.NewRecordBatch(a, "", mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err = s.arrowRecordMeta(rec, sc, mem); err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	if rec.NumCols() != 1 {
+		t.Fatalf("columns %v, want s", rec.Schema())
+	}
+	l := rec.Column(0).(*array.FixedSizeList)
+	items := l.ListValues().(*array.String)
+	if l.NullN() != 0 || items.Len() != 4 || items.Value(0) != "a" || !items.IsNull(1) || items.Value(2) != "c" || items.Value(3) != "d" || items.NullN() != 1 {
+		t.Errorf("s: %v, want [[a null] [c d]]", l)
 	}
 }

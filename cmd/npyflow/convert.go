@@ -56,15 +56,18 @@ is one table (a structured array; row names or times first); so is a 1x1
 struct of N-row fields (struct2table's layout) converted on its own,
 its fields the columns. MATLAB type -> numpy -> Parquet / Arrow:
   string            U<n> (<missing> ""; --validity C adds table column
-                    C's C_valid field) -> STRING / utf8, <missing> null in
-                    a table column
+                    C's C_valid field, or array C's C_valid member)
+                    -> STRING / utf8, <missing> null (N-by-k: element
+                    nulls in Arrow; Parquet keeps "" with a C_items_valid
+                    list column)
   datetime          datetime64 (UTC instants if zoned), NaT
                     -> TIMESTAMP (isAdjustedToUTC if zoned) / timestamp[tz]
   duration          timedelta64 -> INT64 in its unit / duration
   calendarDuration  struct (months, days, millis) -> the same struct
-  categorical       U<n> of category names (<undefined> "")
-                    -> dictionary-encoded STRING / dictionary<utf8>,
-                    <undefined> null in a table column
+  categorical       U<n> of category names (<undefined> "", --validity
+                    as for strings) -> dictionary-encoded STRING /
+                    dictionary<utf8> (a table column), <undefined> null
+                    as for strings
   enumeration       U<n> of member names -> STRING / utf8
   N-by-k variable   subarray field (k,) -> LIST / fixed_size_list
   class object      struct of its properties (with a warning)

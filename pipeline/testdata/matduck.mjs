@@ -6,8 +6,9 @@
 //
 // MODULE_DIR is a folder where `npm install @duckdb/node-api` was run.
 // The manifest is a list of {"file", "rows", "columns": [{"name", "type",
-// "values"}], "absent": [names]}: type is DuckDB's name of the column
-// type, values the rows in order, a number (NaN as "NaN") compared as a
+// "values", "select"}], "absent": [names]}: type is DuckDB's name of the
+// column type, values the rows in order of the column or, if given, of
+// the SQL expression select (such as "c"[1], a list's first element), a number (NaN as "NaN") compared as a
 // number, a string compared with DuckDB's text of the value, or null for
 // a NULL (a MATLAB <missing>); absent lists columns the file must not
 // have (validity fields, written as the NULLs instead).
@@ -42,7 +43,7 @@ for (const m of manifest) {
         fail(`${m.file}: column ${c.name}: type ${types.get(c.name)}, want ${c.type}`);
         continue;
       }
-      const r = await con.runAndReadAll(`SELECT ${ident(c.name)} FROM read_parquet(${q(m.file)})`);
+      const r = await con.runAndReadAll(`SELECT ${c.select ?? ident(c.name)} FROM read_parquet(${q(m.file)})`);
       const got = r.getRows().map((row) => row[0]);
       c.values.forEach((want, i) => {
         checked++;
