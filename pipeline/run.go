@@ -19,11 +19,11 @@ import (
 type RunOptions struct {
 	// Workers is how many input parts are read at once; 0 means
 	// GOMAXPROCS. Output is the same for any number of workers: parts
-	// reach transforms and sinks in plan order. With GOMAXPROCS 1 it is
-	// ignored: the parts are read one after the other by the goroutine
-	// that runs the sinks, into one reused batch buffer (reading ahead
-	// on another goroutine would overlap nothing there and only cost
-	// hand-offs and cache).
+	// reach transforms and sinks in plan order. With GOMAXPROCS 1, or
+	// one part to read, it is ignored: the parts are read one after the
+	// other by the goroutine that runs the sinks, into one reused batch
+	// buffer (reading ahead on another goroutine would cost hand-offs
+	// and cache, and overlap little).
 	Workers int
 	// BatchBytes is the size of one batch; 0 means 4 MiB. A batch holds
 	// whole rows, in a multiple of 64Ki rows when that at most doubles
@@ -182,10 +182,12 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	pools := &bufPools{bytes: batchBytes, pools: map[int64]*sync.Pool{}}
-	// With one thread for Go code nothing overlaps: the driving goroutine
-	// reads each part itself, into one batch buffer it reuses (still in
-	// cache), with no hand-off between goroutines.
-	inline := runtime.GOMAXPROCS(0) == 1
+	// With one thread for Go code, or one part to read (a conversion),
+	// the driving goroutine reads each part itself, into one batch buffer
+	// it reuses (still in cache), with no hand-off between goroutines:
+	// reading ahead on another goroutine was measured to cost CPU and
+	// not to save time there (benchmarks/RESULTS.md, issue 20).
+	inline := runtime.GOMAXPROCS(0) == 1 || len(jobs) == 1
 	if inline {
 		workers = 0
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -84,5 +85,54 @@ func TestOneThreadInterrupt(t *testing.T) {
 		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("after %d updates: %s left behind: %v", n, out, listFiles(t, out))
 		}
+	}
+}
+
+// TestOnePartInline runs a job of one input in small batches on every
+// thread: the part is read inline, into one batch buffer reused, and the
+// output holds the input's rows.
+func TestOnePartInline(t *testing.T) {
+	dir := t.TempDir()
+	in, _ := filepath.Abs("../testdata/demo/stations/north/readings_1.npy")
+	out := filepath.Join(dir, "out.npy")
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte("version: 1\nsources:\n  r: {type: npy, paths: \""+in+"\"}\ntransforms:\n  f: {type: filter, input: r, where: \"sensor >= 0 or sensor < 0\"}\nsinks:\n  o: {type: npy, input: f, path: \""+out+"\"}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(context.Background(), jb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := batchBufs.Load()
+	sum, err := plan.Run(context.Background(), &RunOptions{Workers: 4, BatchBytes: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made := batchBufs.Load() - before; made != 1 {
+		t.Errorf("%d batch buffers made for one part", made)
+	}
+	data := func(path string) []byte {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := npyio.NewReader(bytes.NewReader(b), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The rows in native order, as the engine reads them.
+		rows := make([]byte, r.Header().DataSize())
+		for n := 0; n < len(rows); {
+			k, err := r.ReadRows(rows[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += k * int(r.Header().DataSize()/r.Header().Count())
+		}
+		return rows
+	}
+	want, got := data(in), data(out)
+	if sum.Files != 1 || sum.Rows < 2 || !bytes.Equal(got, want) {
+		t.Errorf("%d parts, %d rows; output data %d bytes, input %d, equal %v", sum.Files, sum.Rows, len(got), len(want), bytes.Equal(got, want))
 	}
 }
