@@ -1461,6 +1461,12 @@ func (m *Mapping) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, 
 	dims := coalesce([]dim{{n, m.rowSize}})
 	for k, c := range m.cols {
 		col := rec.Column(k)
+		if m.cdims[k] == nil && m.voffs[k] < 0 && m.ioffs[k] < 0 {
+			if src, ok := c.storedValues(col, start, end); ok {
+				scatter(buf, m.offs[k], dims, src, c.size)
+				continue
+			}
+		}
 		if start > 0 || end < col.Len() {
 			col = array.NewSlice(col, int64(start), int64(end))
 			defer col.Release()
@@ -1499,6 +1505,24 @@ func (m *Mapping) encodeTile(rec arrow.RecordBatch, start, end int, buf []byte, 
 		}
 	}
 	return nil
+}
+
+// storedValues returns what pack gives for rows [start, end) of arr
+// when that is arr's values as stored (fixed-width elements numpy keeps
+// as they are, no nulls), without slicing arr: EncodeRows is called on
+// small ranges of large records, and a slice per column per call costs
+// allocations.
+func (nd *mnode) storedValues(arr arrow.Array, start, end int) ([]byte, bool) {
+	if nd.kind != mFixed || nd.esize != nd.size || arr.NullN() > 0 {
+		return nil, false
+	}
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	if start == end {
+		return nil, true
+	}
+	return values(arr, nd.esize)[start*nd.esize : end*nd.esize], true
 }
 
 // itemsValid is the element validity of list column arr (nd's lists of

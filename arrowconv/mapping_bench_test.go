@@ -1,6 +1,7 @@
 package arrowconv_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -227,5 +228,45 @@ func BenchmarkEncodeIPCFile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkEncodeRowsChunked encodes a record of 64Ki rows of (int64,
+// float64, float32, bool) the way the pipeline's engine reads an Arrow
+// part: EncodeRows over chunks of about 256 KiB of output, into a batch
+// buffer reused (hot) or taken in turn from four (cold, as when batches
+// are read ahead).
+func BenchmarkEncodeRowsChunked(b *testing.B) {
+	rec := benchRecord(1<<16, false)
+	defer rec.Release()
+	for _, bufs := range []int{1, 4} {
+		for _, chunk := range []int{256 << 10, 2 << 20} {
+			b.Run(fmt.Sprintf("bufs=%d/chunk=%dKiB", bufs, chunk>>10), func(b *testing.B) {
+				m, err := arrowconv.MapSchema(rec.Schema(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size, _ := m.RowSize()
+				n := int(rec.NumRows())
+				ring := make([][]byte, bufs)
+				for i := range ring {
+					ring[i] = make([]byte, size*n)
+				}
+				step := max(1, chunk/size)
+				b.SetBytes(int64(size * n))
+				b.ReportAllocs()
+				k := 0
+				for b.Loop() {
+					buf := ring[k%bufs]
+					k++
+					for s := 0; s < n; s += step {
+						e := min(n, s+step)
+						if _, err := m.EncodeRows(rec, s, e, buf[s*size:s*size]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			})
+		}
 	}
 }

@@ -800,3 +800,70 @@ func TestMappingItemsValidityDict(t *testing.T) {
 		t.Errorf("slice: % x, want % x", out2, out[m2.rowSize:])
 	}
 }
+
+// TestEncodeRowsRangesFixed encodes fixed-width columns without nulls
+// (int8, int64, uint16, float32, fixed_size_binary(3), bool), from a
+// record that is itself a slice (offset 5), in ranges of several sizes:
+// every range must give the bytes of those rows in the whole record's
+// encoding, and the rows must hold the values.
+func TestEncodeRowsRangesFixed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const n = 300
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int8},
+		{Name: "b", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "c", Type: arrow.PrimitiveTypes.Uint16},
+		{Name: "d", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "e", Type: &arrow.FixedSizeBinaryType{ByteWidth: 3}},
+		{Name: "f", Type: arrow.FixedWidthTypes.Boolean},
+	}, nil)
+	bld := array.NewRecordBuilder(mem, schema)
+	defer bld.Release()
+	for i := range n + 5 {
+		bld.Field(0).(*array.Int8Builder).Append(int8(i))
+		bld.Field(1).(*array.Int64Builder).Append(int64(i) * 1e12)
+		bld.Field(2).(*array.Uint16Builder).Append(uint16(i * 201))
+		bld.Field(3).(*array.Float32Builder).Append(float32(i) / 4)
+		bld.Field(4).(*array.FixedSizeBinaryBuilder).Append([]byte{byte(i), byte(i >> 8), 7})
+		bld.Field(5).(*array.BooleanBuilder).Append(i%3 == 1)
+	}
+	full := bld.NewRecordBatch()
+	defer full.Release()
+	rec := full.NewSlice(5, n+5)
+	defer rec.Release()
+	m, err := MapSchema(schema, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := m.RowSize()
+	if err != nil || rs != 1+8+2+4+3+1 {
+		t.Fatalf("row size %d, %v", rs, err)
+	}
+	whole, err := m.Encode(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range n {
+		i := r + 5
+		row := whole[r*rs : (r+1)*rs]
+		want := binary.LittleEndian.AppendUint64([]byte{byte(int8(i))}, uint64(int64(i)*1e12))
+		want = binary.LittleEndian.AppendUint16(want, uint16(i*201))
+		want = binary.LittleEndian.AppendUint32(want, math.Float32bits(float32(i)/4))
+		want = append(want, byte(i), byte(i>>8), 7, map[bool]byte{false: 0, true: 1}[i%3 == 1])
+		if !bytes.Equal(row, want) {
+			t.Fatalf("row %d = %x, want %x", r, row, want)
+		}
+	}
+	for _, step := range []int{1, 7, 64, 299, 300} {
+		var got []byte
+		for s := 0; s < n; s += step {
+			if got, err = m.EncodeRows(rec, s, min(n, s+step), got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, whole) {
+			t.Errorf("ranges of %d rows differ from the whole record's rows", step)
+		}
+	}
+}

@@ -19,7 +19,11 @@ import (
 type RunOptions struct {
 	// Workers is how many input parts are read at once; 0 means
 	// GOMAXPROCS. Output is the same for any number of workers: parts
-	// reach transforms and sinks in plan order.
+	// reach transforms and sinks in plan order. With GOMAXPROCS 1, or
+	// one part to read, it is ignored: the parts are read one after the
+	// other by the goroutine that runs the sinks, into one reused batch
+	// buffer (reading ahead on another goroutine would cost hand-offs
+	// and cache, and overlap little).
 	Workers int
 	// BatchBytes is the size of one batch; 0 means 4 MiB. A batch holds
 	// whole rows, in a multiple of 64Ki rows when that at most doubles
@@ -178,6 +182,15 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	pools := &bufPools{bytes: batchBytes, pools: map[int64]*sync.Pool{}}
+	// With one thread for Go code, or one part to read (a conversion),
+	// the driving goroutine reads each part itself, into one batch buffer
+	// it reuses (still in cache), with no hand-off between goroutines:
+	// reading ahead on another goroutine was measured to cost CPU and
+	// not to save time there (benchmarks/RESULTS.md, issue 20).
+	inline := runtime.GOMAXPROCS(0) == 1 || len(jobs) == 1
+	if inline {
+		workers = 0
+	}
 	for w := 0; w < min(workers, len(jobs)); w++ {
 		wg.Add(1)
 		go func() {
@@ -204,10 +217,12 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 
 	sum = &Summary{}
 	for _, j := range jobs {
-		if err := p.drive(ctx, j, pools, sum, prog, &wg); err != nil {
+		if err := p.drive(ctx, j, pools, sum, prog, &wg, inline); err != nil {
 			return nil, err
 		}
-		<-slots
+		if !inline {
+			<-slots
+		}
 		if err := pub.partDone(j.part); err != nil {
 			return nil, err
 		}
@@ -349,25 +364,40 @@ func (b *bufPools) of(rowSize int64) *sync.Pool {
 	p := b.pools[rowSize]
 	if p == nil {
 		size := batchSize(rowSize, b.bytes)
-		p = &sync.Pool{New: func() any { b := make([]byte, size); return &b }}
+		p = &sync.Pool{New: func() any {
+			batchBufs.Add(1)
+			b := make([]byte, size)
+			return &b
+		}}
 		b.pools[rowSize] = p
 	}
 	return p
 }
+
+// batchBufs counts the batch buffers made (a test hook).
+var batchBufs atomic.Int64
 
 // readPart reads one part into its channel, then closes it. A panic (a
 // bug) is sent as an InternalError: it must not take the process down
 // from a goroutine no caller can recover.
 func readPart(ctx context.Context, j *partJob, pools *bufPools) {
 	defer close(j.ch)
-	send := func(m batchMsg) bool {
+	readBatches(ctx, j, pools, func(m batchMsg) bool {
 		select {
 		case j.ch <- m:
 			return true
 		case <-ctx.Done():
 			return false
 		}
-	}
+	})
+}
+
+// readBatches reads one part in batches and gives each to send, which
+// returns whether to go on. A batch's buffer comes from pools; send
+// owns it (a caller that returns it to the pool before returning gets
+// it back for the next batch). A panic (a bug) is sent as an
+// InternalError.
+func readBatches(ctx context.Context, j *partJob, pools *bufPools, send func(batchMsg) bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			send(batchMsg{err: &InternalError{Value: v, Stack: debug.Stack()}})
@@ -401,7 +431,8 @@ func readPart(ctx context.Context, j *partJob, pools *bufPools) {
 
 // drive pushes one part's batches through the graph, in order; the
 // consumers that copy the part write it themselves.
-func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summary, prog *progress, wg *sync.WaitGroup) error {
+// inline: read the part here, not from a reading goroutine's channel.
+func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summary, prog *progress, wg *sync.WaitGroup, inline bool) error {
 	all := j.src.(interface{ consumers() fanout }).consumers()
 	out := all
 	if err := out.Begin(j.part); err != nil {
@@ -432,25 +463,19 @@ func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summ
 		if len(rest) > 0 {
 			// Read the part for those.
 			j = &partJob{src: j.src, part: j.part, ch: make(chan batchMsg, 2)}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				readPart(ctx, j, pools)
-			}()
+			if !inline {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					readPart(ctx, j, pools)
+				}()
+			}
 			out = rest
+		} else {
+			inline = false // nothing to read: the closed channel ends the part
 		}
 	}
-	for {
-		var m batchMsg
-		var ok bool
-		select {
-		case m, ok = <-j.ch:
-		case <-ctx.Done():
-			return interrupted(ctx.Err())
-		}
-		if !ok {
-			break
-		}
+	push := func(m batchMsg) error {
 		if m.err != nil {
 			return m.err
 		}
@@ -465,6 +490,35 @@ func (p *Plan) drive(ctx context.Context, j *partJob, pools *bufPools, sum *Summ
 			sum.Bytes += int64(m.b.Rows) * rowSize
 		}
 		prog.update(sum.Files, sum.Rows, sum.Bytes) // a copied part's other consumers report too
+		return nil
+	}
+	if inline {
+		var err error
+		readBatches(ctx, j, pools, func(m batchMsg) bool {
+			if ctx.Err() == nil {
+				err = push(m)
+			}
+			return err == nil && ctx.Err() == nil
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		for {
+			var m batchMsg
+			var ok bool
+			select {
+			case m, ok = <-j.ch:
+			case <-ctx.Done():
+				return interrupted(ctx.Err())
+			}
+			if !ok {
+				break
+			}
+			if err := push(m); err != nil {
+				return err
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return interrupted(err)
