@@ -57,7 +57,7 @@ func TestOneThreadSameOutput(t *testing.T) {
 		t.Fatalf("%d parts read", sum.Files)
 	}
 	// One buffer per row size read, not one per batch in flight.
-	if made := batchBufs.Load() - before; made > 2 {
+	if made := batchBufs.Load() - before; made > 2 && !raceEnabled {
 		t.Errorf("%d batch buffers made for %d parts read inline", made, sum.Files)
 	}
 }
@@ -108,7 +108,7 @@ func TestOnePartInline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if made := batchBufs.Load() - before; made != 1 {
+	if made := batchBufs.Load() - before; made != 1 && !raceEnabled {
 		t.Errorf("%d batch buffers made for one part", made)
 	}
 	data := func(path string) []byte {
