@@ -143,7 +143,7 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &elemStream{er: er}, nil
+		return &batchStream{read: er.Read}, nil // a dataset's elements in batches of bounded size
 	}
 	return containerMember{name: strings.TrimPrefix(ds.Path(), "/"), header: h, open: open}, nil
 }
@@ -151,36 +151,6 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 // containerBatchBytes is the size of the batches HDF5 datasets are read
 // in, and of the parts stored arrays are copied in.
 const containerBatchBytes = 4 << 20
-
-// elemStream is a dataset's elements as one byte stream, in batches of
-// bounded size whatever its shape.
-type elemStream struct {
-	er  *hdf5.ElementReader
-	buf []byte
-	eof bool
-}
-
-func (s *elemStream) Read(p []byte) (int, error) {
-	for len(s.buf) == 0 {
-		if s.eof {
-			return 0, io.EOF
-		}
-		b, err := s.er.Read()
-		if err == io.EOF {
-			s.eof = true
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		s.buf = b
-	}
-	n := copy(p, s.buf)
-	s.buf = s.buf[n:]
-	return n, nil
-}
-
-func (s *elemStream) Close() error { return nil }
 
 // matTop is the top-level variable of a MATLAB-style path: "s" of
 // "s(2).c{1}".
