@@ -357,7 +357,11 @@ func (s *fileSource) addPart(m match, h partHead, cols []string) error {
 		own = fs
 		if s.mixed == nil {
 			where := &Part{Path: m.Path, Member: h.member}
-			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape", where, fs, s.parts[0], s.file))
+			hint := ""
+			if s.c.Spec.Field("table") != nil && !s.table && m.Path == s.parts[0].Path {
+				hint = " (table: true reads an archive's members as the columns of one table, as convert does)"
+			}
+			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape%s", where, fs, s.parts[0], s.file, hint))
 		}
 	}
 	base := filepath.Base(storage.Path(m.Path))
