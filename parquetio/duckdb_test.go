@@ -17,16 +17,9 @@ import (
 // in $NPYFLOW_DUCKDB_MODULES (default /tmp/duck: run `npm install
 // @duckdb/node-api` there).
 func TestDuckDB(t *testing.T) {
-	node, err := exec.LookPath("node")
+	node, modDir, err := fixtures.DuckDB()
 	if err != nil {
-		t.Skip("node not installed")
-	}
-	modDir := os.Getenv("NPYFLOW_DUCKDB_MODULES")
-	if modDir == "" {
-		modDir = "/tmp/duck"
-	}
-	if _, err := os.Stat(filepath.Join(modDir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Skipf("@duckdb/node-api not installed in %s", modDir)
+		t.Skip(err)
 	}
 	type check struct {
 		Column string `json:"column"`

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/npyflow/npyflow/arrowconv"
+	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
@@ -746,16 +747,9 @@ func le64(b []byte) uint64 {
 // module is in $NPYFLOW_DUCKDB_MODULES (default /tmp/duck: run `npm
 // install @duckdb/node-api` there), as parquetio's TestDuckDB is.
 func TestMATTablesDuckDB(t *testing.T) {
-	node, err := exec.LookPath("node")
+	node, modDir, err := fixtures.DuckDB()
 	if err != nil {
-		t.Skip("node not installed")
-	}
-	modDir := os.Getenv("NPYFLOW_DUCKDB_MODULES")
-	if modDir == "" {
-		modDir = "/tmp/duck"
-	}
-	if _, err := os.Stat(filepath.Join(modDir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Skipf("@duckdb/node-api not installed in %s", modDir)
+		t.Skip(err)
 	}
 	type column struct {
 		Name   string `json:"name"`

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 
@@ -389,17 +390,9 @@ func slicesMinMax(v []int64) (int64, int64) {
 // node and @duckdb/node-api (in $NPYFLOW_DUCKDB_MODULES, default /tmp/duck)
 // are installed.
 func duckCheck(t *testing.T, root string, want map[string]*dsAgg) {
-	node, err := exec.LookPath("node")
+	node, mods, err := fixtures.DuckDB()
 	if err != nil {
-		t.Log("DuckDB check skipped: node not installed")
-		return
-	}
-	mods := os.Getenv("NPYFLOW_DUCKDB_MODULES")
-	if mods == "" {
-		mods = "/tmp/duck"
-	}
-	if _, err := os.Stat(filepath.Join(mods, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Logf("DuckDB check skipped: @duckdb/node-api not in %s", mods)
+		t.Logf("DuckDB check skipped: %v", err)
 		return
 	}
 	out, err := exec.Command(node, filepath.Join("testdata", "duckhive.mjs"), root, mods).CombinedOutput()
