@@ -338,17 +338,12 @@ func (r *projReader) Release() {
 // rows short of a record batch wait for the next batch (copied).
 
 func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	s, err := newFileSink(c, in, env)
+	s, col, err := newTableSink(c, in, env, "Arrow", func(h *npyio.Header, col string) error {
+		_, err := arrowconv.Schema(h, col)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	col, _, err := parseTemplate(c.String("column"))
-	if err != nil {
-		return nil, c.Errorf("column", "%v", err)
-	}
-	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
-	if _, err := arrowconv.Schema(h, c.String("column")); err != nil {
-		return nil, c.Errorf("input", "cannot write %s to Arrow: %v", in, err)
 	}
 	path := c.String("path")
 	opts := arrowconv.IPCOptions{}

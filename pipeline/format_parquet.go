@@ -176,25 +176,19 @@ type parquetSink struct {
 }
 
 func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	fs, err := newFileSink(c, in, env)
+	fs, col, err := newTableSink(c, in, env, "Parquet", func(h *npyio.Header, col string) error {
+		_, err := parquetio.NewArraySchema(h, col)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	col, _, err := parseTemplate(c.String("column"))
-	if err != nil {
-		return nil, c.Errorf("column", "%v", err)
-	}
-	h := &npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}
-	// Check the mapping now, so plan reports an unsupported dtype.
-	if _, err := parquetio.NewArraySchema(h, c.String("column")); err != nil {
-		return nil, c.Errorf("input", "cannot write %s to Parquet: %v", in, err)
 	}
 	if in.RowSize() == 0 {
 		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
 	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c)}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
-		h := &npyio.Header{DType: storedDType(in, p, s.direct && s.onePerFile()), Shape: h.Shape}
+		h := &npyio.Header{DType: storedDType(in, p, s.direct && s.onePerFile()), Shape: append([]int{0}, in.Shape...)}
 		sc, err := parquetio.NewArraySchema(h, s.column.name(p))
 		if err != nil {
 			return nil, err

@@ -207,6 +207,24 @@ type template struct {
 	parts []string // literal, var, literal, var, ..., literal
 }
 
+// newTableSink is the file sink of a table format (Arrow, Parquet) with
+// its column template, after checking that what (the format's name) can
+// hold rows of in, so that plan reports an unsupported dtype.
+func newTableSink(c *job.Component, in *Schema, env *buildEnv, what string, check func(h *npyio.Header, column string) error) (*fileSink, *template, error) {
+	s, err := newFileSink(c, in, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	col, _, err := parseTemplate(c.String("column"))
+	if err != nil {
+		return nil, nil, c.Errorf("column", "%v", err)
+	}
+	if err := check(&npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}, c.String("column")); err != nil {
+		return nil, nil, c.Errorf("input", "cannot write %s to %s: %v", in, what, err)
+	}
+	return s, col, nil
+}
+
 func parseTemplate(s string) (*template, int, error) {
 	t := &template{}
 	lit := strings.Builder{}
