@@ -546,11 +546,33 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 		}
 		return nil, &UnsupportedError{Feature: "object reference type (no numpy equivalent; use ReadReferences)"}
 	case ClassOpaque:
+		if dt := t.numpyOpaque(); dt != nil {
+			return dt, nil
+		}
 		return nil, &UnsupportedError{Feature: fmt.Sprintf("opaque type (tag %q) has no faithful numpy type", t.Tag)}
 	case ClassArray:
 		return nil, &UnsupportedError{Feature: "nested array type"}
 	}
 	return nil, &UnsupportedError{Feature: t.Class.String() + " type"}
+}
+
+// numpyOpaque is the dtype an opaque type tagged as h5py tags numpy types
+// names ("NUMPY:<M8[ms]", h5py.opaque_dtype), when the tag is a numpy
+// typestr of the type's size; nil otherwise.
+func (t *Datatype) numpyOpaque() *npyio.DType {
+	s, ok := strings.CutPrefix(t.Tag, NumpyOpaqueTag)
+	if !ok {
+		return nil
+	}
+	dt, err := npyio.ParseTypeStr(s)
+	if err != nil || dt.Size != t.Size || !dt.IsSupported() {
+		return nil
+	}
+	switch dt.Kind {
+	case npyio.Struct, npyio.Object, npyio.Invalid:
+		return nil
+	}
+	return dt
 }
 
 func unsupportedFeature(err error) string {

@@ -12,6 +12,7 @@ const (
 	wClassFixed    = 0
 	wClassFloat    = 1
 	wClassString   = 3
+	wClassOpaque   = 5
 	wClassCompound = 6
 	wClassRef      = 7
 	wClassEnum     = 8
@@ -75,6 +76,22 @@ func wFloatType(size int, bigEndian bool) []byte {
 func wStringType(size int, pad, cset int) []byte {
 	return wTypeHeader(wClassString, 1, uint32(pad)|uint32(cset)<<4, uint32(size))
 }
+
+// wOpaqueType encodes an opaque type of size bytes with a tag, NUL-padded
+// to a multiple of 8 bytes as the library stores it.
+func wOpaqueType(size int, tag string) []byte {
+	n := wPad8(len(tag))
+	b := wTypeHeader(wClassOpaque, 1, uint32(n), uint32(size))
+	t := make([]byte, n)
+	copy(t, tag)
+	return append(b, t...)
+}
+
+// NumpyOpaqueTag is the tag prefix of h5py's opaque types that carry a
+// numpy dtype (h5py.opaque_dtype): "NUMPY:" then the dtype's str, such as
+// "NUMPY:<M8[ms]". h5py reads such data back as that dtype, and so does
+// this package's reader.
+const NumpyOpaqueTag = "NUMPY:"
 
 // wRefType is H5T_STD_REF_OBJ.
 func wRefType() []byte { return wTypeHeader(wClassRef, 1, 0, 8) }
@@ -181,6 +198,12 @@ func wEncodeDType(dt *npyio.DType) ([]byte, error) {
 				{name: "i", offset: dt.Size / 2, typ: f},
 			}), nil
 		}
+	case npyio.Datetime, npyio.Timedelta:
+		// h5py's opaque_dtype: the bytes as numpy has them, tagged with
+		// the dtype (its byte order included).
+		if dt.Size == 8 {
+			return wOpaqueType(8, NumpyOpaqueTag+dt.TypeStr()), nil
+		}
 	case npyio.Bytes:
 		if dt.Size < 1 {
 			return nil, fmt.Errorf("HDF5 has no zero-length strings (dtype S0)")
@@ -209,5 +232,5 @@ func wEncodeDType(dt *npyio.DType) ([]byte, error) {
 		}
 		return wCompoundType(dt.Size, ms), nil
 	}
-	return nil, fmt.Errorf("dtype %s has no HDF5 form this writer makes (numeric, bool, complex, S<n> and structs are written)", dt)
+	return nil, fmt.Errorf("dtype %s has no HDF5 form this writer makes (numeric, bool, complex, S<n>, datetime64, timedelta64 and structs are written)", dt)
 }

@@ -325,7 +325,10 @@ func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
 		c := *f.opts
 		o = &c
 	}
-	return g.CreateDataset(path[len(path)-1], h.DType, shape, o)
+	// Rows reach a sink in native byte order, whatever the input's: the
+	// dataset's type says so (a big-endian input is stored little-endian
+	// on this machine), never the input's order over native bytes.
+	return g.CreateDataset(path[len(path)-1], h.DType.Native(), shape, o)
 }
 
 func (f *hdf5File) close() error { return f.w.Close() }
