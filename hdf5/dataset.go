@@ -195,7 +195,7 @@ func (ds *Dataset) DType() (*npyio.DType, error) {
 		return nil, err
 	}
 	t := ds.info.dtype
-	if t.Class == ClassVarLen && t.VarLenString {
+	if t.textStrings() {
 		w, err := ds.stringWidth()
 		if err != nil {
 			return nil, err
@@ -304,7 +304,7 @@ func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error
 	}
 	r.outRow = r.rawRow
 	switch {
-	case t.Class == ClassVarLen && t.VarLenString:
+	case t.textStrings():
 		w, err := ds.stringWidth()
 		if err != nil {
 			return nil, err
@@ -316,8 +316,8 @@ func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error
 			cw *= 4
 		}
 		var ok bool
-		if r.outRow, ok = mulOK(r.rawRow/16, cw, 1<<62); !ok {
-			return nil, fmt.Errorf("hdf5: %s: %s: rows of %d strings of %d bytes are too large: %w", ds.f.name, ds.path, r.rawRow/16, cw, ErrTooLarge)
+		if r.outRow, ok = mulOK(r.rawRow/uint64(t.Size), cw, 1<<62); !ok {
+			return nil, fmt.Errorf("hdf5: %s: %s: rows of %d strings of %d bytes are too large: %w", ds.f.name, ds.path, r.rawRow/uint64(t.Size), cw, ErrTooLarge)
 		}
 	default:
 		if _, err := ds.DType(); err != nil {
@@ -463,10 +463,11 @@ func (r *RowReader) convertStrings(raw, dst []byte) error {
 		cw *= 4
 	}
 	clear(dst)
-	for i := 0; i*16 < len(raw); i++ {
-		v, err := ds.f.vlenItem(raw[i*16:(i+1)*16], 1)
+	es := ds.info.dtype.Size
+	for i := 0; i*es < len(raw); i++ {
+		v, err := ds.stringItem(raw[i*es : (i+1)*es])
 		if err != nil {
-			return withObject(err, ds.path)
+			return err
 		}
 		s := trimString(v, r.pad)
 		out := dst[i*cw : (i+1)*cw]
@@ -609,6 +610,27 @@ func (ds *Dataset) ReadStrings() ([]string, error) {
 	return out, nil
 }
 
+// textStrings reports whether the type's values are read as text whose
+// width is found by reading them: variable-length strings, and
+// fixed-length UTF-8 strings (read as U<n>, n the longest value in
+// characters, as numpy's U they were written from).
+func (t *Datatype) textStrings() bool {
+	return t.Class == ClassVarLen && t.VarLenString || t.Class == ClassString && t.Charset == CharsetUTF8
+}
+
+// stringItem is one stored string of a textStrings dataset: a fixed-length
+// one as stored, a variable-length one from the global heap.
+func (ds *Dataset) stringItem(b []byte) ([]byte, error) {
+	if ds.info.dtype.Class == ClassString {
+		return b, nil
+	}
+	v, err := ds.f.vlenItem(b, 1)
+	if err != nil {
+		return nil, withObject(err, ds.path)
+	}
+	return v, nil
+}
+
 // stringWidth finds the widest variable-length string (bytes for ASCII,
 // characters for UTF-8) in one streaming pass over the dataset.
 func (ds *Dataset) stringWidth() (int, error) {
@@ -651,10 +673,10 @@ func (ds *Dataset) scanStrings() (int, error) {
 		if err := r.readRaw(start, n, raw); err != nil {
 			return 0, err
 		}
-		for i := 0; i+16 <= len(raw); i += 16 {
-			v, err := ds.f.vlenItem(raw[i:i+16], 1)
+		for i := 0; i+t.Size <= len(raw); i += t.Size {
+			v, err := ds.stringItem(raw[i : i+t.Size])
 			if err != nil {
-				return 0, withObject(err, ds.path)
+				return 0, err
 			}
 			s := trimString(v, t.Pad)
 			k := len(s)

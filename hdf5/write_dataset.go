@@ -38,6 +38,17 @@ type DatasetOptions struct {
 	// Unlimited makes the first dimension extendible: shape[0] is ignored
 	// and the dataset has as many rows as Write appended (chunked only).
 	Unlimited bool
+	// Strings is how numpy U values are stored: StringsFixed ("" too),
+	// fixed-length UTF-8 strings of UnicodeBytes bytes, or StringsVlen,
+	// variable-length UTF-8 strings (a U dataset; U fields of a struct
+	// stay fixed-length). Write takes numpy's UCS-4 rows and converts
+	// them.
+	Strings Strings
+	// UnicodeBytes are the byte widths of the fixed-length UTF-8 strings,
+	// one per U value of the dtype (UnicodeSizer measures them); nil
+	// means 4 bytes per character, room for any value. A value longer
+	// than its width is an error at Write.
+	UnicodeBytes []int
 }
 
 // CompactAuto is the largest data size, in bytes, stored in the compact
@@ -83,6 +94,7 @@ type DatasetWriter struct {
 	byChunk  bool // WriteChunk was used
 	chunks   []wChunkRec
 	btree    uint64
+	conv     *wStrConv // numpy U values converted to UTF-8 strings
 }
 
 type wChunkRec struct {
@@ -94,11 +106,33 @@ type wChunkRec struct {
 // CreateDataset adds a dataset of dtype dt and the given shape (nil or
 // empty for a scalar). See the package notes for the dtypes written.
 func (g *GroupWriter) CreateDataset(name string, dt *npyio.DType, shape []uint64, opts *DatasetOptions) (*DatasetWriter, error) {
-	typ, err := wEncodeDType(dt)
+	var conv *wStrConv
+	stored := dt
+	if dt != nil && HasUnicode(dt) {
+		var o DatasetOptions
+		if opts != nil {
+			o = *opts
+		}
+		switch o.Strings {
+		case "", StringsFixed, StringsVlen:
+		default:
+			return nil, fmt.Errorf("hdf5: %s: strings %q (fixed or vlen)", wJoin(g.path, name), o.Strings)
+		}
+		var err error
+		if conv, stored, err = newStrConv(dt, o.UnicodeBytes, o.Strings == StringsVlen); err != nil {
+			return nil, fmt.Errorf("hdf5: %s: %w", wJoin(g.path, name), err)
+		}
+	}
+	typ, err := wEncodeDType(stored)
 	if err != nil {
 		return nil, fmt.Errorf("hdf5: %s: %w", wJoin(g.path, name), err)
 	}
-	return g.createDataset(name, typ, uint64(dt.Size), shape, opts)
+	d, err := g.createDataset(name, typ, uint64(stored.Size), shape, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.conv = conv
+	return d, nil
 }
 
 // CreateRefDataset adds a dataset of object references (H5T_STD_REF_OBJ,
@@ -303,6 +337,16 @@ func (d *DatasetWriter) Write(rows []byte) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	if d.conv != nil {
+		in := d.rowSize / d.esz * uint64(d.conv.inSize)
+		if in == 0 || uint64(len(rows))%in != 0 {
+			return fmt.Errorf("hdf5: %s: %d bytes are not whole rows of %d bytes", d.path, len(rows), in)
+		}
+		var err error
+		if rows, err = d.conv.convert(d.w, rows); err != nil {
+			return fmt.Errorf("hdf5: %s: %w", d.path, err)
+		}
+	}
 	if d.rowSize == 0 || uint64(len(rows))%d.rowSize != 0 {
 		return fmt.Errorf("hdf5: %s: %d bytes are not whole rows of %d bytes", d.path, len(rows), d.rowSize)
 	}
@@ -461,6 +505,9 @@ func (d *DatasetWriter) WriteChunk(coords []uint64, data []byte) error {
 	}
 	if d.layout != wLayoutChunked || d.unlim {
 		return fmt.Errorf("hdf5: %s: WriteChunk needs a chunked dataset with a fixed shape", d.path)
+	}
+	if d.conv != nil {
+		return fmt.Errorf("hdf5: %s: WriteChunk takes no unicode values (use Write)", d.path)
 	}
 	if d.rows > 0 || len(d.slab) > 0 {
 		return fmt.Errorf("hdf5: %s: WriteChunk after Write (use one or the other)", d.path)

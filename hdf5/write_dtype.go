@@ -198,6 +198,18 @@ func wEncodeDType(dt *npyio.DType) ([]byte, error) {
 				{name: "i", offset: dt.Size / 2, typ: f},
 			}), nil
 		}
+	case npyio.Unicode:
+		// Only the stored form newStrConv makes (Order '|', Size in
+		// bytes): numpy's UCS-4 bytes are converted, never written.
+		if dt.Order == npyio.NotApplicable && dt.Size >= 1 {
+			return wStringType(dt.Size, 1, 1), nil
+		}
+	case npyio.Object:
+		if dt.Order == npyio.NotApplicable && dt.Size == 16 {
+			// newStrConv's variable-length UTF-8 string, as h5py's
+			// string_dtype('utf-8').
+			return append(wTypeHeader(wClassVlen, 1, 1|1<<8, 16), wStringType(1, 0, 1)...), nil
+		}
 	case npyio.Datetime, npyio.Timedelta:
 		// h5py's opaque_dtype: the bytes as numpy has them, tagged with
 		// the dtype (its byte order included).

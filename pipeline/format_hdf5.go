@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -50,7 +51,13 @@ var hdf5Format = &Format{
 			job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
 				Doc: "the compression level: deflate 1-9, zstd 1-22 (0: the compression's default; lz4 and none have no level)"},
 			job.Field{Name: "compressed", Type: job.Bool, Default: true,
-				Doc: "false is compression: none (kept for older jobs)"}),
+				Doc: "false is compression: none (kept for older jobs)"},
+			job.Field{Name: "strings", Type: job.String, Default: string(hdf5.StringsFixed), Enum: []string{string(hdf5.StringsFixed), string(hdf5.StringsVlen)},
+				Doc:  "how numpy U (unicode) values are stored, as UTF-8 strings h5py reads as str: fixed, fixed-length UTF-8 sized for the longest value in bytes (the rows are spooled once to measure it), or vlen, variable-length UTF-8 (h5py.string_dtype()); U fields of records are always fixed-length. S (bytes) stays fixed-length ASCII. npyflow reads both back as U, S as S",
+				Flag: "strings", FlagType: &flagString, FlagDoc: "fixed (the default) or vlen: how numpy U strings are stored in HDF5"},
+			job.Field{Name: "times", Type: job.String, Default: "opaque", Enum: []string{"opaque", "int64"},
+				Doc:  "how datetime64 and timedelta64 are stored: opaque, as h5py writes them (an opaque type tagged NUMPY:<M8[ms]>, which h5py and npyflow read back as that dtype), or int64, plain integers with a units attribute in netCDF/CF style (ms since 1970-01-01 for M8[ms], ms for m8[ms]; a record's time field f gets f.units), for readers that know no opaque types; the units M and Y (calendar months and years) and generic times have no such units and are refused",
+				Flag: "times", FlagType: &flagString, FlagDoc: "opaque (the default, h5py's NUMPY: tag) or int64 (with a units attribute)"}),
 		Impl: builder(buildHDF5Sink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.HDF5(f, f.Size(), name)
@@ -250,12 +257,14 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+	strs, times := hdf5.Strings(c.String("strings")), c.String("times")
+	s, err := newMemberSink(c, in, env, "dataset", func(s *memberSink, f *sinkFile) (arrayFile, error) {
 		w, err := hdf5.NewWriter(f, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &hdf5File{w: w, groups: map[string]*hdf5.GroupWriter{}, opts: opts}, nil
+		scratch := func() (*os.File, error) { return s.env.out.scratchNear(s.curP) }
+		return &hdf5File{w: w, groups: map[string]*hdf5.GroupWriter{}, opts: opts, strings: strs, int64Times: times == "int64", scratch: scratch}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -297,9 +306,12 @@ func hdf5SinkOptions(c *job.Component) (*hdf5.DatasetOptions, error) {
 // hdf5File is an HDF5 file being written, as an arrayFile: a dataset
 // named group/data is created in its groups.
 type hdf5File struct {
-	w      *hdf5.Writer
-	groups map[string]*hdf5.GroupWriter // by path, created
-	opts   *hdf5.DatasetOptions         // of compressed datasets; nil: none
+	w          *hdf5.Writer
+	groups     map[string]*hdf5.GroupWriter // by path, created
+	opts       *hdf5.DatasetOptions         // of compressed datasets; nil: none
+	strings    hdf5.Strings                 // how U values are stored
+	int64Times bool                         // times as int64 with units
+	scratch    func() (*os.File, error)     // a scratch file for rows with U values
 }
 
 func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
@@ -320,15 +332,185 @@ func (f *hdf5File) create(name string, h *npyio.Header) (arrayWriter, error) {
 	for k, d := range h.Shape {
 		shape[k] = uint64(d)
 	}
-	var o *hdf5.DatasetOptions
+	var o hdf5.DatasetOptions
 	if f.opts != nil && len(shape) > 0 && h.DataSize() > hdf5.CompactAuto {
-		c := *f.opts
-		o = &c
+		o = *f.opts
 	}
+	o.Strings = f.strings
 	// Rows reach a sink in native byte order, whatever the input's: the
 	// dataset's type says so (a big-endian input is stored little-endian
 	// on this machine), never the input's order over native bytes.
-	return g.CreateDataset(path[len(path)-1], h.DType.Native(), shape, o)
+	dt := h.DType.Native()
+	var units []hdf5Units
+	if f.int64Times {
+		var err error
+		if dt, units, err = hdf5TimesAsInt64(dt, ""); err != nil {
+			return nil, err
+		}
+	}
+	leaf := path[len(path)-1]
+	if hdf5.HasUnicode(dt) && f.strings != hdf5.StringsVlen || hdf5.HasUnicode(dt) && dt.Kind == npyio.Struct {
+		// Fixed-length UTF-8 strings are as wide as the longest value:
+		// the rows are spooled and measured, the dataset made at Close.
+		sz, err := hdf5.NewUnicodeSizer(dt)
+		if err != nil {
+			return nil, err
+		}
+		return &hdf5Spool{g: g, name: leaf, dt: dt, shape: shape, opts: o, units: units, sizer: sz, scratch: f.scratch, rowSize: int(max(h.RowSize(), 1))}, nil
+	}
+	d, err := g.CreateDataset(leaf, dt, shape, &o)
+	if err != nil {
+		return nil, err
+	}
+	if err := hdf5SetUnits(d, units); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// hdf5Units is the units attribute of an int64 time (attr "units", or
+// "f.units" for a record's field f).
+type hdf5Units struct{ attr, units string }
+
+// hdf5TimesAsInt64 is dt with every datetime64 and timedelta64 as int64
+// (the same bytes) and their CF units: "ms since 1970-01-01" for a
+// datetime64[ms], "ms" for a timedelta64[ms]. Calendar months and years
+// and generic times have no such unit and are refused.
+func hdf5TimesAsInt64(dt *npyio.DType, field string) (*npyio.DType, []hdf5Units, error) {
+	switch dt.Kind {
+	case npyio.Datetime, npyio.Timedelta:
+		what := "the array"
+		attr := "units"
+		if field != "" {
+			what, attr = fmt.Sprintf("field %q", field), field+".units"
+		}
+		u := dt.Unit
+		switch u {
+		case "", "M", "Y":
+			return nil, nil, fmt.Errorf("%s is %s, whose unit has no fixed length for a units attribute: times int64 cannot store it (the default times: opaque can)", what, dt.TypeStr())
+		}
+		if dt.UnitMult != 1 && dt.UnitMult != 0 {
+			u = fmt.Sprintf("%d %s", dt.UnitMult, u)
+		}
+		if u == "m" {
+			u = "min" // m is the metre in CF units
+		}
+		if u == "D" {
+			u = "days"
+		}
+		if u == "W" {
+			u = "weeks"
+		}
+		if dt.Kind == npyio.Datetime {
+			u += " since 1970-01-01"
+		}
+		return &npyio.DType{Kind: npyio.Int, Order: dt.Order, Size: 8}, []hdf5Units{{attr, u}}, nil
+	case npyio.Struct:
+		var fields []npyio.Field
+		var units []hdf5Units
+		for i, fd := range dt.Fields {
+			name := fd.Name
+			if field != "" {
+				name = field + "." + fd.Name
+			}
+			t, u, err := hdf5TimesAsInt64(fd.Type, name)
+			if err != nil {
+				return nil, nil, err
+			}
+			if t != fd.Type {
+				if fields == nil {
+					fields = slices.Clone(dt.Fields)
+				}
+				fields[i].Type = t
+			}
+			units = append(units, u...)
+		}
+		if fields == nil {
+			return dt, units, nil
+		}
+		c := *dt
+		c.Fields = fields
+		return &c, units, nil
+	}
+	return dt, nil, nil
+}
+
+func hdf5SetUnits(d *hdf5.DatasetWriter, units []hdf5Units) error {
+	for _, u := range units {
+		if err := d.SetAttr(u.attr, hdf5.StringAttr(u.units)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hdf5Spool is a dataset with fixed-length UTF-8 strings being written:
+// its rows go to a scratch file while the longest value of each string
+// is measured; Close creates the dataset and copies them in.
+type hdf5Spool struct {
+	g       *hdf5.GroupWriter
+	name    string
+	dt      *npyio.DType
+	shape   []uint64
+	opts    hdf5.DatasetOptions
+	units   []hdf5Units
+	sizer   *hdf5.UnicodeSizer
+	scratch func() (*os.File, error)
+	rowSize int
+	f       *os.File
+	rows    int64
+}
+
+func (s *hdf5Spool) Write(rows []byte) error {
+	if err := s.sizer.Add(rows); err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	if s.f == nil {
+		var err error
+		if s.f, err = s.scratch(); err != nil {
+			return err
+		}
+	}
+	_, err := s.f.Write(rows)
+	return err
+}
+
+func (s *hdf5Spool) Close() error {
+	if s.f != nil {
+		defer func() {
+			s.f.Close()
+			os.Remove(s.f.Name())
+		}()
+	}
+	s.opts.UnicodeBytes = s.sizer.Widths()
+	d, err := s.g.CreateDataset(s.name, s.dt, s.shape, &s.opts)
+	if err != nil {
+		return err
+	}
+	if err := hdf5SetUnits(d, s.units); err != nil {
+		return err
+	}
+	if s.f != nil {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		buf := make([]byte, max(1, containerBatchBytes/s.rowSize)*s.rowSize)
+		for {
+			n, err := io.ReadFull(s.f, buf)
+			if n > 0 {
+				if werr := d.Write(buf[:n]); werr != nil {
+					return werr
+				}
+			}
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return d.Close()
 }
 
 func (f *hdf5File) close() error { return f.w.Close() }
