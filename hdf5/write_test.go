@@ -565,8 +565,14 @@ func TestWriteErrors(t *testing.T) {
 			t.Errorf("%s: no error", what)
 		}
 	}
-	_, err := root.CreateDataset("u", wOK(npyio.NewString(npyio.Unicode, 3)), []uint64{2}, nil)
-	check("unicode dtype", err)
+	_, err := root.CreateDataset("u", &npyio.DType{Kind: npyio.Unicode, Order: npyio.LittleEndian}, []uint64{2}, nil)
+	check("U0 dtype", err)
+	_, err = root.CreateDataset("v", &npyio.DType{Kind: npyio.Void, Order: npyio.NotApplicable, Size: 3}, []uint64{2}, nil)
+	check("void dtype", err)
+	su := wOK(root.CreateDataset("surrogate", wOK(npyio.NewString(npyio.Unicode, 1)), []uint64{1}, nil))
+	check("a surrogate code point", su.Write(npyio.AsBytes([]uint32{0xD800})))
+	nu := wOK(root.CreateDataset("narrow", wOK(npyio.NewString(npyio.Unicode, 2)), []uint64{1}, &DatasetOptions{UnicodeBytes: []int{2}}))
+	check("a value wider than its bytes", nu.Write(npyio.AsBytes([]uint32{0xe9, 0xe9})))
 	_, err = root.CreateDataset("bad/name", u, []uint64{2}, nil)
 	check("name with a slash", err)
 	_, err = root.CreateDataset("", u, []uint64{2}, nil)
