@@ -82,7 +82,9 @@ hostile:
 
 # Writes the HDF5 writer's test files again and checks them with h5py and
 # h5dump (needs Debian's python3-h5py and hdf5-tools; without -short it also
-# writes and checks a sparse 4.5 GiB file).
+# writes and checks a sparse 4.5 GiB file); then every .npy of testdata/
+# through the hdf5 sink (pipeline/testdata/h5all/check_h5all.py: h5py's
+# values and h5dump; --update rewrites the h5py.json the Go test compares).
 check-hdf5:
 	rm -rf /tmp/npyflow-hdf5w && mkdir -p /tmp/npyflow-hdf5w
 	HDF5_WRITTEN_DIR=/tmp/npyflow-hdf5w $(GO) test -count=1 -run TestWriteFixtures ./hdf5/
@@ -90,6 +92,9 @@ check-hdf5:
 	rm -rf /tmp/npyflow-h5sink && mkdir -p /tmp/npyflow-h5sink
 	NPYFLOW_H5SINK_DIR=/tmp/npyflow-h5sink $(GO) test -count=1 -run 'TestHDF5SinkCompression$$' ./pipeline/
 	/usr/bin/python3 pipeline/testdata/h5sink/check_h5sink.py /tmp/npyflow-h5sink
+	rm -rf /tmp/npyflow-h5all && mkdir -p /tmp/npyflow-h5all
+	NPYFLOW_H5ALL_DIR=/tmp/npyflow-h5all $(GO) test -count=1 -run 'TestHDF5AllDTypes$$' ./pipeline/
+	/usr/bin/python3 pipeline/testdata/h5all/check_h5all.py /tmp/npyflow-h5all
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:

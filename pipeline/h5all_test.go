@@ -1,0 +1,350 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/npyflow/npyflow/hdf5"
+	"github.com/npyflow/npyflow/internal/fixtures"
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// The HDF5 sink against h5py: every .npy of testdata/ (both byte orders
+// of every numeric type, strings, times, records) converted to .h5 and
+// read back three ways. testdata/h5all/check_h5all.py reads the files
+// with h5py and runs h5dump on them (make check-hdf5); what h5py read is
+// committed in testdata/h5all/h5py.json, which this test compares with
+// npyflow's own reading of the files it writes now, and with numpy's
+// values of the fixture. To regenerate after a deliberate change:
+//
+//	rm -rf /tmp/h5all && mkdir /tmp/h5all
+//	NPYFLOW_H5ALL_DIR=/tmp/h5all go test -count=1 -run 'TestHDF5AllDTypes' ./pipeline/
+//	/usr/bin/python3 pipeline/testdata/h5all/check_h5all.py /tmp/h5all --update
+
+// h5pyRead is h5py's reading of one written file (check_h5all.py).
+type h5pyRead struct {
+	Descr   string            `json:"descr"`   // numpy's descr of what h5py gives (after decoding strings)
+	H5py    string            `json:"h5py"`    // h5py's own dtype.str (S<n> or |O for UTF-8 strings)
+	Strings string            `json:"strings"` // "fixed-utf-8", "vlen-utf-8", "fixed-ascii" or ""
+	Shape   []int             `json:"shape"`
+	Values  []json.RawMessage `json:"values"`  // small arrays
+	SHA256  string            `json:"sha256"`  // else: of the little-endian C-order bytes
+	Opaque  string            `json:"opaque"`  // an opaque type's tag
+	Units   string            `json:"units"`   // the units attribute
+	Refused string            `json:"refused"` // npyflow's error (the file was not written)
+}
+
+func loadH5pyReads(t *testing.T) map[string]h5pyRead {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "h5all", "h5py.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]h5pyRead
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// h5AllCase is one conversion of the test.
+type h5AllCase struct {
+	name  string            // the output's stem and dataset name
+	in    string            // the .npy converted
+	flags map[string]string // convert flags
+	fix   *fixtures.NPY     // numpy's values, for a fixture
+}
+
+// h5AllTiled writes, for the big-endian numeric fixtures and a record of
+// mixed byte orders, an array of over 4 KiB (so not compact) from the
+// fixture's values repeated: chunked with deflate, chunked with lz4 and
+// contiguous (compression none).
+func h5AllTiled(t *testing.T, dir string) []h5AllCase {
+	t.Helper()
+	var out []h5AllCase
+	names := []string{"i4_be_1d", "f8_be_1d", "c16_be_1d", "M8_ms_be_1d", "U4_be_1d", "rec_mixed_endian"}
+	if h5AllFull() {
+		names = append(names, "i2_be_1d", "i8_be_1d", "u2_be_1d", "u4_be_1d", "u8_be_1d",
+			"f2_be_1d", "f4_be_1d", "c8_be_1d", "m8_us_be_1d")
+	}
+	for _, name := range names {
+		fx := fixtures.NPYByName(t, name)
+		a, err := npyio.ReadFile(fx.Path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps := 5000/max(len(a.Data), 1) + 1
+		data := bytes.Repeat(a.Data, reps)
+		rows := len(data) / a.Header.DType.Size
+		var buf bytes.Buffer
+		w, err := npyio.NewWriter(&buf, &npyio.Header{DType: a.Header.DType, Shape: []int{rows}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for _, comp := range []string{"deflate", "lz4", "none"} {
+			stem := "tiled_" + name + "_" + comp
+			in := filepath.Join(dir, stem+".npy")
+			if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, h5AllCase{name: stem, in: in, flags: map[string]string{"compression": comp}})
+		}
+	}
+	return out
+}
+
+// h5AllFull: every fixture of testdata/npy (the make check-hdf5 run, or
+// NPYFLOW_H5ALL_FULL=1); else, to stay fast, the 1-D ones of each dtype in
+// big-endian order, the records and a few shapes.
+func h5AllFull() bool {
+	return os.Getenv("NPYFLOW_H5ALL_DIR") != "" || os.Getenv("NPYFLOW_H5ALL_FULL") != ""
+}
+
+// h5AllPicked is the fast run's choice of fixtures.
+func h5AllPicked(name string) bool {
+	switch name {
+	case "f8_le_0d", "f8_le_empty", "f8_le_2d_f", "i2_le_3d_c", "U4_le_0d", "U4_le_empty", "U4_le_unicode", "M8_ms_le_0d",
+		"M8_ns_le_nat", "b1_1d", "i1_1d", "u1_1d", "S5_1d", "S5_interior_nul", "S0_1d", "U0_le_1d":
+		return true
+	}
+	return strings.HasSuffix(name, "_be_1d") || strings.HasPrefix(name, "rec_")
+}
+
+// h5AllRefusals are the fixtures refused, with a piece of the one-line
+// error: HDF5 has no zero-length strings (numpy makes S0 and U0 only in
+// hand-written headers) and no nameless compound member; a compound whose
+// datatype message exceeds 64 KiB (500 long field names) is refused.
+var h5AllRefusals = map[string]string{
+	"S0_1d":              "zero-length strings",
+	"U0_le_1d":           "zero-length strings",
+	"U0_be_1d":           "zero-length strings",
+	"rec_empty_name":     "has no name",
+	"rec_500_long_names": "header message of 94008 bytes (at most 65528)",
+}
+
+// h5AllRefused says why a fixture cannot go to HDF5: a void dtype (also
+// as a field) has no form h5py writes that reads back as it.
+func h5AllRefused(dt *npyio.DType) bool {
+	if dt.Kind == npyio.Struct {
+		for _, f := range dt.Fields {
+			if h5AllRefused(f.Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return dt.Kind == npyio.Void
+}
+
+func TestHDF5AllDTypes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	keep := os.Getenv("NPYFLOW_H5ALL_DIR")
+	h5py := map[string]h5pyRead{}
+	if keep == "" {
+		h5py = loadH5pyReads(t)
+	}
+	var cases []h5AllCase
+	for _, fx := range fixtures.NPYs(t) {
+		if strings.HasPrefix(fx.Name, "rec_4000") || fx.Name == "trailing_bytes" || !h5AllFull() && !h5AllPicked(fx.Name) {
+			continue // 4000 fields: slow; trailing bytes are refused as input
+		}
+		cases = append(cases, h5AllCase{name: fx.Name, in: fx.Path, fix: &fx})
+	}
+	cases = append(cases, h5AllTiled(t, dir)...)
+	written := 0
+	for _, c := range cases {
+		out := filepath.Join(dir, c.name+".h5")
+		if keep != "" {
+			out = filepath.Join(keep, c.name+".h5")
+		}
+		h, err := npyio.ReadFile(c.in, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		_, cerr := Convert(ctx, c.in, out, &ConvertOptions{Flags: c.flags})
+		if why, ok := h5AllRefusals[c.name]; ok {
+			if cerr == nil || !strings.Contains(cerr.Error(), why) || strings.Contains(cerr.Error(), "\n") {
+				t.Errorf("%s: want one line refusing it (%s), got %v", c.name, why, cerr)
+			} else if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s: refused but %s exists", c.name, out)
+			}
+			continue
+		}
+		if h5AllRefused(h.Header.DType) {
+			if cerr == nil || strings.Contains(cerr.Error(), "\n") {
+				t.Errorf("%s: %s converted, want one line refusing the void type: %v", c.name, h.Header.DType, cerr)
+			} else if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s: refused but %s exists", c.name, out)
+			}
+			continue
+		}
+		if cerr != nil {
+			t.Errorf("%s: %v", c.name, cerr)
+			continue
+		}
+		written++
+		if keep != "" {
+			// the source next to the output, for check_h5all.py
+			b, err := os.ReadFile(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(keep, c.name+".npy"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := readH5Native(out, "/"+c.name)
+		if err != nil {
+			t.Errorf("%s: npyflow reads back: %v", c.name, err)
+			continue
+		}
+		checkH5AllValues(t, c, h, got, h5py, keep != "")
+	}
+	if want := 60; h5AllFull() && written < 300 || written < want {
+		t.Errorf("only %d files written", written)
+	}
+}
+
+// readH5Native reads a dataset with package hdf5 as native-order bytes.
+func readH5Native(path, name string) (*npyio.Array, error) {
+	f, err := hdf5.OpenFile(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	o, err := f.OpenPath(name)
+	if err != nil {
+		return nil, err
+	}
+	ds := o.(*hdf5.Dataset)
+	dt, err := ds.DType()
+	if err != nil {
+		return nil, err
+	}
+	shape, err := ds.NumpyShape()
+	if err != nil {
+		return nil, err
+	}
+	data, err := ds.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	hb, err := npyio.EncodeHeader(&npyio.Header{DType: dt, Shape: shape})
+	if err != nil {
+		return nil, err
+	}
+	return npyio.ReadArray(io.MultiReader(bytes.NewReader(hb), bytes.NewReader(data)), nil)
+}
+
+// checkH5AllValues compares npyflow's reading of c's output (got) with
+// the input (in, native), numpy's values of a fixture and h5py's reading.
+func checkH5AllValues(t *testing.T, c h5AllCase, in, got *npyio.Array, h5py map[string]h5pyRead, generating bool) {
+	t.Helper()
+	if npyio.FormatShape(got.Header.Shape) != npyio.FormatShape(in.Header.Shape) {
+		t.Errorf("%s: shape %v, want %v", c.name, got.Header.Shape, in.Header.Shape)
+		return
+	}
+	// npyflow reads back the kind it wrote (U as U, M8 as M8), in native
+	// order; strings may be narrower (the longest value's width).
+	if want := in.DType; !sameKinds(got.DType, want, true) {
+		t.Errorf("%s: read back as %s, want %s", c.name, got.DType, want)
+		return
+	}
+	n := int(got.Header.Count())
+	if c.fix != nil && sameKinds(got.DType, in.DType, false) {
+		if len(c.fix.Values) != n {
+			t.Fatalf("%s: %d values for %d elements", c.name, len(c.fix.Values), n)
+		}
+		for i := 0; i < n; i++ {
+			el := got.Data[i*got.DType.Size : (i+1)*got.DType.Size]
+			if err := fixtures.CheckElement(got.DType, el, c.fix.Values[i]); err != nil {
+				t.Errorf("%s: element %d: %v (numpy's value)", c.name, i, err)
+				return
+			}
+		}
+	} else if got.DType.Equal(in.DType) && !bytes.Equal(got.Data, in.Data) {
+		t.Errorf("%s: values differ from the input's", c.name)
+	}
+	if generating {
+		return
+	}
+	hp, ok := h5py[c.name]
+	if !ok {
+		t.Errorf("%s: not in testdata/h5all/h5py.json (regenerate it)", c.name)
+		return
+	}
+	if npyio.FormatShape(hp.Shape) != npyio.FormatShape(got.Header.Shape) {
+		t.Errorf("%s: h5py read shape %v, npyflow %v", c.name, hp.Shape, got.Header.Shape)
+	}
+	hdt, err := npyio.ParseDescr(hp.Descr)
+	if err != nil {
+		t.Errorf("%s: h5py's descr %s: %v", c.name, hp.Descr, err)
+		return
+	}
+	if !sameKinds(hdt.Native(), got.DType, false) {
+		t.Errorf("%s: h5py read %s, npyflow %s", c.name, hdt, got.DType)
+	}
+	if hp.Values != nil {
+		if len(hp.Values) != n {
+			t.Errorf("%s: h5py read %d values, npyflow %d", c.name, len(hp.Values), n)
+			return
+		}
+		for i := 0; i < n; i++ {
+			el := got.Data[i*got.DType.Size : (i+1)*got.DType.Size]
+			if err := fixtures.CheckElement(got.DType, el, hp.Values[i]); err != nil {
+				t.Errorf("%s: element %d: %v (h5py's value)", c.name, i, err)
+				return
+			}
+		}
+		return
+	}
+	if hp.SHA256 == "" {
+		t.Errorf("%s: h5py.json has neither values nor a hash", c.name)
+		return
+	}
+	sum := sha256.Sum256(got.Data)
+	if hex.EncodeToString(sum[:]) != hp.SHA256 {
+		t.Errorf("%s: npyflow's values differ from h5py's (sha256)", c.name)
+	}
+}
+
+// sameKinds reports whether two dtypes have the same structure, kinds,
+// byte orders and numeric sizes, strings of any width. With fieldUTF8, a
+// U field of a struct may be S in a (fixed-length UTF-8 members of a
+// compound read as bytes, as h5py reads them).
+func sameKinds(a, b *npyio.DType, fieldUTF8 bool) bool {
+	if fieldUTF8 && a.Kind == npyio.Bytes && b.Kind == npyio.Unicode {
+		return true
+	}
+	if a.Kind != b.Kind || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	switch a.Kind {
+	case npyio.Bytes, npyio.Unicode:
+		return true
+	case npyio.Struct:
+		for i := range a.Fields {
+			fa, fb := &a.Fields[i], &b.Fields[i]
+			if fa.Name != fb.Name || npyio.FormatShape(fa.Shape) != npyio.FormatShape(fb.Shape) || !sameKinds(fa.Type, fb.Type, fieldUTF8) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Equal(b)
+}
