@@ -1,6 +1,7 @@
 package hdf5
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -286,6 +287,11 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 				s, err := appendUTF8(nil, src[op.in:op.in+4*op.chars], op.chars, op.big, op.name)
 				if err != nil {
 					return nil, err
+				}
+				if bytes.IndexByte(s, 0) >= 0 {
+					// HDF5's variable-length strings end at a NUL (h5py
+					// refuses such values too): the rest would be lost.
+					return nil, fmt.Errorf("value %d holds a NUL character, which variable-length strings cannot hold (fixed-length strings can)", e)
 				}
 				c.objs = append(c.objs, s)
 				c.at = append(c.at, e*c.outSize+op.out)

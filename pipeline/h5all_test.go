@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +41,7 @@ type h5pyRead struct {
 	Values  []json.RawMessage `json:"values"`  // small arrays
 	SHA256  string            `json:"sha256"`  // else: of the little-endian C-order bytes
 	Opaque  string            `json:"opaque"`  // an opaque type's tag
-	Units   string            `json:"units"`   // the units attribute
+	Units   map[string]string `json:"units"`   // the units attributes
 	Refused string            `json:"refused"` // npyflow's error (the file was not written)
 }
 
@@ -129,11 +132,137 @@ func h5AllPicked(name string) bool {
 // hand-written headers) and no nameless compound member; a compound whose
 // datatype message exceeds 64 KiB (500 long field names) is refused.
 var h5AllRefusals = map[string]string{
-	"S0_1d":              "zero-length strings",
-	"U0_le_1d":           "zero-length strings",
-	"U0_be_1d":           "zero-length strings",
-	"rec_empty_name":     "has no name",
-	"rec_500_long_names": "header message of 94008 bytes (at most 65528)",
+	"S0_1d":                  "zero-length strings",
+	"U0_le_1d":               "zero-length strings",
+	"U0_be_1d":               "zero-length strings",
+	"rec_empty_name":         "has no name",
+	"rec_500_long_names":     "header message of 94008 bytes (at most 65528)",
+	"int64_M8_M_le_1d":       "M8[M], whose unit has no fixed length",
+	"vlen_U4_le_1d":          "value 2 holds a NUL character, which variable-length strings cannot hold",
+	"int64_M8_generic_le_1d": "M8, whose unit has no fixed length",
+}
+
+// h5AllOptions are conversions with the options strings vlen and times
+// int64: fixtures copied under a new stem, and a record of times and text
+// written here.
+func h5AllOptions(t *testing.T, dir string) []h5AllCase {
+	t.Helper()
+	var out []h5AllCase
+	add := func(stem, src string, flags map[string]string) {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := filepath.Join(dir, stem+".npy")
+		if err := os.WriteFile(in, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var fx *fixtures.NPY
+		if name := strings.TrimSuffix(filepath.Base(src), ".npy"); strings.HasPrefix(src, fixtures.Root()) {
+			f := fixtures.NPYByName(t, name)
+			fx = &f
+		}
+		out = append(out, h5AllCase{name: stem, in: in, flags: flags, fix: fx})
+	}
+	vlen := map[string]string{"strings": "vlen"}
+	i64 := map[string]string{"times": "int64"}
+	for _, n := range []string{"U4_le_1d", "U4_le_0d", "U4_le_empty"} {
+		add("vlen_"+n, filepath.Join(fixtures.Root(), "npy", n+".npy"), vlen)
+	}
+	// Text without NULs (variable-length strings hold none), 2-D, big-endian.
+	text := []string{"", "é", "日本", "😀x", "abc", "\U0010ffff", "t\tb", "a c"}
+	u3, err := npyio.ParseTypeStr(">U3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ub := make([]byte, 12*len(text))
+	for i, s := range text {
+		for k, r := range []rune(s) {
+			binary.NativeEndian.PutUint32(ub[12*i+4*k:], uint32(r))
+		}
+	}
+	var tb bytes.Buffer
+	tw, err := npyio.NewWriter(&tb, &npyio.Header{DType: u3, Shape: []int{2, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(ub); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	textIn := filepath.Join(dir, "text_src.npy")
+	if err := os.WriteFile(textIn, tb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	add("vlen_text_be_2d", textIn, vlen)
+	add("fixed_text_be_2d", textIn, nil)
+	for _, n := range []string{"M8_ms_be_1d", "M8_ns_le_2d_f", "M8_D_le_1d", "M8_10ms_le_1d", "m8_us_be_1d", "m8_D_le_0d", "M8_M_le_1d", "M8_generic_le_1d"} {
+		add("int64_"+n, filepath.Join(fixtures.Root(), "npy", n+".npy"), i64)
+	}
+	// A record of times and text, both options.
+	dt, err := npyio.ParseDescr("[('t', '>M8[s]'), ('d', '<m8[ms]'), ('x', '<f4'), ('u', '>U3'), ('s', '|S2')]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "rec_src.npy")
+	var buf bytes.Buffer
+	w, err := npyio.NewWriter(&buf, &npyio.Header{DType: dt, Shape: []int{3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := make([]byte, dt.Size)
+	for i := range 3 {
+		clear(row)
+		binary.NativeEndian.PutUint64(row[0:], uint64(int64(i*86400-1)))
+		binary.NativeEndian.PutUint64(row[8:], uint64(int64(-i*1500)))
+		binary.NativeEndian.PutUint32(row[16:], math.Float32bits(float32(i)+0.5))
+		for k, r := range []rune{'é', '日', rune('a' + i)}[:3-i] {
+			binary.NativeEndian.PutUint32(row[20+4*k:], uint32(r))
+		}
+		copy(row[32:], []byte{'s', byte('0' + i)})
+		if _, err := w.Write(row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rec, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	add("int64_vlen_rec", rec, map[string]string{"times": "int64", "strings": "vlen"})
+	add("opaque_rec", rec, nil)
+	return out
+}
+
+// h5AllUnits are the units attributes the times int64 cases must have.
+var h5AllUnits = map[string]map[string]string{
+	"int64_M8_ms_be_1d":   {"units": "ms since 1970-01-01"},
+	"int64_M8_ns_le_2d_f": {"units": "ns since 1970-01-01"},
+	"int64_M8_D_le_1d":    {"units": "days since 1970-01-01"},
+	"int64_M8_10ms_le_1d": {"units": "10 ms since 1970-01-01"},
+	"int64_m8_us_be_1d":   {"units": "us"},
+	"int64_m8_D_le_0d":    {"units": "days"},
+	"int64_vlen_rec":      {"t.units": "s since 1970-01-01", "d.units": "ms"},
+}
+
+// h5AllInt64Times is dt with its times as int64, as times: int64 writes
+// them.
+func h5AllInt64Times(dt *npyio.DType) *npyio.DType {
+	switch dt.Kind {
+	case npyio.Datetime, npyio.Timedelta:
+		return &npyio.DType{Kind: npyio.Int, Order: dt.Order, Size: 8}
+	case npyio.Struct:
+		c := *dt
+		c.Fields = append([]npyio.Field(nil), dt.Fields...)
+		for i := range c.Fields {
+			c.Fields[i].Type = h5AllInt64Times(c.Fields[i].Type)
+		}
+		return &c
+	}
+	return dt
 }
 
 // h5AllRefused says why a fixture cannot go to HDF5: a void dtype (also
@@ -166,6 +295,7 @@ func TestHDF5AllDTypes(t *testing.T) {
 		cases = append(cases, h5AllCase{name: fx.Name, in: fx.Path, fix: &fx})
 	}
 	cases = append(cases, h5AllTiled(t, dir)...)
+	cases = append(cases, h5AllOptions(t, dir)...)
 	written := 0
 	for _, c := range cases {
 		out := filepath.Join(dir, c.name+".h5")
@@ -213,10 +343,41 @@ func TestHDF5AllDTypes(t *testing.T) {
 			t.Errorf("%s: npyflow reads back: %v", c.name, err)
 			continue
 		}
+		if c.flags["times"] == "int64" {
+			h.DType = h5AllInt64Times(h.DType)
+			checkH5Units(t, out, c.name)
+		}
 		checkH5AllValues(t, c, h, got, h5py, keep != "")
 	}
 	if want := 60; h5AllFull() && written < 300 || written < want {
 		t.Errorf("only %d files written", written)
+	}
+}
+
+// checkH5Units checks the units attributes of a times int64 case.
+func checkH5Units(t *testing.T, path, name string) {
+	t.Helper()
+	f, err := hdf5.OpenFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := f.OpenPath("/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attr, want := range h5AllUnits[name] {
+		a, err := o.Attr(attr)
+		if err != nil {
+			t.Errorf("%s: attribute %s: %v", name, attr, err)
+			continue
+		}
+		if got, err := a.String(); err != nil || got != want {
+			t.Errorf("%s: %s = %q (%v), want %q", name, attr, got, err, want)
+		}
+	}
+	if len(h5AllUnits[name]) == 0 {
+		t.Errorf("%s: no units expected: add them to h5AllUnits", name)
 	}
 }
 
@@ -287,6 +448,9 @@ func checkH5AllValues(t *testing.T, c h5AllCase, in, got *npyio.Array, h5py map[
 	if !ok {
 		t.Errorf("%s: not in testdata/h5all/h5py.json (regenerate it)", c.name)
 		return
+	}
+	if fmt.Sprint(hp.Units) != fmt.Sprint(h5AllUnits[c.name]) && (len(hp.Units) > 0 || len(h5AllUnits[c.name]) > 0) {
+		t.Errorf("%s: h5py read units %v, want %v", c.name, hp.Units, h5AllUnits[c.name])
 	}
 	if npyio.FormatShape(hp.Shape) != npyio.FormatShape(got.Header.Shape) {
 		t.Errorf("%s: h5py read shape %v, npyflow %v", c.name, hp.Shape, got.Header.Shape)
