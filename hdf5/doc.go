@@ -49,11 +49,16 @@
 // offsets (fields in offset order, as numpy's descr needs: HDF5 may store
 // members out of offset order, and h5py keeps that order), enum to its
 // base integer (h5py's FALSE/TRUE enum to bool),
-// bitfield to an unsigned integer, fixed-length strings to S<n>,
-// variable-length strings to S<n> (ASCII) or U<n> (UTF-8) with n found by
-// reading every value once. Object references, opaque, time,
-// variable-length sequences and region references have no faithful numpy
-// type and are refused with an error naming the dataset; read references
+// bitfield to an unsigned integer, fixed-length ASCII strings to S<n>,
+// variable-length strings to S<n> (ASCII) or U<n> (UTF-8), and
+// fixed-length UTF-8 strings to U<n> (the numpy U they are written from),
+// with n found by reading every value once (a UTF-8 member of a compound
+// stays S<n>, its bytes, as h5py reads it); an opaque type tagged
+// "NUMPY:<dtype>" (h5py.opaque_dtype, how h5py stores datetime64 and
+// timedelta64) to that dtype, also inside compounds. Object references,
+// other opaque types, time, variable-length sequences and region
+// references have no faithful numpy type and are refused with an error
+// naming the dataset; read references
 // with [Dataset.ReadReferences], strings with [Dataset.ReadStrings] and
 // sequences with [Dataset.ReadVarLen].
 //
@@ -174,11 +179,22 @@
 // uint8); integers of 1, 2, 4, 8 bytes; floats f2, f4, f8; complex as h5py's
 // compound {r, i} (pass a struct dtype with fields real and imag for
 // MATLAB's form); S<n> as fixed-length NULLPAD ASCII strings, as h5py;
-// structured dtypes as compounds (subarray fields as array members);
-// object references ([GroupWriter.CreateRefDataset], [RefsAttr]; an
-// [ObjRef] holds the same address as the reader's [Reference]). Unicode,
-// datetime, void and object dtypes are refused with an error naming the
-// dataset, as h5py refuses them. Attributes: [StringAttr] (MATLAB_class),
+// U<n> (numpy's UCS-4, either byte order) converted to UTF-8 strings:
+// fixed-length NULLPAD with the UTF-8 character set
+// (h5py.string_dtype('utf-8', n)), n from DatasetOptions.UnicodeBytes
+// (measured with [UnicodeSizer]), or variable-length
+// (DatasetOptions.Strings [StringsVlen], h5py.string_dtype(); their bytes
+// go to global heap collections written with each Write; a value holding
+// NUL is refused, as h5py refuses it); a code point UTF-8 cannot encode (a
+// surrogate) is an error; datetime64 and timedelta64 as h5py's opaque
+// type tagged "NUMPY:" plus the dtype's str ([NumpyOpaqueTag]), the bytes
+// unchanged; structured dtypes as compounds (subarray fields as array
+// members; U fields as fixed-length UTF-8, the offsets after them moved
+// by the width change); object references
+// ([GroupWriter.CreateRefDataset], [RefsAttr]; an [ObjRef] holds the same
+// address as the reader's [Reference]). Void, object and zero-length (S0,
+// U0) dtypes are refused with an error naming the dataset, as h5py
+// refuses them. Attributes: [StringAttr] (MATLAB_class),
 // [NumAttr], [NumsAttr], [ArrayAttr] (any dtype above, any shape),
 // [VlenAttr] and [FieldNamesAttr] (MATLAB_fields), [VlenStringsAttr]
 // (h5py's str lists), [RefsAttr]; each must fit in an object header
