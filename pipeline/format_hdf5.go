@@ -463,7 +463,7 @@ type hdf5Spool struct {
 
 func (s *hdf5Spool) Write(rows []byte) error {
 	if err := s.sizer.Add(rows); err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
+		return err // the caller names the dataset
 	}
 	if s.f == nil {
 		var err error

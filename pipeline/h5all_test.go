@@ -527,3 +527,39 @@ func sameKinds(a, b *npyio.DType, fieldUTF8 bool) bool {
 	}
 	return a.Equal(b)
 }
+
+// TestHDF5SinkStringsTimesErrors: bad values of the strings and times
+// options, and a U value UTF-8 cannot encode, are one-line errors that
+// leave no output and no scratch file behind.
+func TestHDF5SinkStringsTimesErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	u1, err := npyio.ParseTypeStr("<U1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "surrogate.npy")
+	writeNPYFile(t, bad, u1.String()[1:len(u1.String())-1], []int{2}, npyio.AsBytes([]uint32{'a', 0xDC00}))
+	in := filepath.Join(fixtures.Root(), "npy", "U4_le_1d.npy")
+	for _, c := range []struct {
+		in    string
+		flags map[string]string
+		want  string
+	}{
+		{in, map[string]string{"strings": "utf16"}, "utf16"},
+		{in, map[string]string{"times": "float"}, "float"},
+		{bad, nil, "U+DC00, which UTF-8 cannot encode"},
+		{bad, map[string]string{"strings": "vlen"}, "U+DC00, which UTF-8 cannot encode"},
+	} {
+		out := filepath.Join(dir, "out.h5")
+		_, err := Convert(ctx, c.in, out, &ConvertOptions{Flags: c.flags})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want one line with %q", c.flags, err, c.want)
+		}
+		left, _ := filepath.Glob(filepath.Join(dir, "*.h5"))
+		scratch, _ := filepath.Glob(filepath.Join(dir, ".npyflow-*"))
+		if len(left)+len(scratch) > 0 {
+			t.Errorf("%v: left %v %v", c.flags, left, scratch)
+		}
+	}
+}
