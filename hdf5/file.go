@@ -53,6 +53,7 @@ type File struct {
 	mu      sync.Mutex
 	headers map[uint64]*objectHeader
 	gheaps  map[uint64][]byte
+	gobjs   map[uint64][][]byte // objects of the cached collections, by index
 
 	headerBytes, gheapBytes int64
 	paths                   map[uint64]string // object address -> path, for Deref

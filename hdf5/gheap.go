@@ -30,7 +30,7 @@ func (f *File) globalHeap(addr uint64) ([]byte, error) {
 	}
 	f.mu.Lock()
 	if len(f.gheaps) > 256 || f.gheapBytes+int64(len(b)) > maxCacheBytes {
-		f.gheaps, f.gheapBytes = map[uint64][]byte{}, 0
+		f.gheaps, f.gheapBytes, f.gobjs = map[uint64][]byte{}, 0, nil
 	}
 	f.gheaps[addr] = b
 	f.gheapBytes += int64(len(b))
@@ -38,8 +38,63 @@ func (f *File) globalHeap(addr uint64) ([]byte, error) {
 	return b, nil
 }
 
-// globalObject returns object idx of the collection at addr.
+// globalObject returns object idx of the collection at addr. The
+// collection's objects are indexed once (a dataset of variable-length
+// strings asks for each of its objects in turn).
 func (f *File) globalObject(addr uint64, idx uint32) ([]byte, error) {
+	f.mu.Lock()
+	objs, ok := f.gobjs[addr]
+	f.mu.Unlock()
+	if ok {
+		if int(idx) < len(objs) && objs[idx] != nil {
+			return objs[idx], nil
+		}
+		return f.scanGlobalObject(addr, idx)
+	}
+	b, err := f.globalHeap(addr)
+	if err != nil {
+		return nil, err
+	}
+	objs = indexGlobalHeap(b)
+	f.mu.Lock()
+	if f.gobjs == nil {
+		f.gobjs = map[uint64][][]byte{}
+	}
+	f.gobjs[addr] = objs
+	f.mu.Unlock()
+	if int(idx) < len(objs) && objs[idx] != nil {
+		return objs[idx], nil
+	}
+	return f.scanGlobalObject(addr, idx)
+}
+
+// indexGlobalHeap lists the well-formed objects of a collection by index
+// (the first of an index; nil where none), up to the first malformed one.
+func indexGlobalHeap(b []byte) [][]byte {
+	var objs [][]byte
+	d := &dec{b: b, pos: 16}
+	for d.rest() >= 16 {
+		i := int(d.u16())
+		d.skip(6)
+		size := d.u64()
+		if i == 0 || size > uint64(d.rest()) {
+			break
+		}
+		data := d.bytes(int(size))
+		for len(objs) <= i {
+			objs = append(objs, nil)
+		}
+		if objs[i] == nil {
+			objs[i] = data[:len(data):len(data)]
+		}
+		d.align(8)
+	}
+	return objs
+}
+
+// scanGlobalObject finds object idx of the collection at addr by walking
+// it, for the errors of an object the index does not have.
+func (f *File) scanGlobalObject(addr uint64, idx uint32) ([]byte, error) {
 	b, err := f.globalHeap(addr)
 	if err != nil {
 		return nil, err

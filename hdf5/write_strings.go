@@ -63,8 +63,10 @@ type wStrConv struct {
 	vlen            bool // the element is one variable-length string
 	buf             []byte
 	scratch         []byte
+	arena           []byte   // vlen: the batch's strings, one after another
+	ends            []int    // vlen: where each ends in arena
 	objs            [][]byte // vlen: the batch's strings
-	at              []int    // vlen: their element indexes
+	at              []int    // vlen: their byte offsets in the batch
 }
 
 // wStrPlanner builds a wStrConv.
@@ -274,7 +276,7 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 	}
 	out := c.buf[:need]
 	clear(out)
-	c.objs, c.at = c.objs[:0], c.at[:0]
+	c.arena, c.ends, c.objs, c.at = c.arena[:0], c.ends[:0], c.objs[:0], c.at[:0]
 	for e := 0; e < n; e++ {
 		src := rows[e*c.inSize : (e+1)*c.inSize]
 		dst := out[e*c.outSize : (e+1)*c.outSize]
@@ -284,16 +286,18 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 			case op.chars == 0:
 				copy(dst[op.out:op.out+op.n], src[op.in:op.in+op.n])
 			case c.vlen:
-				s, err := appendUTF8(nil, src[op.in:op.in+4*op.chars], op.chars, op.big, op.name)
+				start := len(c.arena)
+				var err error
+				c.arena, err = appendUTF8(c.arena, src[op.in:op.in+4*op.chars], op.chars, op.big, op.name)
 				if err != nil {
 					return nil, err
 				}
-				if bytes.IndexByte(s, 0) >= 0 {
+				if bytes.IndexByte(c.arena[start:], 0) >= 0 {
 					// HDF5's variable-length strings end at a NUL (h5py
 					// refuses such values too): the rest would be lost.
 					return nil, fmt.Errorf("value %d holds a NUL character, which variable-length strings cannot hold (fixed-length strings can)", e)
 				}
-				c.objs = append(c.objs, s)
+				c.ends = append(c.ends, len(c.arena))
 				c.at = append(c.at, e*c.outSize+op.out)
 			default:
 				var err error
@@ -309,6 +313,11 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 		}
 	}
 	if c.vlen {
+		start := 0
+		for _, end := range c.ends {
+			c.objs = append(c.objs, c.arena[start:end])
+			start = end
+		}
 		if err := w.writeHeapObjects(c.objs, func(i int, ref [16]byte) { copy(out[c.at[i]:], ref[:]) }); err != nil {
 			return nil, err
 		}

@@ -207,6 +207,22 @@ func h5AllOptions(t *testing.T, dir string) []h5AllCase {
 	}
 	add("vlen_text_be_2d", textIn, vlen)
 	add("fixed_text_be_2d", textIn, nil)
+	// 70000 strings, over the 65535 objects of a global heap collection and
+	// over several batches; chunked and compressed.
+	big := make([]uint32, 70000*6)
+	for i := range 70000 {
+		for k := range i % 7 {
+			big[6*i+k] = uint32([]rune("aé日😀bc")[(i+k)%6])
+		}
+	}
+	u6, err := npyio.ParseTypeStr("<U6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigIn := filepath.Join(dir, "bigtext_src.npy")
+	writeNPYFile(t, bigIn, u6.String()[1:len(u6.String())-1], []int{70000}, npyio.AsBytes(big))
+	add("vlen_bigtext", bigIn, vlen)
+	add("fixed_bigtext", bigIn, nil)
 	for _, n := range []string{"M8_ms_be_1d", "M8_ns_le_2d_f", "M8_D_le_1d", "M8_10ms_le_1d", "m8_us_be_1d", "m8_D_le_0d", "M8_M_le_1d", "M8_generic_le_1d"} {
 		add("int64_"+n, filepath.Join(fixtures.Root(), "npy", n+".npy"), i64)
 	}
