@@ -46,7 +46,12 @@ masking, no scale_factor/add_offset), dimension-only datasets left out; a
 netCDF-3 file is refused as such. --dimension time reads the 1-D variables
 along one dimension as one table, like xarray's to_dataframe() with the
 index reset (coordinate variable first; sub/time for a subgroup's).
-To .h5, --compression deflate (default), lz4, zstd or none.
+To .h5, --compression deflate (default), lz4, zstd or none. Types as h5py
+writes them: numbers in native byte order (big-endian input converted),
+S fixed ASCII, U fixed-length UTF-8 as wide as the longest value (--strings
+vlen: variable-length UTF-8), datetime64/timedelta64 as h5py's opaque type
+tagged NUMPY:<dtype> (--times int64: int64 with a units attribute like
+"ms since 1970-01-01"); npyflow and h5py read them back as these types.
 Parquet INT96 timestamps (Spark, Impala, Hive) are read as datetime64[ns]
 if every value fits, otherwise datetime64[us] (Spark's own precision), then
 datetime64[ms], but only if no value has digits finer than the chosen unit;
