@@ -73,3 +73,5 @@ func TestZFPBad(t *testing.T) {
 		})
 	}
 }
+
+func FuzzZFP(f *testing.F) { fuzzCodec(f, 32013) }

@@ -21,6 +21,9 @@ and, through H5Z-ZFP's set_local, the zfp header into the cd_values.
               zlib-compressed then base64), in gen_filters_b.py's format.
   zfp_bad.h5  chunks and headers a reader must refuse cleanly (written
               with write_direct_chunk and the low-level API).
+  ../../internal/zfp/testdata/chunks.json
+              one stored chunk per mode and type with its cd_values and
+              h5py's reading of its values, for the decoder's own tests.
 """
 import base64
 import json
@@ -178,12 +181,35 @@ def write_bad(path):
         d.write_direct_chunk((0, 0), good["precision/float64_2d"][0], 0)
 
 
+def write_chunks(path, out):
+    """The first chunk of one dataset per mode and type (dimensions 1 to 4
+    in turn), for internal/zfp's own tests: the filter's cd_values, the
+    stored chunk and h5py's reading of the chunk's values."""
+    chunks = []
+    with h5py.File(path, "r") as f:
+        d = 0
+        for mode in ("rate", "precision", "accuracy", "reversible", "expert"):
+            for dt in TYPES:
+                dims = (2, 4)[d % 2] if mode == "expert" else d % 4 + 1
+                d += 1
+                name = "%s/%s_%dd" % (mode, {"f": "float", "i": "int"}[dt.kind] + str(8 * dt.itemsize), dims)
+                ds = f[name]
+                cd = ds.id.get_create_plist().get_filter(0)[2]
+                _, raw = ds.id.read_direct_chunk((0,) * ds.ndim)
+                vals = ds[tuple(slice(0, c) for c in ds.chunks)]
+                chunks.append({"dataset": name, "cd": [int(c) for c in cd], "shape": list(ds.chunks),
+                               "chunk": b64(raw), "values": b64(np.ascontiguousarray(vals).tobytes())})
+    with open(out, "w") as fh:
+        json.dump(chunks, fh, indent=1)
+
+
 def main():
     path = os.path.join(HERE, "zfp.h5")
     write(path)
     with open(os.path.join(HERE, "zfp.json"), "w") as out:
         json.dump(describe(path), out, indent=1, sort_keys=True)
     write_bad(os.path.join(HERE, "zfp_bad.h5"))
+    write_chunks(path, os.path.join(HERE, "..", "..", "internal", "zfp", "testdata", "chunks.json"))
 
 
 if __name__ == "__main__":
