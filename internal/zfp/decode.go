@@ -181,10 +181,8 @@ func intBlock[T integer](d *decoder, minbits, maxbits, maxprec uint32, ib []T) {
 	order(d, ub, ib)
 	for axis := d.dims - 1; axis >= 0; axis-- {
 		s := 1 << (2 * axis)
-		for base := range ib {
-			if base/s%4 == 0 {
-				invLift(ib, base, s)
-			}
+		for _, base := range lineStarts[d.dims-1][axis] {
+			invLift(ib, int(base), s)
 		}
 	}
 }
@@ -205,13 +203,28 @@ func revIntBlock[T integer](d *decoder, minbits, maxbits uint32, ib []T) {
 	order(d, ub, ib)
 	for axis := d.dims - 1; axis >= 0; axis-- {
 		s := 1 << (2 * axis)
-		for base := range ib {
-			if base/s%4 == 0 {
-				revInvLift(ib, base, s)
-			}
+		for _, base := range lineStarts[d.dims-1][axis] {
+			revInvLift(ib, int(base), s)
 		}
 	}
 }
+
+// lineStarts[d-1][a] are the indices in a d-dimensional block where a line
+// of 4 values along axis a starts (the index's digit a, base 4, is 0).
+// The transform is undone axis by axis, the last first, as zfp does.
+var lineStarts = func() (t [4][4][]uint8) {
+	for d := 1; d <= 4; d++ {
+		for a := range d {
+			s := 1 << (2 * a)
+			for i := range 1 << (2 * d) {
+				if i/s%4 == 0 {
+					t[d-1][a] = append(t[d-1][a], uint8(i))
+				}
+			}
+		}
+	}
+	return t
+}()
 
 // order undoes the coefficient order and the negabinary mapping: coded
 // coefficient i is the block's value perm[i].

@@ -196,3 +196,29 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode decodes every fixture chunk (b.SetBytes: the decoded
+// size of all of them).
+func BenchmarkDecode(b *testing.B) {
+	chunks := loadChunks(b)
+	hs := make([]*Header, len(chunks))
+	outs := make([][]byte, len(chunks))
+	var n int64
+	for i, c := range chunks {
+		h, err := ParseH5Z(c.CD)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hs[i], outs[i] = h, make([]byte, len(c.Values))
+		n += int64(len(c.Values))
+	}
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, c := range chunks {
+			if err := hs[i].Decode(c.Chunk, outs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
