@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/npyflow/npyflow/pipeline/inspect"
 )
 
 // TestMATZoneLostWarned: a datetime with a time zone (MATLAB-written
@@ -31,6 +35,56 @@ func TestMATZoneLostWarned(t *testing.T) {
 	for _, c := range []struct{ variable, out string }{{"dt_basic", "basic.npz"}, {"dt_tz", "tz.parquet"}, {"dt_tz", "tz.arrow"}} {
 		if warns := zoned(matConvert(t, "test_time_v73.mat", c.variable, filepath.Join(dir, c.out), nil)); len(warns) != 0 {
 			t.Errorf("%s %s: warnings %q", c.variable, c.out, warns)
+		}
+	}
+}
+
+// TestMATTableLeftOutWarned: a MATLAB table variable without a column
+// form (a cell of objects, a cell of mixed types: MATLAB-written
+// test_tables_v7.mat) is left out with a warning naming the table and
+// the variable, whatever the output, and inspect lists it as left out.
+func TestMATTableLeftOutWarned(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ table, variable, class, reason string }{
+		{"table_with_objects", "Var2", "cell", "a cell of object values has no numpy form (an object of class TestClasses.BasicClass"},
+		{"table_from_cell", "Var1", "cell", "a cell of mixed types (double and char) has no numpy form"},
+	}
+	for _, c := range cases {
+		for _, out := range []string{"t.npz", "t.arrow"} {
+			if c.table == "table_from_cell" && out == "t.arrow" {
+				continue // no column is left: nothing to write to Arrow
+			}
+			warns := matConvert(t, "test_tables_v7.mat", c.table, filepath.Join(dir, out), nil)
+			want := c.table + "." + c.variable + ": skipped " + c.class + " (variable " + c.variable + " left out of table " + c.table + ": " + c.reason
+			if len(warns) != 1 || !strings.Contains(warns[0], want) {
+				t.Errorf("%s -> %s: warnings %q, want one with %q", c.table, out, warns, want)
+			}
+		}
+	}
+	info, err := Inspect(context.Background(), filepath.Join(matObjects, "test_tables_v7.mat"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	mi := info.(*inspect.MATInfo)
+	mi.WriteText(&text)
+	for _, c := range cases {
+		i := slices.IndexFunc(mi.Variables, func(v inspect.MATVar) bool { return v.Name == c.table })
+		if i < 0 || mi.Variables[i].Table == nil {
+			t.Fatalf("%s: not a table in %+v", c.table, mi.Variables)
+		}
+		lo := mi.Variables[i].Table.LeftOut
+		if len(lo) != 1 || lo[0].Name != c.variable || lo[0].Class != c.class || !strings.HasPrefix(lo[0].Reason, c.reason) {
+			t.Errorf("%s: left out %+v, want %s (%s): %s", c.table, lo, c.variable, c.class, c.reason)
+		}
+		if !strings.Contains(text.String(), "left out: "+c.reason) {
+			t.Errorf("inspect text lacks %s's left-out %s:\n%s", c.table, c.variable, text.String())
+		}
+	}
+	// Tables whose every variable has a column form list none.
+	for _, v := range mi.Variables {
+		if v.Table != nil && len(v.Table.LeftOut) > 0 && v.Name != "table_with_objects" && v.Name != "table_from_cell" {
+			t.Errorf("%s: left out %+v", v.Name, v.Table.LeftOut)
 		}
 	}
 }
