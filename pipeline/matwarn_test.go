@@ -88,3 +88,31 @@ func TestMATTableLeftOutWarned(t *testing.T) {
 		}
 	}
 }
+
+// TestMATInspectOtherTypeSystems: inspect shows MATLAB's size (1x1) of a
+// Java and a COM object in a v7.3 file (gen_type_systems_v73.py), not a
+// blank and an error, and a conversion skips both with a warning naming
+// them.
+func TestMATInspectOtherTypeSystems(t *testing.T) {
+	info, err := Inspect(context.Background(), filepath.Join(matObjects, "type_systems_v73_synth.mat"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	info.(*inspect.MATInfo).WriteText(&text)
+	for _, want := range []string{"javatype         1x1      java.lang.String, bytes ?\n", "handletype       1x1      COM.Excel_Application, bytes ?\n"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("inspect lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Contains(text.String(), "cannot be read") {
+		t.Errorf("inspect:\n%s", text.String())
+	}
+	warns := matConvert(t, "type_systems_v73_synth.mat", "", filepath.Join(t.TempDir(), "o.npz"), nil)
+	joined := strings.Join(warns, "\n")
+	for _, want := range []string{"javatype: skipped java.lang.String (a MATLAB object has no numpy form)", "handletype: skipped COM.Excel_Application (a MATLAB object has no numpy form)"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("warnings %q lack %q", warns, want)
+		}
+	}
+}
