@@ -81,10 +81,11 @@
 //
 // [Dataset.FilterPipeline] describes a dataset's filters by registered
 // name and parameters (a [FilterInfo]: "deflate(level=4)",
-// "zfp(...) [lossy, optional, not decodable]"); [RegisteredFilterName]
-// names any id of the HDF Group's list of registered filters. A dataset
-// that needs a filter without a decoder here (a lossy one such as zfp
-// 32013 or sz 32017, or an unregistered id) is refused before any data is
+// "sz(...) [lossy, optional, not decodable]"); [RegisteredFilterName]
+// names any id of the HDF Group's list of registered filters. zfp (32013,
+// lossy) is decoded as H5Z-ZFP decodes it, by package internal/zfp. A
+// dataset that needs a filter without a decoder here (a lossy one such as
+// sz 32017, or an unregistered id) is refused before any data is
 // read, by [Dataset.CheckFilters] and every read, with an
 // [*UnsupportedFilterError] (ErrUnsupported) naming the dataset, the id
 // and the registered name; its metadata stay readable and the file's

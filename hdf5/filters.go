@@ -42,6 +42,7 @@ var filterCodecs = map[int]filterCodec{
 	32001:             {name: "blosc", decode: decodeBlosc},
 	32004:             {name: "lz4", decode: decodeLZ4},
 	32008:             {name: "bitshuffle", decode: decodeBitshuffle},
+	32013:             {name: "zfp", decode: decodeZFP},
 	32015:             {name: "zstd", decode: decodeZstd},
 	32026:             {name: "blosc2", decode: decodeBlosc2},
 }

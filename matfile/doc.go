@@ -153,7 +153,8 @@
 // duration, or a calendarDuration added in calendar months and days, as
 // MATLAB adds them; a zoned start stepped by calendar units is refused).
 // A variable with no column form (a cell of mixed types, classdef
-// objects) is left out of the table with a Warning naming it.
+// objects) is left out of the table with a Warning naming the table and
+// the variable, and listed in Table.LeftOut (TableInfo.LeftOut).
 // [File.ReadTable] reads a table, timetable, map or dictionary as a
 // Table, and also a 1x1 struct whose fields all have N rows
 // (struct2table's layout), its fields as columns named without the
@@ -167,7 +168,9 @@
 // or are not scalars of one type, and an unconfigured dictionary are
 // skipped with a Warning; timeseries and function-handle workspaces are
 // skipped; only the MCOS type system is read (Java and COM objects are
-// skipped). Subsystem metadata of versions 2 to 4 is read (4 is what
+// skipped; in a v7.3 file, where they carry MATLAB_object_decode 3 like
+// MCOS objects but hold serialized bytes or references, [File.Variables]
+// gives them MATLAB's size, 1x1). Subsystem metadata of versions 2 to 4 is read (4 is what
 // MATLAB R2021 and later write).
 //
 // # Damaged input

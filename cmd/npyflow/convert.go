@@ -39,7 +39,7 @@ by its path (group/data; pick one with --dataset /group/data), every array
 of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
 --variable). Values numpy cannot hold (references; function handles,
 Java objects, table variables of mixed cells) and HDF5 datasets whose
-filter has no decoder (lossy zfp or sz, an unknown id) are skipped with a
+filter has no decoder (lossy sz, an unknown id) are skipped with a
 warning naming them (--strict: an error).
 netCDF-4 files (.nc, .nc4) are HDF5 files: values as stored (no _FillValue
 masking, no scale_factor/add_offset), dimension-only datasets left out; a
