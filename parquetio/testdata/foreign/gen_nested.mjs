@@ -13,7 +13,7 @@
 //
 // pl_*: nodejs-polars 0.25.2 (polars' Rust writer); rs_*: parquet-wasm
 // 0.8.0 (arrow-rs's ArrowWriter) fed Arrow IPC from apache-arrow; hyp_*:
-// hyparquet-writer 0.17.0; duck_*: DuckDB; ptlist_*: files of the Apache
+// hyparquet-writer 0.17.0; duckone_*: DuckDB; ptlist_*: files of the Apache
 // parquet-testing repository (commit
 // 1a2a75127be06fc0123f03ebd36c966f7beda27d, Apache License 2.0, see
 // LICENSE-parquet-testing.txt), copied unchanged.
@@ -186,9 +186,9 @@ const seq = (k, f) => Array.from({ length: k }, (_, i) => f(i));
 
 // ---- DuckDB: a one-column INTERVAL file ----
 {
-  const file = join(out, 'duck_interval_only.parquet');
+  const file = join(out, 'duckone_interval.parquet');
   await con.run(`COPY (SELECT to_months(i) + to_days(2 * i) + to_milliseconds(1500 * i) AS iv FROM range(${N}) t(i)) TO ${q(file)} (FORMAT parquet)`);
-  await record('duck_interval_only', 'duckdb ' + version('@duckdb/node-api'), 'one INTERVAL column', { dtype: [['iv', [['months', '<u4'], ['days', '<u4'], ['milliseconds', '<u4']]]], shape: [N] });
+  await record('duckone_interval', 'duckdb ' + version('@duckdb/node-api'), 'one INTERVAL column', { dtype: [['iv', [['months', '<u4'], ['days', '<u4'], ['milliseconds', '<u4']]]], shape: [N] });
 }
 
 // ---- parquet-testing: legacy and null lists ----
