@@ -75,6 +75,19 @@ func pyDescr(v any) (string, error) {
 // value as DuckDB shows it: lists as arrays, structs as objects, an
 // INTERVAL as [months, days, microseconds].
 func checkNumpyValue(dt *npyio.DType, shape []int, b []byte, want any) error {
+	if want == nil && dt.Kind == npyio.Float && dt.Size == 8 {
+		// A null list: NaN in every place.
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		for i := 0; i < n; i++ {
+			if v := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])); !math.IsNaN(v) {
+				return fmt.Errorf("%v in a null list, want NaN", v)
+			}
+		}
+		return nil
+	}
 	if len(shape) > 0 {
 		l, ok := want.([]any)
 		if !ok || len(l) != shape[0] {
@@ -114,6 +127,15 @@ func checkNumpyValue(dt *npyio.DType, shape []int, b []byte, want any) error {
 			if err := checkNumpyValue(f.Type, f.Shape, b[f.Offset:], m[f.Name]); err != nil {
 				return fmt.Errorf("%s: %w", f.Name, err)
 			}
+		}
+		return nil
+	case npyio.Float:
+		if dt.Size != 8 {
+			return fmt.Errorf("unexpected %s", dt)
+		}
+		got := math.Float64frombits(binary.LittleEndian.Uint64(b))
+		if w, ok := want.(float64); !ok || got != w {
+			return fmt.Errorf("%v, DuckDB reads %v", got, want)
 		}
 		return nil
 	case npyio.Int:

@@ -85,6 +85,12 @@ const seq = (k, f) => Array.from({ length: k }, (_, i) => f(i));
   df = frame(seq(N, (i) => ({ ll: i === 3 ? [[i, i], [i]] : [[i, i], [i, i]] })), { ll: pl.List(pl.List(pl.Int32)) });
   write(df, 'pl_list_list_ragged');
   await record('pl_list_list_ragged', pv, 'list<list<i32>>, an inner list of 1 in row 3', { refuse: { column: 'll', row: 3, word: 'varying length' } });
+  df = frame(seq(N, (i) => ({ ll: i === 2 ? null : [[i + 0.5, -i], [i, 2 * i]] })), { ll: pl.List(pl.List(pl.Float64)) });
+  write(df, 'pl_list_list_nullrow');
+  await record('pl_list_list_nullrow', pv, 'list<list<f64>>, row 2 null: NaN in every place', { dtype: '<f8', shape: [N, 2, 2] });
+  df = frame(seq(N, (i) => ({ k: i, s: i === 1 ? null : { pair: [i, -i] } })), { k: pl.Int64, s: pl.Struct([new pl.Field('pair', pl.List(pl.Int32))]) });
+  write(df, 'pl_struct_pair_null');
+  await record('pl_struct_pair_null', pv, 'struct{pair: list<i32>}, the struct null in row 1', { refuse: { column: 's', row: 1, word: 'null list' } });
 }
 
 // ---- arrow-rs (parquet-wasm) ----
