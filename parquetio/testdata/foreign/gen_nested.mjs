@@ -190,11 +190,14 @@ const seq = (k, f) => Array.from({ length: k }, (_, i) => f(i));
   await record('hyp_list_struct_list', hv, 'list<struct{a: list<i32>, b: i32}>, 2 structs whose a holds 2', { dtype: [['k', '<i4'], ['ls', [['a', '<i4', [2]], ['b', '<i4']], [2]]], shape: [N] });
 }
 
-// ---- DuckDB: a one-column INTERVAL file ----
+// ---- DuckDB: a one-column INTERVAL file, a column of empty lists ----
 {
   const file = join(out, 'duckone_interval.parquet');
   await con.run(`COPY (SELECT to_months(i) + to_days(2 * i) + to_milliseconds(1500 * i) AS iv FROM range(${N}) t(i)) TO ${q(file)} (FORMAT parquet)`);
   await record('duckone_interval', 'duckdb ' + version('@duckdb/node-api'), 'one INTERVAL column', { dtype: [['iv', [['months', '<u4'], ['days', '<u4'], ['milliseconds', '<u4']]]], shape: [N] });
+  const empty = join(out, 'duckone_empty_lists.parquet');
+  await con.run(`COPY (SELECT []::INTEGER[] AS l FROM range(${N})) TO ${q(empty)} (FORMAT parquet)`);
+  await record('duckone_empty_lists', 'duckdb ' + version('@duckdb/node-api'), 'one column of empty lists: rows of no bytes', { dtype: '<i4', shape: [N, 0] });
 }
 
 // ---- parquet-testing: legacy and null lists ----
