@@ -158,7 +158,7 @@ func checkNumpyValue(dt *npyio.DType, shape []int, b []byte, want any) error {
 }
 
 // TestForeignNested reads the files of issue 30 (gen_nested.mjs): fixed
-// lengths lists in structs, in lists and in fixed-size lists from
+// length lists in structs, in lists and in fixed-size lists from
 // polars, arrow-rs and hyparquet become nested subarrays, a one-column
 // INTERVAL keeps its name, and every refusal (lists of varying length, a
 // null inner list, a column of the Null type) names the column, the
