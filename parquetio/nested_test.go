@@ -204,6 +204,22 @@ func TestForeignNested(t *testing.T) {
 				if strings.Count(msg, "\n") > 0 || strings.Contains(msg, "corrupt") {
 					t.Errorf("refusal %q: not one line, or calls the file corrupt", msg)
 				}
+				if ref.Word == "null type" {
+					// inspect says so from the footer alone.
+					info, err := Describe(bytes.NewReader(data), int64(len(data)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					found := false
+					for _, c := range info.Columns {
+						if (c.Path == ref.Column || strings.HasPrefix(c.Path, ref.Column+".")) && strings.Contains(c.Refused, ref.Word) && c.DType == "" {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("Describe does not refuse %s for the null type: %+v", ref.Column, info.Columns)
+					}
+				}
 				t.Logf("%s: %v", nf.Note, err)
 				return
 			}
