@@ -1,0 +1,307 @@
+package hdf5
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// NetCDFProperties is the _NCProperties attribute NetCDFWriter gives the
+// root group: the writer, as netCDF-C records its own versions there
+// ("version=2,netcdf=4.9.0,hdf5=1.10.8").
+const NetCDFProperties = "version=2,npyflow=1"
+
+// NetCDFWriter writes a netCDF-4 file: an HDF5 file laid out as the
+// netCDF-C library lays out the same variables, so that netCDF-C (ncdump,
+// netCDF4-python, xarray) reads its dimensions and variables. Each
+// dimension is an HDF5 dimension scale (CLASS = "DIMENSION_SCALE", NAME,
+// REFERENCE_LIST, _Netcdf4Dimid): the coordinate variable when a
+// one-dimensional variable has the dimension's name, else a dataset
+// without data whose NAME says it is a dimension only, as netCDF-C
+// writes it. Every variable lists its dimensions in DIMENSION_LIST and
+// their ids in _Netcdf4Coordinates; the root has _NCProperties.
+//
+// Limits: one group (the root); fixed-length dimensions (no unlimited
+// one); the numeric types netCDF has (int8 to uint64, float32, float64);
+// groups keep no creation order, so netCDF readers list the variables
+// by name. Strings and other types are refused by CreateVariable.
+type NetCDFWriter struct {
+	w      *Writer
+	dims   []*ncWDim
+	byName map[string]*ncWDim
+	vars   []*NetCDFVar
+	names  map[string]bool // variable names
+	closed bool
+}
+
+type ncWDim struct {
+	name  string
+	len   uint64
+	id    int
+	coord *NetCDFVar // the coordinate variable, nil for none
+	refs  []ncWRef   // the variables along it
+}
+
+type ncWRef struct {
+	ref  ObjRef
+	axis int
+}
+
+// NetCDFVar is a variable being written: its DatasetWriter takes the
+// rows (Write, Close) and attributes (SetAttr).
+type NetCDFVar struct {
+	*DatasetWriter
+	name string
+	dims []*ncWDim
+}
+
+// NewNetCDFWriter starts a netCDF-4 file on f (empty, at its start).
+func NewNetCDFWriter(f io.WriteSeeker, opts *WriterOptions) (*NetCDFWriter, error) {
+	w, err := NewWriter(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &NetCDFWriter{w: w, byName: map[string]*ncWDim{}, names: map[string]bool{}}, nil
+}
+
+// Dim declares the dimension name of length n, or checks the length of
+// one declared before. Dimensions get netCDF ids in declaration order.
+func (nw *NetCDFWriter) Dim(name string, n uint64) error {
+	if d := nw.byName[name]; d != nil {
+		if d.len != n {
+			return fmt.Errorf("hdf5: netCDF dimension %q has length %d, not %d", name, d.len, n)
+		}
+		return nil
+	}
+	if err := ncCheckName(name); err != nil {
+		return fmt.Errorf("hdf5: netCDF dimension %q: %w", name, err)
+	}
+	d := &ncWDim{name: name, len: n, id: len(nw.dims)}
+	nw.dims = append(nw.dims, d)
+	nw.byName[name] = d
+	return nil
+}
+
+// HasDim reports whether the dimension name is declared, and its length.
+func (nw *NetCDFWriter) HasDim(name string) (uint64, bool) {
+	d := nw.byName[name]
+	if d == nil {
+		return 0, false
+	}
+	return d.len, true
+}
+
+func ncCheckName(name string) error {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return fmt.Errorf("not a netCDF name")
+	case len(name) > 256:
+		return fmt.Errorf("longer than netCDF's 256 bytes")
+	}
+	for _, c := range []byte(name) {
+		if c == '/' || c < 0x20 || c == 0x7f {
+			return fmt.Errorf("netCDF names hold no '/' or control characters")
+		}
+	}
+	return nil
+}
+
+// NetCDFType reports whether dt is a type netCDF-4 has (and
+// CreateVariable writes): signed and unsigned integers of 1, 2, 4 and 8
+// bytes, float32 and float64, little- or big-endian. The reason names
+// what is missing otherwise.
+func NetCDFType(dt *npyio.DType) error {
+	switch dt.Kind {
+	case npyio.Int, npyio.Uint:
+		if dt.Size == 1 || dt.Size == 2 || dt.Size == 4 || dt.Size == 8 {
+			return nil
+		}
+	case npyio.Float:
+		if dt.Size == 4 || dt.Size == 8 {
+			return nil
+		}
+		return fmt.Errorf("netCDF has no %d-byte floats", dt.Size)
+	case npyio.Complex:
+		return fmt.Errorf("netCDF has no complex type")
+	case npyio.Bool:
+		return fmt.Errorf("netCDF has no boolean type")
+	case npyio.Bytes, npyio.Unicode:
+		return fmt.Errorf("strings are not written to netCDF yet")
+	}
+	return fmt.Errorf("netCDF has no type for %s", dt)
+}
+
+// CreateVariable adds the variable name of type dt (see NetCDFType) over
+// the declared dimensions dims (none for a scalar). A one-dimensional
+// variable named like its dimension is the dimension's coordinate
+// variable. Write its rows in C order through the returned variable.
+func (nw *NetCDFWriter) CreateVariable(name string, dt *npyio.DType, dims []string, opts *DatasetOptions) (*NetCDFVar, error) {
+	if err := ncCheckName(name); err != nil {
+		return nil, fmt.Errorf("hdf5: netCDF variable %q: %w", name, err)
+	}
+	if err := NetCDFType(dt); err != nil {
+		return nil, fmt.Errorf("hdf5: netCDF variable %q: %w", name, err)
+	}
+	if nw.names[name] {
+		return nil, fmt.Errorf("hdf5: a netCDF variable %q already exists", name)
+	}
+	v := &NetCDFVar{name: name}
+	shape := make([]uint64, len(dims))
+	for i, dn := range dims {
+		d := nw.byName[dn]
+		if d == nil {
+			return nil, fmt.Errorf("hdf5: netCDF variable %q: no dimension %q declared", name, dn)
+		}
+		if slices.Contains(v.dims, d) {
+			return nil, fmt.Errorf("hdf5: netCDF variable %q: dimension %q twice", name, dn)
+		}
+		v.dims = append(v.dims, d)
+		shape[i] = d.len
+	}
+	stored := name
+	if d := nw.byName[name]; d != nil {
+		if len(v.dims) == 1 && v.dims[0] == d {
+			d.coord = v
+		} else {
+			stored = netCDFNonCoord + name // as netCDF-C stores it
+		}
+	}
+	if opts != nil && opts.Unlimited {
+		return nil, fmt.Errorf("hdf5: netCDF variable %q: unlimited dimensions are not written", name)
+	}
+	ds, err := nw.w.root.CreateDataset(stored, dt, shape, opts)
+	if err != nil {
+		return nil, err
+	}
+	v.DatasetWriter = ds
+	nw.names[name] = true
+	for i, d := range v.dims {
+		if d.coord != v {
+			d.refs = append(d.refs, ncWRef{ref: ds.Ref(), axis: i})
+		}
+	}
+	nw.vars = append(nw.vars, v)
+	return v, nil
+}
+
+// SetAttr adds an attribute to the root group (a netCDF global
+// attribute).
+func (nw *NetCDFWriter) SetAttr(name string, v AttrValue) error {
+	return nw.w.root.SetAttr(name, v)
+}
+
+// ncFixedString is a scalar NULLTERM ASCII string attribute holding s
+// and its NUL, as netCDF-C and the dimension scale API store CLASS and
+// NAME.
+func ncFixedString(s string, size int) AttrValue {
+	data := make([]byte, max(size, len(s)+1))
+	copy(data, s)
+	return AttrValue{typ: wStringType(len(data), 0, 0), data: data}
+}
+
+// ncRefList is a scale's REFERENCE_LIST: {dataset reference, axis}.
+func ncRefList(refs []ncWRef) AttrValue {
+	typ := wCompoundType(16, []wMember{
+		{name: "dataset", offset: 0, typ: wRefType()},
+		{name: "dimension", offset: 8, typ: wIntType(4, true, false)},
+	})
+	data := make([]byte, 16*len(refs))
+	for i, r := range refs {
+		binary.LittleEndian.PutUint64(data[16*i:], uint64(r.ref))
+		binary.LittleEndian.PutUint32(data[16*i+8:], uint32(int32(r.axis)))
+	}
+	return AttrValue{typ: typ, shape: []uint64{uint64(len(refs))}, data: data}
+}
+
+// ncDimList is a variable's DIMENSION_LIST: one sequence of one object
+// reference per axis.
+func ncDimList(refs []ObjRef) AttrValue {
+	seqs := make([][]byte, len(refs))
+	for i, r := range refs {
+		seqs[i] = binary.LittleEndian.AppendUint64(nil, uint64(r))
+	}
+	return AttrValue{typ: wVlenSeqType(wRefType()), shape: []uint64{uint64(len(refs))}, data: make([]byte, 16*len(refs)), vlen: seqs}
+}
+
+// Close writes the dimension scales, each variable's dimension
+// attributes and _NCProperties, then closes the HDF5 file (Writer.Close).
+func (nw *NetCDFWriter) Close() error {
+	if nw.closed {
+		return nw.w.Close()
+	}
+	nw.closed = true
+	err := nw.finish()
+	if cerr := nw.w.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (nw *NetCDFWriter) finish() error {
+	if err := nw.w.check(); err != nil {
+		return err
+	}
+	scales := make([]ObjRef, len(nw.dims))
+	for _, d := range nw.dims {
+		var ds *DatasetWriter
+		name := d.name
+		if d.coord != nil {
+			ds = d.coord.DatasetWriter
+		} else {
+			if nw.w.root.names[d.name] {
+				return fmt.Errorf("hdf5: netCDF dimension %q: a variable of that name is not along it (netCDF-C would store it as %s%s)", d.name, netCDFNonCoord, d.name)
+			}
+			// netCDF-C's dataset for a dimension without a coordinate
+			// variable: big-endian float32, no data.
+			var err error
+			ds, err = nw.w.root.createDataset(d.name, wFloatType(4, true), 4, []uint64{d.len}, &DatasetOptions{Chunk: []uint64{max(1, min(d.len, 1024))}})
+			if err != nil {
+				return err
+			}
+			ds.byChunk = true // no chunk: every element reads as the fill value
+			if err := ds.Close(); err != nil {
+				return err
+			}
+			name = fmt.Sprintf("%s%10d", netCDFDimOnly+".", d.len)
+		}
+		scales[d.id] = ds.Ref()
+		for _, a := range []struct {
+			name string
+			v    AttrValue
+		}{
+			{"CLASS", ncFixedString("DIMENSION_SCALE", 16)},
+			{"NAME", ncFixedString(name, 0)},
+			{"REFERENCE_LIST", ncRefList(d.refs)},
+			{"_Netcdf4Dimid", NumAttr(int32(d.id))},
+		} {
+			if len(d.refs) == 0 && a.name == "REFERENCE_LIST" {
+				continue
+			}
+			if err := ds.SetAttr(a.name, a.v); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range nw.vars {
+		if len(v.dims) == 0 {
+			continue
+		}
+		ids := make([]int32, len(v.dims))
+		refs := make([]ObjRef, len(v.dims))
+		for i, d := range v.dims {
+			ids[i], refs[i] = int32(d.id), scales[d.id]
+		}
+		if len(v.dims) != 1 || v.dims[0].coord != v {
+			if err := v.SetAttr("DIMENSION_LIST", ncDimList(refs)); err != nil {
+				return err
+			}
+		}
+		if err := v.SetAttr("_Netcdf4Coordinates", NumsAttr(ids)); err != nil {
+			return err
+		}
+	}
+	return nw.w.root.SetAttr("_NCProperties", StringAttr(NetCDFProperties))
+}
