@@ -1,10 +1,12 @@
 package hdf5
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/npyflow/npyflow/npyio"
 )
@@ -24,10 +26,15 @@ const NetCDFProperties = "version=2,npyflow=1"
 // writes it. Every variable lists its dimensions in DIMENSION_LIST and
 // their ids in _Netcdf4Coordinates; the root has _NCProperties.
 //
+// Types: the numeric types netCDF has (int8 to uint64, float32,
+// float64) and strings: numpy S<n> (UTF-8 text) and U<n> become NC_STRING
+// (variable-length UTF-8 strings, each batch's strings in global heap
+// collections written with it). Other types are refused by
+// CreateVariable.
+//
 // Limits: one group (the root); fixed-length dimensions (no unlimited
-// one); the numeric types netCDF has (int8 to uint64, float32, float64);
-// groups keep no creation order, so netCDF readers list the variables
-// by name. Strings and other types are refused by CreateVariable.
+// one); groups keep no creation order, so netCDF readers list the
+// variables by name (netCDF-C lists its own files' in creation order).
 type NetCDFWriter struct {
 	w      *Writer
 	dims   []*ncWDim
@@ -56,6 +63,123 @@ type NetCDFVar struct {
 	*DatasetWriter
 	name string
 	dims []*ncWDim
+	str  *npyio.DType // S<n> or U<n>: written as variable-length strings
+	refs []byte       // the strings' global heap references, reused
+}
+
+// Write appends whole rows in C order (see DatasetWriter.Write). A
+// string variable's rows are S<n> or U<n> elements: each string (its
+// trailing NULs cut) goes to a global heap collection written at once,
+// and the variable stores its reference, so memory stays bounded by the
+// batch.
+func (v *NetCDFVar) Write(rows []byte) error {
+	if v.str == nil {
+		return v.DatasetWriter.Write(rows)
+	}
+	n := len(rows) / v.str.Size
+	if n*v.str.Size != len(rows) {
+		return fmt.Errorf("hdf5: %s: %d bytes are not whole strings of %d", v.path, len(rows), v.str.Size)
+	}
+	seqs := make([][]byte, n)
+	for i := range seqs {
+		s, err := ncString(v.str, rows[i*v.str.Size:(i+1)*v.str.Size])
+		if err != nil {
+			return fmt.Errorf("hdf5: netCDF variable %s: string %d: %w", v.name, i, err)
+		}
+		seqs[i] = s
+	}
+	if cap(v.refs) < 16*n {
+		v.refs = make([]byte, 16*n)
+	}
+	refs := v.refs[:16*n]
+	clear(refs)
+	if err := v.w.writeHeapObjects(seqs, refs); err != nil {
+		return err
+	}
+	return v.DatasetWriter.Write(refs)
+}
+
+// ncString is one S<n> or U<n> element as UTF-8 without its trailing
+// NULs.
+func ncString(dt *npyio.DType, e []byte) ([]byte, error) {
+	if dt.Kind == npyio.Bytes {
+		e = bytes.TrimRight(e, "\x00")
+		if !utf8.Valid(e) {
+			return nil, fmt.Errorf("bytes that are not UTF-8 (netCDF strings are text)")
+		}
+		if bytes.IndexByte(e, 0) >= 0 {
+			return nil, fmt.Errorf("a NUL inside (netCDF strings end at the first)")
+		}
+		return slices.Clone(e), nil
+	}
+	var out []byte
+	for k := 0; k+4 <= len(e); k += 4 {
+		var c uint32
+		if dt.Order == npyio.BigEndian {
+			c = binary.BigEndian.Uint32(e[k:])
+		} else {
+			c = binary.LittleEndian.Uint32(e[k:])
+		}
+		if c == 0 {
+			if len(bytes.Trim(e[k:], "\x00")) > 0 {
+				return nil, fmt.Errorf("a NUL inside (netCDF strings end at the first)")
+			}
+			break
+		}
+		if c > utf8.MaxRune || (c >= 0xd800 && c < 0xe000) {
+			return nil, fmt.Errorf("code point %#x is not a character", c)
+		}
+		out = utf8.AppendRune(out, rune(c))
+	}
+	return out, nil
+}
+
+// writeHeapObjects writes seqs as global heap collections now and puts
+// each one's 16-byte reference (length, collection, index) in refs. An
+// empty string is an object of no bytes, as the HDF5 library stores ""
+// (a null reference would read as no string at all).
+func (w *Writer) writeHeapObjects(seqs [][]byte, refs []byte) error {
+	for i := 0; i < len(seqs); {
+		// one collection: up to wGheapTarget bytes and wGheapMaxObjs objects
+		size := uint64(16)
+		j := i
+		for ; j < len(seqs) && j-i < wGheapMaxObjs; j++ {
+			add := 16 + uint64(wPad8(len(seqs[j])))
+			if j > i && size+add > wGheapTarget {
+				break
+			}
+			size += add
+		}
+		total := max(size+16, wGheapMin)
+		addr := w.alloc(total)
+		b := make([]byte, 16, total)
+		copy(b, "GCOL")
+		b[4] = 1
+		binary.LittleEndian.PutUint64(b[8:], total)
+		idx := 0
+		for k := i; k < j; k++ {
+			binary.LittleEndian.PutUint32(refs[16*k:], uint32(len(seqs[k])))
+			idx++
+			var hdr [16]byte
+			binary.LittleEndian.PutUint16(hdr[0:], uint16(idx))
+			binary.LittleEndian.PutUint16(hdr[2:], 1)
+			binary.LittleEndian.PutUint64(hdr[8:], uint64(len(seqs[k])))
+			b = append(b, hdr[:]...)
+			b = append(b, seqs[k]...)
+			b = append(b, make([]byte, wPad8(len(seqs[k]))-len(seqs[k]))...)
+			binary.LittleEndian.PutUint64(refs[16*k+4:], addr)
+			binary.LittleEndian.PutUint32(refs[16*k+12:], uint32(idx))
+		}
+		var hdr [16]byte // object 0: the free space
+		binary.LittleEndian.PutUint64(hdr[8:], total-uint64(len(b)))
+		b = append(b, hdr[:]...)
+		b = append(b, make([]byte, int(total)-len(b))...)
+		if err := w.writeAt(addr, b); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 // NewNetCDFWriter starts a netCDF-4 file on f (empty, at its start).
@@ -129,7 +253,10 @@ func NetCDFType(dt *npyio.DType) error {
 	case npyio.Bool:
 		return fmt.Errorf("netCDF has no boolean type")
 	case npyio.Bytes, npyio.Unicode:
-		return fmt.Errorf("strings are not written to netCDF yet")
+		if dt.Size > 0 {
+			return nil // NC_STRING
+		}
+		return fmt.Errorf("netCDF has no zero-length strings")
 	}
 	return fmt.Errorf("netCDF has no type for %s", dt)
 }
@@ -172,7 +299,16 @@ func (nw *NetCDFWriter) CreateVariable(name string, dt *npyio.DType, dims []stri
 	if opts != nil && opts.Unlimited {
 		return nil, fmt.Errorf("hdf5: netCDF variable %q: unlimited dimensions are not written", name)
 	}
-	ds, err := nw.w.root.CreateDataset(stored, dt, shape, opts)
+	var ds *DatasetWriter
+	var err error
+	if dt.Kind == npyio.Bytes || dt.Kind == npyio.Unicode {
+		// NC_STRING: variable-length UTF-8 strings, NULLTERM
+		typ := append(wTypeHeader(wClassVlen, 1, 1|1<<8, 16), wStringType(1, 0, 1)...)
+		ds, err = nw.w.root.createDataset(stored, typ, 16, shape, opts)
+		v.str = dt
+	} else {
+		ds, err = nw.w.root.CreateDataset(stored, dt, shape, opts)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // ncTypeNames are ncdump's names of the netCDF types npyflow writes.
-var ncTypeNames = map[string]string{"|i1": "byte", "|u1": "ubyte", "<i2": "short", "<u2": "ushort", "<i4": "int", "<u4": "uint",
+var ncTypeNames = map[string]string{"S": "string", "U": "string", "|i1": "byte", "|u1": "ubyte", "<i2": "short", "<u2": "ushort", "<i4": "int", "<u4": "uint",
 	"<i8": "int64", "<u8": "uint64", "<f4": "float", "<f8": "double"}
 
 // ncdumpHeader renders a netCDF-4 file of one group as `ncdump -h` shows
@@ -49,6 +49,9 @@ func ncdumpHeader(t *testing.T, path string) string {
 			t.Fatal(err)
 		}
 		typ := ncTypeNames[strings.Trim(dt.String(), "'")]
+		if dt.Kind == npyio.Bytes || dt.Kind == npyio.Unicode {
+			typ = "string"
+		}
 		if typ == "" {
 			t.Fatalf("%s: dtype %s not rendered", v.Path(), dt)
 		}
@@ -106,6 +109,25 @@ func ncSortAttrs(cdl string) string {
 		i = max(j, i+1)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// readVarStrings reads the string variable name of the file at path.
+func readVarStrings(t *testing.T, path, name string) ([]string, []string) {
+	t.Helper()
+	f, err := hdf5.OpenFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := f.OpenVariable("/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ds.ReadStrings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims, _ := ds.DimensionNames()
+	return s, dims
 }
 
 // readVar reads the netCDF variable name of the file at path.
@@ -173,7 +195,21 @@ func TestNetCDFWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ v, field string }{{"a", "a"}, {"b", "b"}, {"c_x", "c"}, {"c_y", "c"}, {"t", "t"}, {"ok", "ok"}, {"pair", "pair"}} {
+	for _, c := range []struct{ v, field string }{{"a", "a"}, {"b", "b"}, {"c_x", "c"}, {"c_y", "c"}, {"t", "t"}, {"ok", "ok"}, {"pair", "pair"}, {"name", "name"}, {"code", "code"}} {
+		if c.v == "name" || c.v == "code" {
+			var fl npyio.Field
+			for _, f := range in.DType.Fields {
+				if f.Name == c.field {
+					fl = f
+				}
+			}
+			want := ncStrings(fl.Type, recField(t, in, c.field))
+			got, _ := readVarStrings(t, tab, c.v)
+			if !slices.Equal(got, want) {
+				t.Errorf("table.nc %s: %q, want %q", c.v, got, want)
+			}
+			continue
+		}
 		var want []byte
 		for _, f := range in.DType.Fields {
 			if f.Name != c.field {
@@ -203,6 +239,9 @@ func TestNetCDFWrite(t *testing.T) {
 	}
 	if got, dims := readVar(t, cube, "cube"); !bytes.Equal(got, cin.Data) || !slices.Equal(dims, []string{"z", "lat", "lon"}) {
 		t.Errorf("cube.nc: values or dimensions %v differ", dims)
+	}
+	if got, _ := readVarStrings(t, rt, "label"); !slices.Equal(got, []string{"α", "", "gamma", "d"}) {
+		t.Errorf("round trip label: %q", got)
 	}
 	for _, v := range []string{"time", "temp", "count"} {
 		want, wdims := readVar(t, filepath.Join(td, "roundtrip.nc"), v)

@@ -7,7 +7,7 @@ NPYFLOW_NC_DIR=DIR; `make check-netcdf` runs both) with the netCDF tools:
     `make test` checks the structure without the tools);
   - netCDF4-python (auto mask and scale off) and xarray read the same
     variables, dimensions and values as the inputs: table.npy's fields
-    (nested ones joined with _; datetime64 as CF time that xarray decodes
+    (nested ones joined with _; strings as netCDF strings; datetime64 as CF time that xarray decodes
     back to the same datetime64, NaT included; bool back to bool),
     cube.npy over the dimensions given, and roundtrip.nc's variables after
     .nc -> .npz -> .nc.
@@ -43,12 +43,13 @@ def main(out):
     ds = netCDF4.Dataset(os.path.join(out, "table.nc"))
     ds.set_auto_maskandscale(False)
     fields = {"a": t["a"], "b": t["b"], "c_x": t["c"]["x"], "c_y": t["c"]["y"],
-              "t": t["t"].view("<i8"), "ok": t["ok"].astype("i1"), "pair": t["pair"]}
+              "t": t["t"].view("<i8"), "ok": t["ok"].astype("i1"), "pair": t["pair"],
+              "name": t["name"].astype(object), "code": t["code"].astype("U").astype(object)}
     if sorted(ds.variables) != sorted(fields):
         fail(f"table.nc variables {sorted(ds.variables)}")
     for k, want in fields.items():
         v = ds[k]
-        if v.dimensions[0] != "dim_0" or v.dtype != want.dtype or not np.array_equal(v[...], want):
+        if v.dimensions[0] != "dim_0" or v.dtype != (str if want.dtype == object else want.dtype) or not np.array_equal(v[...], want):
             fail(f"table.nc {k}: {v.dimensions} {v.dtype} {v[...]!r}, want {want!r}")
     ds.close()
     x = xr.open_dataset(os.path.join(out, "table.nc"))
@@ -78,7 +79,7 @@ def main(out):
     xa = xr.open_dataset(os.path.join(HERE, "roundtrip.nc"), decode_cf=False)
     xb = xr.open_dataset(os.path.join(out, "roundtrip.nc"), decode_cf=False)
     for k in xa.variables:
-        if not np.array_equal(xa[k].values, xb[k].values) or xa[k].dims != xb[k].dims:
+        if xa[k].values.tolist() != xb[k].values.tolist() or xa[k].dims != xb[k].dims:
             fail(f"xarray roundtrip {k}")
     print("check_netcdf: table.nc, cube.nc, roundtrip.nc read right by ncdump, netCDF4-python and xarray")
 
