@@ -188,6 +188,7 @@ func NewNetCDFWriter(f io.WriteSeeker, opts *WriterOptions) (*NetCDFWriter, erro
 	if err != nil {
 		return nil, err
 	}
+	w.root.TrackOrder() // netCDF lists variables in creation order
 	return &NetCDFWriter{w: w, byName: map[string]*ncWDim{}, names: map[string]bool{}}, nil
 }
 
@@ -441,3 +442,10 @@ func (nw *NetCDFWriter) finish() error {
 	}
 	return nw.w.root.SetAttr("_NCProperties", StringAttr(NetCDFProperties))
 }
+
+// Header messages of new-style groups (GroupWriter.TrackOrder).
+const (
+	wMsgLinkInfo  = 0x0002
+	wMsgGroupInfo = 0x000A
+	wMsgLink      = 0x0006
+)

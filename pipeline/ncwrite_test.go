@@ -42,7 +42,6 @@ func ncdumpHeader(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(vars, func(a, b *hdf5.Dataset) int { return strings.Compare(a.NetCDFName(), b.NetCDFName()) })
 	for _, v := range vars {
 		dt, err := v.DType()
 		if err != nil {
