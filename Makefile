@@ -97,6 +97,7 @@ check-hdf5:
 check-netcdf:
 	rm -rf /tmp/npyflow-netcdf && mkdir -p /tmp/npyflow-netcdf
 	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWrite$$' ./pipeline/
+	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWriterLayout$$' ./hdf5/
 	/usr/bin/python3 -W ignore pipeline/testdata/netcdf_write/check_netcdf.py /tmp/npyflow-netcdf
 
 # Writes every fixture again with npyflow and loads the results with numpy.

@@ -81,7 +81,16 @@ def main(out):
     for k in xa.variables:
         if xa[k].values.tolist() != xb[k].values.tolist() or xa[k].dims != xb[k].dims:
             fail(f"xarray roundtrip {k}")
-    print("check_netcdf: table.nc, cube.nc, roundtrip.nc read right by ncdump, netCDF4-python and xarray")
+    # hdf5's TestNetCDFWriterLayout: a variable lat along x stored as
+    # _nc4_non_coord_lat next to the dimension lat without coordinates
+    d = netCDF4.Dataset(os.path.join(out, "layout.nc"))
+    d.set_auto_maskandscale(False)
+    got = {k: (v.dimensions, v[...].tolist()) for k, v in d.variables.items()}
+    want = {"lat": (("x",), [1, 2]), "x": (("x",), [0.0, 0.0]), "name": (("x",), ["ab", "é"]), "s": ((), 0.0)}
+    if got != want or list(d.variables) != list(want) or {k: len(v) for k, v in d.dimensions.items()} != {"x": 2, "lat": 3}:
+        fail(f"layout.nc: {got} {d.dimensions}")
+    d.close()
+    print("check_netcdf: table.nc, cube.nc, roundtrip.nc, layout.nc read right by ncdump, netCDF4-python and xarray")
 
 
 if __name__ == "__main__":
