@@ -21,8 +21,12 @@ import (
 // files (.nc, .nc4) are HDF5 files and read the same way, their
 // dimension-only datasets left out; with the dimension option the
 // one-dimensional variables along one netCDF dimension read as one
-// table (hdf5.DimTable). netCDF-3 files start with their own magic, so
-// that they are recognized and refused by name.
+// table (hdf5.DimTable). A variable along an unlimited dimension reads
+// as long as the dimension, padded with its fill value, and netCDF-C's
+// _nc4_non_coord_ variables by their netCDF names, as netCDF readers
+// give them. netCDF-3 files start with their own magic, so that they are
+// recognized and refused by name. A .nc or .nc4 output (or format:
+// netcdf4) is written as netCDF-4 (hdf5_netcdf.go).
 
 var hdf5Format = &Format{
 	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}, Summary: "HDF5 file (h5py, netCDF-4; pure-Go reader and writer)",
