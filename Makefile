@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf clean
 
 all: build
 
@@ -90,6 +90,15 @@ check-hdf5:
 	rm -rf /tmp/npyflow-h5sink && mkdir -p /tmp/npyflow-h5sink
 	NPYFLOW_H5SINK_DIR=/tmp/npyflow-h5sink $(GO) test -count=1 -run 'TestHDF5SinkCompression$$' ./pipeline/
 	/usr/bin/python3 pipeline/testdata/h5sink/check_h5sink.py /tmp/npyflow-h5sink
+
+# Writes the netCDF-4 writer's test files (TestNetCDFWrite) and checks them
+# with ncdump -h (against the committed .cdl), netCDF4-python and xarray
+# (needs Debian's netcdf-bin, python3-netcdf4 and python3-xarray).
+check-netcdf:
+	rm -rf /tmp/npyflow-netcdf && mkdir -p /tmp/npyflow-netcdf
+	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWrite$$' ./pipeline/
+	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWriterLayout$$' ./hdf5/
+	/usr/bin/python3 -W ignore pipeline/testdata/netcdf_write/check_netcdf.py /tmp/npyflow-netcdf
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:

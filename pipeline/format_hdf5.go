@@ -21,8 +21,12 @@ import (
 // files (.nc, .nc4) are HDF5 files and read the same way, their
 // dimension-only datasets left out; with the dimension option the
 // one-dimensional variables along one netCDF dimension read as one
-// table (hdf5.DimTable). netCDF-3 files start with their own magic, so
-// that they are recognized and refused by name.
+// table (hdf5.DimTable). A variable along an unlimited dimension reads
+// as long as the dimension, padded with its fill value, and netCDF-C's
+// _nc4_non_coord_ variables by their netCDF names, as netCDF readers
+// give them. netCDF-3 files start with their own magic, so that they are
+// recognized and refused by name. A .nc or .nc4 output (or format:
+// netcdf4) is written as netCDF-4 (hdf5_netcdf.go).
 
 var hdf5Format = &Format{
 	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}, Summary: "HDF5 file (h5py, netCDF-4; pure-Go reader and writer)",
@@ -39,8 +43,8 @@ var hdf5Format = &Format{
 			Doc: "make a dataset npyflow cannot read (a type numpy has no form for, a filter without a decoder) an error instead of a skip with a warning"},
 		tableField("datasets")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write an HDF5 file",
-		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed.",
-		Fields: append(fileSinkFields(),
+		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed. A .nc or .nc4 file (or format: netcdf4) is netCDF-4 as netCDF-C writes it (ncdump, netCDF4-python and xarray read it): a table is one dimension with one variable per field (nested fields joined with _), another array one variable over one dimension per axis (named by dims, else dim_0, dim_1...), datetime64 CF time (units \"<unit> since 1970-01-01\", calendar proleptic_gregorian), bool int8 with xarray's dtype: bool; one group, no strings yet (refused naming the variable).",
+		Fields: append(append(fileSinkFields(),
 			job.Field{Name: "dataset", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
 				Doc: "the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
 			job.Field{Name: "compression", Type: job.String, Default: string(hdf5.CompressionDeflate), Enum: hdf5CompressionNames(),
@@ -51,6 +55,7 @@ var hdf5Format = &Format{
 				Doc: "the compression level: deflate 1-9, zstd 1-22 (0: the compression's default; lz4 and none have no level)"},
 			job.Field{Name: "compressed", Type: job.Bool, Default: true,
 				Doc: "false is compression: none (kept for older jobs)"}),
+			hdf5NetCDFFields()...),
 		Impl: builder(buildHDF5Sink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.HDF5(f, f.Size(), name)
@@ -249,6 +254,24 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	opts, err := hdf5SinkOptions(c)
 	if err != nil {
 		return nil, err
+	}
+	if hdf5WritesNetCDF(c) {
+		dims := c.Strings("dims")
+		s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+			w, err := hdf5.NewNetCDFWriter(f, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &ncFile{w: w, dims: dims, opts: opts}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.seekable = func() bool { return true }
+		return s, nil
+	}
+	if c.Has("dims") {
+		return nil, c.Errorf("dims", "dims names netCDF dimensions: write a .nc or .nc4 file, or format: netcdf4")
 	}
 	s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		w, err := hdf5.NewWriter(f, nil)
