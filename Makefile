@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-writers clean
 
 all: build
 
@@ -90,6 +90,21 @@ check-hdf5:
 	rm -rf /tmp/npyflow-h5sink && mkdir -p /tmp/npyflow-h5sink
 	NPYFLOW_H5SINK_DIR=/tmp/npyflow-h5sink $(GO) test -count=1 -run 'TestHDF5SinkCompression$$' ./pipeline/
 	/usr/bin/python3 pipeline/testdata/h5sink/check_h5sink.py /tmp/npyflow-h5sink
+
+# The write sweep (pipeline/writesweep_test.go): writes numpy's inputs
+# (pipeline/testdata/sweep/in) to every output format, has each format's
+# own tool read them again (numpy, h5py, scipy: Debian's python3 packages;
+# DuckDB and Arrow JS: npm install @duckdb/node-api apache-arrow lz4js in
+# SWEEP_NODE_MODULES, outside the repository) into
+# pipeline/testdata/sweep/*.json, then runs the test, which compares the
+# readings with numpy's values. Review the JSON diff before committing it.
+SWEEP_NODE_MODULES ?= /tmp/npm-writers
+check-writers:
+	rm -rf out/sweep && mkdir -p out/sweep
+	NPYFLOW_SWEEP_OUT=$(CURDIR)/out/sweep $(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
+	cd pipeline/testdata/sweep && /usr/bin/python3 read.py $(CURDIR)/out/sweep
+	cd pipeline/testdata/sweep && node read.mjs $(CURDIR)/out/sweep $(SWEEP_NODE_MODULES)
+	$(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:
