@@ -96,3 +96,23 @@ func TestWriteTimeNearest(t *testing.T) {
 		t.Error("NaT is not NaN")
 	}
 }
+
+// BenchmarkWriteTimeSeconds: datetime64[ms] counts to double seconds, the
+// conversion of a column run (a division per value).
+func BenchmarkWriteTimeSeconds(b *testing.B) {
+	dt, _ := npyio.NewDatetime("ms", 1, false)
+	l := &wLeaf{src: dt, conv: wTime, usize: 8}
+	l.tnum, l.tden, _ = wTimeRatio(dt)
+	const n = 1 << 16
+	src := make([]byte, 8*n)
+	for i := range n {
+		wNE.PutUint64(src[8*i:], uint64(1709213821123+int64(i)*997))
+	}
+	dst := make([]byte, 8*n)
+	b.SetBytes(8 * n)
+	for b.Loop() {
+		if _, err := l.column(dst, src, 0, 0, 8, n, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
