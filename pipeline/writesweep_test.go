@@ -100,12 +100,11 @@ func sweepStem(in string) string {
 
 // sweepReading is what a tool read from one output.
 type sweepReading struct {
-	SHA     string              `json:"sha"`               // of the output the tool read (sweepHash)
-	Refused string              `json:"refused,omitempty"` // npyflow's error instead of an output
-	Cols    map[string][]any    `json:"cols,omitempty"`    // column path -> values, flattened in C order
-	Types   map[string]string   `json:"types,omitempty"`   // column path -> the tool's type name
-	Error   string              `json:"error,omitempty"`   // the tool could not read it
-	Extra   map[string]struct{} `json:"-"`
+	SHA     string            `json:"sha"`               // of the output the tool read (sweepHash)
+	Refused string            `json:"refused,omitempty"` // npyflow's error instead of an output
+	Cols    map[string][]any  `json:"cols,omitempty"`    // column path -> values, flattened in C order
+	Types   map[string]string `json:"types,omitempty"`   // column path -> the tool's type name
+	Error   string            `json:"error,omitempty"`   // the tool could not read it
 }
 
 // sweepHash is the SHA-256 of an output, a MAT header's text (its
