@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers clean
 
 all: build
 
@@ -99,6 +99,21 @@ check-netcdf:
 	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWrite$$' ./pipeline/
 	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWriterLayout$$' ./hdf5/
 	/usr/bin/python3 -W ignore pipeline/testdata/netcdf_write/check_netcdf.py /tmp/npyflow-netcdf
+
+# The write sweep (pipeline/writesweep_test.go): writes numpy's inputs
+# (pipeline/testdata/sweep/in) to every output format, has each format's
+# own tool read them again (numpy, h5py, scipy: Debian's python3 packages;
+# DuckDB and Arrow JS: npm install @duckdb/node-api apache-arrow lz4js in
+# SWEEP_NODE_MODULES, outside the repository) into
+# pipeline/testdata/sweep/*.json, then runs the test, which compares the
+# readings with numpy's values. Review the JSON diff before committing it.
+SWEEP_NODE_MODULES ?= /tmp/npm-writers
+check-writers:
+	rm -rf out/sweep && mkdir -p out/sweep
+	NPYFLOW_SWEEP_OUT=$(CURDIR)/out/sweep $(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
+	cd pipeline/testdata/sweep && /usr/bin/python3 read.py $(CURDIR)/out/sweep
+	cd pipeline/testdata/sweep && node read.mjs $(CURDIR)/out/sweep $(SWEEP_NODE_MODULES)
+	$(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
 
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:

@@ -261,12 +261,20 @@
 //   - U<n> and S<n> strings are char arrays: an array of shape S of
 //     n-character strings is a char array of shape S+(n) (a 0-d string is
 //     a 1xn row), shorter strings padded with spaces as MATLAB's char()
-//     pads them; S<n> bytes must be ASCII, as hdf5storage requires;
+//     pads them (numpy's trailing NULs are that padding; a NUL inside a
+//     string is kept, char(0), as MATLAB and hdf5storage keep it); S<n>
+//     bytes must be ASCII, as hdf5storage requires;
 //   - datetime64 is double POSIX seconds since 1970-01-01 and
 //     timedelta64 double seconds (NaT is NaN): MATLAB uses them with
-//     datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Units finer
-//     than a microsecond may lose precision in a double; Strict refuses
-//     both; month and year timedeltas and generic units are refused;
+//     datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Each value
+//     is numpy's t / np.timedelta64(1, 's'): the count times the unit's
+//     whole multiple, divided once by an exact power of ten (or its
+//     divisor, 100 for [10ms]), so it is the double nearest the exact
+//     value whenever that product is below 2^53 (every realistic time in
+//     us and coarser units) and at most one ulp from it otherwise (ns
+//     times past April 1970); round(x * 10^k) gives a count of 10^-k s
+//     back below 2^51. Strict refuses both; month and year timedeltas and
+//     generic units are refused;
 //   - a structured array (a Parquet or Arrow table) becomes a 1x1 struct
 //     whose fields hold the columns: N records give N-by-1 column vectors
 //     (what struct2table turns into a table), a field of subarray shape
