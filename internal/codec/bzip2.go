@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"bytes"
@@ -7,12 +7,12 @@ import (
 	"io"
 )
 
-// decodeBZip2 undoes the bzip2 filter (307) of PyTables, pandas
+// DecodeBZip2 undoes the bzip2 filter (307) of PyTables, pandas
 // (complib='bzip2') and the HDF5 filter plugins: a chunk is one bzip2
 // stream. cd_values[0], the block size the stream was written with, is
 // not needed to decode it (the stream names its own).
-func decodeBZip2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
-	out := codecOut(want, dst)
+func DecodeBZip2(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
+	out := Out(want, dst)
 	out = out[:cap(out)]
 	zr := bzip2.NewReader(bytes.NewReader(src))
 	n, idle := 0, 0

@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"encoding/binary"
@@ -15,7 +15,7 @@ import (
 //
 // The elements are cut in blocks of the block size; the last block keeps
 // the largest multiple of 8 elements left and the last n%8 elements are
-// stored as they are. Each block is bitshuffled (see bitUnshuffle).
+// stored as they are. Each block is bitshuffled (see BitUnshuffle).
 // Without compression the chunk is the blocks one after the other. With
 // compression it starts with a 12-byte header (decoded size as a
 // big-endian uint64, block size in bytes as a big-endian uint32) and each
@@ -27,14 +27,16 @@ const (
 	bshufCompressZstd = 3
 )
 
-// bshufDefaultBlock is bitshuffle's default block size in elements for
+// BitshuffleDefaultBlock is bitshuffle's default block size in elements for
 // elements of es bytes: 8 KiB worth, a multiple of 8, at least 128.
-func bshufDefaultBlock(es int) int {
+func BitshuffleDefaultBlock(es int) int {
 	b := 8192 / es / 8 * 8
 	return max(b, 128)
 }
 
-func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+// DecodeBitshuffle undoes the bitshuffle filter whose settings are p.CD (see
+// above) on src, an encoded chunk of want bytes.
+func DecodeBitshuffle(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
 	if len(p.CD) < 3 {
 		return nil, fmt.Errorf("%d filter parameters, want at least 3", len(p.CD))
 	}
@@ -66,15 +68,15 @@ func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]by
 		block = int(bb / int64(es))
 		src = src[12:]
 	default:
-		return nil, &codecUnsupportedError{fmt.Sprintf("bitshuffle compression %d (only none, LZ4 and Zstandard are known)", comp)}
+		return nil, &UnsupportedError{fmt.Sprintf("bitshuffle compression %d (only none, LZ4 and Zstandard are known)", comp)}
 	}
 	if block == 0 {
-		block = bshufDefaultBlock(es)
+		block = BitshuffleDefaultBlock(es)
 	}
 	if block%8 != 0 {
 		return nil, fmt.Errorf("block size %d elements, not a multiple of 8", block)
 	}
-	out, err := decodeTarget(dst, total, want)
+	out, err := DecodeTarget(dst, total, want)
 	if err == nil && total%uint64(es) != 0 {
 		err = fmt.Errorf("%d bytes is not a whole number of %d-byte elements", total, es)
 	}
@@ -98,7 +100,7 @@ func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]by
 		o := out[pos*es : (pos+k)*es]
 		switch comp {
 		case bshufCompressNone:
-			bitUnshuffle(o, src[:k*es], tmp, k, es)
+			BitUnshuffle(o, src[:k*es], tmp, k, es)
 			src = src[k*es:]
 		default:
 			if len(src) < 4 {
@@ -118,10 +120,10 @@ func decodeBitshuffle(p filterParams, src []byte, want uint64, dst []byte) ([]by
 				if m != len(raw) {
 					return nil, fmt.Errorf("block at element %d decodes to %d bytes, want %d", pos, m, len(raw))
 				}
-			} else if err := zstdDecodeInto(src[:c], raw); err != nil {
+			} else if err := ZstdDecodeInto(src[:c], raw); err != nil {
 				return nil, fmt.Errorf("block at element %d: %v", pos, err)
 			}
-			bitUnshuffle(o, raw, tmp, k, es)
+			BitUnshuffle(o, raw, tmp, k, es)
 			src = src[c:]
 		}
 		pos += k

@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"errors"
@@ -18,9 +18,9 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 		zstd.WithDecoderLowmem(false))
 })
 
-// zstdDecodeInto decodes the Zstandard frames in src into out, which they
+// ZstdDecodeInto decodes the Zstandard frames in src into out, which they
 // must fill exactly.
-func zstdDecodeInto(src, out []byte) error {
+func ZstdDecodeInto(src, out []byte) error {
 	d, err := zstdDecoder()
 	if err != nil {
 		return err
@@ -42,12 +42,12 @@ func zstdDecodeInto(src, out []byte) error {
 	return nil
 }
 
-// decodeZstd undoes the Zstandard filter (id 32015, HDF5Plugin-Zstandard
+// DecodeZstd undoes the Zstandard filter (id 32015, HDF5Plugin-Zstandard
 // as in hdf5plugin): the chunk is one Zstandard frame (cd_values[0], the
 // compression level, is not needed to read). The frame's declared content
 // size gives the decoded size; a frame without one may decode to the
 // chunk's size.
-func decodeZstd(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+func DecodeZstd(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
 	var h zstd.Header
 	if err := h.Decode(src); err != nil {
 		return nil, fmt.Errorf("zstd frame header: %v", err)
@@ -56,14 +56,14 @@ func decodeZstd(p filterParams, src []byte, want uint64, dst []byte) ([]byte, er
 	if h.HasFCS {
 		n = h.FrameContentSize
 	} else if dst == nil {
-		n = want + codecSlack
+		n = want + Slack
 	}
-	out, err := decodeTarget(dst, n, want)
+	out, err := DecodeTarget(dst, n, want)
 	if err != nil {
 		return nil, err
 	}
 	if h.HasFCS || dst != nil {
-		if err := zstdDecodeInto(src, out); err != nil {
+		if err := ZstdDecodeInto(src, out); err != nil {
 			return nil, err
 		}
 		return out, nil

@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ const blosclzMaxDistance = 8191
 
 var errBlosclzTruncated = errors.New("blosclz: stream ends inside an instruction")
 
-// blosclzDecode decodes the BloscLZ stream src into out, which it must
+// BlosclzDecode decodes the BloscLZ stream src into out, which it must
 // fill exactly.
-func blosclzDecode(src, out []byte) error {
+func BlosclzDecode(src, out []byte) error {
 	if len(src) == 0 {
 		return errors.New("blosclz: empty stream")
 	}

@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// decodeLZ4 undoes the LZ4 filter (id 32004) in the framing of HDF5's
+// DecodeLZ4 undoes the LZ4 filter (id 32004) in the framing of HDF5's
 // LZ4 plugin (H5Zlz4.c, also in hdf5plugin):
 //
 //	offset  size  field
@@ -19,13 +19,13 @@ import (
 //
 // Every block but the last decodes to the block size. cd_values[0], the
 // block size asked for when writing, is not needed to read.
-func decodeLZ4(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+func DecodeLZ4(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
 	if len(src) < 12 {
 		return nil, errors.New("shorter than its 12-byte header")
 	}
 	total := binary.BigEndian.Uint64(src)
 	block := uint64(binary.BigEndian.Uint32(src[8:]))
-	out, err := decodeTarget(dst, total, want)
+	out, err := DecodeTarget(dst, total, want)
 	if err != nil {
 		return nil, err
 	}

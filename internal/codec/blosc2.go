@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"encoding/binary"
@@ -86,13 +86,13 @@ func parseFrame(src []byte) (*blosc2Frame, error) {
 	flags := src[25]
 	switch {
 	case flags&0x0f > 3:
-		return nil, &codecUnsupportedError{fmt.Sprintf("blosc2 frame format version %d (up to 3 is read)", flags&0x0f)}
+		return nil, &UnsupportedError{fmt.Sprintf("blosc2 frame format version %d (up to 3 is read)", flags&0x0f)}
 	case flags>>4&3 != 1:
-		return nil, &codecUnsupportedError{fmt.Sprintf("blosc2 frame with offsets of code %d (64-bit offsets are read)", flags>>4&3)}
+		return nil, &UnsupportedError{fmt.Sprintf("blosc2 frame with offsets of code %d (64-bit offsets are read)", flags>>4&3)}
 	case flags&0x80 != 0:
-		return nil, &codecUnsupportedError{"blosc2 frame with variable-length blocks"}
+		return nil, &UnsupportedError{"blosc2 frame with variable-length blocks"}
 	case src[26]&0x0f != 0:
-		return nil, &codecUnsupportedError{fmt.Sprintf("blosc2 frame of type %d (contiguous frames are read)", src[26]&0x0f)}
+		return nil, &UnsupportedError{fmt.Sprintf("blosc2 frame of type %d (contiguous frames are read)", src[26]&0x0f)}
 	case frameLen > uint64(len(src)):
 		return nil, fmt.Errorf("blosc2: frame of %d bytes, %d stored", frameLen, len(src))
 	case fr.headerLen < frameHeaderMin || uint64(fr.headerLen) > frameLen:
@@ -206,7 +206,7 @@ func (fr *blosc2Frame) chunk0(want uint64) (*bloscChunk, int, int64, error) {
 		return nil, 0, 0, errors.New("blosc2: frame without chunks")
 	}
 	if fr.chunksize == 0 {
-		return nil, 0, 0, &codecUnsupportedError{"blosc2 frame with chunks of varying sizes"}
+		return nil, 0, 0, &UnsupportedError{"blosc2 frame with chunks of varying sizes"}
 	}
 	nchunks := (fr.nbytes + fr.chunksize - 1) / fr.chunksize
 	pos := int64(fr.headerLen) + fr.cbytes
@@ -218,7 +218,7 @@ func (fr *blosc2Frame) chunk0(want uint64) (*bloscChunk, int, int64, error) {
 		return nil, 0, 0, fmt.Errorf("blosc2: offsets chunk of %d bytes for %d chunks", off.nbytes, nchunks)
 	}
 	if uint64(off.nbytes) > max(want, 1<<16) {
-		return nil, 0, 0, &codecUnsupportedError{fmt.Sprintf("blosc2 frame of %d chunks", nchunks)}
+		return nil, 0, 0, &UnsupportedError{fmt.Sprintf("blosc2 frame of %d chunks", nchunks)}
 	}
 	offs := make([]byte, off.nbytes)
 	if err := off.decode(offs); err != nil {
@@ -244,7 +244,7 @@ func (fr *blosc2Frame) chunk0(want uint64) (*bloscChunk, int, int64, error) {
 	return c, 0, int64(c.nbytes), nil
 }
 
-func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+func DecodeBlosc2(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
 	fr, err := parseFrame(src)
 	if err != nil {
 		return nil, err
@@ -266,7 +266,7 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 	}
 	m := fr.b2nd
 	if m == nil {
-		out, err := decodeTarget(dst, uint64(size), want)
+		out, err := DecodeTarget(dst, uint64(size), want)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +279,7 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 	ext := make([]int64, nd)
 	for i := range m.shape {
 		if m.shape[i] > m.chunkshape[i] {
-			return nil, &codecUnsupportedError{"blosc2 b2nd array of several chunks"}
+			return nil, &UnsupportedError{"blosc2 b2nd array of several chunks"}
 		}
 		ext[i] = (m.chunkshape[i] + m.blockshape[i] - 1) / m.blockshape[i] * m.blockshape[i]
 		// Extents are below 2^41 and padded ones below twice that.
@@ -296,7 +296,7 @@ func decodeBlosc2(p filterParams, src []byte, want uint64, dst []byte) ([]byte, 
 	if extItems > (1<<62)/ts || extItems*ts != size {
 		return nil, fmt.Errorf("blosc2: b2nd chunk of %d bytes for %d items of %d bytes", size, extItems, ts)
 	}
-	out, err := decodeTarget(dst, uint64(items*ts), want)
+	out, err := DecodeTarget(dst, uint64(items*ts), want)
 	if err != nil {
 		return nil, err
 	}

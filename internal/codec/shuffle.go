@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"encoding/binary"
@@ -9,27 +9,27 @@ import (
 // Helpers shared by the decoders of the plugin filters: the output buffer
 // a decoder may write, pooled scratch space, and bitshuffle's transform
 // (used by the bitshuffle filter and inside Blosc chunks). The byte
-// shuffle is unshuffle in filters.go.
+// shuffle is Unshuffle in filters.go.
 
-// codecUnsupportedError is a well-formed encoded chunk that uses a feature
+// UnsupportedError is a well-formed encoded chunk that uses a feature
 // these decoders do not implement (a Blosc2 plugin codec, say); unfilter
 // reports it as unsupported rather than malformed.
-type codecUnsupportedError struct{ msg string }
+type UnsupportedError struct{ msg string }
 
-func (e *codecUnsupportedError) Error() string { return e.msg }
+func (e *UnsupportedError) Error() string { return e.msg }
 
-// decodeTarget returns the n bytes a decoder writes its output into: dst
+// DecodeTarget returns the n bytes a decoder writes its output into: dst
 // when the decoder is the last filter (dst has the chunk's size, want),
 // otherwise a new buffer. n is what the encoded data declare; it is
 // checked against the chunk's size before anything is allocated.
-func decodeTarget(dst []byte, n, want uint64) ([]byte, error) {
+func DecodeTarget(dst []byte, n, want uint64) ([]byte, error) {
 	if dst != nil {
 		if n != uint64(len(dst)) {
 			return nil, errDecodedSize(n, uint64(len(dst)))
 		}
 		return dst, nil
 	}
-	if n > want+codecSlack {
+	if n > want+Slack {
 		return nil, errDecodedSize(n, want)
 	}
 	return make([]byte, n), nil
@@ -41,7 +41,7 @@ func errDecodedSize(n, want uint64) error {
 
 // scratchPool holds byte buffers reused between chunks by the decoders
 // (a bitshuffled block before its transform, a Blosc block before its
-// unshuffle), so that decoding a dataset allocates little whatever its
+// Unshuffle), so that decoding a dataset allocates little whatever its
 // number of chunks.
 var scratchPool sync.Pool
 
@@ -67,12 +67,12 @@ func putScratch(p *[]byte) {
 	}
 }
 
-// bitUnshuffle undoes bitshuffle's transform of n elements of es bytes
+// BitUnshuffle undoes bitshuffle's transform of n elements of es bytes
 // each, n a multiple of 8. In the transformed layout, src holds 8*es rows
 // of n/8 bytes: row 8*j+k gathers bit k of byte j of every element, bit i
 // of its byte m coming from element 8*m+i. dst (n*es bytes) gets the
 // elements back; tmp (n*es bytes, used when es > 1) is scratch.
-func bitUnshuffle(dst, src, tmp []byte, n, es int) {
+func BitUnshuffle(dst, src, tmp []byte, n, es int) {
 	if es == 1 {
 		untransposeBitRows(dst[:n], src[:n])
 		return
@@ -86,10 +86,10 @@ func bitUnshuffle(dst, src, tmp []byte, n, es int) {
 	for j := 0; j < es; j++ {
 		untransposeBitRows(tmp[j*n:(j+1)*n], src[j*n:(j+1)*n])
 	}
-	unshuffle(tmp[:n*es], es, dst[:n*es])
+	Unshuffle(tmp[:n*es], es, dst[:n*es])
 }
 
-// bitUnshuffleWords is bitUnshuffle for items of 2, 4 or 8 bytes, in one
+// bitUnshuffleWords is BitUnshuffle for items of 2, 4 or 8 bytes, in one
 // pass: for 64 items at a time, the bit rows of each byte plane are
 // transposed (bytes, then bits) into words holding byte j of 8 items,
 // and the words of the planes transposed again (bytes) into the items.
@@ -230,4 +230,48 @@ func transposeBits8x8(x uint64) uint64 {
 	t = (x ^ x>>28) & 0x00000000F0F0F0F0
 	x ^= t ^ t<<28
 	return x
+}
+
+// Unshuffle undoes HDF5's shuffle filter: src holds byte 0 of every
+// element, then byte 1 of every element, ...; dst gets the elements back.
+// Elements of 2, 4 and 8 bytes are assembled a word at a time.
+func Unshuffle(src []byte, es int, dst []byte) []byte {
+	if es <= 1 || len(src) < es {
+		return src
+	}
+	n := len(src) / es
+	dst = dst[:len(src)]
+	switch es {
+	case 8:
+		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+		p4, p5, p6, p7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
+		d := dst[:8*n]
+		for i := range p0 {
+			v := uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24 |
+				uint64(p4[i])<<32 | uint64(p5[i])<<40 | uint64(p6[i])<<48 | uint64(p7[i])<<56
+			binary.LittleEndian.PutUint64(d[8*i:], v)
+		}
+	case 4:
+		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+		d := dst[:4*n]
+		for i := range p0 {
+			v := uint32(p0[i]) | uint32(p1[i])<<8 | uint32(p2[i])<<16 | uint32(p3[i])<<24
+			binary.LittleEndian.PutUint32(d[4*i:], v)
+		}
+	case 2:
+		p0, p1 := src[:n], src[n:2*n]
+		d := dst[:2*n]
+		for i := range p0 {
+			binary.LittleEndian.PutUint16(d[2*i:], uint16(p0[i])|uint16(p1[i])<<8)
+		}
+	default:
+		for j := 0; j < es; j++ {
+			plane := src[j*n : (j+1)*n]
+			for i, c := range plane {
+				dst[i*es+j] = c
+			}
+		}
+	}
+	copy(dst[n*es:], src[n*es:])
+	return dst
 }

@@ -1,4 +1,4 @@
-package hdf5
+package codec
 
 import (
 	"bytes"
@@ -122,7 +122,7 @@ func parseBlosc(src []byte) (*bloscChunk, error) {
 	case c.version == 0:
 		return nil, errors.New("blosc: format version 0")
 	case c.version > 6:
-		return nil, &codecUnsupportedError{fmt.Sprintf("blosc format version %d (versions 1 to 6 are read)", c.version)}
+		return nil, &UnsupportedError{fmt.Sprintf("blosc format version %d (versions 1 to 6 are read)", c.version)}
 	case int32(c.nbytes) < 0 || int32(c.blocksize) < 0:
 		return nil, errors.New("blosc: negative size in header")
 	case cbytes < bloscMinHeader:
@@ -147,7 +147,7 @@ func parseBlosc(src []byte) (*bloscChunk, error) {
 			c.filters[5], c.filtersMeta[5] = 0, 0
 		}
 	} else if c.flags&bloscDelta != 0 {
-		return nil, &codecUnsupportedError{"blosc delta flag in a c-blosc 1.x header"}
+		return nil, &UnsupportedError{"blosc delta flag in a c-blosc 1.x header"}
 	}
 	if c.nbytes > 0 {
 		if c.blocksize <= 0 || c.blocksize > bloscMaxBlock {
@@ -189,13 +189,13 @@ func (c *bloscChunk) decodeBlocks(dst func(j, n int) []byte, visit func(j int, b
 	if c.ext {
 		switch {
 		case c.b2flags2&0x01 != 0:
-			return &codecUnsupportedError{"blosc2 chunk with variable-length blocks"}
+			return &UnsupportedError{"blosc2 chunk with variable-length blocks"}
 		case c.b2flags&0x01 != 0:
-			return &codecUnsupportedError{"blosc2 chunk compressed with a dictionary"}
+			return &UnsupportedError{"blosc2 chunk compressed with a dictionary"}
 		case c.b2flags&0x08 != 0 && c.special() == 0:
 			return errors.New("blosc2: lazy chunk stored in a file")
 		case c.b2flags&0x80 != 0:
-			return &codecUnsupportedError{"blosc2 chunk with an instrumented codec"}
+			return &UnsupportedError{"blosc2 chunk with an instrumented codec"}
 		}
 	}
 	nblocks := (c.nbytes + c.blocksize - 1) / c.blocksize
@@ -266,9 +266,9 @@ func (c *bloscChunk) decodeBlocks(dst func(j, n int) []byte, visit func(j int, b
 		if name == "" {
 			name = "unregistered"
 		}
-		return &codecUnsupportedError{fmt.Sprintf("blosc2 plugin codec %d (%s)", c.udcodec, name)}
+		return &UnsupportedError{fmt.Sprintf("blosc2 plugin codec %d (%s)", c.udcodec, name)}
 	case code == 2 && c.ext, code > 4:
-		return &codecUnsupportedError{fmt.Sprintf("blosc codec %d", code)}
+		return &UnsupportedError{fmt.Sprintf("blosc codec %d", code)}
 	}
 	filters, err := c.pipeline()
 	if err != nil {
@@ -338,12 +338,12 @@ func (c *bloscChunk) pipeline() ([]bloscStep, error) {
 		case blosc2Delta:
 			for _, g := range c.filters[:i] {
 				if g != blosc2NoFilter && g != blosc2TruncPrec && g != blosc2IntTrunc {
-					return nil, &codecUnsupportedError{"blosc2 delta filter before another filter"}
+					return nil, &UnsupportedError{"blosc2 delta filter before another filter"}
 				}
 			}
 			fl = append(fl, bloscStep{f, c.filtersMeta[i]})
 		default:
-			return nil, &codecUnsupportedError{fmt.Sprintf("blosc2 filter %d", f)}
+			return nil, &UnsupportedError{fmt.Sprintf("blosc2 filter %d", f)}
 		}
 	}
 	return fl, nil
@@ -419,7 +419,7 @@ func (c *bloscChunk) unfilterBlock(fl []bloscStep, raw, dst, scratch, ref []byte
 			if f.meta != 0 {
 				es = int(f.meta) // bytes grouped together (c-blosc2)
 			}
-			if r := unshuffle(cur, es, target); &r[0] != &target[0] {
+			if r := Unshuffle(cur, es, target); &r[0] != &target[0] {
 				copy(target, cur)
 			}
 		case blosc2Bitshuffle:
@@ -456,7 +456,7 @@ func (c *bloscChunk) bitUnshuffleBlock(src, dst, tmp []byte) {
 	} else {
 		n -= n % 8
 	}
-	bitUnshuffle(dst, src, tmp, n, ts)
+	BitUnshuffle(dst, src, tmp, n, ts)
 	copy(dst[n*ts:], src[n*ts:])
 }
 
@@ -519,7 +519,7 @@ func fillNaN(out []byte, ts int) error {
 func bloscDecodeStream(code int, src, dst []byte) error {
 	switch code {
 	case 0:
-		return blosclzDecode(src, dst)
+		return BlosclzDecode(src, dst)
 	case 1:
 		n, err := lz4.UncompressBlock(src, dst)
 		if err != nil {
@@ -544,19 +544,19 @@ func bloscDecodeStream(code int, src, dst []byte) error {
 			copy(dst, got)
 		}
 	case 3:
-		return zlibDecodeInto(src, dst)
+		return ZlibDecodeInto(src, dst)
 	case 4:
-		return zstdDecodeInto(src, dst)
+		return ZstdDecodeInto(src, dst)
 	default:
-		return &codecUnsupportedError{fmt.Sprintf("blosc codec %d", code)}
+		return &UnsupportedError{fmt.Sprintf("blosc codec %d", code)}
 	}
 	return nil
 }
 
 var zlibReaders sync.Pool // io.ReadCloser from zlib.NewReader
 
-// zlibDecodeInto decodes the zlib stream src, which must fill dst exactly.
-func zlibDecodeInto(src, dst []byte) error {
+// ZlibDecodeInto decodes the zlib stream src, which must fill dst exactly.
+func ZlibDecodeInto(src, dst []byte) error {
 	br := bytes.NewReader(src)
 	var zr io.ReadCloser
 	var err error
@@ -585,15 +585,15 @@ func zlibDecodeInto(src, dst []byte) error {
 	return nil
 }
 
-// decodeBlosc undoes the Blosc filter (id 32001). Its cd_values (filter
+// DecodeBlosc undoes the Blosc filter (id 32001). Its cd_values (filter
 // and library versions, type size, chunk size, level, shuffle, codec)
 // are the writer's settings, all repeated in the chunk's own header.
-func decodeBlosc(p filterParams, src []byte, want uint64, dst []byte) ([]byte, error) {
+func DecodeBlosc(p Params, src []byte, want uint64, dst []byte) ([]byte, error) {
 	c, err := parseBlosc(src)
 	if err != nil {
 		return nil, err
 	}
-	out, err := decodeTarget(dst, uint64(c.nbytes), want)
+	out, err := DecodeTarget(dst, uint64(c.nbytes), want)
 	if err != nil {
 		return nil, err
 	}
