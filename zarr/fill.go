@@ -23,6 +23,12 @@ func parseFill(raw json.RawMessage, d DType) ([]byte, error) {
 	if d.VarString {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
+			// zarr-python 2 writes 0 for object arrays: missing chunks
+			// then hold empty strings here.
+			var n float64
+			if json.Unmarshal(raw, &n) == nil {
+				return nil, nil
+			}
 			return nil, fmt.Errorf("fill_value %s of a string array is not a string", raw)
 		}
 		return []byte(s), nil

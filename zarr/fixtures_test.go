@@ -193,3 +193,7 @@ func TestReadZarritaV3(t *testing.T) {
 }
 
 var _ = binary.LittleEndian
+
+func TestReadZarrPythonV2(t *testing.T) {
+	checkFixtures(t, "testdata/v2.zarr", "testdata/v2_expect.json", 2)
+}
