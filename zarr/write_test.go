@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -132,6 +134,75 @@ func TestGroupWriteConsolidated(t *testing.T) {
 		}
 		if got := readAll(t, a); got[12] != 4 {
 			t.Fatalf("v%d: read %v", format, got)
+		}
+	}
+}
+
+// TestCrossTools is make check-zarr's Go half: with ZARR_XDIR set it reads
+// the reference images zarr-python and zarrita wrote there and writes
+// npyflow's for them to read (xcheck_v2.py, xcheck_v3.mjs).
+func TestCrossTools(t *testing.T) {
+	dir := os.Getenv("ZARR_XDIR")
+	if dir == "" {
+		t.Skip("ZARR_XDIR not set (make check-zarr sets it)")
+	}
+	ctx := context.Background()
+	img := refImage(512, 512)
+	for _, src := range []string{"zp_v2.zarr", "zarrita_v3.zarr"} {
+		s := NewFSStore(filepath.Join(dir, src))
+		g, err := OpenGroup(ctx, s, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Arrays) < 4 {
+			t.Fatalf("%s: arrays %v", src, g.Arrays)
+		}
+		for _, name := range g.Arrays {
+			a, err := g.OpenArray(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(readAll(t, a), img) {
+				t.Errorf("%s/%s: reference image differs", src, name)
+			}
+		}
+		t.Logf("%s: read %d reference images", src, len(g.Arrays))
+		s.Close()
+	}
+	f8 := make([]byte, 8*301*7)
+	for i := 0; i < 301*7; i++ {
+		binary.LittleEndian.PutUint64(f8[8*i:], math.Float64bits(float64(i)*1.25-40))
+	}
+	for _, format := range []int{2, 3} {
+		out := filepath.Join(dir, fmt.Sprintf("npyflow_v%d.zarr", format))
+		os.RemoveAll(out)
+		s := NewFSStore(out)
+		g := CreateGroup(s, "", format, true, nil)
+		write := func(name string, data []byte, o CreateOptions) {
+			w, err := g.CreateArray(ctx, name, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteRows(ctx, data); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, comp := range Compressions {
+			if format == 3 && (comp == "lz4" || comp == "zlib") {
+				continue
+			}
+			write("image_"+comp, img, CreateOptions{Shape: []int64{512, 512, 3}, Chunks: []int64{100, 100, 1}, DType: DType{Descr: "|u1"}, Compression: comp})
+			write("f8_"+comp, f8, CreateOptions{Shape: []int64{301, 7}, Chunks: []int64{50, 4}, DType: DType{Descr: "<f8"}, Compression: comp})
+			if format == 3 {
+				write("image_sharded_"+comp, img, CreateOptions{Shape: []int64{512, 512, 3}, Chunks: []int64{100, 100, 1}, Shards: []int64{200, 300, 3}, DType: DType{Descr: "|u1"}, Compression: comp})
+				write("f8_sharded_"+comp, f8, CreateOptions{Shape: []int64{301, 7}, Chunks: []int64{50, 4}, Shards: []int64{100, 8}, DType: DType{Descr: "<f8"}, Compression: comp})
+			}
+		}
+		if err := g.Close(ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
