@@ -74,6 +74,82 @@ const b = new zarr.BoolArray(new Uint8Array([1, 0, 0, 1, 1, 0, 1, 0, 1, 1, 1]).b
 await make("bool", { shape: [11], chunkShape: [5], dtype: "bool", fillValue: false, codecs: [le] }, b);
 await make("dotsep_i8", { shape: [4, 4], chunkShape: [3, 3], dtype: "int8", fillValue: 0, chunkSeparator: ".", codecs: [le] }, new Int8Array([...Array(16).keys()].map((i) => i - 8)));
 
+// Sharded arrays: zarrita reads sharding_indexed but does not write it, so
+// this script assembles the shards itself, by the sharding spec (inner
+// chunks, then or after the index of little-endian (offset, nbytes)
+// pairs with its CRC-32C; empty inner chunks 2^64-1 twice), and zarrita
+// reading them back gives the expected values.
+import * as zlib from "node:zlib";
+function crc32c(buf) {
+  let c = ~0 >>> 0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+  }
+  return ~c >>> 0;
+}
+async function sharded(name, { shape, shard, inner, indexAt, gzip, value, emptyIf }) {
+  const dir = path.join(out, name);
+  fs.mkdirSync(dir, { recursive: true });
+  const innerCodecs = [le];
+  if (gzip) innerCodecs.push({ name: "gzip", configuration: { level: 5 } });
+  const meta = {
+    zarr_format: 3, node_type: "array", shape, data_type: "int32",
+    chunk_grid: { name: "regular", configuration: { chunk_shape: shard } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: -1,
+    codecs: [{ name: "sharding_indexed", configuration: {
+      chunk_shape: inner, codecs: innerCodecs,
+      index_codecs: [le, { name: "crc32c" }], index_location: indexAt } }],
+    attributes: {},
+  };
+  fs.writeFileSync(path.join(dir, "zarr.json"), JSON.stringify(meta, null, 2));
+  const per = shard.map((s, i) => s / inner[i]);
+  const grid = shape.map((s, i) => Math.ceil(s / shard[i]));
+  for (let sy = 0; sy < grid[0]; sy++) for (let sx = 0; sx < grid[1]; sx++) {
+    const n = per[0] * per[1];
+    const index = Buffer.alloc(16 * n);
+    const parts = [];
+    let off = indexAt === "start" ? 16 * n + 4 : 0;
+    for (let iy = 0; iy < per[0]; iy++) for (let ix = 0; ix < per[1]; ix++) {
+      const j = iy * per[1] + ix;
+      const y0 = (sy * per[0] + iy) * inner[0], x0 = (sx * per[1] + ix) * inner[1];
+      if (y0 >= shape[0] || x0 >= shape[1] || emptyIf(y0, x0)) {
+        index.writeBigUInt64LE(0xffffffffffffffffn, 16 * j);
+        index.writeBigUInt64LE(0xffffffffffffffffn, 16 * j + 8);
+        continue;
+      }
+      const chunk = Buffer.alloc(4 * inner[0] * inner[1]);
+      for (let y = 0; y < inner[0]; y++) for (let x = 0; x < inner[1]; x++) {
+        const v = y0 + y < shape[0] && x0 + x < shape[1] ? value(y0 + y, x0 + x) : -1;
+        chunk.writeInt32LE(v, 4 * (y * inner[1] + x));
+      }
+      const enc = gzip ? zlib.gzipSync(chunk) : chunk;
+      index.writeBigUInt64LE(BigInt(off), 16 * j);
+      index.writeBigUInt64LE(BigInt(enc.length), 16 * j + 8);
+      parts.push(enc);
+      off += enc.length;
+    }
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32LE(crc32c(index));
+    const idx = Buffer.concat([index, crc]);
+    const body = indexAt === "start" ? Buffer.concat([idx, ...parts]) : Buffer.concat([...parts, idx]);
+    fs.mkdirSync(path.join(dir, "c", String(sy)), { recursive: true });
+    fs.writeFileSync(path.join(dir, "c", String(sy), String(sx)), body);
+  }
+  cases.push(name);
+}
+// zarrita reads only indexes at the end: the index-at-start shards hold
+// the same chunks as a twin with its index at the end, whose values
+// zarrita reads stand for both.
+const twin = { shape: [10, 9], shard: [6, 6], inner: [3, 3], gzip: true,
+  value: (y, x) => y * 1000 - x * 7, emptyIf: (y, x) => y === 3 && x === 3 };
+await sharded("sharded_end_gzip", { ...twin, indexAt: "end" });
+await sharded("sharded_start_gzip", { ...twin, indexAt: "start" });
+const twins = { sharded_start_gzip: "sharded_end_gzip" };
+await sharded("sharded_end", { shape: [7, 8], shard: [4, 4], inner: [2, 2], indexAt: "end", gzip: false,
+  value: (y, x) => (y + 1) * (x - 3), emptyIf: (y, x) => y === 0 && x === 2 });
+
 // The elements of a zarrita result in C order (a transposed array comes
 // back with its own strides).
 function cOrder(got) {
@@ -95,7 +171,7 @@ function cOrder(got) {
 // What zarrita reads back, as JSON: numbers as strings for 64-bit ints.
 const expect = {};
 for (const name of cases) {
-  const arr = await zarr.open(root.resolve(name), { kind: "array" });
+  const arr = await zarr.open(root.resolve(twins[name] || name), { kind: "array" });
   const got = await zarr.get(arr);
   const vals = cOrder(got).map((v) => typeof v === "bigint" ? v.toString() : (typeof v === "boolean" ? (v ? 1 : 0) : (Number.isNaN(v) ? "NaN" : (v === Infinity ? "Infinity" : v))));
   expect[name] = { shape: got.shape, dtype: arr.dtype, values: vals };
