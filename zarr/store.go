@@ -138,9 +138,7 @@ func (s *FSStore) Put(ctx context.Context, key string, value []byte) error {
 	}
 	s.mu.Unlock()
 	if storage.Scheme(s.Root) == "" {
-		if err := mkdirAll(s.name(key)); err != nil {
-			return err
-		}
+		return putLocal(strings.TrimPrefix(s.name(key), "file://"), value)
 	}
 	w, err := storage.Create(ctx, s.name(key), storage.CreateOptions{})
 	if err != nil {
@@ -377,7 +375,36 @@ func (m *MemStore) List(_ context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
-// mkdirAll makes the local directory that file name goes in.
-func mkdirAll(name string) error {
-	return os.MkdirAll(filepath.Dir(strings.TrimPrefix(name, "file://")), 0o777)
+// putLocal writes a local file whole: a temporary file beside it, renamed
+// into place (a chunk store holds many files, so no directory scan per
+// file as internal/atomicfile's stale-file cleanup would do).
+func putLocal(name string, value []byte) error {
+	dir := filepath.Dir(name)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(dir, 0o777); err == nil {
+			f, err = os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(value); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), os.FileMode(0o666&^umask)); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), name); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -99,7 +100,7 @@ func (e *Encoder) Gzip(dst, src []byte, level int) ([]byte, error) {
 func (e *Encoder) lz4Block(dst, src []byte, hc bool) []byte {
 	bound := lz4.CompressBlockBound(len(src))
 	at := len(dst)
-	dst = append(dst, make([]byte, bound)...)
+	dst = slices.Grow(dst, bound)[:at+bound]
 	var n int
 	var err error
 	if hc {
@@ -250,6 +251,7 @@ func (e *Encoder) Blosc(dst, src []byte, cname string, clevel, shuffle, typesize
 	if block == 0 {
 		block = len(src)
 	}
+	dst = slices.Grow(dst, 16+len(src)+len(src)/64+64)
 	at := len(dst)
 	header := func(flags uint8, cbytes int) {
 		dst = append(dst, 2, 1, flags, uint8(typesize))
