@@ -172,6 +172,9 @@ func ReadBounded(r io.Reader, sizeHint, limit int64) ([]byte, error) {
 		}
 		k, err := r.Read(out[len(out):min(int64(cap(out)), limit+1)])
 		out = out[:len(out)+k]
+		if int64(len(out)) > limit {
+			return nil, fmt.Errorf("decodes to over %d bytes", limit)
+		}
 		if err == io.EOF {
 			return out, nil
 		}
