@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -139,6 +140,9 @@ func checkFixtures(t *testing.T, dir, expectFile string, wantFormat int) {
 		found[p] = true
 	}
 	for name, e := range exp {
+		if strings.HasPrefix(name, "zip:") {
+			continue // TestReadZarrPythonZip
+		}
 		t.Run(name, func(t *testing.T) {
 			if !found[name] {
 				t.Fatalf("group listing %v lacks %s", g.Arrays, name)

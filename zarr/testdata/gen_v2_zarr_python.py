@@ -116,6 +116,21 @@ for name in names:
     else:
         vals = [text(v, dt) for v in data.ravel()]
     expect[name] = {"shape": list(z.shape), "dtype": str(z.dtype), "values": vals}
+# A zip store (zarr.ZipStore, entries stored uncompressed).
+zpath = os.path.join(here, "v2.zip")
+if os.path.exists(zpath):
+    os.remove(zpath)
+zs = zarr.ZipStore(zpath, mode="w")
+zroot = zarr.group(store=zs)
+zroot.create_dataset("image", data=image(9, 8, 3), chunks=(4, 4, 1), compressor=Blosc(cname="zstd", shuffle=Blosc.SHUFFLE))
+zroot.create_group("g").create_dataset("x", data=np.arange(7, dtype="<i2") * -3, chunks=(3,), compressor=Zlib(1))
+zs.close()
+zs = zarr.ZipStore(zpath, mode="r")
+for name in ["image", "g/x"]:
+    data = zarr.open_array(zs, mode="r", path=name)[...]
+    expect["zip:" + name] = {"shape": list(data.shape), "dtype": str(data.dtype), "values": [text(v, data.dtype) for v in data.ravel()]}
+zs.close()
+
 with open(os.path.join(here, "v2_expect.json"), "w") as f:
     json.dump(expect, f)
     f.write("\n")
