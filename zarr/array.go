@@ -520,6 +520,10 @@ func intList(v any, n int) ([]int, error) {
 	return out, nil
 }
 
+// FillValue is the fill value as the metadata's JSON would give it
+// (numbers, "NaN", [re, im], base64 or byte lists, strings).
+func (a *Array) FillValue() any { return fillJSON(a.Fill, a.DType, a.Format == 3) }
+
 // ChunkKey is the store key of the chunk (shard) at grid index idx.
 func (a *Array) ChunkKey(idx []int64) string {
 	var sb strings.Builder

@@ -192,7 +192,7 @@ func putFloat(b []byte, raw json.RawMessage, be bool) error {
 	if json.Unmarshal(raw, &s) == nil {
 		switch s {
 		case "NaN":
-			f = math.NaN()
+			f = math.Float64frombits(0x7ff8000000000000) // numpy's NaN
 		case "Infinity":
 			f = math.Inf(1)
 		case "-Infinity":
