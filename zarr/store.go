@@ -214,7 +214,7 @@ type ZipStore struct {
 	entries map[string]*zip.File
 	w       *zip.Writer
 	written map[string]bool
-	closer  io.Closer
+	mu      sync.Mutex // serializes writes: a zip is written one entry at a time
 }
 
 // OpenZip opens the zip archive r of size bytes as a read-only store.
@@ -286,6 +286,8 @@ func (z *ZipStore) Put(_ context.Context, key string, value []byte) error {
 	if z.w == nil {
 		return fmt.Errorf("zip store is read-only")
 	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
 	if z.written[key] {
 		return fmt.Errorf("zip store: %s written twice", key)
 	}
@@ -312,6 +314,8 @@ func (z *ZipStore) List(_ context.Context, prefix string) ([]string, error) {
 
 // Close finishes a written archive (its central directory).
 func (z *ZipStore) Close() error {
+	z.mu.Lock()
+	defer z.mu.Unlock()
 	if z.w != nil {
 		return z.w.Close()
 	}
