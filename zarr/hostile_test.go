@@ -9,7 +9,9 @@ import (
 )
 
 // writeSmall writes a 6x4 int32 array at "arr" with o's layout.
-func writeSmall(t *testing.T, o CreateOptions) *MemStore {
+func writeSmall(t *testing.T, o CreateOptions) *MemStore { return writeSmallF(t, o) }
+
+func writeSmallF(t testing.TB, o CreateOptions) *MemStore {
 	t.Helper()
 	ctx := context.Background()
 	s := &MemStore{}
