@@ -331,6 +331,26 @@ func bloscZstdLevel(clevel int) int {
 // the last whole element are copied as they are.
 func Shuffle(src []byte, es int, dst []byte) {
 	n := len(src) / es
+	switch es {
+	case 8:
+		p0, p1, p2, p3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
+		p4, p5, p6, p7 := dst[4*n:5*n], dst[5*n:6*n], dst[6*n:7*n], dst[7*n:8*n]
+		for i := range p0 {
+			v := binary.LittleEndian.Uint64(src[8*i:])
+			p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+			p4[i], p5[i], p6[i], p7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+		}
+		copy(dst[n*es:], src[n*es:])
+		return
+	case 4:
+		p0, p1, p2, p3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
+		for i := range p0 {
+			v := binary.LittleEndian.Uint32(src[4*i:])
+			p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		}
+		copy(dst[n*es:], src[n*es:])
+		return
+	}
 	for j := 0; j < es; j++ {
 		plane := dst[j*n : (j+1)*n]
 		for i := range plane {

@@ -103,3 +103,18 @@ func TestLZ4GzipZlibRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestShuffleInvertsUnshuffle(t *testing.T) {
+	for _, es := range []int{1, 2, 3, 4, 8, 16} {
+		src := testData(37)[:8*37-5] // a tail that is no whole element
+		sh := make([]byte, len(src))
+		Shuffle(src, es, sh)
+		if es > 1 && bytes.Equal(sh, src) {
+			t.Fatalf("es %d: shuffle did nothing", es)
+		}
+		back := Unshuffle(sh, es, make([]byte, len(sh)))
+		if !bytes.Equal(back, src) {
+			t.Fatalf("es %d: unshuffle(shuffle(x)) != x", es)
+		}
+	}
+}
