@@ -43,3 +43,13 @@ func unshuffle(src []byte, es int, dst []byte) []byte { return codec.Unshuffle(s
 func decodeTarget(dst []byte, n, want uint64) ([]byte, error) {
 	return codec.DecodeTarget(dst, n, want)
 }
+
+// The shared helpers under the names hdf5's filters have used: pooled
+// scratch buffers, the decoded-size error, bitshuffle's transform,
+// BloscLZ.
+func getScratch(n int) *[]byte                     { return codec.GetScratch(n) }
+func putScratch(p *[]byte)                         { codec.PutScratch(p) }
+func errDecodedSize(n, want uint64) error          { return codec.ErrDecodedSize(n, want) }
+func bitUnshuffle(dst, src, tmp []byte, n, es int) { codec.BitUnshuffle(dst, src, tmp, n, es) }
+func bshufDefaultBlock(es int) int                 { return codec.BitshuffleDefaultBlock(es) }
+func blosclzDecode(src, out []byte) error          { return codec.BlosclzDecode(src, out) }

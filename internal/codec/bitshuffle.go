@@ -91,8 +91,8 @@ func DecodeBitshuffle(p Params, src []byte, want uint64, dst []byte) ([]byte, er
 	n := int(total / uint64(es))
 	bb := block * es
 	need := min(bb, len(out))
-	scratch := getScratch(2 * need)
-	defer putScratch(scratch)
+	scratch := GetScratch(2 * need)
+	defer PutScratch(scratch)
 	tmp, buf := (*scratch)[:need], (*scratch)[need:2*need]
 	pos := 0 // elements done
 	for pos+8 <= n {

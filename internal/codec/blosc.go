@@ -174,7 +174,7 @@ func (c *bloscChunk) special() int {
 // decode decodes the chunk into out (nbytes long).
 func (c *bloscChunk) decode(out []byte) error {
 	if len(out) != c.nbytes {
-		return errDecodedSize(uint64(c.nbytes), uint64(len(out)))
+		return ErrDecodedSize(uint64(c.nbytes), uint64(len(out)))
 	}
 	return c.decodeBlocks(func(j, n int) []byte { return out[j*c.blocksize : j*c.blocksize+n] }, nil)
 }
@@ -280,8 +280,8 @@ func (c *bloscChunk) decodeBlocks(dst func(j, n int) []byte, visit func(j int, b
 	}
 	var tmp, ref []byte
 	if len(filters) > 0 {
-		p := getScratch(3 * c.blocksize)
-		defer putScratch(p)
+		p := GetScratch(3 * c.blocksize)
+		defer PutScratch(p)
 		tmp = *p
 	}
 	for j := 0; j < nblocks; j++ {

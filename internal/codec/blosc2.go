@@ -312,8 +312,8 @@ func DecodeBlosc2(p Params, src []byte, want uint64, dst []byte) ([]byte, error)
 	if int64(c.blocksize) != blockItems*ts {
 		return nil, fmt.Errorf("blosc2: b2nd chunk with blocks of %d bytes for blocks of %d items of %d bytes", c.blocksize, blockItems, ts)
 	}
-	p2 := getScratch(c.blocksize)
-	defer putScratch(p2)
+	p2 := GetScratch(c.blocksize)
+	defer PutScratch(p2)
 	blk := *p2
 	g := b2ndGrid{shape: m.shape, block: m.blockshape, ts: ts}
 	for i := range ext {

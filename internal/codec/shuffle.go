@@ -25,17 +25,19 @@ func (e *UnsupportedError) Error() string { return e.msg }
 func DecodeTarget(dst []byte, n, want uint64) ([]byte, error) {
 	if dst != nil {
 		if n != uint64(len(dst)) {
-			return nil, errDecodedSize(n, uint64(len(dst)))
+			return nil, ErrDecodedSize(n, uint64(len(dst)))
 		}
 		return dst, nil
 	}
 	if n > want+Slack {
-		return nil, errDecodedSize(n, want)
+		return nil, ErrDecodedSize(n, want)
 	}
 	return make([]byte, n), nil
 }
 
-func errDecodedSize(n, want uint64) error {
+// ErrDecodedSize is the error of encoded data declaring n decoded bytes
+// where want are expected.
+func ErrDecodedSize(n, want uint64) error {
 	return fmt.Errorf("declares %d decoded bytes for a chunk of %d", n, want)
 }
 
@@ -45,9 +47,9 @@ func errDecodedSize(n, want uint64) error {
 // number of chunks.
 var scratchPool sync.Pool
 
-// getScratch returns a buffer of n bytes (contents undefined); putScratch
+// GetScratch returns a buffer of n bytes (contents undefined); PutScratch
 // gives it back.
-func getScratch(n int) *[]byte {
+func GetScratch(n int) *[]byte {
 	if p, ok := scratchPool.Get().(*[]byte); ok {
 		if cap(*p) >= n {
 			*p = (*p)[:n]
@@ -59,7 +61,8 @@ func getScratch(n int) *[]byte {
 	return &b
 }
 
-func putScratch(p *[]byte) {
+// PutScratch gives a buffer of GetScratch back.
+func PutScratch(p *[]byte) {
 	// Very large buffers are not kept: one huge chunk should not pin its
 	// memory for the rest of the process.
 	if cap(*p) <= 64<<20 {
