@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
 
 all: build
 
@@ -120,6 +120,23 @@ check-numpy:
 	rm -rf out/numpy-check && mkdir -p out/numpy-check
 	NPYFLOW_NUMPY_OUT=$(CURDIR)/out/numpy-check $(GO) test -count=1 -run TestWriteForNumpy ./npyio/
 	/usr/bin/python3 testdata/check_written.py out/numpy-check
+
+# Regenerates the Zarr fixtures with zarr-python 2 (Debian python3-zarr,
+# python3-numcodecs) and zarrita (npm, installed in ZARR_NPM), then
+# cross-reads: npyflow reads both tools' 512x512x3 reference images,
+# zarr-python reads npyflow's v2 output and zarrita its v3 output.
+ZARR_NPM ?= /tmp/npm-zarr
+check-zarr:
+	mkdir -p $(ZARR_NPM) && cd $(ZARR_NPM) && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --no-audit --no-fund zarrita@0.7.5 @zarrita/storage@0.2.0 >/dev/null
+	/usr/bin/python3 zarr/testdata/gen_v2_zarr_python.py
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/gen_v3_zarrita.mjs
+	$(GO) test -count=1 -run 'TestReadZarrPythonV2|TestReadZarritaV3' ./zarr/
+	rm -rf /tmp/npyflow-zarr && mkdir -p /tmp/npyflow-zarr
+	/usr/bin/python3 zarr/testdata/xcheck_v2.py write /tmp/npyflow-zarr
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/xcheck_v3.mjs write /tmp/npyflow-zarr
+	ZARR_XDIR=/tmp/npyflow-zarr $(GO) test -count=1 -v -run 'TestCrossTools' ./zarr/
+	/usr/bin/python3 zarr/testdata/xcheck_v2.py read /tmp/npyflow-zarr
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/xcheck_v3.mjs read /tmp/npyflow-zarr
 
 clean:
 	rm -rf bin out
