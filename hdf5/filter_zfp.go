@@ -17,7 +17,7 @@ func decodeZFP(p filterParams, src []byte, want uint64, dst []byte) ([]byte, err
 	if err != nil {
 		var ue *zfp.UnsupportedError
 		if errors.As(err, &ue) {
-			return nil, &codecUnsupportedError{ue.Error()}
+			return nil, &codecUnsupportedError{Msg: ue.Error()}
 		}
 		return nil, err
 	}

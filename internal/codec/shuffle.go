@@ -14,9 +14,9 @@ import (
 // UnsupportedError is a well-formed encoded chunk that uses a feature
 // these decoders do not implement (a Blosc2 plugin codec, say); unfilter
 // reports it as unsupported rather than malformed.
-type UnsupportedError struct{ msg string }
+type UnsupportedError struct{ Msg string }
 
-func (e *UnsupportedError) Error() string { return e.msg }
+func (e *UnsupportedError) Error() string { return e.Msg }
 
 // DecodeTarget returns the n bytes a decoder writes its output into: dst
 // when the decoder is the last filter (dst has the chunk's size, want),
