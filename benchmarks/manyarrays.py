@@ -13,7 +13,11 @@ Writes into DIR, for each KIND (default: all):
   matstruct_N.mat    scipy.io.savemat, one 1x1 struct s of N fields
   mat73vars_N.mat    hdf5storage.savemat v7.3, N variables
   mat73struct_N.mat  hdf5storage.savemat v7.3, one struct s of N fields
-A file that already exists is kept. Values: array i holds i*16 .. i*16+15.
+A file that already exists is kept. Values: array i holds i*L .. i*L+L-1,
+L = $MANY_LEN (default 16). With $MANY_JSON set, also writes
+KIND_N.json: the count and the values of a few arrays as numpy reads
+them back from the file written (the pipeline's TestArchiveOpenedOnce
+fixtures, pipeline/testdata/many, are made with N=200, MANY_LEN=4).
 """
 import os
 import sys
@@ -23,9 +27,29 @@ import numpy as np
 KINDS = ["npz", "h5", "h5dense", "matvars", "matstruct", "mat73vars", "mat73struct"]
 
 
+LEN = int(os.environ.get("MANY_LEN", "16"))
+
+
 def arrays(n):
-    base = np.arange(16, dtype=np.float64)
-    return {"a%d" % i: base + 16 * i for i in range(n)}
+    base = np.arange(LEN, dtype=np.float64)
+    return {"a%d" % i: base + LEN * i for i in range(n)}
+
+
+def readback(kind, path, names):
+    """The values of names as the producer's own reader gives them."""
+    if kind == "npz":
+        with np.load(path) as z:
+            return {k: z[k].ravel().tolist() for k in names}
+    if kind in ("h5", "h5dense", "mat73vars", "mat73struct"):
+        import h5py
+        with h5py.File(path, "r") as f:
+            g = f["s"] if kind == "mat73struct" else f
+            return {k: np.asarray(g[k]).ravel().tolist() for k in names}
+    import scipy.io
+    m = scipy.io.loadmat(path, squeeze_me=True)
+    if kind == "matstruct":
+        return {k: np.ravel(m["s"][k].item()).tolist() for k in names}
+    return {k: np.ravel(m[k]).tolist() for k in names}
 
 
 def write(kind, path, n):
@@ -63,6 +87,12 @@ def main():
         p = os.path.join(d, "%s_%d%s" % (k, n, ext.get(k, ".mat")))
         if not os.path.exists(p):
             write(k, p, n)
+        if os.environ.get("MANY_JSON"):
+            import json
+            names = ["a0", "a%d" % (n // 2), "a%d" % (n - 1)]
+            with open(os.path.join(d, "%s_%d.json" % (k, n)), "w") as f:
+                json.dump({"count": n, "values": readback(k, p, names)}, f, indent=1, sort_keys=True)
+                f.write("\n")
         print(p)
 
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Open archives. An archive's directory (an .npz's zip central
@@ -20,6 +21,10 @@ import (
 
 // maxIdleHandles is how many released files a handles cache keeps open.
 const maxIdleHandles = 2
+
+// archivesOpened counts the files the handles caches opened (the tests
+// check that each archive is opened once per run).
+var archivesOpened atomic.Int64
 
 // handles caches the open, parsed files of one source's reader, by path.
 // Its methods are safe for concurrent use: parts are read by several
@@ -65,6 +70,7 @@ func (hs *handles[T]) get(ctx context.Context, path string, open func(ctx contex
 	h = &handle[T]{refs: 1, path: path, opening: make(chan struct{})}
 	hs.m[path] = h
 	hs.mu.Unlock()
+	archivesOpened.Add(1)
 	h.v, h.c, h.err = open(ctx, path)
 	close(h.opening)
 	if h.err != nil {

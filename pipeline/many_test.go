@@ -1,0 +1,100 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/npyflow/npyflow/npyio"
+)
+
+// manyFixtures are the files of 200 arrays of 4 float64 each that
+// benchmarks/manyarrays.py wrote with numpy, h5py (also in dense link
+// storage: a fractal heap and a v2 B-tree of link names), scipy and
+// hdf5storage, with the values the producers read back (KIND_200.json).
+var manyFixtures = []struct{ file, prefix string }{
+	{"npz_200.npz", ""},
+	{"h5_200.h5", ""},
+	{"h5dense_200.h5", ""},
+	{"matvars_200.mat", ""},
+	{"matstruct_200.mat", "s."},
+	{"mat73vars_200.mat", ""},
+	{"mat73struct_200.mat", "s."},
+}
+
+// TestArchiveOpenedOnce converts archives of 200 arrays to .npz: each
+// input is opened and its directory read once for the whole run (not
+// once per member, which made the cost quadratic in the number of
+// arrays), and every array arrives with the producer's values.
+func TestArchiveOpenedOnce(t *testing.T) {
+	for _, fx := range manyFixtures {
+		t.Run(fx.file, func(t *testing.T) {
+			in := filepath.Join("testdata", "many", fx.file)
+			var want struct {
+				Count  int
+				Values map[string][]float64
+			}
+			b, err := os.ReadFile(in[:len(in)-len(filepath.Ext(in))] + ".json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out.npz")
+			before := archivesOpened.Load()
+			if _, err := Convert(context.Background(), in, out, nil); err != nil {
+				t.Fatal(err)
+			}
+			if n := archivesOpened.Load() - before; n != 1 {
+				t.Errorf("the input was opened %d times, want once", n)
+			}
+			z, err := npyio.OpenNPZ(out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer z.Close()
+			if len(z.Members) != want.Count {
+				t.Fatalf("%d members, want %d", len(z.Members), want.Count)
+			}
+			var keys, wantKeys []string
+			for i, m := range z.Members {
+				keys = append(keys, m.Key)
+				wantKeys = append(wantKeys, fx.prefix+"a"+itoa(int64(i)))
+			}
+			slices.Sort(keys) // HDF5 lists links by name, as h5py does
+			slices.Sort(wantKeys)
+			if !slices.Equal(keys, wantKeys) {
+				t.Errorf("members %v..., want %v...", keys[:3], wantKeys[:3])
+			}
+			for name, vals := range want.Values {
+				m := z.Member(fx.prefix + name)
+				if m == nil {
+					t.Fatalf("no member %s%s", fx.prefix, name)
+				}
+				r, err := m.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				buf := make([]byte, r.Rows()*r.RowSize())
+				for n := 0; n < int(r.Rows()); {
+					k, err := r.ReadRows(buf[n*int(r.RowSize()):])
+					if err != nil {
+						t.Fatal(err)
+					}
+					n += k
+				}
+				got, err := npyio.View[float64](buf)
+				if err != nil || r.DType().Kind != npyio.Float {
+					t.Fatalf("%s: %v, %v", name, r.DType(), err)
+				}
+				if !slices.Equal(got, vals) {
+					t.Errorf("%s: %v, want %v", name, got, vals)
+				}
+			}
+		})
+	}
+}
