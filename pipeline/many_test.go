@@ -98,3 +98,36 @@ func TestArchiveOpenedOnce(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkManyArrays converts files of 1,000 and 8,000 small arrays to
+// .npz: the cost must grow linearly with the number of arrays. The
+// files are made by benchmarks/manyarrays.py (numpy, h5py, scipy,
+// hdf5storage) into $NPYFLOW_MANY_DIR, which `make -C benchmarks many`
+// sets; without it the benchmark is skipped.
+//
+//	/usr/bin/python3 benchmarks/manyarrays.py /tmp/many 1000
+//	/usr/bin/python3 benchmarks/manyarrays.py /tmp/many 8000
+//	NPYFLOW_MANY_DIR=/tmp/many go test ./pipeline/ -run '^$' -bench ManyArrays -benchtime 1x
+func BenchmarkManyArrays(b *testing.B) {
+	dir := os.Getenv("NPYFLOW_MANY_DIR")
+	if dir == "" {
+		b.Skip("NPYFLOW_MANY_DIR is not set (see benchmarks/manyarrays.py)")
+	}
+	for _, kind := range []string{"npz", "h5", "h5dense", "matvars", "matstruct", "mat73vars", "mat73struct"} {
+		for _, n := range []int{1000, 4000, 8000} {
+			ins, _ := filepath.Glob(filepath.Join(dir, kind+"_"+itoa(int64(n))+".*[5tz]"))
+			if len(ins) != 1 {
+				continue
+			}
+			b.Run(kind+"/"+itoa(int64(n)), func(b *testing.B) {
+				out := filepath.Join(b.TempDir(), "out.npz")
+				for i := 0; i < b.N; i++ {
+					if _, err := Convert(context.Background(), ins[0], out, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/array")
+			})
+		}
+	}
+}
