@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 )
 
 // manyFixtures are the files of 200 arrays of 4 float64 each that
@@ -130,4 +131,79 @@ func BenchmarkManyArrays(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestArchivesOfManyFiles reads four archives through one source: the
+// files evicted from the handles cache after planning are opened again
+// for the run, each at most twice, and every part is read from the
+// right file.
+func TestArchivesOfManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "many", "h5dense_200.h5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if err := os.WriteFile(filepath.Join(dir, "f"+itoa(int64(i))+".h5"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jb := []byte(`version: 1
+sources:
+  s: {type: hdf5, paths: "f*.h5", datasets: [a0, a7]}
+sinks:
+  o: {type: npz, input: s, path: out.npz, member: "{stem}_{member}"}
+`)
+	j, err := job.Load(filepath.Join(dir, "job.yaml"), jb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := archivesOpened.Load()
+	fds := openFDs()
+	p, err := NewPlan(context.Background(), j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := archivesOpened.Load() - before; n < 4 || n > 8 {
+		t.Errorf("4 files opened %d times, want 4 to 8", n)
+	}
+	if n := openFDs(); n > fds {
+		t.Errorf("%d files left open after the run (%d before)", n, fds)
+	}
+	z, err := npyio.OpenNPZ(filepath.Join(dir, "out.npz"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	if len(z.Members) != 8 {
+		t.Fatalf("%d members, want 8: %v", len(z.Members), z.Keys())
+	}
+	for _, m := range z.Members {
+		r, err := m.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, r.Rows()*r.RowSize())
+		if _, err := r.ReadRows(buf); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := npyio.View[float64](buf)
+		first := 0.0
+		if m.Key[len(m.Key)-2:] == "a7" {
+			first = 28
+		}
+		if len(got) != 4 || got[0] != first || got[3] != first+3 {
+			t.Errorf("%s: %v", m.Key, got)
+		}
+	}
+}
+
+// openFDs counts the process's open file descriptors (0 where /proc
+// does not tell).
+func openFDs() int {
+	es, _ := os.ReadDir("/proc/self/fd")
+	return len(es)
 }
