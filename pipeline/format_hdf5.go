@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/internal/storage"
@@ -365,91 +366,121 @@ type containerReader struct {
 	// asStored are the parts that go as stored (fortran_order), by
 	// path and member, with their stored headers.
 	asStored map[[2]string]*npyio.Header
+	mu       sync.Mutex // guards asStored
+	// files are the files opened, each listed once (r.pick) for all
+	// its parts.
+	files handles[*containerFile]
 }
 
 func (r *containerReader) pickHint() string { return r.hint }
 
+// containerFile is an HDF5 file or MAT-file with its arrays listed once
+// (every array picked; see containerReader.files).
+type containerFile struct {
+	members []containerMember
+	byName  map[string]int // index in members
+}
+
+func (r *containerReader) closeHandles() { r.files.close() }
+
+// file returns the open, listed file at path and the function that
+// releases it; warn hears the warnings of listing it (when the cache does
+// not hold it yet).
+func (r *containerReader) file(ctx context.Context, path string, warn func(string)) (*containerFile, func(), error) {
+	return r.files.get(ctx, path, func(ctx context.Context, path string) (*containerFile, io.Closer, error) {
+		f, err := storage.Open(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		members, err := r.list(path, f, f.Size(), r.pick, warn)
+		if err != nil {
+			f.Close()
+			return nil, nil, &FileError{Path: path, Err: err}
+		}
+		cf := &containerFile{members: members, byName: make(map[string]int, len(members))}
+		for i, m := range members {
+			if _, ok := cf.byName[m.name]; !ok {
+				cf.byName[m.name] = i
+			}
+		}
+		return cf, f, nil
+	})
+}
+
 func (r *containerReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	f, err := storage.Open(ctx, path)
+	cf, release, err := r.file(ctx, path, s.warn)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	members, err := r.list(path, f, f.Size(), r.pick, s.warn)
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
-	}
+	defer release()
 	var out []partHead
-	for _, m := range members {
+	for _, m := range cf.members {
 		h := *m.header
 		h.FortranOrder = false // rows arrive in C order
 		out = append(out, partHead{member: m.name, header: &h})
 		if r.fortran && fortranMember(m) {
+			r.mu.Lock()
 			if r.asStored == nil {
 				r.asStored = map[[2]string]*npyio.Header{}
 			}
 			r.asStored[[2]string{path, m.name}] = m.header
+			r.mu.Unlock()
 		}
 	}
 	return out, nil
 }
 
-// member opens the file of part p and finds its array; close closes the
-// file.
-func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, io.Closer, error) {
-	f, err := storage.Open(ctx, p.Path)
+// member finds the array of part p in its file (opened and listed once
+// for all its parts); release releases the file.
+func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, func(), error) {
+	cf, release, err := r.file(ctx, p.Path, func(string) {})
 	if err != nil {
 		return containerMember{}, nil, err
 	}
-	members, err := r.list(p.Path, f, f.Size(), []string{p.Member}, func(string) {})
-	if err != nil {
-		f.Close()
-		return containerMember{}, nil, &FileError{Path: p.Path, Err: err}
+	if i, ok := cf.byName[p.Member]; ok {
+		return cf.members[i], release, nil
 	}
-	for _, m := range members {
-		if m.name == p.Member {
-			return m, f, nil
-		}
-	}
-	f.Close()
+	release()
 	return containerMember{}, nil, fmt.Errorf("%s: %q disappeared", p.Path, p.Member)
 }
 
 func (r *containerReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	m, f, err := r.member(ctx, p)
+	m, release, err := r.member(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	rd, rc, err := memberReader(m)
 	if err != nil {
-		f.Close()
+		release()
 		return nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	return rd, closers{rc, f}, nil
+	return rd, closers{rc, releaseCloser(release)}, nil
 }
 
 func (r *containerReader) stores() bool { return r.fortran }
 
 // stored returns a Fortran-order matrix as stored (fortran_order).
 func (r *containerReader) stored(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool) {
+	r.mu.Lock()
 	h := r.asStored[[2]string{p.Path, p.Member}]
+	r.mu.Unlock()
 	if h == nil {
 		return nil, nil, false
 	}
 	open := func(ctx context.Context) (io.ReadCloser, error) {
-		m, f, err := r.member(ctx, p)
+		m, release, err := r.member(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		rc, err := m.open()
 		if err != nil {
-			f.Close()
+			release()
 			return nil, err
 		}
 		return struct {
 			io.Reader
 			io.Closer
-		}{rc, closers{rc, f}}, nil
+		}{rc, closers{rc, releaseCloser(release)}}, nil
 	}
 	return h, open, true
 }

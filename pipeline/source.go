@@ -184,6 +184,9 @@ func pathsError(c *job.Component, err error) error {
 
 func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, r: r, capWidth: map[string]int{}, warn: env.warn}
+	if hc, ok := r.(handleCloser); ok {
+		env.cleanup = append(env.cleanup, hc.closeHandles)
+	}
 	if c.Spec.Field("table") != nil {
 		s.table = c.Bool("table")
 	}
