@@ -4,7 +4,7 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 clean
+.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
 
 all: build
 
@@ -96,11 +96,52 @@ check-hdf5:
 	NPYFLOW_H5ALL_DIR=/tmp/npyflow-h5all $(GO) test -count=1 -run 'TestHDF5AllDTypes$$' ./pipeline/
 	/usr/bin/python3 pipeline/testdata/h5all/check_h5all.py /tmp/npyflow-h5all
 
+# Writes the netCDF-4 writer's test files (TestNetCDFWrite) and checks them
+# with ncdump -h (against the committed .cdl), netCDF4-python and xarray
+# (needs Debian's netcdf-bin, python3-netcdf4 and python3-xarray).
+check-netcdf:
+	rm -rf /tmp/npyflow-netcdf && mkdir -p /tmp/npyflow-netcdf
+	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWrite$$' ./pipeline/
+	NPYFLOW_NC_DIR=/tmp/npyflow-netcdf $(GO) test -count=1 -run 'TestNetCDFWriterLayout$$' ./hdf5/
+	/usr/bin/python3 -W ignore pipeline/testdata/netcdf_write/check_netcdf.py /tmp/npyflow-netcdf
+
+# The write sweep (pipeline/writesweep_test.go): writes numpy's inputs
+# (pipeline/testdata/sweep/in) to every output format, has each format's
+# own tool read them again (numpy, h5py, scipy: Debian's python3 packages;
+# DuckDB and Arrow JS: npm install @duckdb/node-api apache-arrow lz4js in
+# SWEEP_NODE_MODULES, outside the repository) into
+# pipeline/testdata/sweep/*.json, then runs the test, which compares the
+# readings with numpy's values. Review the JSON diff before committing it.
+SWEEP_NODE_MODULES ?= /tmp/npm-writers
+check-writers:
+	rm -rf out/sweep && mkdir -p out/sweep
+	NPYFLOW_SWEEP_OUT=$(CURDIR)/out/sweep $(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
+	cd pipeline/testdata/sweep && /usr/bin/python3 read.py $(CURDIR)/out/sweep
+	cd pipeline/testdata/sweep && node read.mjs $(CURDIR)/out/sweep $(SWEEP_NODE_MODULES)
+	$(GO) test -count=1 -run '^TestWriteSweep$$' ./pipeline/
+
 # Writes every fixture again with npyflow and loads the results with numpy.
 check-numpy:
 	rm -rf out/numpy-check && mkdir -p out/numpy-check
 	NPYFLOW_NUMPY_OUT=$(CURDIR)/out/numpy-check $(GO) test -count=1 -run TestWriteForNumpy ./npyio/
 	/usr/bin/python3 testdata/check_written.py out/numpy-check
+
+# Regenerates the Zarr fixtures with zarr-python 2 (Debian python3-zarr,
+# python3-numcodecs) and zarrita (npm, installed in ZARR_NPM), then
+# cross-reads: npyflow reads both tools' 512x512x3 reference images,
+# zarr-python reads npyflow's v2 output and zarrita its v3 output.
+ZARR_NPM ?= /tmp/npm-zarr
+check-zarr:
+	mkdir -p $(ZARR_NPM) && cd $(ZARR_NPM) && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --no-audit --no-fund zarrita@0.7.5 @zarrita/storage@0.2.0 >/dev/null
+	/usr/bin/python3 zarr/testdata/gen_v2_zarr_python.py
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/gen_v3_zarrita.mjs
+	$(GO) test -count=1 -run 'TestReadZarrPythonV2|TestReadZarritaV3' ./zarr/
+	rm -rf /tmp/npyflow-zarr && mkdir -p /tmp/npyflow-zarr
+	/usr/bin/python3 zarr/testdata/xcheck_v2.py write /tmp/npyflow-zarr
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/xcheck_v3.mjs write /tmp/npyflow-zarr
+	ZARR_XDIR=/tmp/npyflow-zarr $(GO) test -count=1 -v -run 'TestCrossTools' ./zarr/
+	/usr/bin/python3 zarr/testdata/xcheck_v2.py read /tmp/npyflow-zarr
+	NODE_PATH=$(ZARR_NPM)/node_modules node zarr/testdata/xcheck_v3.mjs read /tmp/npyflow-zarr
 
 clean:
 	rm -rf bin out

@@ -66,9 +66,12 @@
 //	time32/time64(unit)                    m8[unit] since midnight
 //	duration(unit)                         m8[unit]
 //	interval months/day_time/month_day_nano  struct (months) / (days, milliseconds) /
-//	                                       (months, days, nanoseconds)
+//	                                       (months, days, nanoseconds); a column
+//	                                       alone keeps its name: a record of
+//	                                       one field holding the struct
 //	struct                                 nested structured field
-//	fixed_size_list, lists of one length   subarray field
+//	fixed_size_list, lists of one length   subarray field; lists of lists
+//	  (at any depth, in structs)           nested subarrays
 //	dictionary<T> (deltas, replacements)   the decoded T
 //	map, union, run-end encoded, null,     refused, naming the column (and, for
 //	lists of varying length                lists, the first row that differs)

@@ -966,7 +966,7 @@ func (m *Mapping) freeze() error {
 		for k := range m.cols {
 			m.voffs[k], m.ioffs[k] = -1, -1
 		}
-	} else if m.single && m.cols[0].kind != mDecI64 {
+	} else if m.single && m.cols[0].kind != mDecI64 && !m.cols[0].record() {
 		c := m.cols[0]
 		m.dt, m.shape, m.rowSize = c.dt, c.shape, c.size
 		m.voffs[0], m.ioffs[0] = -1, -1
@@ -995,6 +995,14 @@ func (m *Mapping) freeze() error {
 	m.dense = dense(m.dt)
 	m.frozen = true
 	return nil
+}
+
+// record reports whether nd is a scalar Arrow type that maps to a numpy
+// record (an interval: months, days, ...): a column of it alone keeps its
+// name, a one-field structured array, so that it is told apart from a
+// table of those columns.
+func (nd *mnode) record() bool {
+	return nd.kind == mFixed && !nd.exact && nd.dt != nil && nd.dt.Kind == npyio.Struct
 }
 
 // arrayFields lays rows out as the structured array the schema came from

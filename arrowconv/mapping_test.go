@@ -867,3 +867,39 @@ func TestEncodeRowsRangesFixed(t *testing.T) {
 		}
 	}
 }
+
+// TestOneColumnRecordKeepsName: a column alone whose type maps to a
+// numpy record (the interval types) keeps its name, a one-field
+// structured array, so that it is not taken for a table of months,
+// days, ... columns (issue 30); with a second column nothing changes.
+func TestOneColumnRecordKeepsName(t *testing.T) {
+	for _, c := range []struct {
+		f    arrow.Field
+		want string
+	}{
+		{arrow.Field{Name: "ym", Type: arrow.FixedWidthTypes.MonthInterval}, "[('ym', [('months', '<i4')])]"},
+		{arrow.Field{Name: "dt", Type: arrow.FixedWidthTypes.DayTimeInterval}, "[('dt', [('days', '<i4'), ('milliseconds', '<i4')])]"},
+		{arrow.Field{Name: "mdn", Type: arrow.FixedWidthTypes.MonthDayNanoInterval}, "[('mdn', [('months', '<i4'), ('days', '<i4'), ('nanoseconds', '<i8')])]"},
+		{arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32}, "'<i4'"},
+	} {
+		m, err := MapSchema(arrow.NewSchema([]arrow.Field{c.f}, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt, err := m.DType()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dt.String() != c.want {
+			t.Errorf("%s: %s, want %s", c.f.Type, dt, c.want)
+		}
+		two, err := MapSchema(arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, c.f}, nil), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dt2, _ := two.DType()
+		if len(dt2.Fields) != 2 || dt2.Fields[1].Name != c.f.Name {
+			t.Errorf("%s beside k: %s", c.f.Type, dt2)
+		}
+	}
+}

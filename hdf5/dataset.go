@@ -636,6 +636,10 @@ func (ds *Dataset) stringItem(b []byte) ([]byte, error) {
 func (ds *Dataset) stringWidth() (int, error) {
 	ds.strOnce.Do(func() {
 		ds.strWidth, ds.strErr = ds.scanStrings()
+		if fill, ok := ds.netCDFStringFill(); ok && ds.strErr == nil {
+			// netCDF readers give the padded elements the fill string
+			ds.strWidth = max(ds.strWidth, stringWidthOf(fill, ds.info.dtype.Charset == CharsetUTF8))
+		}
 	})
 	return ds.strWidth, ds.strErr
 }

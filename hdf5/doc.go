@@ -86,10 +86,11 @@
 //
 // [Dataset.FilterPipeline] describes a dataset's filters by registered
 // name and parameters (a [FilterInfo]: "deflate(level=4)",
-// "zfp(...) [lossy, optional, not decodable]"); [RegisteredFilterName]
-// names any id of the HDF Group's list of registered filters. A dataset
-// that needs a filter without a decoder here (a lossy one such as zfp
-// 32013 or sz 32017, or an unregistered id) is refused before any data is
+// "sz(...) [lossy, optional, not decodable]"); [RegisteredFilterName]
+// names any id of the HDF Group's list of registered filters. zfp (32013,
+// lossy) is decoded as H5Z-ZFP decodes it, by package internal/zfp. A
+// dataset that needs a filter without a decoder here (a lossy one such as
+// sz 32017, or an unregistered id) is refused before any data is
 // read, by [Dataset.CheckFilters] and every read, with an
 // [*UnsupportedFilterError] (ErrUnsupported) naming the dataset, the id
 // and the registered name; its metadata stay readable and the file's
@@ -116,6 +117,25 @@
 // details. A netCDF-3 file (magic "CDF\x01", "CDF\x02", "CDF\x05":
 // [NetCDF3Version]) is refused by Open with ErrNetCDF3, not called
 // malformed.
+//
+// Variables read as netCDF readers (netCDF4-python, xarray) read them:
+// [Dataset.NetCDFShape] is as long as each unlimited dimension now is
+// (a variable written for fewer records, or never written, is shorter
+// in the file), [Dataset.NewNetCDFReader] reads it with the missing
+// elements at [Dataset.NetCDFFill] (the _FillValue, else netCDF's
+// default fill of the type; a string _FillValue widens the string dtype
+// to hold it), and DimTable columns are padded the same way.
+// [Dataset.NetCDFName] and [File.OpenVariable] undo netCDF-C's
+// _nc4_non_coord_ prefix (a variable named like a dimension it is not
+// the coordinate variable of).
+//
+// [NewNetCDFWriter] writes netCDF-4 files laid out as netCDF-C lays
+// them out: dimension scales with CLASS, NAME, REFERENCE_LIST and
+// _Netcdf4Dimid (a dimension without a coordinate variable gets
+// netCDF-C's dataset without data), DIMENSION_LIST and
+// _Netcdf4Coordinates on variables, _NCProperties on the root, a root
+// group tracking creation order ([GroupWriter.TrackOrder]); numeric
+// variables and strings (NC_STRING). One group, fixed dimensions.
 //
 // # Limits and safety
 //

@@ -40,7 +40,7 @@ func ExampleDataset_CheckFilters() {
 	// /gzip [deflate(level=4)]
 	// /plain []
 	// /skipped [filter 40000(7, 8) [optional, not decodable]]
-	// /zfp skipped: filter 32013 (zfp) lossy=true
+	// /zfp [zfp(268456208, 91252346, 805306487, 3398434816) [lossy]]
 }
 
 // The variables of a netCDF-4 file: dimension names and CF attributes.

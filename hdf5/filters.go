@@ -7,13 +7,12 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zlib"
+	"github.com/npyflow/npyflow/internal/codec"
 )
 
-// filterParams is what a registered filter's decoder knows of its dataset.
-type filterParams struct {
-	CD       []uint32 // the filter's client data (cd_values) as stored in the pipeline message
-	ElemSize int      // the dataset's element size in bytes
-}
+// filterParams is what a registered filter's decoder knows of its dataset:
+// the shared codec layer's parameters (client data and element size).
+type filterParams = codec.Params
 
 // A filterCodec undoes one registered HDF5 filter on one chunk.
 //
@@ -42,6 +41,7 @@ var filterCodecs = map[int]filterCodec{
 	32001:             {name: "blosc", decode: decodeBlosc},
 	32004:             {name: "lz4", decode: decodeLZ4},
 	32008:             {name: "bitshuffle", decode: decodeBitshuffle},
+	32013:             {name: "zfp", decode: decodeZFP},
 	32015:             {name: "zstd", decode: decodeZstd},
 	32026:             {name: "blosc2", decode: decodeBlosc2},
 }
@@ -254,48 +254,4 @@ func (r *chunkReader) inflate(src []byte, limit uint64, addr uint64, st *decodeS
 			return nil, r.f.corrupt(int64(addr), "%s: deflate chunk: %v", r.path, err)
 		}
 	}
-}
-
-// unshuffle undoes HDF5's shuffle filter: src holds byte 0 of every
-// element, then byte 1 of every element, ...; dst gets the elements back.
-// Elements of 2, 4 and 8 bytes are assembled a word at a time.
-func unshuffle(src []byte, es int, dst []byte) []byte {
-	if es <= 1 || len(src) < es {
-		return src
-	}
-	n := len(src) / es
-	dst = dst[:len(src)]
-	switch es {
-	case 8:
-		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
-		p4, p5, p6, p7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
-		d := dst[:8*n]
-		for i := range p0 {
-			v := uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24 |
-				uint64(p4[i])<<32 | uint64(p5[i])<<40 | uint64(p6[i])<<48 | uint64(p7[i])<<56
-			binary.LittleEndian.PutUint64(d[8*i:], v)
-		}
-	case 4:
-		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
-		d := dst[:4*n]
-		for i := range p0 {
-			v := uint32(p0[i]) | uint32(p1[i])<<8 | uint32(p2[i])<<16 | uint32(p3[i])<<24
-			binary.LittleEndian.PutUint32(d[4*i:], v)
-		}
-	case 2:
-		p0, p1 := src[:n], src[n:2*n]
-		d := dst[:2*n]
-		for i := range p0 {
-			binary.LittleEndian.PutUint16(d[2*i:], uint16(p0[i])|uint16(p1[i])<<8)
-		}
-	default:
-		for j := 0; j < es; j++ {
-			plane := src[j*n : (j+1)*n]
-			for i, c := range plane {
-				dst[i*es+j] = c
-			}
-		}
-	}
-	copy(dst[n*es:], src[n*es:])
-	return dst
 }

@@ -25,6 +25,7 @@ type codecSeed struct {
 var codecFixtures = []string{
 	"filters_a/h5py.h5", "filters_a/tables.h5", "filters_a/pandas.h5",
 	"filters_b_h5py.h5", "filters_b_tables.h5", "filters_b_pandas.h5", "filters_b_blosc2.h5",
+	"zfp.h5",
 }
 
 var (

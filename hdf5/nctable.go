@@ -27,10 +27,14 @@ import (
 //   - values are the stored ones: no _FillValue masking, no
 //     scale_factor/add_offset (xarray's mask_and_scale=False), no time
 //     decoding (decode_times=False);
+//   - a variable written for fewer records than its unlimited dimension
+//     now holds (or never written) has every row: the rows past its
+//     stored ones read as its fill value (Dataset.NetCDFFill), as netCDF
+//     readers and xarray give them;
+//   - variables are named as netCDF names them (Dataset.NetCDFName);
 //   - a 1-D variable that cannot be a column (a type without a numpy
-//     dtype, a filter without a decoder, a length other than the
-//     dimension's: an unlimited dimension's variables may differ) is
-//     left out and listed in Skipped.
+//     dtype, a filter without a decoder, a _FillValue of another type)
+//     is left out and listed in Skipped.
 type DimTable struct {
 	Group string    // the group holding the variables
 	Dim   Dimension // the dimension
@@ -133,13 +137,18 @@ func (t *DimTable) add(ds *Dataset) {
 	skip := func(format string, args ...any) {
 		t.Skipped = append(t.Skipped, fmt.Errorf("hdf5: %s: %s: not a column of the %s table: %s", ds.f.name, ds.path, t.Dim.Name, fmt.Sprintf(format, args...)))
 	}
-	if s := ds.Shape(); len(s) != 1 || s[0] != t.Dim.Len {
+	s, err := ds.NetCDFShape()
+	if err != nil {
+		skip("%v", err)
+		return
+	}
+	if len(s) != 1 || s[0] != t.Dim.Len {
 		skip("shape %v, not (%d,)", s, t.Dim.Len)
 		return
 	}
 	for _, c := range t.Columns {
-		if c.Name() == ds.Name() {
-			skip("a column named %q comes first", ds.Name())
+		if c.NetCDFName() == ds.NetCDFName() {
+			skip("a column named %q comes first", ds.NetCDFName())
 			return
 		}
 	}
@@ -147,9 +156,15 @@ func (t *DimTable) add(ds *Dataset) {
 		skip("%s", unsupportedFeature(err))
 		return
 	}
-	if _, err := ds.NumpyShape(); err != nil {
+	if _, err := ds.NetCDFNumpyShape(); err != nil {
 		skip("%v", err)
 		return
+	}
+	if s[0] != ds.Shape()[0] {
+		if _, err := ds.NetCDFFill(); err != nil {
+			skip("%v", err)
+			return
+		}
 	}
 	if err := ds.CheckFilters(); err != nil {
 		skip("%v", err)
@@ -162,7 +177,7 @@ func (t *DimTable) add(ds *Dataset) {
 func (t *DimTable) Names() []string {
 	out := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
-		out[i] = c.Name()
+		out[i] = c.NetCDFName()
 	}
 	return out
 }
@@ -180,7 +195,7 @@ func (t *DimTable) DType() (*npyio.DType, error) {
 		if err != nil {
 			return nil, err
 		}
-		ns, err := c.NumpyShape()
+		ns, err := c.NetCDFNumpyShape()
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +203,7 @@ func (t *DimTable) DType() (*npyio.DType, error) {
 		if len(ns) > 1 {
 			shape = ns[1:]
 		}
-		fields = append(fields, npyio.Field{Name: c.Name(), Type: dt, Shape: shape})
+		fields = append(fields, npyio.Field{Name: c.NetCDFName(), Type: dt, Shape: shape})
 	}
 	dt, err := npyio.NewStruct(fields)
 	if err != nil {
@@ -204,6 +219,7 @@ type TableReader struct {
 	t      *DimTable
 	dt     *npyio.DType
 	cols   []*RowReader
+	fills  [][]byte // each column's fill, for the rows past its stored ones
 	next   uint64
 	batch  uint64
 	buf    []byte
@@ -224,10 +240,20 @@ func (t *DimTable) NewReader(batchRows int) (*TableReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		if uint64(rr.Rows()) != t.Dim.Len {
+		if uint64(rr.Rows()) > t.Dim.Len {
 			return nil, fmt.Errorf("hdf5: %s: %s has %d rows where the %s table has %d", c.f.name, c.path, rr.Rows(), t.Dim.Name, t.Dim.Len)
 		}
+		var fill []byte
+		if uint64(rr.Rows()) < t.Dim.Len {
+			if fill, err = c.NetCDFFill(); err != nil {
+				return nil, err
+			}
+		}
+		if fill != nil && len(fill) != rr.RowBytes() {
+			return nil, fmt.Errorf("hdf5: %s: %s: a fill value of %d bytes for rows of %d", c.f.name, c.path, len(fill), rr.RowBytes())
+		}
 		r.cols = append(r.cols, rr)
+		r.fills = append(r.fills, fill)
 		maxRead = c.f.opts.MaxReadBytes
 	}
 	if dt.Size > 0 {
@@ -261,7 +287,7 @@ func (r *TableReader) Read() ([]byte, error) {
 			r.colBuf = make([]byte, n*rb)
 		}
 		cb := r.colBuf[:n*rb]
-		if err := cr.ReadRows(int64(r.next), int64(n), cb); err != nil {
+		if err := fillRows(cr, r.next, n, r.fills[i], cb); err != nil {
 			return nil, err
 		}
 		off := uint64(r.dt.Fields[i].Offset)

@@ -364,8 +364,9 @@ func (g *Group) Variables() ([]*Dataset, error) {
 }
 
 // attrValueText shows a numeric attribute's values (floats at their own
-// precision: an f4's -1e+30, not -1.0000000150474662e+30), several
-// between brackets; other types as Describe shows them, in parentheses.
+// precision: an f4's -1e+30, not -1.0000000150474662e+30) and a string
+// attribute's as quoted strings, several between brackets; other types as
+// Describe shows them, in parentheses.
 func attrValueText(a *Attribute) string {
 	var vals []string
 	t := a.Type
@@ -402,6 +403,16 @@ func attrValueText(a *Attribute) string {
 			for _, x := range v {
 				vals = append(vals, strconv.FormatUint(x, 10))
 			}
+		}
+	case ClassString, ClassVarLen:
+		// a string (fixed or variable length) as a quoted value, as
+		// numbers are plain values
+		v, err := a.Strings()
+		if err != nil || t.Class == ClassVarLen && !t.VarLenString {
+			return "(" + a.Describe() + ")"
+		}
+		for _, x := range v {
+			vals = append(vals, strconv.Quote(x))
 		}
 	default:
 		return "(" + a.Describe() + ")"

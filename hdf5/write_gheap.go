@@ -55,7 +55,7 @@ func (w *Writer) writeGlobalHeap() error {
 			a.gref = make([][16]byte, len(a.val.vlen))
 			for i, s := range a.val.vlen {
 				elem := len(s)
-				if n := len(a.val.typ); n > 16 {
+				if n := len(a.val.typ); n >= 16 {
 					// the base type's size is in the nested datatype message
 					if bs := binary.LittleEndian.Uint32(a.val.typ[12:]); bs > 0 {
 						elem = len(s) / int(bs)

@@ -17,6 +17,7 @@ type GroupWriter struct {
 	names   map[string]bool
 	btree   uint64 // set by writeTable
 	heap    uint64
+	order   bool // a new-style group tracking creation order (TrackOrder)
 }
 
 type wEntry struct {
@@ -36,6 +37,9 @@ func (w *Writer) newGroup(parent *GroupWriter, name string) (*GroupWriter, error
 	g := &GroupWriter{w: w, path: path, names: map[string]bool{}, btree: wUndef, heap: wUndef}
 	g.h = w.newHeader(path, 8+16)
 	g.h.msgs = func() ([]wMsg, error) {
+		if g.order {
+			return g.linkMessages(), nil
+		}
 		data := make([]byte, 16)
 		binary.LittleEndian.PutUint64(data, g.btree)
 		binary.LittleEndian.PutUint64(data[8:], g.heap)
@@ -85,12 +89,50 @@ func (g *GroupWriter) SetAttr(name string, v AttrValue) error {
 	return g.w.setAttr(g.h, name, v)
 }
 
+// TrackOrder makes the group a new-style group that tracks the creation
+// order of its members (compact link messages with their creation
+// order, as netCDF-C's groups are): readers list its members in the
+// order they were created, where an old-style group lists them by name.
+func (g *GroupWriter) TrackOrder() { g.order = true }
+
+// linkMessages are a creation-ordered group's messages: link info
+// (creation order tracked, no dense storage), group info and one link
+// message per member in creation order.
+func (g *GroupWriter) linkMessages() []wMsg {
+	le := binary.LittleEndian
+	info := []byte{0, 1}
+	info = le.AppendUint64(info, uint64(len(g.members))) // the largest creation index + 1
+	info = le.AppendUint64(info, wUndef)                 // fractal heap
+	info = le.AppendUint64(info, wUndef)                 // name index
+	ms := []wMsg{{typ: wMsgLinkInfo, data: info}, {typ: wMsgGroupInfo, data: []byte{0, 0}}}
+	for i, m := range g.members {
+		flags := byte(1 << 2) // creation order present; a hard link, ASCII
+		if len(m.name) > 0xff {
+			flags |= 1 // a 2-byte name length
+		}
+		b := []byte{1, flags}
+		b = le.AppendUint64(b, uint64(i))
+		if len(m.name) > 0xff {
+			b = le.AppendUint16(b, uint16(len(m.name)))
+		} else {
+			b = append(b, byte(len(m.name)))
+		}
+		b = append(b, m.name...)
+		b = le.AppendUint64(b, m.h.addr)
+		ms = append(ms, wMsg{typ: wMsgLink, data: b})
+	}
+	return ms
+}
+
 // entry encodes the group's symbol table entry (40 bytes) with the given
 // name offset, caching the table addresses as the library does.
 func (g *GroupWriter) entry(b []byte, nameOff uint64) {
 	le := binary.LittleEndian
 	le.PutUint64(b, nameOff)
 	le.PutUint64(b[8:], g.h.addr)
+	if g.order {
+		return // a new-style group: nothing cached
+	}
 	le.PutUint32(b[16:], 1)
 	le.PutUint64(b[24:], g.btree)
 	le.PutUint64(b[32:], g.heap)
@@ -98,6 +140,9 @@ func (g *GroupWriter) entry(b []byte, nameOff uint64) {
 
 // writeTable writes the local heap, the group nodes and the B-tree.
 func (g *GroupWriter) writeTable() error {
+	if g.order {
+		return nil // its links are in its header
+	}
 	w := g.w
 	ms := append([]wEntry(nil), g.members...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].name < ms[j].name })

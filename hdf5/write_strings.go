@@ -318,17 +318,17 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 			c.objs = append(c.objs, c.arena[start:end])
 			start = end
 		}
-		if err := w.writeHeapObjects(c.objs, func(i int, ref [16]byte) { copy(out[c.at[i]:], ref[:]) }); err != nil {
+		if err := w.writeVlenHeap(c.objs, func(i int, ref [16]byte) { copy(out[c.at[i]:], ref[:]) }); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// writeHeapObjects stores objs in new global heap collections of up to
+// writeVlenHeap stores objs in new global heap collections of up to
 // about 1 MiB and gives each one's 16-byte reference (length, collection
 // address, object index) to put; an empty object points nowhere.
-func (w *Writer) writeHeapObjects(objs [][]byte, put func(i int, ref [16]byte)) error {
+func (w *Writer) writeVlenHeap(objs [][]byte, put func(i int, ref [16]byte)) error {
 	first, size := 0, uint64(16)
 	flush := func(end int) error {
 		count := 0

@@ -153,7 +153,8 @@
 // duration, or a calendarDuration added in calendar months and days, as
 // MATLAB adds them; a zoned start stepped by calendar units is refused).
 // A variable with no column form (a cell of mixed types, classdef
-// objects) is left out of the table with a Warning naming it.
+// objects) is left out of the table with a Warning naming the table and
+// the variable, and listed in Table.LeftOut (TableInfo.LeftOut).
 // [File.ReadTable] reads a table, timetable, map or dictionary as a
 // Table, and also a 1x1 struct whose fields all have N rows
 // (struct2table's layout), its fields as columns named without the
@@ -167,7 +168,9 @@
 // or are not scalars of one type, and an unconfigured dictionary are
 // skipped with a Warning; timeseries and function-handle workspaces are
 // skipped; only the MCOS type system is read (Java and COM objects are
-// skipped). Subsystem metadata of versions 2 to 4 is read (4 is what
+// skipped; in a v7.3 file, where they carry MATLAB_object_decode 3 like
+// MCOS objects but hold serialized bytes or references, [File.Variables]
+// gives them MATLAB's size, 1x1). Subsystem metadata of versions 2 to 4 is read (4 is what
 // MATLAB R2021 and later write).
 //
 // # Damaged input
@@ -258,12 +261,20 @@
 //   - U<n> and S<n> strings are char arrays: an array of shape S of
 //     n-character strings is a char array of shape S+(n) (a 0-d string is
 //     a 1xn row), shorter strings padded with spaces as MATLAB's char()
-//     pads them; S<n> bytes must be ASCII, as hdf5storage requires;
+//     pads them (numpy's trailing NULs are that padding; a NUL inside a
+//     string is kept, char(0), as MATLAB and hdf5storage keep it); S<n>
+//     bytes must be ASCII, as hdf5storage requires;
 //   - datetime64 is double POSIX seconds since 1970-01-01 and
 //     timedelta64 double seconds (NaT is NaN): MATLAB uses them with
-//     datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Units finer
-//     than a microsecond may lose precision in a double; Strict refuses
-//     both; month and year timedeltas and generic units are refused;
+//     datetime(x, 'ConvertFrom', 'posixtime') and seconds(x). Each value
+//     is numpy's t / np.timedelta64(1, 's'): the count times the unit's
+//     whole multiple, divided once by an exact power of ten (or its
+//     divisor, 100 for [10ms]), so it is the double nearest the exact
+//     value whenever that product is below 2^53 (every realistic time in
+//     us and coarser units) and at most one ulp from it otherwise (ns
+//     times past April 1970); round(x * 10^k) gives a count of 10^-k s
+//     back below 2^51. Strict refuses both; month and year timedeltas and
+//     generic units are refused;
 //   - a structured array (a Parquet or Arrow table) becomes a 1x1 struct
 //     whose fields hold the columns: N records give N-by-1 column vectors
 //     (what struct2table turns into a table), a field of subarray shape

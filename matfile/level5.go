@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/zlib"
@@ -142,11 +143,11 @@ func (l *level5) loadN(e l5elem, prefix bool) ([]byte, int64, error) {
 			// through a bufio.Reader).
 			src = bufio.NewReaderSize(src, 1<<20)
 		}
-		zr, err := zlib.NewReader(src)
+		zr, err := newZlib(src)
 		if err != nil {
 			return nil, 0, f.errf(e.off, "compressed variable: %v", err)
 		}
-		defer zr.Close()
+		defer freeZlib(zr)
 		var tag [8]byte
 		if _, err := io.ReadFull(zr, tag[:]); err != nil {
 			return nil, 0, f.errf(e.off, "compressed variable: inflating its tag: %v", zerr(err))
@@ -182,6 +183,30 @@ func (l *level5) loadN(e l5elem, prefix bool) ([]byte, int64, error) {
 		return buf, total, nil
 	}
 	return nil, 0, f.errf(e.off, "element of type %s is not a variable", e.typ)
+}
+
+// zlibs are inflaters to reuse: each holds a 32 KiB window, which a file
+// of thousands of small compressed variables would otherwise allocate
+// and clear twice per variable (its name, then the whole of it).
+var zlibs sync.Pool
+
+// newZlib returns an inflater of src, from zlibs if one is free; give it
+// back with freeZlib.
+func newZlib(src io.Reader) (io.ReadCloser, error) {
+	if z, ok := zlibs.Get().(io.ReadCloser); ok {
+		if err := z.(zlib.Resetter).Reset(src, nil); err != nil {
+			zlibs.Put(z)
+			return nil, err
+		}
+		return z, nil
+	}
+	return zlib.NewReader(src)
+}
+
+// freeZlib closes z and keeps it for newZlib.
+func freeZlib(z io.ReadCloser) {
+	z.Close()
+	zlibs.Put(z)
 }
 
 func zerr(err error) error {

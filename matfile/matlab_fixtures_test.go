@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/hdf5"
+	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
 )
 
@@ -247,14 +248,20 @@ func TestMATLABFixturesDamaged(t *testing.T) {
 	opts := &Options{MaxVariableBytes: 64 << 20, MaxSparseBytes: 64 << 20}
 	for _, name := range files {
 		b := readTestdata(t, "matlab/"+name)
-		cuts, flips := 64, 128
-		switch {
-		case len(b) > 1<<20 && testing.Short():
+		// A sample in make test; every position of the long run
+		// (fixtures.Long) in make fuzz.
+		cuts, flips := 16, 32
+		switch big := len(b) > 1<<20; {
+		case big && testing.Short():
 			continue // thousands of datasets: 0.3 s a walk, several under -race
-		case len(b) > 1<<20:
+		case big && fixtures.Long():
 			cuts, flips = 4, 12
+		case big:
+			cuts, flips = 1, 3
+		case fixtures.Long():
+			cuts, flips = 64, 128
 		case testing.Short():
-			cuts, flips = 16, 32
+			cuts, flips = 8, 16
 		}
 		check := func(what string, d []byte) {
 			defer func() {

@@ -13,6 +13,8 @@ import (
 type TableInfo struct {
 	Rows    int
 	Columns []ColumnInfo
+	// LeftOut are the variables without a column form (Table.LeftOut).
+	LeftOut []LeftOutColumn
 }
 
 // ReadTable reads the top-level variable name as one Table: a MATLAB
@@ -127,7 +129,7 @@ func (f *File) describeObject(vi *VarInfo, n *mxNode) {
 	}
 	vi.Class, vi.Dims = v.class, v.dims
 	if v.table != nil {
-		vi.Table = &TableInfo{Rows: v.table.Rows, Columns: v.table.Info()}
+		vi.Table = &TableInfo{Rows: v.table.Rows, Columns: v.table.Info(), LeftOut: v.table.LeftOut}
 		return
 	}
 	if v.dt != nil {

@@ -29,6 +29,16 @@ type Table struct {
 	// DimensionNames are a table's or timetable's Properties.DimensionNames
 	// (rows, variables): "Row" / "Time" and "Variables" unless renamed.
 	DimensionNames []string
+	// LeftOut are the table's variables that have no column form (a
+	// cell of objects or of mixed types, a user class object), in order:
+	// each is also a Warning naming the table and the variable.
+	LeftOut []LeftOutColumn
+}
+
+// LeftOutColumn is a table variable left out of its Table: its name,
+// MATLAB class and why it has no numpy form.
+type LeftOutColumn struct {
+	Name, Class, Reason string
 }
 
 // Column is one column of a Table: a MATLAB table variable (or row
@@ -295,7 +305,8 @@ func (d *objDecoder) addVariables(t *Table, names []string, vals []*mxNode, unit
 				if class == "" {
 					class = vals[i].class
 				}
-				if err := d.f.warn(path+"."+name, class, "left out of the table: "+se.msg); err != nil {
+				t.LeftOut = append(t.LeftOut, LeftOutColumn{Name: name, Class: class, Reason: se.msg})
+				if err := d.f.warn(path+"."+name, class, fmt.Sprintf("variable %s left out of %s %s: %s", name, t.Class, path, se.msg)); err != nil {
 					return err
 				}
 				continue

@@ -138,6 +138,14 @@ func (w *v73walk) objectNode(obj hdf5.Object, path, class string, dec int64, dep
 	}
 	switch o := obj.(type) {
 	case *hdf5.Dataset:
+		if t := o.Type(); t != nil && (t.Class != hdf5.ClassFixedPoint || t.Size != 4) {
+			// Not the uint32 reference of an MCOS object: an object of
+			// another type system (a Java object's serialized bytes, a COM
+			// object's references), a scalar as in a Level 5 file.
+			out.system = "not MCOS"
+			out.skip = "a MATLAB object has no numpy form"
+			return out, nil
+		}
 		if o.Len() > 1<<24 {
 			return nil, w.v.f.errfPath(path, "an object reference of %d values", o.Len())
 		}

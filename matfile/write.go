@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -520,8 +521,8 @@ const (
 	wBool                  // nonzero -> 1
 	wHalf                  // float16 -> float32
 	wTime                  // datetime64/timedelta64 count -> float64 seconds
-	wUnicode               // U<n>: n uint32 code points -> UTF-16 units held as uint32 (NUL -> space)
-	wBytesStr              // S<n>: n ASCII bytes -> n uint32 units (NUL -> space)
+	wUnicode               // U<n>: n uint32 code points -> UTF-16 units held as uint32 (trailing NULs -> spaces)
+	wBytesStr              // S<n>: n ASCII bytes -> n uint32 units (trailing NULs -> spaces)
 )
 
 // wLeaf is one MATLAB numeric/char/logical array: a whole non-struct
@@ -540,7 +541,8 @@ type wLeaf struct {
 	cps     int          // wUnicode: code points per string (units exceeds it by the surrogate pairs)
 	pairs   bool         // wUnicode: some character is outside the BMP (UTF-16 pairs)
 	usize   int          // bytes per destination unit
-	scale   float64      // wTime: seconds per count (mult included)
+	tnum    int64        // wTime: seconds per count are tnum/tden (mult included);
+	tden    int64        // tden 0 for calendar units (M, Y)
 	inner   []int        // C shape after axis 0: S[1:] + sub (+ [units] for char)
 	dims    []int        // MATLAB size (at least 2-D)
 	count   int64        // destination units in all (product of dims)
@@ -809,16 +811,12 @@ func (wr *Writer) leafType(l *wLeaf, dt *npyio.DType) error {
 		if wr.opts.Strict {
 			return bad("datetime64 and timedelta64 are written as double seconds, which is not exact (Strict)")
 		}
-		s, ok := wUnitSeconds[dt.Unit]
-		if !ok {
-			if dt.Kind == npyio.Datetime && (dt.Unit == "M" || dt.Unit == "Y") {
-				// Calendar units: converted value by value.
-				s = 0
-			} else {
-				return bad("unit [" + dt.Unit + "] has no fixed length in seconds")
-			}
+		num, den, ok := wTimeRatio(dt)
+		if !ok && !(dt.Kind == npyio.Datetime && (dt.Unit == "M" || dt.Unit == "Y")) {
+			return bad("unit [" + dt.Unit + "] has no fixed length in seconds")
 		}
-		l.class, l.conv, l.usize, l.scale = wDouble, wTime, 8, s*float64(dt.UnitMult)
+		// Calendar units (M, Y) keep den 0: converted value by value.
+		l.class, l.conv, l.usize, l.tnum, l.tden = wDouble, wTime, 8, num, den
 	case npyio.Void:
 		return bad("raw void data has no MATLAB class")
 	case npyio.Object:
@@ -829,8 +827,41 @@ func (wr *Writer) leafType(l *wLeaf, dt *npyio.DType) error {
 	return nil
 }
 
-// wUnitSeconds is the length in seconds of each fixed-length datetime unit.
-var wUnitSeconds = map[string]float64{
+// wUnitSeconds is the length in seconds of each fixed-length datetime
+// unit: seconds per unit for s and coarser, or the negated power of ten
+// of the unit's fraction of a second (-3 for ms).
+var wUnitSeconds = map[string]int{
 	"W": 604800, "D": 86400, "h": 3600, "m": 60, "s": 1,
-	"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12, "fs": 1e-15, "as": 1e-18,
+	"ms": -3, "us": -6, "ns": -9, "ps": -12, "fs": -15, "as": -18,
+}
+
+// wTimeRatio is the length in seconds of one count of dt (a datetime64 or
+// timedelta64 of a fixed-length unit, its multiplier included) as the
+// reduced fraction num/den: den is 1 for seconds and coarser, a power of
+// ten (or a divisor of one, for a multiplier such as 10ms: 1/100) below.
+// ok is false for calendar and generic units.
+func wTimeRatio(dt *npyio.DType) (num, den int64, ok bool) {
+	u, ok := wUnitSeconds[dt.Unit]
+	if !ok || dt.UnitMult < 1 {
+		return 0, 0, false
+	}
+	if u > 0 {
+		if dt.UnitMult > math.MaxInt64/int64(u) {
+			return 0, 0, false
+		}
+		return dt.UnitMult * int64(u), 1, true
+	}
+	den = 1
+	for range -u {
+		den *= 10
+	}
+	g := gcd64(dt.UnitMult, den)
+	return dt.UnitMult / g, den / g, true
+}
+
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

@@ -166,9 +166,7 @@ func wFlatten(t *testing.T, key string, a *npyio.Array) map[string]*npyio.Array 
 		case npyio.Datetime, npyio.Timedelta:
 			odt = npyio.Float64Type
 			l := &wLeaf{src: dt}
-			if s, ok := wUnitSeconds[dt.Unit]; ok {
-				l.scale = s * float64(dt.UnitMult)
-			}
+			l.tnum, l.tden, _ = wTimeRatio(dt)
 			conv = func(b []byte) []byte {
 				return wNE.AppendUint64(nil, math.Float64bits(l.seconds(int64(wNE.Uint64(b)))))
 			}
@@ -189,11 +187,10 @@ func wFlatten(t *testing.T, key string, a *npyio.Array) map[string]*npyio.Array 
 func wDecodeU(b []byte) string {
 	var r []rune
 	for i := 0; i+4 <= len(b); i += 4 {
-		c := wNE.Uint32(b[i:])
-		if c == 0 {
-			break
-		}
-		r = append(r, rune(c))
+		r = append(r, rune(wNE.Uint32(b[i:])))
+	}
+	for len(r) > 0 && r[len(r)-1] == 0 { // numpy's padding; a NUL before it is kept
+		r = r[:len(r)-1]
 	}
 	return string(r)
 }

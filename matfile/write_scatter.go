@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 	"unicode/utf16"
 
@@ -46,12 +47,19 @@ func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (
 	var f int64
 	var maxCP uint32
 	rowSize := int(p.rowSize)
+	var ends []int // char leaves: each string's length without its trailing NULs
+	if l.conv == wUnicode || l.conv == wBytesStr {
+		ends = make([]int, n)
+	}
 	for e := 0; e < p.recs; e++ {
 		for s := 0; s < l.cnt; s++ {
 			srcPos := e*p.recSize + l.off + s*l.srcSize
+			if ends != nil {
+				l.stringEnds(ends, batch, srcPos, rowSize)
+			}
 			for u := 0; u < l.units; u++ {
 				base := (f*R + g) * int64(l.usize)
-				m, err := l.column(dst[base:base+int64(n)*int64(l.usize)], batch, srcPos, u, rowSize, n)
+				m, err := l.column(dst[base:base+int64(n)*int64(l.usize)], batch, srcPos, u, rowSize, n, ends)
 				if err != nil {
 					return 0, err
 				}
@@ -73,7 +81,7 @@ func (l *wLeaf) scatter(dst []byte, R, g int64, batch []byte, n int, p *wPlan) (
 
 // scatterUTF16 is scatter for a leaf of U strings some of which have
 // characters outside the BMP: each string becomes its UTF-16 code units
-// (surrogate pairs; NULs but trailing ones spaces), padded with spaces
+// (surrogate pairs; NULs kept but the trailing ones, numpy's padding), padded with spaces
 // to l.units (which astral made room enough), unit u of the string
 // of record e, element s going to column f(e, s) + P*u (P the column
 // stride of the units dimension, the last of inner). It returns the
@@ -102,8 +110,6 @@ func (l *wLeaf) scatterUTF16(dst []byte, R, g int64, batch []byte, n int, p *wPl
 				for u := 0; u < end; u++ {
 					c := wNE.Uint32(batch[r*int(p.rowSize)+srcPos+4*u:])
 					switch {
-					case c == 0:
-						c = ' '
 					case c > 0x10FFFF:
 						return 0, fmt.Errorf("matfile: variable %q: %#x is not a Unicode code point", l.path, c)
 					}
@@ -146,9 +152,32 @@ func (l *wLeaf) scatterUTF16(dst []byte, R, g int64, batch []byte, n int, p *wPl
 	return maxU, nil
 }
 
+// stringEnds sets ends[r] to the length of the string at srcPos of row r
+// (rows rs bytes apart) less its trailing NULs, which are numpy's padding:
+// a NUL before it is a character, kept as MATLAB keeps char(0).
+func (l *wLeaf) stringEnds(ends []int, src []byte, srcPos, rs int) {
+	for r := range ends {
+		p := srcPos + r*rs
+		end := l.units
+		if l.conv == wUnicode {
+			end = l.cps
+			for end > 0 && wNE.Uint32(src[p+4*(end-1):]) == 0 {
+				end--
+			}
+		} else {
+			for end > 0 && src[p+end-1] == 0 {
+				end--
+			}
+		}
+		ends[r] = end
+	}
+}
+
 // column converts one column run: n source values at srcPos, srcPos+rs,
-// ... (unit u of each for strings) into consecutive units of dst.
-func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
+// ... (unit u of each for strings) into consecutive units of dst. For
+// strings, ends has each one's length less its trailing NULs: those are
+// padding and become spaces (as MATLAB's char() pads), other NULs stay.
+func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int, ends []int) (uint32, error) {
 	sp := srcPos
 	switch l.conv {
 	case wCopy:
@@ -208,7 +237,7 @@ func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
 		var m uint32
 		for r := 0; r < n; r++ {
 			c := wNE.Uint32(src[sp:])
-			if c == 0 {
+			if c == 0 && u >= ends[r] {
 				c = ' '
 			}
 			if c > 0x10FFFF {
@@ -225,7 +254,7 @@ func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
 		sp += u
 		for r := 0; r < n; r++ {
 			c := uint32(src[sp])
-			if c == 0 {
+			if c == 0 && u >= ends[r] {
 				c = ' '
 			}
 			if c >= 0x80 {
@@ -239,13 +268,27 @@ func (l *wLeaf) column(dst, src []byte, srcPos, u, rs, n int) (uint32, error) {
 }
 
 // seconds converts a datetime64/timedelta64 count to float64 seconds
-// (NaT to NaN). Month and year datetimes are converted by the calendar.
+// (NaT to NaN), as numpy's t / np.timedelta64(1, 's') does: the count in
+// the unit of the fraction tnum/tden (an exact integer product), then one
+// division by tden, an exact double (a power of ten, or its divisor), so
+// that the result is the double nearest the exact value whenever the
+// product is below 2^53 in magnitude (microseconds: the years 1685 to
+// 2255), and otherwise at most one ulp from it (the product rounded to a
+// double first). Month and year datetimes are converted by the calendar.
 func (l *wLeaf) seconds(v int64) float64 {
 	if v == math.MinInt64 {
 		return math.NaN()
 	}
-	if l.scale != 0 {
-		return float64(v) * l.scale
+	if l.tden != 0 {
+		hi, lo := bits.Mul64(uint64(abs64(v)), uint64(l.tnum))
+		if hi != 0 || lo > math.MaxInt64 {
+			return float64(v) * float64(l.tnum) / float64(l.tden) // beyond int64: never exact
+		}
+		p := float64(v * l.tnum)
+		if l.tden == 1 {
+			return p
+		}
+		return p / float64(l.tden)
 	}
 	months := v * l.src.UnitMult
 	if l.src.Unit == "Y" {

@@ -28,6 +28,9 @@ type NPZReader struct {
 	opts    *Options
 	Members []*Member // in archive order
 	closer  io.Closer
+	// byKey and byName index Members (the first of each key), so that
+	// finding a member costs the same in an archive of any size.
+	byKey, byName map[string]*Member
 }
 
 // Member is one entry of an .npz archive.
@@ -56,6 +59,8 @@ func NewNPZReader(r io.ReaderAt, size int64, opts *Options) (*NPZReader, error) 
 	z.RegisterDecompressor(zip.Deflate, func(r io.Reader) io.ReadCloser { return flate.NewReader(r) })
 	nz := &NPZReader{z: z, ra: r, size: size, opts: opts}
 	seen := make(map[string]bool, len(z.File))
+	nz.byKey = make(map[string]*Member, len(z.File))
+	nz.byName = make(map[string]*Member, len(z.File))
 	for _, f := range z.File {
 		if seen[f.Name] {
 			// zip allows it, np.load silently keeps the last one: refuse
@@ -64,7 +69,12 @@ func NewNPZReader(r io.ReaderAt, size int64, opts *Options) (*NPZReader, error) 
 		}
 		seen[f.Name] = true
 		key := strings.TrimSuffix(f.Name, ".npy")
-		nz.Members = append(nz.Members, &Member{Key: key, Name: f.Name, f: f, z: nz})
+		m := &Member{Key: key, Name: f.Name, f: f, z: nz}
+		nz.Members = append(nz.Members, m)
+		if nz.byKey[key] == nil {
+			nz.byKey[key] = m
+		}
+		nz.byName[f.Name] = m
 	}
 	return nz, nil
 }
@@ -99,6 +109,14 @@ func (z *NPZReader) Close() error {
 
 // Member returns the member with the given key (or zip name), or nil.
 func (z *NPZReader) Member(key string) *Member {
+	if len(z.Members) == len(z.byName) && len(z.byName) > 0 {
+		// Members as read (names are unique): the index.
+		if m := z.byKey[key]; m != nil {
+			return m
+		}
+		return z.byName[key]
+	}
+	// Members changed since the archive was read: look at each.
 	for _, m := range z.Members {
 		if m.Key == key {
 			return m

@@ -73,7 +73,7 @@ func (r *Reader) deriveSchema() (*Schema, error) {
 	if len(s.leaves) == len(leaves) {
 		for i, l := range s.leaves {
 			if len(l.path) > 1 || len(leaves[i].ColumnPath()) > 1 {
-				if l.path[0] == leaves[i].ColumnPath()[0] && len(cols[l.src].Shape) > 0 {
+				if l.path[0] == leaves[i].ColumnPath()[0] && hasRepeated(r.tops[l.src]) {
 					l.path = append([]string(nil), leaves[i].ColumnPath()...)
 				}
 			}
@@ -360,36 +360,49 @@ func listElement(c schema.Node) (*schema.PrimitiveNode, bool) {
 }
 
 // checkColumn refuses top-level column c where the reader cannot decode
-// its shape (or the file's types contradict each other): lists only at the
-// top, of a primitive (a LIST of 3 or 2 levels, or a repeated primitive)
-// or of a group (the legacy 2-level form, a repeated group without
-// annotation); groups with fields; INTERVAL only at the top.
+// its shape (or the file's types contradict each other): maps, groups
+// without fields, INTERVAL inside a group, a column of the null type.
+// Lists may be at any depth (in structs, in lists): their lengths are
+// measured from the data (listLength), and numpy takes them when every
+// list at a place has one length.
 func checkColumn(c schema.Node) error {
-	if _, ok := listElement(c); ok {
-		return nil
-	}
-	if g, ok := c.(*schema.GroupNode); ok && c.RepetitionType() == parquet.Repetitions.Repeated && g.LogicalType().IsNone() {
-		// A repeated group without LIST annotation: a list of structs.
-		for i := 0; i < g.NumFields(); i++ {
-			if err := checkNode(g.Field(i), 1); err != nil {
-				return err
-			}
-		}
-		return nil
+	if err := checkNull(c, c); err != nil {
+		return err
 	}
 	return checkNode(c, 0)
 }
 
-// checkNode refuses what no struct field can be: a list, a map, a group
-// without fields, an INTERVAL inside a group.
+// checkNull refuses column top when a leaf of n is of the null type
+// (Parquet's NULL annotation: Arrow's Null type, which arrow-rs writes as
+// INT32 values that are never there): numpy has no type without values,
+// and reading the physical type would make up zeros.
+func checkNull(top, n schema.Node) error {
+	switch n := n.(type) {
+	case *schema.GroupNode:
+		for i := 0; i < n.NumFields(); i++ {
+			if err := checkNull(top, n.Field(i)); err != nil {
+				return err
+			}
+		}
+	case *schema.PrimitiveNode:
+		switch n.LogicalType().(type) {
+		case schema.NullLogicalType, *schema.NullLogicalType:
+			where := ""
+			if n != top {
+				where = " (its values " + n.Path() + ")"
+			}
+			return &RefusedError{Column: top.Path(), Type: physName(n) + " NULL", Reason: "values of the null type (Arrow Null)" + where + ": a column that holds only nulls, no values; numpy has no type for it; " + varyingHint}
+		}
+	}
+	return nil
+}
+
+// checkNode refuses what no field can be: a map, a group without
+// fields, an INTERVAL inside a group.
 func checkNode(c schema.Node, depth int) error {
 	name := c.Path()
-	if c.RepetitionType() == parquet.Repetitions.Repeated || depth > 64 {
-		typ := "group"
-		if p, ok := c.(*schema.PrimitiveNode); ok {
-			typ = physName(p)
-		}
-		return &RefusedError{Column: name, Type: "repeated " + typ, Reason: "a repeated field (list); " + listHint}
+	if depth > 64 {
+		return &RefusedError{Column: name, Type: nodeKind(c), Reason: "nested too deeply; " + listHint}
 	}
 	g, ok := c.(*schema.GroupNode)
 	if !ok {
@@ -399,8 +412,6 @@ func checkNode(c schema.Node, depth int) error {
 		return nil
 	}
 	switch g.LogicalType().(type) {
-	case schema.ListLogicalType, *schema.ListLogicalType:
-		return &RefusedError{Column: name, Type: "LIST", Reason: "a list column; " + listHint}
 	case schema.MapLogicalType, *schema.MapLogicalType:
 		return &RefusedError{Column: name, Type: "MAP", Reason: "a map column; " + listHint}
 	}
@@ -415,12 +426,46 @@ func checkNode(c schema.Node, depth int) error {
 	return nil
 }
 
+// isListOrMap reports whether lt is the LIST or MAP annotation.
+func isListOrMap(lt schema.LogicalType) bool {
+	switch lt.(type) {
+	case schema.ListLogicalType, *schema.ListLogicalType, schema.MapLogicalType, *schema.MapLogicalType:
+		return true
+	}
+	return false
+}
+
+// hasRepeated reports whether n or a node below it is repeated (a list).
+func hasRepeated(n schema.Node) bool {
+	if n.RepetitionType() == parquet.Repetitions.Repeated {
+		return true
+	}
+	if g, ok := n.(*schema.GroupNode); ok {
+		for i := 0; i < g.NumFields(); i++ {
+			if hasRepeated(g.Field(i)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // arrowCol is the Arrow field of a Parquet column, and the index of the
 // leaf (among the column's leaves) of each value path arrowconv names:
 // "a", "a.b", "a[]".
 type arrowCol struct {
 	field arrow.Field
 	leaf  map[string]int
+	// list gives, for the path of each list, the leaf (index among the
+	// column's leaves) its lengths are measured from, and the
+	// repetition level of its repeated node.
+	list map[string]listAt
+}
+
+// listAt locates a list of a column: see arrowCol.
+type listAt struct {
+	leaf int
+	rep  int16
 }
 
 // arrowColumn returns the Arrow field arrow-go's pqarrow reads column c as,
@@ -449,7 +494,7 @@ func arrowColumn(c schema.Node) (arrowCol, error) {
 		return ac, corruptCol(c.Path(), "arrow-go maps no Arrow type to it: %v", err)
 	}
 	sf := man.Fields[0]
-	ac.field, ac.leaf = *sf.Field, map[string]int{}
+	ac.field, ac.leaf, ac.list = *sf.Field, map[string]int{}, map[string]listAt{}
 	var walk func(sf pqarrow.SchemaField, path string)
 	walk = func(sf pqarrow.SchemaField, path string) {
 		if sf.IsLeaf() {
@@ -458,6 +503,16 @@ func arrowColumn(c schema.Node) (arrowCol, error) {
 		t := sf.Field.Type
 		if ext, ok := t.(arrow.ExtensionType); ok {
 			t = ext.StorageType()
+		}
+		if _, ok := t.(arrow.ListLikeType); ok && len(sf.Children) == 1 {
+			first := sf.Children[0]
+			for !first.IsLeaf() && len(first.Children) > 0 {
+				first = first.Children[0]
+			}
+			if first.IsLeaf() {
+				// Each Arrow list above is one repeated node.
+				ac.list[path] = listAt{leaf: first.ColIndex, rep: int16(strings.Count(path, "[]") + 1)}
+			}
 		}
 		for _, ch := range sf.Children {
 			if _, ok := t.(arrow.ListLikeType); ok {
@@ -486,6 +541,30 @@ func copyNode(n schema.Node) (schema.Node, error) {
 		lt := g.LogicalType()
 		if lt != nil && lt.IsNone() {
 			lt = nil // a group without annotation
+		}
+		if isListOrMap(lt) && g.RepetitionType() != parquet.Repetitions.Repeated && len(fields) == 1 {
+			if rg, ok := fields[0].(*schema.GroupNode); ok && rg.RepetitionType() == parquet.Repetitions.Repeated && isListOrMap(rg.LogicalType()) {
+				// A legacy 2-level list whose repeated group is itself a
+				// list (or map): that group is the element, as the
+				// format's rules say and parquet-java wrote it
+				// (old_list_structure.parquet), not a struct of one
+				// field, which pqarrow would make of it. Wrapped in the
+				// 3-level form: a REQUIRED group adds no level, so the
+				// leaves keep their levels.
+				inner := make(schema.FieldList, rg.NumFields())
+				for i := range inner {
+					inner[i] = rg.Field(i)
+				}
+				elem, err := schema.NewGroupNodeLogical(rg.Name(), parquet.Repetitions.Required, inner, rg.LogicalType(), rg.FieldID())
+				if err != nil {
+					return nil, err
+				}
+				rep, err := schema.NewGroupNode("list", parquet.Repetitions.Repeated, schema.FieldList{elem}, -1)
+				if err != nil {
+					return nil, err
+				}
+				fields = schema.FieldList{rep}
+			}
 		}
 		return schema.NewGroupNodeLogical(g.Name(), g.RepetitionType(), fields, lt, g.FieldID())
 	}
@@ -526,17 +605,13 @@ func (r *Reader) mapColumn(c schema.Node, leaves []int) (Column, error) {
 		}
 		return nil
 	}
-	length := -1
 	measure := func(path string, t arrow.DataType) (int, error) {
 		if _, ok := t.(arrow.ListLikeType); ok {
-			if length < 0 {
-				n, err := r.listLength(c, leaves[0])
-				if err != nil {
-					return 0, err
-				}
-				length = n
+			at, ok := ac.list[path]
+			if !ok || at.leaf >= len(leaves) {
+				return 0, fmt.Errorf("parquetio: column %s: no leaf for the list %s", c.Path(), path)
 			}
-			return length, nil
+			return r.listLength(c, path, leaves[at.leaf], at.rep)
 		}
 		lc := leafOf(path)
 		if lc == nil {
@@ -594,6 +669,9 @@ func nodeKind(n schema.Node) string {
 // arrowColumn), as part of a column being described: no data is read;
 // width is called for a string or binary, whose width comes from the data.
 func leafDType(p *schema.PrimitiveNode, opts *ReadOptions, width func()) (*npyio.DType, error) {
+	if err := checkNull(p, p); err != nil {
+		return nil, err
+	}
 	if isInterval(p) {
 		if p.Parent() != nil && p.Parent().Parent() != nil {
 			return nil, checkNode(p, 1)
@@ -630,45 +708,78 @@ func leafDType(p *schema.PrimitiveNode, opts *ReadOptions, width func()) (*npyio
 	return fs[0].Type, nil
 }
 
-// listLength measures the lists of top-level list column c from leaf col
-// (the first below its repeated node): the one length of every row's list
-// (0 without data), or a refusal naming the first row whose list differs
-// in length. A null list (c is OPTIONAL) has no length: its row is null,
-// and its values are nulls (see ReadOptions).
-func (r *Reader) listLength(c schema.Node, col int) (int, error) {
+// listLength measures the lists at path (arrowconv's name: "a", "a.b",
+// "a[]") of top-level column c, whose repeated node has repetition level
+// rep, from leaf col (the first below that node): the one length of
+// every such list in the file (0 without data), or a refusal naming the
+// column, the place and the first row whose list differs in length. A
+// null row of a top-level list column has no length: its row is null,
+// and its values are nulls (see ReadOptions). A list inside a struct or
+// a list must be there in every row: a null one is refused, naming its
+// row, as is an empty list inside a list (numpy's layout has no place
+// for it).
+func (r *Reader) listLength(c schema.Node, path string, col int, rep int16) (int, error) {
 	if r.noData {
 		return 0, nil
 	}
 	name := c.Path()
 	lc := r.leaves[col]
-	// A slot is an element of the list when its definition level reaches
-	// the repeated node's.
-	var defRep int16
+	// The nodes from the top down to the leaf, and the repeated ones.
+	var chain []schema.Node
 	for n := lc.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
+		chain = append(chain, n)
+	}
+	slices.Reverse(chain)
+	var reps []schema.Node
+	for _, n := range chain {
 		if n.RepetitionType() == parquet.Repetitions.Repeated {
-			defRep = defLevel(n)
-			break
+			reps = append(reps, n)
 		}
 	}
-	var nullDef int16 = -1
-	if c.RepetitionType() == parquet.Repetitions.Optional {
-		nullDef = defLevel(c)
+	if rep < 1 || int(rep) > len(reps) {
+		return 0, fmt.Errorf("parquetio: column %s: no list at repetition level %d", name, rep)
+	}
+	rn := reps[rep-1]
+	// Slots at or above defRep are elements of the list; the list is
+	// there (maybe empty) at listDef; it has a place in the row at
+	// ancDef (its enclosing list has an element there).
+	defRep := defLevel(rn)
+	list := rn
+	if p := rn.Parent(); p != nil && p.Parent() != nil {
+		switch p.LogicalType().(type) {
+		case schema.ListLogicalType, *schema.ListLogicalType:
+			list = p
+		}
+	}
+	listDef := defRep - 1
+	if list != rn {
+		listDef = defLevel(list)
+	}
+	var ancDef int16
+	if rep > 1 {
+		ancDef = defLevel(reps[rep-2])
+	}
+	top := rep == 1 && list == c
+	where := ""
+	if !top {
+		where = " at " + path
 	}
 	length, row, cur, first := -1, int64(-1), 0, int64(-1)
-	null := false
+	in, at := false, int64(-1) // in a list whose length is counted, and its row
 	var differ error
 	check := func() {
-		if row < 0 || differ != nil || null {
+		if !in || differ != nil {
 			return
 		}
+		in = false
 		if length < 0 {
-			length, first = cur, row
+			length, first = cur, at
 		} else if cur != length {
-			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length (row %d holds %d values, row %d holds %d): numpy needs one length (a subarray field); %s", first, length, row, cur, varyingHint)}
+			differ = &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("lists of varying length%s (row %d holds %d values, row %d holds %d): numpy needs one length (a subarray field); %s", where, first, length, at, cur, varyingHint)}
 		}
 	}
 	def := make([]int16, 4096)
-	rep := make([]int16, 4096)
+	reps16 := make([]int16, 4096)
 	for g := range r.fmd.RowGroups {
 		if r.fmd.RowGroups[g].NumRows == 0 {
 			continue // nothing to read (writers leave its offsets unset)
@@ -685,7 +796,7 @@ func (r *Reader) listLength(c schema.Node, col int) (int, error) {
 			return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", name, g, err)
 		}
 		d := &leafDecoder{cr: cr, col: lc, l: &leaf{path: lc.ColumnPath()}, rc: readConv{maxDef: int(lc.MaxDefinitionLevel()), maxRep: int(lc.MaxRepetitionLevel())}}
-		d.def, d.rep = def, rep
+		d.def, d.rep = def, reps16
 		for {
 			n, _, err := d.readSome(len(def))
 			if err != nil {
@@ -695,24 +806,43 @@ func (r *Reader) listLength(c schema.Node, col int) (int, error) {
 				break
 			}
 			for i := 0; i < n; i++ {
-				if d.rep[i] == 0 {
-					check()
+				rp, df := d.rep[i], d.def[i]
+				if rp == 0 {
 					row++
-					cur = 0
-					null = d.def[i] < nullDef
 				}
-				if d.def[i] >= defRep {
-					cur++
+				if rp >= rep {
+					if rp == rep && in {
+						cur++ // the next element of the list
+					}
+					continue
 				}
-			}
-			if differ != nil {
-				return 0, differ
+				// A new place for a list (or none).
+				check()
+				if differ != nil {
+					return 0, differ
+				}
+				if df < ancDef {
+					continue // its enclosing list is empty or null
+				}
+				if df < listDef {
+					if top {
+						continue // a null row
+					}
+					return 0, &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("a null list%s in row %d (it, or the struct holding it, is null): numpy has no null for a list inside a struct or a list; %s", where, row, varyingHint)}
+				}
+				in, at, cur = true, row, 0
+				if df >= defRep {
+					cur = 1
+				}
 			}
 		}
 	}
 	check()
 	if differ != nil {
 		return 0, differ
+	}
+	if length == 0 && rep > 1 {
+		return 0, &RefusedError{Column: name, Type: "LIST", Reason: fmt.Sprintf("empty lists%s inside a list (row %d): numpy has no place for them; %s", where, first, varyingHint)}
 	}
 	return max(length, 0), nil
 }

@@ -72,11 +72,12 @@ type ColumnInfo struct {
 	// range), WidthFromData set.
 	DType         string
 	WidthFromData bool
-	// List is set for a list of primitives at the top level, or a field
-	// of a top-level list of groups (a repeated group, the legacy 2-level
-	// form): it converts to a subarray field of DType (a field of a
-	// subarray of structs) when every row's list has one length (found by
-	// a pass over the data), and is refused otherwise.
+	// List is set for a leaf inside lists (at any depth: in structs, in
+	// lists, a repeated group of the legacy 2-level form): it converts to
+	// a subarray field of DType (a field of a subarray of structs, nested
+	// subarrays for lists of lists) when every list at each place has one
+	// length and none is null (found by a pass over the data), and is
+	// refused otherwise.
 	List bool
 	// Refused says why the column would be refused, "" if it converts.
 	Refused string
@@ -352,34 +353,17 @@ func describeForeign(ci *ColumnInfo, c *schema.Column, opts *ReadOptions) {
 	if _, ok := opts.fillFor(c.ColumnPath()); ok {
 		ci.Fill = true
 	}
-	top := c.SchemaNode()
-	for top.Parent() != nil && top.Parent().Parent() != nil {
-		top = top.Parent()
-	}
-	if elem, ok := listElement(top); ok && elem == c.SchemaNode() {
-		ci.List = true
-		describeElement(ci, elem, opts)
-		return
-	}
-	if top.RepetitionType() == parquet.Repetitions.Repeated && top.LogicalType().IsNone() && checkColumn(top) == nil {
-		// A field of the structs of a legacy list (a repeated group).
-		ci.List = true
-		describeElement(ci, c.SchemaNode().(*schema.PrimitiveNode), opts)
-		return
-	}
-	// Any other list, map or repeated field on the path is refused (named
-	// by its outermost LIST or MAP, if any).
+	// A leaf inside a MAP is refused (named by its outermost MAP); one
+	// inside lists, at any depth, is an element of a subarray field when
+	// every list at each place has one length (found by a pass over the
+	// data), and is refused otherwise.
 	for n := c.SchemaNode(); n != nil && n.Parent() != nil; n = n.Parent() {
-		if n.RepetitionType() == parquet.Repetitions.Repeated && ci.Refused == "" {
-			ci.Refused = fmt.Sprintf("inside the repeated field %s (a list); %s", n.Path(), listHint)
-		}
 		switch n.LogicalType().(type) {
-		case schema.ListLogicalType, *schema.ListLogicalType:
-			ci.Refused = fmt.Sprintf("inside the LIST %s; %s", n.Path(), listHint)
-			return
 		case schema.MapLogicalType, *schema.MapLogicalType:
 			ci.Refused = fmt.Sprintf("inside the MAP %s; %s", n.Path(), listHint)
-			return
+		}
+		if n.RepetitionType() == parquet.Repetitions.Repeated {
+			ci.List = true
 		}
 	}
 	if ci.Refused != "" {

@@ -103,13 +103,23 @@
 //	BYTE_ARRAY                           S<n>, n the longest value
 //	FIXED_LEN_BYTE_ARRAY(n), UUID        V<n>
 //	group                                nested struct
-//	top-level LIST of primitives (3- or  subarray field, when every row's
-//	  2-level, or a repeated primitive)    list has one length
-//	top-level repeated group (the        subarray of structs, when every
-//	  legacy 2-level list of old           row's list has one length
-//	  parquet-mr and Hive)
-//	INTERVAL (top level)                 struct (months, days, milliseconds), u4 each
-//	MAP, other lists                     refused, naming the column
+//	LIST (3- or 2-level, or a repeated   subarray field, when every list at
+//	  primitive) at any depth: in          its place has one length and none
+//	  structs, in lists (nested            is null; lists of lists are nested
+//	  subarrays), arrow-rs's               subarrays (fixed_size_list<
+//	  fixed_size_list                      fixed_size_list<i4, 2>, 3> is
+//	                                       (3, 2) i4)
+//	repeated group (the legacy 2-level   subarray of structs, as a LIST
+//	  list of old parquet-mr and Hive;
+//	  a repeated LIST group is a list
+//	  of lists, old_list_structure)
+//	INTERVAL (top level)                 struct (months, days, milliseconds), u4
+//	                                     each; a file of that one column is a
+//	                                     record of one field named after it
+//	NULL (Arrow's Null type)             refused, naming the column: it has no
+//	                                     values (its physical INT32 would be
+//	                                     made-up zeros)
+//	MAP                                  refused, naming the column
 //
 // INT96 timestamps take their unit from the data: datetime64[ns] when
 // every value fits it, else the finest of datetime64[us] (Spark's
@@ -121,8 +131,11 @@
 // says; a footer row count the row groups do not hold is overruled by
 // the row groups (as DuckDB does); both are warnings ([Reader.Warnings]).
 // The longest string is found by a first pass over those columns alone,
-// the length of lists by a pass over their levels (lists of varying
-// length are refused naming the first row that differs).
+// the length of lists by a pass over their levels, one pass per list
+// place (a list inside a struct or a list is measured on its own; lists
+// of varying length are refused naming the column, the place and the
+// first row that differs; a null or empty list inside a struct or a list,
+// which numpy's layout has no place for, naming its row).
 // Nulls become NaN in float columns and NaT in time columns; in any other
 // column a null is refused with a [*NullError] naming the column, the
 // first null row and the null count of the statistics, unless

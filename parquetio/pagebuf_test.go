@@ -29,14 +29,16 @@ func TestPageBuf(t *testing.T) {
 			}
 			off += k
 		}
-		// Overwrite across the first chunk boundary.
+		// Overwrite across the first two chunk boundaries.
 		want := bytes.Clone(data)
 		patch := bytes.Repeat([]byte{0xAB}, 1000)
-		if _, err := b.Seek(pageChunk-500, io.SeekStart); err != nil {
-			t.Fatal(err)
+		for _, at := range []int{pageHead - 500, pageHead + pageChunk - 500} {
+			if _, err := b.Seek(int64(at), io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			b.Write(patch)
+			copy(want[at:], patch)
 		}
-		b.Write(patch)
-		copy(want[pageChunk-500:], patch)
 		if n, _ := b.Seek(0, io.SeekEnd); n != int64(len(want)) {
 			t.Fatalf("size %d after the overwrite, want %d", n, len(want))
 		}
@@ -62,8 +64,9 @@ func TestPageBuf(t *testing.T) {
 			t.Fatalf("Read at the end = %d, %v; want 0, EOF", n, err)
 		}
 		pool.PutBuffer(b)
-		if len(pool.bufs) != 1 || len(pool.chunks) != pageSlab/pageChunk {
-			t.Fatalf("round %d: pool holds %d buffers and %d chunks after the put, want 1 and %d", round, len(pool.bufs), len(pool.chunks), pageSlab/pageChunk)
+		if len(pool.bufs) != 1 || len(pool.chunks) != pageSlab/pageChunk || len(pool.heads) != headSlab/pageHead {
+			t.Fatalf("round %d: pool holds %d buffers, %d chunks and %d heads after the put, want 1, %d and %d",
+				round, len(pool.bufs), len(pool.chunks), len(pool.heads), pageSlab/pageChunk, headSlab/pageHead)
 		}
 	}
 }

@@ -49,7 +49,9 @@ func readPQArrow(t testing.TB, b []byte, mem memory.Allocator) arrow.Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, mem)
+	// Small batches: pqarrow sizes each column's buffers by the batch, and a
+	// 4,000-column fixture would map gigabytes at the default 64Ki rows.
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1024}, mem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +88,15 @@ func TestFixturesPQArrow(t *testing.T) {
 			for _, d := range h.Shape[min(1, len(h.Shape)):] {
 				per *= d
 			}
+			// A structured value's fields, parsed once per element, not
+			// once per column (4,000 fields would parse 16M values).
+			var fieldsOf [][]json.RawMessage
+			if h.DType.Kind == npyio.Struct {
+				fieldsOf = make([][]json.RawMessage, len(f.Values))
+				for i, v := range f.Values {
+					fieldsOf[i] = fixtures.List(v)
+				}
+			}
 			for c := 0; c < int(tbl.NumCols()); c++ {
 				col := tbl.Column(c)
 				arr, err := array.Concatenate(col.Data().Chunks(), mem)
@@ -99,11 +110,11 @@ func TestFixturesPQArrow(t *testing.T) {
 						fl := &h.DType.Fields[c]
 						dt = fl.Type
 						if per == 1 {
-							want = fixtures.List(f.Values[r])[c]
+							want = fieldsOf[r][c]
 						} else {
 							var all []json.RawMessage
 							for k := 0; k < per; k++ {
-								v := fixtures.List(f.Values[r*per+k])[c]
+								v := fieldsOf[r*per+k][c]
 								if fl.Shape != nil {
 									all = append(all, fixtures.List(v)...)
 								} else {

@@ -255,23 +255,18 @@ func (r *Reader) planOutput() error {
 		r.outCols, r.vrec, r.explain = nil, nil, nil
 		return nil
 	}
-	wrapped := true
-	if len(fs) == 1 && len(fs[0].Shape) == 0 && cols[0].DType.Kind != npyio.Struct {
-		r.outDT, wrapped = fs[0].Type, false // one INTERVAL column
-	} else {
-		dt, err := npyio.NewStruct(fs)
-		if err != nil {
-			return fmt.Errorf("parquetio: %w", err)
-		}
-		r.outDT = dt
+	// One INTERVAL column keeps its name, as a one-column struct does: a
+	// record of one field, not a bare (months, days, milliseconds).
+	dt, err := npyio.NewStruct(fs)
+	if err != nil {
+		return fmt.Errorf("parquetio: %w", err)
 	}
+	r.outDT = dt
 	if len(r.masks) == 0 {
 		return nil // same bytes, other field types
 	}
 	for j := range shown {
-		if wrapped {
-			shown[j].off = r.outDT.Fields[j].Offset
-		}
+		shown[j].off = r.outDT.Fields[j].Offset
 	}
 	r.shown = shown
 	return nil

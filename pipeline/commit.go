@@ -384,6 +384,15 @@ func (e *buildEnv) create(final string, seekable bool) (io.WriteSeeker, error) {
 	return e.out.create(final, seekable)
 }
 
+// createDir makes a directory output (a Zarr store) and returns where
+// to write it; sharded runs do not stage directories yet.
+func (e *buildEnv) createDir(final string) (string, error) {
+	if e.dist != nil {
+		return "", &FileError{Path: final, Err: fmt.Errorf("a sharded run cannot write a directory output (a Zarr store) yet")}
+	}
+	return e.out.createDir(final)
+}
+
 // finished is told that a sink wrote the whole of an output created by
 // create: a sharded run's upload to a bucket completes (to its staging
 // object), a plain run's waits for the commit (see outputs.finished).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/npyflow/npyflow/hdf5"
@@ -49,11 +50,18 @@ func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, strict b
 				}
 				return nil, err
 			}
-			ds, ok := obj.(*hdf5.Dataset)
-			if !ok {
+			if _, ok := obj.(*hdf5.Dataset); !ok {
 				return nil, fmt.Errorf("%s is not a dataset%s", path, hdf5Hint(f))
 			}
+			ds, err := f.OpenVariable(path) // netCDF's name of a _nc4_non_coord_ variable
+			if err != nil {
+				return nil, err
+			}
 			m, err := hdf5Member(ds)
+			if err != nil {
+				return nil, err
+			}
+			m.name = strings.TrimPrefix(path, "/") // as asked
 			if err != nil {
 				return nil, err
 			}
@@ -130,22 +138,29 @@ func hdf5Member(ds *hdf5.Dataset) (containerMember, error) {
 	if err != nil {
 		return containerMember{}, err
 	}
-	shape, err := ds.NumpyShape()
+	// A netCDF variable as netCDF readers give it: along an unlimited
+	// dimension as long as the dimension, padded with its fill value.
+	shape, err := ds.NetCDFNumpyShape()
 	if err != nil {
 		return containerMember{}, err
 	}
 	if err := ds.CheckFilters(); err != nil {
 		return containerMember{}, err // *hdf5.UnsupportedFilterError: skipped like a type
 	}
+	if stored, _ := ds.NumpyShape(); !slices.Equal(stored, shape) {
+		if _, err := ds.NetCDFFill(); err != nil {
+			return containerMember{}, err
+		}
+	}
 	h := &npyio.Header{DType: dt, Shape: shape}
 	open := func() (io.ReadCloser, error) {
-		er, err := ds.NewElementReader(containerBatchBytes)
+		er, err := ds.NewNetCDFReader(containerBatchBytes)
 		if err != nil {
 			return nil, err
 		}
 		return &batchStream{read: er.Read}, nil // a dataset's elements in batches of bounded size
 	}
-	return containerMember{name: strings.TrimPrefix(ds.Path(), "/"), header: h, open: open}, nil
+	return containerMember{name: strings.TrimPrefix(ds.NetCDFPath(), "/"), header: h, open: open}, nil
 }
 
 // containerBatchBytes is the size of the batches HDF5 datasets are read

@@ -70,7 +70,9 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 	}
 	// The input must be a file, and OUT's directory exist (a job makes
 	// its outputs' directories).
-	if st, err := storage.Stat(ctx, in); err != nil {
+	if from.Dir {
+		// A store is a directory or a bucket prefix: its reader checks it.
+	} else if st, err := storage.Stat(ctx, in); err != nil {
 		return nil, &FileError{Path: in, Err: bare(err)}
 	} else if st.IsDir {
 		return nil, &FileError{Path: in, Err: errors.New("is a directory")}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/parquetio"
 )
 
@@ -397,4 +398,34 @@ func (s *Schema) subarrayField(name string) bool {
 		}
 	}
 	return false
+}
+
+// warnLostZones warns, once per array or table column, of the datetimes
+// in a time zone that a numpy sink writes as datetime64 of their UTC
+// instants: numpy has no zones, so the zone is lost (Arrow and Parquet
+// keep it). parts are the parts reaching the sink; each part's own
+// metadata (its raw schema) names the zone.
+func warnLostZones(warn func(string), sink string, parts []*Part) {
+	seen := map[string]bool{}
+	for _, p := range parts {
+		if p.raw == nil {
+			continue
+		}
+		for _, name := range slices.Sorted(maps.Keys(p.raw.Meta)) {
+			m := p.raw.Meta[name]
+			if m == nil || m.TimeZone == "" {
+				continue
+			}
+			what := p.Member
+			if name != "" {
+				what += "." + name
+			}
+			msg := fmt.Sprintf("%s: %s: datetime in time zone %s written to %s as datetime64 of its UTC instants; numpy has no time zones, so %s is lost (Arrow and Parquet keep it)",
+				storage.Redact(p.Path), what, m.TimeZone, sink, m.TimeZone)
+			if !seen[msg] {
+				seen[msg] = true
+				warn(msg)
+			}
+		}
+	}
 }

@@ -42,6 +42,11 @@ type Format struct {
 	// Arrow): Convert writes its columns to an archive whose sink has a
 	// split_fields option as one array each.
 	Table bool
+	// Dir says the format's inputs and outputs are directories (or
+	// bucket prefixes) rather than files, a Zarr store: a path naming
+	// one is one input, and the sink writes a directory, staged beside
+	// its name and renamed into place at the commit.
+	Dir bool
 	// Source and Sink are the format's job components; their Impl is the
 	// engine's builder (see fileSourceSpec and the sinks).
 	Source, Sink *job.Spec
@@ -49,6 +54,9 @@ type Format struct {
 	// holds without its data, under the source options src (the flags of
 	// inspect, such as --columns, as a component of the format's source).
 	Inspect func(ctx context.Context, f storage.File, name string, src *job.Component) (inspect.Info, error)
+	// InspectPath is Inspect for a Dir format: it gets the path (name),
+	// not an open file, and the name to show (display).
+	InspectPath func(ctx context.Context, name, display string, src *job.Component) (inspect.Info, error)
 }
 
 // Magic is how files of a format start.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/internal/storage"
@@ -22,15 +23,19 @@ import (
 // files (.nc, .nc4) are HDF5 files and read the same way, their
 // dimension-only datasets left out; with the dimension option the
 // one-dimensional variables along one netCDF dimension read as one
-// table (hdf5.DimTable). netCDF-3 files start with their own magic, so
-// that they are recognized and refused by name.
+// table (hdf5.DimTable). A variable along an unlimited dimension reads
+// as long as the dimension, padded with its fill value, and netCDF-C's
+// _nc4_non_coord_ variables by their netCDF names, as netCDF readers
+// give them. netCDF-3 files start with their own magic, so that they are
+// recognized and refused by name. A .nc or .nc4 output (or format:
+// netcdf4) is written as netCDF-4 (hdf5_netcdf.go).
 
 var hdf5Format = &Format{
 	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}, Summary: "HDF5 file (h5py, netCDF-4; pure-Go reader and writer)",
 	Magic:   hdf5Magic(),
 	Archive: true,
 	Source: fileSourceSpec("read datasets of HDF5 and netCDF-4 files",
-		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage, PyTables, netCDF-4) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, ASCII fixed strings to S, UTF-8 strings (fixed or variable-length) to U of the longest value (ASCII variable-length ones to S), h5py's opaque types tagged with a numpy dtype (NUMPY:<M8[ms]>, how h5py stores datetime64 and timedelta64) to that dtype; references, other opaque types, HDF5 time and variable-length sequences are refused, and so are datasets whose chunks need a filter without a decoder (lossy zfp or sz, an unknown id): when every dataset is read, such datasets are skipped with a warning naming the dataset and the type or filter (an error with strict). Values are kept as stored: a netCDF variable's _FillValue, scale_factor and add_offset are not applied (inspect shows them). netCDF's dimension-only datasets (a dimension without a coordinate variable) hold no values and are left out. netCDF-3 files are refused as such (they are not HDF5).",
+		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage, PyTables, netCDF-4) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, ASCII fixed strings to S, UTF-8 strings (fixed or variable-length) to U of the longest value (ASCII variable-length ones to S), h5py's opaque types tagged with a numpy dtype (NUMPY:<M8[ms]>, how h5py stores datetime64 and timedelta64) to that dtype; references, other opaque types, HDF5 time and variable-length sequences are refused, and so are datasets whose chunks need a filter without a decoder (lossy sz, an unknown id; zfp is decoded): when every dataset is read, such datasets are skipped with a warning naming the dataset and the type or filter (an error with strict). Values are kept as stored: a netCDF variable's _FillValue, scale_factor and add_offset are not applied (inspect shows them). netCDF's dimension-only datasets (a dimension without a coordinate variable) hold no values and are left out. netCDF-3 files are refused as such (they are not HDF5).",
 		newHDF5Reader,
 		job.Field{Name: "datasets", Type: job.StringList, Doc: "the dataset paths to read, /group/data (default: every dataset npyflow can read)",
 			Flag: "dataset", FlagType: &flagString, FlagDoc: "use only this dataset of the HDF5 file (/group/data)"},
@@ -40,8 +45,8 @@ var hdf5Format = &Format{
 			Doc: "make a dataset npyflow cannot read (a type numpy has no form for, a filter without a decoder) an error instead of a skip with a warning"},
 		tableField("datasets")),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write an HDF5 file",
-		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed. Types as h5py writes them: numbers in this machine's byte order (big-endian input is converted, and its type says so), bool as h5py's enum, complex as the compound {r, i}, S as fixed-length ASCII, U as UTF-8 strings (strings), datetime64 and timedelta64 as h5py's opaque type tagged NUMPY:<dtype> (times), records as compounds (their datatype message must fit in 64 KiB); void and object arrays are refused.",
-		Fields: append(fileSinkFields(),
+		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed. Types as h5py writes them: numbers in this machine's byte order (big-endian input is converted, and its type says so), bool as h5py's enum, complex as the compound {r, i}, S as fixed-length ASCII, U as UTF-8 strings (strings), datetime64 and timedelta64 as h5py's opaque type tagged NUMPY:<dtype> (times), records as compounds (their datatype message must fit in 64 KiB); void and object arrays are refused. A .nc or .nc4 file (or format: netcdf4) is netCDF-4 as netCDF-C writes it (ncdump, netCDF4-python and xarray read it): a table is one dimension with one variable per field (nested fields joined with _), another array one variable over one dimension per axis (named by dims, else dim_0, dim_1...), datetime64 CF time (units \"<unit> since 1970-01-01\", calendar proleptic_gregorian), bool int8 with xarray's dtype: bool; one group, no strings yet (refused naming the variable).",
+		Fields: append(append(fileSinkFields(),
 			job.Field{Name: "dataset", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
 				Doc: "the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
 			job.Field{Name: "compression", Type: job.String, Default: string(hdf5.CompressionDeflate), Enum: hdf5CompressionNames(),
@@ -58,6 +63,7 @@ var hdf5Format = &Format{
 			job.Field{Name: "times", Type: job.String, Default: "opaque", Enum: []string{"opaque", "int64"},
 				Doc:  "how datetime64 and timedelta64 are stored: opaque, as h5py writes them (h5py.opaque_dtype: an opaque type tagged NUMPY:<M8[ms]>, which h5py and npyflow read back as that dtype), or int64, the counts as int64 (NaT is its minimum) with a units attribute in netCDF/CF style, for readers that know no opaque types: 'ms since 1970-01-01' for M8[ms], 'ms' for m8[ms] (s, ms, us, ns, h as numpy names them; min, days, weeks for m, D, W; '10 ms' for a multiple), on a record the attribute f.units for its field f; calendar months and years (M, Y) and generic times have no such unit and are refused",
 				Flag: "times", FlagType: &flagString, FlagDoc: "opaque (the default, h5py's NUMPY: tag) or int64 (with a units attribute)"}),
+			hdf5NetCDFFields()...),
 		Impl: builder(buildHDF5Sink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.HDF5(f, f.Size(), name)
@@ -256,6 +262,24 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	opts, err := hdf5SinkOptions(c)
 	if err != nil {
 		return nil, err
+	}
+	if hdf5WritesNetCDF(c) {
+		dims := c.Strings("dims")
+		s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+			w, err := hdf5.NewNetCDFWriter(f, nil)
+			if err != nil {
+				return nil, err
+			}
+			return &ncFile{w: w, dims: dims, opts: opts}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.seekable = func() bool { return true }
+		return s, nil
+	}
+	if c.Has("dims") {
+		return nil, c.Errorf("dims", "dims names netCDF dimensions: write a .nc or .nc4 file, or format: netcdf4")
 	}
 	strs, times := hdf5.Strings(c.String("strings")), c.String("times")
 	s, err := newMemberSink(c, in, env, "dataset", func(s *memberSink, f *sinkFile) (arrayFile, error) {
@@ -527,91 +551,121 @@ type containerReader struct {
 	// asStored are the parts that go as stored (fortran_order), by
 	// path and member, with their stored headers.
 	asStored map[[2]string]*npyio.Header
+	mu       sync.Mutex // guards asStored
+	// files are the files opened, each listed once (r.pick) for all
+	// its parts.
+	files handles[*containerFile]
 }
 
 func (r *containerReader) pickHint() string { return r.hint }
 
+// containerFile is an HDF5 file or MAT-file with its arrays listed once
+// (every array picked; see containerReader.files).
+type containerFile struct {
+	members []containerMember
+	byName  map[string]int // index in members
+}
+
+func (r *containerReader) closeHandles() { r.files.close() }
+
+// file returns the open, listed file at path and the function that
+// releases it; warn hears the warnings of listing it (when the cache does
+// not hold it yet).
+func (r *containerReader) file(ctx context.Context, path string, warn func(string)) (*containerFile, func(), error) {
+	return r.files.get(ctx, path, func(ctx context.Context, path string) (*containerFile, io.Closer, error) {
+		f, err := storage.Open(ctx, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		members, err := r.list(path, f, f.Size(), r.pick, warn)
+		if err != nil {
+			f.Close()
+			return nil, nil, &FileError{Path: path, Err: err}
+		}
+		cf := &containerFile{members: members, byName: make(map[string]int, len(members))}
+		for i, m := range members {
+			if _, ok := cf.byName[m.name]; !ok {
+				cf.byName[m.name] = i
+			}
+		}
+		return cf, f, nil
+	})
+}
+
 func (r *containerReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	f, err := storage.Open(ctx, path)
+	cf, release, err := r.file(ctx, path, s.warn)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	members, err := r.list(path, f, f.Size(), r.pick, s.warn)
-	if err != nil {
-		return nil, &FileError{Path: path, Err: err}
-	}
+	defer release()
 	var out []partHead
-	for _, m := range members {
+	for _, m := range cf.members {
 		h := *m.header
 		h.FortranOrder = false // rows arrive in C order
 		out = append(out, partHead{member: m.name, header: &h})
 		if r.fortran && fortranMember(m) {
+			r.mu.Lock()
 			if r.asStored == nil {
 				r.asStored = map[[2]string]*npyio.Header{}
 			}
 			r.asStored[[2]string{path, m.name}] = m.header
+			r.mu.Unlock()
 		}
 	}
 	return out, nil
 }
 
-// member opens the file of part p and finds its array; close closes the
-// file.
-func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, io.Closer, error) {
-	f, err := storage.Open(ctx, p.Path)
+// member finds the array of part p in its file (opened and listed once
+// for all its parts); release releases the file.
+func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, func(), error) {
+	cf, release, err := r.file(ctx, p.Path, func(string) {})
 	if err != nil {
 		return containerMember{}, nil, err
 	}
-	members, err := r.list(p.Path, f, f.Size(), []string{p.Member}, func(string) {})
-	if err != nil {
-		f.Close()
-		return containerMember{}, nil, &FileError{Path: p.Path, Err: err}
+	if i, ok := cf.byName[p.Member]; ok {
+		return cf.members[i], release, nil
 	}
-	for _, m := range members {
-		if m.name == p.Member {
-			return m, f, nil
-		}
-	}
-	f.Close()
+	release()
 	return containerMember{}, nil, fmt.Errorf("%s: %q disappeared", p.Path, p.Member)
 }
 
 func (r *containerReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	m, f, err := r.member(ctx, p)
+	m, release, err := r.member(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	rd, rc, err := memberReader(m)
 	if err != nil {
-		f.Close()
+		release()
 		return nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	return rd, closers{rc, f}, nil
+	return rd, closers{rc, releaseCloser(release)}, nil
 }
 
 func (r *containerReader) stores() bool { return r.fortran }
 
 // stored returns a Fortran-order matrix as stored (fortran_order).
 func (r *containerReader) stored(p *Part) (*npyio.Header, func(context.Context) (io.ReadCloser, error), bool) {
+	r.mu.Lock()
 	h := r.asStored[[2]string{p.Path, p.Member}]
+	r.mu.Unlock()
 	if h == nil {
 		return nil, nil, false
 	}
 	open := func(ctx context.Context) (io.ReadCloser, error) {
-		m, f, err := r.member(ctx, p)
+		m, release, err := r.member(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		rc, err := m.open()
 		if err != nil {
-			f.Close()
+			release()
 			return nil, err
 		}
 		return struct {
 			io.Reader
 			io.Closer
-		}{rc, closers{rc, f}}, nil
+		}{rc, closers{rc, releaseCloser(release)}}, nil
 	}
 	return h, open, true
 }

@@ -137,11 +137,16 @@ func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string,
 	if err != nil {
 		return nil, err
 	}
+	names := make(map[string]bool, len(out))
+	for _, m := range out {
+		names[m.name] = true
+	}
 	for i, vm := range valid {
-		if slices.ContainsFunc(out, func(m containerMember) bool { return m.name == vm.name }) {
+		if names[vm.name] {
 			continue // an array of that name: no validity member
 		}
 		out = append(out, vm)
+		names[vm.name] = true
 		if r.table {
 			meta[vm.name] = map[string]*FieldMeta{"": {ValidityOf: validOf[i]}}
 		}

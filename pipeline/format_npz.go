@@ -61,7 +61,10 @@ var flagString = job.String
 type npzReader struct {
 	c       *job.Component
 	members []string
+	files   handles[*npyio.NPZReader] // each archive's directory, read once
 }
+
+func (r *npzReader) closeHandles() { r.files.close() }
 
 func newNPZReader(c *job.Component) (fileReader, error) {
 	return &npzReader{c: c, members: c.Strings("members")}, nil
@@ -84,12 +87,17 @@ func openNPZ(ctx context.Context, path string) (*npyio.NPZReader, storage.File, 
 	return z, f, nil
 }
 
+// npzHandle opens an archive and reads its directory (openNPZ).
+func npzHandle(ctx context.Context, path string) (*npyio.NPZReader, io.Closer, error) {
+	return openNPZ(ctx, path)
+}
+
 func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	z, f, err := openNPZ(ctx, path)
+	z, release, err := r.files.get(ctx, path, npzHandle)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer release()
 	keys := r.members
 	if len(keys) == 0 {
 		keys = z.Keys()
@@ -121,21 +129,21 @@ func (r *npzReader) parts(ctx context.Context, s *fileSource, path string) ([]pa
 }
 
 func (r *npzReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	z, f, err := openNPZ(ctx, p.Path)
+	z, release, err := r.files.get(ctx, p.Path, npzHandle)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := z.Member(p.Member)
 	if m == nil {
-		f.Close()
+		release()
 		return nil, nil, fmt.Errorf("%s: member %q disappeared", p.Path, p.Member)
 	}
 	rd, err := m.Open()
 	if err != nil {
-		f.Close()
+		release()
 		return nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	return rd, f, nil
+	return rd, releaseCloser(release), nil
 }
 
 func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {

@@ -220,6 +220,11 @@ type match struct {
 // must already be resolved against the job directory.
 func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	if pt.literal {
+		if f := FormatOf(pt.root + pt.query); f != nil && f.Dir {
+			// A store (a directory or bucket prefix): its reader says
+			// whether it is one.
+			return []match{{Path: pt.root + pt.query}}, nil
+		}
 		st, err := storage.Stat(ctx, pt.root+pt.query)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no such file: %s", storage.Redact(pt.root+pt.query))

@@ -41,6 +41,18 @@ func Inspect(ctx context.Context, name string, o *ConvertOptions) (inspect.Info,
 		defer cleanup()
 		name, format = tmp, f
 	}
+	if dir := FormatOf(name); format == nil && dir != nil && dir.InspectPath != nil {
+		d, err := componentDef(job.Source, "in", dir.Source, opts.Flags, false)
+		if err != nil {
+			return nil, err
+		}
+		d.Options["paths"] = []string{"-"}
+		src, err := job.NewComponent("inspect", d)
+		if err != nil {
+			return nil, conversionError(name, "", err)
+		}
+		return dir.InspectPath(ctx, name, display, src)
+	}
 	f, err := storage.Open(ctx, name)
 	if err != nil {
 		return nil, bare(err)

@@ -336,6 +336,9 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 				fail(err)
 				continue
 			}
+			if c.Type == "npy" || c.Type == "npz" {
+				warnLostZones(p.env.warn, "."+c.Type, inParts)
+			}
 			p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in, Paths: paths, Rows: inRows, RowsExact: inExact})
 		}
 	}

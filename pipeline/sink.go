@@ -39,6 +39,7 @@ type outputs struct {
 
 type outFile struct {
 	final    string
+	stage    string         // a staged directory output, renamed to final by commit
 	w        storage.Writer // nil once committed
 	scratch  *os.File       // a scratch file, removed at the end
 	finished bool           // the sink wrote all of w
@@ -68,6 +69,28 @@ func (o *outputs) create(final string, seekable bool) (io.WriteSeeker, error) {
 	o.files = append(o.files, &outFile{final: final, w: w})
 	o.mu.Unlock()
 	return w, nil
+}
+
+// createDir stages the directory output final: a new directory beside
+// it, renamed into place by commit (replacing what was there) and
+// removed by abort. A bucket prefix is written in place: its writer puts
+// every object's metadata last.
+func (o *outputs) createDir(final string) (string, error) {
+	if storage.Scheme(final) != "" {
+		return final, nil
+	}
+	parent := filepath.Dir(final)
+	if err := o.mkdirAll(parent); err != nil {
+		return "", err
+	}
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(final)+".npyflow-stage-")
+	if err != nil {
+		return "", &FileError{Path: final, Err: bare(err)}
+	}
+	o.mu.Lock()
+	o.files = append(o.files, &outFile{final: final, stage: stage})
+	o.mu.Unlock()
+	return stage, nil
 }
 
 // finished is told that the sink wrote the whole of w; beyond
@@ -161,6 +184,17 @@ func (o *outputs) commit() error {
 			if err := w.Commit(); err != nil {
 				return &FileError{Path: f.final, Err: bare(err)}
 			}
+		case f.stage != "":
+			stage := f.stage
+			f.stage = ""
+			if err := os.RemoveAll(f.final); err != nil {
+				os.RemoveAll(stage)
+				return &FileError{Path: f.final, Err: bare(err)}
+			}
+			if err := os.Rename(stage, f.final); err != nil {
+				os.RemoveAll(stage)
+				return &FileError{Path: f.final, Err: bare(err)}
+			}
 		}
 	}
 	o.files = nil
@@ -179,6 +213,9 @@ func (o *outputs) abort() {
 		}
 		if f.w != nil {
 			f.w.Abort()
+		}
+		if f.stage != "" {
+			os.RemoveAll(f.stage)
 		}
 	}
 	for i := len(o.dirs) - 1; i >= 0; i-- {
@@ -346,6 +383,7 @@ type fileSink struct {
 	cur      batchWriter
 	curF     *sinkFile
 	curP     string
+	dirOut   bool  // the output is a directory (Format.Dir): sinkFile.dir
 	first    *Part // the first part of the current file
 	copied   bool  // the current file was written by a fast path
 	st       SinkStats
@@ -428,6 +466,14 @@ func (s *fileSink) start(final string, p *Part) error {
 			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}
 	}
+	if s.dirOut {
+		dir, err := s.env.createDir(final)
+		if err != nil {
+			return err
+		}
+		s.curF, s.curP, s.first, s.copied, s.cur = &sinkFile{dir: dir}, final, p, false, nil
+		return nil
+	}
 	f, err := s.env.create(final, s.seekable != nil && s.seekable())
 	if err != nil {
 		return err
@@ -452,6 +498,9 @@ func (s *fileSink) writer() (batchWriter, error) {
 type sinkFile struct {
 	io.WriteSeeker
 	pos, size int64
+	// dir is where a directory output is written (no WriteSeeker then):
+	// a staging directory, or the bucket prefix itself.
+	dir string
 }
 
 func (f *sinkFile) Write(p []byte) (int, error) {

@@ -103,7 +103,7 @@ func fileSourceFields() []job.Field {
 func tableField(members string) job.Field {
 	return job.Field{Name: "table", Type: job.Bool, Default: false,
 		Doc: "read the " + members + " of each file as the columns of one table: one input part per file, one record per row, a field per " +
-			"array named by it, in file order; they must have the same length along axis 0 (a 0-d array is no column); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"}
+			"array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"}
 }
 
 // fileSourceSpec is the job source of a format whose reader is made by
@@ -184,6 +184,9 @@ func pathsError(c *job.Component, err error) error {
 
 func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error) {
 	s := &fileSource{c: c, r: r, capWidth: map[string]int{}, warn: env.warn}
+	if hc, ok := r.(handleCloser); ok {
+		env.cleanup = append(env.cleanup, hc.closeHandles)
+	}
 	if c.Spec.Field("table") != nil {
 		s.table = c.Bool("table")
 	}

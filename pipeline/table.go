@@ -14,9 +14,13 @@ import (
 // Members as one table: an archive source (npz, hdf5, mat) with table:
 // true reads the arrays of each file as the columns of one table, one
 // record per row and one field per array, in file order; the arrays must
-// have the same length along axis 0. A file of one array reads as that
-// array. This is how convert reads an archive into a format that is not
-// one (see Format.Archive).
+// have the same length along axis 0. A 0-d array counts as one row (it
+// is read as one row everywhere), so members that are all 0-d are one
+// record, a 0-d table as numpy would hold it, and 0-d members beside
+// arrays of one row make a table of one row; beside longer arrays they
+// are refused, naming each member's length. A file of one array reads
+// as that array. This is how convert reads an archive into a format that
+// is not one (see Format.Archive).
 
 // tableHead is the header of the table of the members heads: a record of
 // one field per member, named by it.
@@ -25,20 +29,27 @@ import (
 func tableHead(heads []partHead, pick string) (*npyio.Header, []string, error) {
 	rows := func(h *npyio.Header) int64 {
 		if len(h.Shape) == 0 {
-			return -1 // a 0-d array is no column
+			return 1 // a 0-d array is read as one row
 		}
 		return int64(h.Shape[0])
 	}
 	var fields []npyio.Field
 	var cols, lens []string
-	same := true
+	same, allZeroD := true, true
 	for _, h := range heads {
 		r := rows(h.header)
-		if r != rows(heads[0].header) || r < 0 {
+		if r != rows(heads[0].header) {
 			same = false
 		}
-		lens = append(lens, fmt.Sprintf("%s: %d", h.member, max(r, 1)))
-		fields = append(fields, npyio.Field{Name: h.member, Type: h.header.DType, Shape: h.header.Shape[1:]})
+		var shape []int
+		if len(h.header.Shape) == 0 {
+			lens = append(lens, fmt.Sprintf("%s: 1 (0-d)", h.member))
+		} else {
+			allZeroD = false
+			shape = h.header.Shape[1:]
+			lens = append(lens, fmt.Sprintf("%s: %d", h.member, r))
+		}
+		fields = append(fields, npyio.Field{Name: h.member, Type: h.header.DType, Shape: shape})
 		cols = append(cols, h.member)
 	}
 	if !same {
@@ -47,6 +58,9 @@ func tableHead(heads []partHead, pick string) (*npyio.Header, []string, error) {
 	dt, err := npyio.NewStruct(fields)
 	if err != nil {
 		return nil, nil, err
+	}
+	if allZeroD {
+		return &npyio.Header{DType: dt, Shape: []int{}}, cols, nil
 	}
 	return &npyio.Header{DType: dt, Shape: []int{int(rows(heads[0].header))}}, cols, nil
 }

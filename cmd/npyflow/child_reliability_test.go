@@ -106,6 +106,7 @@ type result struct {
 	sig            syscall.Signal
 	stdout, stderr string
 	elapsed        time.Duration
+	cpu            time.Duration // user and system CPU time of the child
 	maxRSS         int64 // bytes; 0 if the child did not report it
 	timedOut       bool
 }
@@ -167,6 +168,7 @@ func (p *proc) wait() *result {
 	p.cancel()
 	if ps := p.cmd.ProcessState; ps != nil {
 		r.code = ps.ExitCode()
+		r.cpu = ps.UserTime() + ps.SystemTime()
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			r.sig = ws.Signal()
 		}

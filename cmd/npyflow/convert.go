@@ -28,7 +28,9 @@ IN and OUT are .npy, .npz, .parquet, .arrow/.feather (Arrow IPC files),
 the extensions. IN "-" reads standard input (an Arrow stream from another
 program, or any of these formats: recognized by its first bytes). An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
-member with --member. An .npz to .npz copies every member (dtype, shape and
+member with --member. A 0-d member counts as one row: np.savez(lr=0.01,
+step=7) is one record (0-d in .npy and Arrow, one row in Parquet); beside
+longer members it is refused. An .npz to .npz copies every member (dtype, shape and
 values, whatever the shapes; --compression deflate gives the format of
 np.savez_compressed).
 Parquet or Arrow back to .npy gives a structured array (one field per
@@ -39,7 +41,7 @@ by its path (group/data; pick one with --dataset /group/data), every array
 of a MAT-file by its MATLAB path (x, s.a, s(2).a, c{3}; pick with
 --variable). Values numpy cannot hold (references; function handles,
 Java objects, table variables of mixed cells) and HDF5 datasets whose
-filter has no decoder (lossy zfp or sz, an unknown id) are skipped with a
+filter has no decoder (lossy sz, an unknown id) are skipped with a
 warning naming them (--strict: an error).
 netCDF-4 files (.nc, .nc4) are HDF5 files: values as stored (no _FillValue
 masking, no scale_factor/add_offset), dimension-only datasets left out; a
@@ -81,6 +83,24 @@ array U<n> of MATLAB's size.
 To .mat, members become variables (--mat-version 7.3, 7 or 6) and a table
 (Parquet, Arrow, a structured array) a 1x1 struct of column vectors;
 invalid MATLAB names are refused, or renamed with --rename-invalid.
+datetime64 in .mat is double POSIX seconds, timedelta64 double seconds:
+the double nearest the value (numpy's t / np.timedelta64(1, 's')) for
+units of 1 us and coarser, at most one ulp from it for finer ones past
+2^53 counts; round(x * 1e6) gives the microseconds back below 2^51.
+U and S strings keep a NUL inside them (char(0), as MATLAB and
+hdf5storage keep it); trailing NULs, numpy's padding, become spaces.
+What other readers see (the write sweep, make check-writers, checks it):
+  .parquet  datetime64[Y] and [M], [ps]/[fs]/[as] and every timedelta64
+            (whatever the unit, e.g. [10ms]) are INT64 counts of numpy's
+            unit, the unit in the file's metadata (Parquet has no
+            duration; pyarrow writes its durations so too): DuckDB and
+            pandas read integers, npyflow the exact numpy type.
+  .arrow    timedelta64[D], [W], [h], [m] are duration(s), the values
+            scaled exactly (Arrow has no coarser unit); datetime64[Y] and
+            [M] are refused, as Arrow has no such type (pyarrow refuses
+            them too).
+  .mat      bool is logical: MATLAB, Octave and hdf5storage read logical,
+            scipy.io.loadmat uint8 (it has no logical type).
 
 flags:`
 

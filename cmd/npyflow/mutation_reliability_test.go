@@ -92,6 +92,17 @@ var mutationCorpus = []string{
 	"matfile/testdata/scipy_be_v7.mat", "matfile/testdata/h5py_matlab_v73.mat", "matfile/testdata/h5s_v73.mat",
 }
 
+// mutationCorpusLong are corpus files mutated only when NPYFLOW_MUTANTS
+// is set (make fuzz), so that go test runs as many mutants as before:
+// Parquet nested lists, intervals and Null-typed columns from polars,
+// arrow-rs (parquet-wasm), hyparquet-writer and parquet-testing
+// (parquetio/testdata/foreign/gen_nested.mjs).
+var mutationCorpusLong = []string{
+	"parquetio/testdata/foreign/pl_struct_pair.parquet", "parquetio/testdata/foreign/pl_list_list_nullrow.parquet",
+	"parquetio/testdata/foreign/rs_fsl_fsl.parquet", "parquetio/testdata/foreign/rs_interval_dt.parquet",
+	"parquetio/testdata/foreign/hyp_list_struct_list.parquet", "parquetio/testdata/foreign/ptlist_old_list_structure.parquet",
+}
+
 // mutationGated are corpus files whose mutants are not run, and why;
 // each is a known failure to fix (see the report of issue 22).
 var mutationGated = map[string]string{}
@@ -293,7 +304,11 @@ func TestMutants(t *testing.T) {
 	per := mutantsPerFile(t)
 	var all []*mutant
 	only := os.Getenv("NPYFLOW_MUTANTS_ONLY") // comma-separated parts of corpus paths
-	for _, name := range mutationCorpus {
+	corpus := mutationCorpus
+	if os.Getenv("NPYFLOW_MUTANTS") != "" {
+		corpus = append(slices.Clone(corpus), mutationCorpusLong...)
+	}
+	for _, name := range corpus {
 		if only != "" && !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return strings.Contains(name, p) }) {
 			continue
 		}
@@ -341,7 +356,7 @@ func TestMutants(t *testing.T) {
 	}
 	close(jobs)
 	wg.Wait()
-	t.Logf("%d mutants of %d files in %v: exits %v", len(all), len(mutationCorpus)-len(mutationGated), time.Since(began).Round(time.Second), exits)
+	t.Logf("%d mutants of %d files in %v: exits %v", len(all), len(corpus)-len(mutationGated), time.Since(began).Round(time.Second), exits)
 	for _, f := range failures {
 		t.Error(f)
 	}

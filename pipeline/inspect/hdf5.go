@@ -74,12 +74,22 @@ type HDF5Object struct {
 	// FillValue, Units, ScaleFactor and AddOffset are a netCDF (CF)
 	// variable's attributes of those names: convert keeps the values as
 	// stored and applies none of them.
-	FillValue   string     `json:"_FillValue,omitempty"`
-	Units       string     `json:"units,omitempty"`
-	ScaleFactor string     `json:"scale_factor,omitempty"`
-	AddOffset   string     `json:"add_offset,omitempty"`
-	Attrs       []AttrInfo `json:"attributes,omitempty"`
-	Error       string     `json:"error,omitempty"`
+	FillValue   string `json:"_FillValue,omitempty"`
+	Units       string `json:"units,omitempty"`
+	ScaleFactor string `json:"scale_factor,omitempty"`
+	AddOffset   string `json:"add_offset,omitempty"`
+	// Variable is the netCDF variable's name where netCDF-C stored it
+	// under another (_nc4_non_coord_lat is the variable lat).
+	Variable string `json:"variable,omitempty"`
+	// StoredShape is the dataset's extent where netCDF readers (and
+	// convert) see the variable longer, as Shape: along an unlimited
+	// dimension the variable has every record, those never written
+	// read as its fill value.
+	StoredShape []int `json:"stored_shape,omitempty"`
+	// fillString: FillValue is a string (quoted in the text form).
+	fillString bool
+	Attrs      []AttrInfo `json:"attributes,omitempty"`
+	Error      string     `json:"error,omitempty"`
 }
 
 // AttrInfo is one attribute: its name and a summary of its type, shape
@@ -200,7 +210,23 @@ func hdf5NetCDFVar(o *HDF5Object, ds *hdf5.Dataset, name string) {
 		return strings.TrimPrefix(hdf5.CFAttributes{FillValue: a}.String(), "_FillValue=")
 	}
 	o.Units = cf.Units
-	o.FillValue, o.ScaleFactor, o.AddOffset = value(cf.FillValue), value(cf.ScaleFactor), value(cf.AddOffset)
+	if n := ds.NetCDFName(); n != ds.Name() {
+		o.Variable = n
+	}
+	if ns, err := ds.NetCDFNumpyShape(); err == nil && !slices.Equal(ns, o.Shape) && o.Shape != nil {
+		o.StoredShape, o.Shape = o.Shape, ns
+	}
+	if a := cf.FillValue; a != nil && a.Len() == 1 && (a.Type.Class == hdf5.ClassString || a.Type.VarLenString) {
+		// a string _FillValue as its plain value, as numbers are
+		if s, err := a.String(); err == nil {
+			o.FillValue, o.fillString = s, true
+			cf.FillValue = nil
+		}
+	}
+	if cf.FillValue != nil {
+		o.FillValue = value(cf.FillValue)
+	}
+	o.ScaleFactor, o.AddOffset = value(cf.ScaleFactor), value(cf.AddOffset)
 }
 
 // hdf5Error is an error of the hdf5 package without the file's name
@@ -277,11 +303,21 @@ func (info *HDF5Info) WriteText(w io.Writer) {
 			if len(o.Dims) > 0 {
 				dims = " (" + strings.Join(o.Dims, ", ") + ")"
 			}
+			if o.StoredShape != nil {
+				shape += " (" + npyio.FormatShape(o.StoredShape) + " stored, the rest fill values)"
+			}
+			if o.Variable != "" {
+				dims += " netCDF variable " + strconv.Quote(o.Variable)
+			}
 			fmt.Fprintf(w, "%s  dataset %s shape %s%s, %s\n", o.Path, dt, shape, dims, lay)
 			if o.Unsupported != "" {
 				fmt.Fprintf(w, "    convert skips it: %s\n", o.Unsupported)
 			}
-			for _, cf := range [][2]string{{"_FillValue", o.FillValue}, {"units", strconv.Quote(o.Units)}, {"scale_factor", o.ScaleFactor}, {"add_offset", o.AddOffset}} {
+			fill := o.FillValue
+			if o.fillString {
+				fill = strconv.Quote(fill)
+			}
+			for _, cf := range [][2]string{{"_FillValue", fill}, {"units", strconv.Quote(o.Units)}, {"scale_factor", o.ScaleFactor}, {"add_offset", o.AddOffset}} {
 				if cf[1] != "" && cf[1] != `""` {
 					fmt.Fprintf(w, "    :%s = %s\n", cf[0], cf[1])
 				}

@@ -43,6 +43,18 @@ type MATVar struct {
 type MATTable struct {
 	Rows    int         `json:"rows"`
 	Columns []MATColumn `json:"columns"`
+	// LeftOut are the table's variables that have no column form (a
+	// cell of objects or of mixed types, a user class object): a
+	// conversion leaves them out with a warning.
+	LeftOut []MATLeftOut `json:"left_out,omitempty"`
+}
+
+// MATLeftOut is a table variable left out of the table: its name, MATLAB
+// class and why.
+type MATLeftOut struct {
+	Name   string `json:"name"`
+	Class  string `json:"class"`
+	Reason string `json:"reason"`
 }
 
 // MATColumn is one column of a table-like variable: a MATLAB table
@@ -77,6 +89,9 @@ func MAT(r io.ReaderAt, size int64, name string) (*MATInfo, error) {
 			mv.Table = &MATTable{Rows: v.Table.Rows, Columns: []MATColumn{}}
 			for _, c := range v.Table.Columns {
 				mv.Table.Columns = append(mv.Table.Columns, MATColumn{Name: c.Name, Class: c.Class, DType: c.DType.String(), Shape: c.Shape, Index: c.Index})
+			}
+			for _, c := range v.Table.LeftOut {
+				mv.Table.LeftOut = append(mv.Table.LeftOut, MATLeftOut{Name: c.Name, Class: c.Class, Reason: c.Reason})
 			}
 		}
 		if v.Err != nil {
@@ -131,6 +146,9 @@ func (info *MATInfo) WriteText(w io.Writer) {
 					idx = " (row index)"
 				}
 				fmt.Fprintf(w, "      %-14s %-18s %s%s\n", c.Name, c.Class, typ, idx)
+			}
+			for _, c := range t.LeftOut {
+				fmt.Fprintf(w, "      %-14s %-18s left out: %s\n", c.Name, c.Class, c.Reason)
 			}
 		}
 	}

@@ -1,0 +1,120 @@
+package codec
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+func testData(n int) []byte {
+	b := make([]byte, 8*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(math.Sin(float64(i)/50)))
+	}
+	return b
+}
+
+func TestZstdFrameHasContentSize(t *testing.T) {
+	var e Encoder
+	for _, n := range []int{0, 1, 1000, 40000} {
+		src := testData(n)
+		enc, err := e.Zstd(nil, src, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h zstd.Header
+		if err := h.Decode(enc); err != nil {
+			t.Fatal(err)
+		}
+		if !h.HasFCS || h.FrameContentSize != uint64(len(src)) {
+			t.Fatalf("%d bytes: frame content size %v %d", len(src), h.HasFCS, h.FrameContentSize)
+		}
+		got, err := DecodeZstd(Params{}, enc, uint64(len(src)), nil)
+		if err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("%d bytes: round trip: %v", len(src), err)
+		}
+	}
+}
+
+func TestBloscRoundTrip(t *testing.T) {
+	var e Encoder
+	random := make([]byte, 20000)
+	x := uint32(1)
+	for i := range random {
+		x = x*1664525 + 1013904223
+		random[i] = byte(x >> 24)
+	}
+	for _, src := range [][]byte{testData(40000), random, testData(3)[:17], {}} {
+		for _, cname := range []string{"lz4", "lz4hc", "zlib", "zstd"} {
+			for _, sh := range []int{BloscNoShuffle, BloscShuffle} {
+				enc, err := e.Blosc(nil, src, cname, 1, sh, 8)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(enc) > len(src)+16 {
+					t.Fatalf("%s: %d bytes encode to %d", cname, len(src), len(enc))
+				}
+				got, err := DecodeBlosc(Params{}, enc, uint64(len(src)), nil)
+				if err != nil || !bytes.Equal(got, src) {
+					t.Fatalf("%s shuffle %d, %d bytes: %v", cname, sh, len(src), err)
+				}
+			}
+		}
+	}
+	if _, err := e.Blosc(nil, []byte{1}, "snappy", 5, 0, 1); err == nil {
+		t.Fatal("snappy accepted")
+	}
+}
+
+func TestLZ4GzipZlibRoundTrip(t *testing.T) {
+	var e Encoder
+	for _, src := range [][]byte{testData(20000), {}, []byte("x")} {
+		enc, err := e.LZ4(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DecodeLZ4Numcodecs(enc, int64(len(src)), 1<<30); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("lz4: %v", err)
+		}
+		if _, err := DecodeLZ4Numcodecs(enc, int64(len(src))+1, 1<<30); err == nil {
+			t.Fatal("lz4: wrong size accepted")
+		}
+		gz, err := e.Gzip(nil, src, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DecodeGzip(gz, 0, int64(len(src))); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("gzip: %v", err)
+		}
+		zl, err := e.Zlib(nil, src, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DecodeZlib(zl, 0, int64(len(src))); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("zlib: %v", err)
+		}
+		if len(src) > 1 {
+			if _, err := DecodeZlib(zl, 0, int64(len(src))-1); err == nil {
+				t.Fatal("zlib: output past the limit accepted")
+			}
+		}
+	}
+}
+
+func TestShuffleInvertsUnshuffle(t *testing.T) {
+	for _, es := range []int{1, 2, 3, 4, 8, 16} {
+		src := testData(37)[:8*37-5] // a tail that is no whole element
+		sh := make([]byte, len(src))
+		Shuffle(src, es, sh)
+		if es > 1 && bytes.Equal(sh, src) {
+			t.Fatalf("es %d: shuffle did nothing", es)
+		}
+		back := Unshuffle(sh, es, make([]byte, len(sh)))
+		if !bytes.Equal(back, src) {
+			t.Fatalf("es %d: unshuffle(shuffle(x)) != x", es)
+		}
+	}
+}

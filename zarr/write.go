@@ -1,0 +1,591 @@
+package zarr
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/npyflow/npyflow/internal/codec"
+)
+
+// Compressions are the values CreateOptions.Compression takes.
+var Compressions = []string{"zstd", "lz4", "blosc", "gzip", "zlib", "none"}
+
+// CreateOptions describe an array to write.
+type CreateOptions struct {
+	// Format is 2 or 3 (0: 3).
+	Format int
+	Shape  []int64
+	// Chunks is the chunk shape (nil: DefaultChunks).
+	Chunks []int64
+	// Shards is a v3 shard shape, each extent a multiple of Chunks'
+	// (nil: no sharding).
+	Shards []int64
+	DType  DType
+	// Compression is one of Compressions ("": zstd); Level its level
+	// (0: the codec's default).
+	Compression string
+	Level       int
+	// Fill is one element of DType, the fill value (nil: zeros).
+	Fill           []byte
+	Attrs          map[string]any
+	DimensionNames []string
+}
+
+// DefaultChunks is a chunk shape of about 4 MiB for shape and elements
+// of es bytes: whole trailing axes while they fit, the leading ones cut.
+func DefaultChunks(shape []int64, es int) []int64 {
+	const target = 4 << 20
+	c := make([]int64, len(shape))
+	room := int64(target / max(es, 1))
+	for i := len(shape) - 1; i >= 0; i-- {
+		n := max(shape[i], 1)
+		c[i] = max(1, min(n, room))
+		room = max(1, room/c[i])
+	}
+	return c
+}
+
+// ArrayWriter writes one array: whole chunks, or rows along the first
+// axis (WriteRows), then Close writes the metadata, last.
+type ArrayWriter struct {
+	a      *Array // the array as a reader would see it
+	opts   CreateOptions
+	doc    []byte // metadata document (zarr.json or .zarray)
+	attrs  []byte // v2 .zattrs
+	comp   bytesCodec
+	es     int
+	band   []byte // rows buffered for the current band of chunks (shards)
+	rows   int64  // rows written so far
+	bandAt int64  // first row of the band
+	group  *GroupWriter
+	name   string
+	closed bool
+}
+
+// encoderPool keeps compressors (megabytes of Zstandard tables each)
+// from one chunk, and one writer, to the next.
+var encoderPool sync.Pool
+
+// CreateArray starts writing an array at path in s.
+func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*ArrayWriter, error) {
+	path = strings.Trim(path, "/")
+	if o.Format == 0 {
+		o.Format = 3
+	}
+	bad := func(f string, args ...any) (*ArrayWriter, error) {
+		return nil, &Error{Array: path, Msg: fmt.Sprintf(f, args...)}
+	}
+	if o.Format != 2 && o.Format != 3 {
+		return bad("zarr format %d: 2 or 3", o.Format)
+	}
+	if o.DType.VarString || o.DType.Descr == "|O" {
+		return bad("writing variable-length strings is not supported")
+	}
+	es := o.DType.ItemSize()
+	if es <= 0 {
+		return bad("data type %s has no fixed size", o.DType.name())
+	}
+	if o.Chunks == nil {
+		o.Chunks = DefaultChunks(o.Shape, es)
+	}
+	if len(o.Chunks) != len(o.Shape) {
+		return bad("chunk shape %v for an array of shape %v", o.Chunks, o.Shape)
+	}
+	if o.Shards != nil {
+		if o.Format != 3 {
+			return bad("sharding needs Zarr format 3")
+		}
+		if len(o.Shards) != len(o.Shape) {
+			return bad("shard shape %v for an array of shape %v", o.Shards, o.Shape)
+		}
+		for i := range o.Shards {
+			if o.Chunks[i] <= 0 || o.Shards[i] <= 0 || o.Shards[i]%o.Chunks[i] != 0 {
+				return bad("shard shape %v is not a multiple of the chunk shape %v", o.Shards, o.Chunks)
+			}
+		}
+	}
+	if o.Fill != nil && len(o.Fill) != es {
+		return bad("fill value of %d bytes for elements of %d", len(o.Fill), es)
+	}
+	comp, cjson, err := compressionFor(o, es)
+	if err != nil {
+		return bad("%v", err)
+	}
+	w := &ArrayWriter{opts: o, comp: comp, es: es}
+	var doc map[string]any
+	if o.Format == 2 {
+		if o.DType.Fields == nil {
+			if _, err := descrSize(o.DType.Descr); err != nil {
+				return bad("%v", err)
+			}
+		}
+		var cj any
+		if cjson != nil {
+			cj = cjson
+		}
+		doc = map[string]any{
+			"zarr_format": 2, "shape": o.Shape, "chunks": o.Chunks,
+			"dtype": o.DType.v2JSON(), "compressor": cj, "fill_value": fillJSON(o.Fill, o.DType, false),
+			"order": "C", "filters": nil, "dimension_separator": ".",
+		}
+		attrs := map[string]any{}
+		for k, v := range o.Attrs {
+			attrs[k] = v
+		}
+		if o.DimensionNames != nil {
+			attrs["_ARRAY_DIMENSIONS"] = o.DimensionNames
+		}
+		if len(attrs) > 0 {
+			w.attrs, _ = json.MarshalIndent(attrs, "", "    ")
+		}
+	} else {
+		name, err := o.DType.v3Name()
+		if err != nil {
+			return bad("%v", err)
+		}
+		endian := "little"
+		if o.DType.ByteOrder() == '>' {
+			endian = "big"
+		}
+		codecs := []any{map[string]any{"name": "bytes", "configuration": map[string]any{"endian": endian}}}
+		if cjson != nil {
+			codecs = append(codecs, cjson)
+		}
+		chunks := o.Chunks
+		if o.Shards != nil {
+			chunks = o.Shards
+			codecs = []any{map[string]any{"name": "sharding_indexed", "configuration": map[string]any{
+				"chunk_shape": o.Chunks,
+				"codecs":      codecs,
+				"index_codecs": []any{
+					map[string]any{"name": "bytes", "configuration": map[string]any{"endian": "little"}},
+					map[string]any{"name": "crc32c"},
+				},
+				"index_location": "end",
+			}}}
+		}
+		attrs := o.Attrs
+		if attrs == nil {
+			attrs = map[string]any{}
+		}
+		doc = map[string]any{
+			"zarr_format": 3, "node_type": "array", "shape": o.Shape, "data_type": name,
+			"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": chunks}},
+			"chunk_key_encoding": map[string]any{"name": "default", "configuration": map[string]any{"separator": "/"}},
+			"fill_value":         fillJSON(o.Fill, o.DType, true), "codecs": codecs, "attributes": attrs,
+		}
+		if o.DimensionNames != nil {
+			doc["dimension_names"] = o.DimensionNames
+		}
+	}
+	if w.doc, err = json.MarshalIndent(doc, "", "    "); err != nil {
+		return bad("metadata: %v", err)
+	}
+	// Parse our own document: one description of the array for reading
+	// and writing, and a check that what we write is what we read.
+	if o.Format == 2 {
+		w.a, err = parseV2Array(s, path, w.doc, w.attrs)
+	} else {
+		w.a, err = parseV3Array(s, path, w.doc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.a.Fill == nil && o.Fill != nil {
+		w.a.Fill = o.Fill
+	}
+	return w, nil
+}
+
+// compressionFor returns the bytes codec and its metadata for o.
+func compressionFor(o CreateOptions, es int) (bytesCodec, map[string]any, error) {
+	v3 := o.Format == 3
+	lvl := o.Level
+	c := o.Compression
+	if c == "" {
+		c = "zstd"
+	}
+	meta := func(name string, cfg map[string]any) map[string]any {
+		if v3 {
+			return map[string]any{"name": name, "configuration": cfg}
+		}
+		m := map[string]any{"id": name}
+		for k, v := range cfg {
+			m[k] = v
+		}
+		return m
+	}
+	switch c {
+	case "none":
+		return nil, nil, nil
+	case "zstd":
+		if lvl == 0 {
+			lvl = 3
+		}
+		if lvl < 1 || lvl > 22 {
+			return nil, nil, fmt.Errorf("zstd level %d: 1 to 22", lvl)
+		}
+		cfg := map[string]any{"level": lvl}
+		if v3 {
+			cfg["checksum"] = false
+		}
+		return zstdCodec{lvl}, meta("zstd", cfg), nil
+	case "gzip", "zlib":
+		if lvl == 0 {
+			lvl = 5
+		}
+		if lvl < 1 || lvl > 9 {
+			return nil, nil, fmt.Errorf("%s level %d: 1 to 9", c, lvl)
+		}
+		if c == "zlib" {
+			if v3 {
+				return nil, nil, fmt.Errorf("zlib is not a Zarr v3 codec; use gzip")
+			}
+			return zlibCodec{lvl}, meta("zlib", map[string]any{"level": lvl}), nil
+		}
+		return gzipCodec{lvl}, meta("gzip", map[string]any{"level": lvl}), nil
+	case "lz4":
+		if v3 {
+			return nil, nil, fmt.Errorf("lz4 is not a Zarr v3 codec; use blosc (lz4 inside) or zstd")
+		}
+		if lvl != 0 {
+			return nil, nil, fmt.Errorf("lz4 takes no level")
+		}
+		return lz4Codec{}, meta("lz4", map[string]any{"acceleration": 1}), nil
+	case "blosc":
+		if lvl == 0 {
+			lvl = 5
+		}
+		if lvl < 1 || lvl > 9 {
+			return nil, nil, fmt.Errorf("blosc level %d: 1 to 9", lvl)
+		}
+		shuffle := codec.BloscShuffle
+		if es == 1 {
+			shuffle = codec.BloscNoShuffle
+		}
+		bc := bloscCodec{cname: "lz4", clevel: lvl, shuffle: shuffle, typesize: es}
+		if v3 {
+			word := map[int]string{codec.BloscShuffle: "shuffle", codec.BloscNoShuffle: "noshuffle"}[shuffle]
+			return bc, meta("blosc", map[string]any{"cname": "lz4", "clevel": lvl, "shuffle": word, "typesize": es, "blocksize": 0}), nil
+		}
+		return bc, meta("blosc", map[string]any{"cname": "lz4", "clevel": lvl, "shuffle": shuffle, "blocksize": 0}), nil
+	}
+	return nil, nil, fmt.Errorf("compression %q: one of %s", c, strings.Join(Compressions, ", "))
+}
+
+// Array is the array being written, as a reader sees it.
+func (w *ArrayWriter) Array() *Array { return w.a }
+
+// Metadata is the metadata document (zarr.json or .zarray) Close writes.
+func (w *ArrayWriter) Metadata() []byte { return w.doc }
+
+// rowBytes is the size of one row (one index of the first axis).
+func (w *ArrayWriter) rowBytes() int64 {
+	n := int64(w.es)
+	for _, s := range w.a.Shape[1:] {
+		n *= s
+	}
+	return n
+}
+
+// WriteRows appends rows along the first axis (len(data) a whole number
+// of rows, C order). Rows are buffered one band of chunks (shards) deep;
+// each full band is encoded and stored.
+func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
+	a := w.a
+	if len(a.Shape) == 0 {
+		if int64(len(data)) != int64(w.es) || w.rows > 0 {
+			return a.errf("", "a 0-d array takes one element")
+		}
+		w.rows = 1
+		return w.WriteRegion(ctx, nil, nil, data)
+	}
+	rb := w.rowBytes()
+	if rb == 0 {
+		w.rows += a.Shape[0]
+		return nil
+	}
+	if int64(len(data))%rb != 0 {
+		return a.errf("", "%d bytes are not whole rows of %d", len(data), rb)
+	}
+	n := int64(len(data)) / rb
+	if w.rows+n > a.Shape[0] {
+		return a.errf("", "%d rows written to an array of %d", w.rows+n, a.Shape[0])
+	}
+	bandRows := a.Chunks[0]
+	for len(data) > 0 {
+		room := min(bandRows-(w.rows-w.bandAt), a.Shape[0]-w.bandAt-(w.rows-w.bandAt))
+		k := min(room, int64(len(data))/rb)
+		if w.band == nil {
+			w.band = make([]byte, 0, min(bandRows, a.Shape[0]-w.bandAt)*rb)
+		}
+		w.band = append(w.band, data[:k*rb]...)
+		data = data[k*rb:]
+		w.rows += k
+		if w.rows-w.bandAt == bandRows || w.rows == a.Shape[0] {
+			if err := w.flushBand(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *ArrayWriter) flushBand(ctx context.Context) error {
+	a := w.a
+	start := make([]int64, len(a.Shape))
+	count := append([]int64(nil), a.Shape...)
+	start[0] = w.bandAt
+	count[0] = w.rows - w.bandAt
+	err := w.WriteRegion(ctx, start, count, w.band)
+	w.bandAt = w.rows
+	w.band = w.band[:0]
+	return err
+}
+
+// WriteRegion stores the region start+count (data in C order), which
+// must cover whole chunks (shards) except where they overhang the array.
+func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, data []byte) error {
+	a := w.a
+	if len(a.Shape) == 0 {
+		start, count = []int64{}, []int64{}
+	}
+	n, err := a.checkRegion(start, count)
+	if err != nil {
+		return err
+	}
+	if n*int64(w.es) != int64(len(data)) {
+		return a.errf("", "%d bytes for %d elements of %d", len(data), n, w.es)
+	}
+	// The outer grid cells (chunks or shards) the region covers.
+	nd := len(a.Shape)
+	lo := make([]int64, nd)
+	hi := make([]int64, nd)
+	for i := range start {
+		if start[i]%a.Chunks[i] != 0 || (start[i]+count[i])%a.Chunks[i] != 0 && start[i]+count[i] != a.Shape[i] {
+			return a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
+		}
+		if count[i] == 0 {
+			return nil
+		}
+		lo[i] = start[i] / a.Chunks[i]
+		hi[i] = (start[i] + count[i] - 1) / a.Chunks[i]
+	}
+	var cells [][]int64
+	cur := append([]int64(nil), lo...)
+	for {
+		cells = append(cells, append([]int64(nil), cur...))
+		k := nd - 1
+		for ; k >= 0; k-- {
+			cur[k]++
+			if cur[k] <= hi[k] {
+				break
+			}
+			cur[k] = lo[k]
+		}
+		if k < 0 {
+			break
+		}
+	}
+	pool := &encoderPool
+	return parallel(ctx, len(cells), func(i int) error {
+		enc, _ := pool.Get().(*codec.Encoder)
+		if enc == nil {
+			enc = new(codec.Encoder)
+		}
+		defer pool.Put(enc)
+		cell := cells[i]
+		key := a.ChunkKey(cell)
+		var out []byte
+		var err error
+		if a.Inner == nil {
+			buf := w.extract(cell, a.Chunks, start, count, data)
+			out, err = w.encodeUnit(enc, buf)
+		} else {
+			out, err = w.encodeShard(enc, cell, start, count, data)
+		}
+		if err != nil {
+			return a.errf(key, "%v", err)
+		}
+		if out == nil {
+			return nil // an empty shard is not stored
+		}
+		if err := a.store.Put(ctx, key, out); err != nil {
+			return a.errf(key, "%v", err)
+		}
+		return nil
+	})
+}
+
+// extract copies grid cell idx of shape unit (in units of unit) out of the
+// region data, the parts past the array's end set to the fill value.
+func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []byte) []byte {
+	a := w.a
+	es := int64(w.es)
+	n := es
+	for _, u := range unit {
+		n *= u
+	}
+	buf := make([]byte, n)
+	nd := len(unit)
+	if nd == 0 {
+		copy(buf, data)
+		return buf
+	}
+	full := true
+	for i := range unit {
+		if (idx[i]+1)*unit[i] > a.Shape[i] {
+			full = false
+		}
+	}
+	if !full {
+		a.fill(buf)
+	}
+	// Copy rows of the last axis from the region (the inverse of copyUnit).
+	lo := make([]int64, nd)
+	ext := make([]int64, nd)
+	for i := range unit {
+		c0 := idx[i] * unit[i]
+		lo[i] = c0
+		ext[i] = min(c0+unit[i], a.Shape[i], start[i]+count[i]) - c0
+		if ext[i] <= 0 {
+			return buf
+		}
+	}
+	us := make([]int64, nd)
+	rs := make([]int64, nd)
+	s, r := es, es
+	for i := nd - 1; i >= 0; i-- {
+		us[i], rs[i] = s, r
+		s *= unit[i]
+		r *= count[i]
+	}
+	run := ext[nd-1] * es
+	pos := make([]int64, nd-1)
+	for {
+		so, do := int64(0), int64(0)
+		for i := 0; i < nd; i++ {
+			p := int64(0)
+			if i < nd-1 {
+				p = pos[i]
+			}
+			so += p * us[i]
+			do += (lo[i] + p - start[i]) * rs[i]
+		}
+		copy(buf[so:so+run], data[do:do+run])
+		k := nd - 2
+		for ; k >= 0; k-- {
+			pos[k]++
+			if pos[k] < ext[k] {
+				break
+			}
+			pos[k] = 0
+		}
+		if k < 0 {
+			return buf
+		}
+	}
+}
+
+// encodeUnit runs one decoded unit through the bytes codec and the
+// compressor.
+func (w *ArrayWriter) encodeUnit(enc *codec.Encoder, buf []byte) ([]byte, error) {
+	if w.comp == nil {
+		return buf, nil
+	}
+	return w.comp.encode(enc, nil, buf)
+}
+
+// encodeShard builds shard cell: its inner chunks (all-fill ones left out
+// as empty) then the index (offset, size pairs, little endian) and its
+// CRC-32C. nil when every inner chunk is empty.
+func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64, data []byte) ([]byte, error) {
+	a := w.a
+	nd := len(cell)
+	per := a.perShard
+	total := int64(1)
+	for _, p := range per {
+		total *= p
+	}
+	index := make([]byte, 16*total)
+	var body bytes.Buffer
+	fill := make([]byte, a.unitBytes())
+	a.fill(fill)
+	inner := make([]int64, nd)
+	any := false
+	for j := int64(0); j < total; j++ {
+		rem := j
+		outside := false
+		for i := nd - 1; i >= 0; i-- {
+			inner[i] = cell[i]*per[i] + rem%per[i]
+			rem /= per[i]
+			if inner[i]*a.Inner[i] >= a.Shape[i] {
+				outside = true
+			}
+		}
+		empty := outside
+		var buf []byte
+		if !outside {
+			buf = w.extract(inner, a.Inner, start, count, data)
+			empty = bytes.Equal(buf, fill)
+		}
+		if empty {
+			binary.LittleEndian.PutUint64(index[16*j:], math.MaxUint64)
+			binary.LittleEndian.PutUint64(index[16*j+8:], math.MaxUint64)
+			continue
+		}
+		out, err := w.encodeUnit(enc, buf)
+		if err != nil {
+			return nil, err
+		}
+		binary.LittleEndian.PutUint64(index[16*j:], uint64(body.Len()))
+		binary.LittleEndian.PutUint64(index[16*j+8:], uint64(len(out)))
+		body.Write(out)
+		any = true
+	}
+	if !any {
+		return nil, nil
+	}
+	out, _ := crc32cCodec{}.encode(nil, body.Bytes(), index)
+	return out, nil
+}
+
+// Close writes whatever rows are still buffered and the metadata (last,
+// so a reader never sees an array whose chunks are not all there).
+func (w *ArrayWriter) Close(ctx context.Context) error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	a := w.a
+	if len(w.band) > 0 {
+		if err := w.flushBand(ctx); err != nil {
+			return err
+		}
+	}
+	if w.rows != 0 && len(a.Shape) > 0 && w.rows != a.Shape[0] {
+		return a.errf("", "%d of %d rows written", w.rows, a.Shape[0])
+	}
+	docKey := ".zarray"
+	if w.opts.Format == 3 {
+		docKey = "zarr.json"
+	}
+	if w.attrs != nil {
+		if err := a.store.Put(ctx, join(a.Path, ".zattrs"), w.attrs); err != nil {
+			return a.errf("", "%v", err)
+		}
+	}
+	if err := a.store.Put(ctx, join(a.Path, docKey), w.doc); err != nil {
+		return a.errf("", "%v", err)
+	}
+	if w.group != nil {
+		w.group.add(a.Path, docKey, w.doc, w.attrs)
+	}
+	return nil
+}
