@@ -4,20 +4,31 @@ BIN       := bin/npyflow
 FUZZTIME  ?= 60s
 PKGS      := ./...
 
-.PHONY: all build test test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
+.PHONY: all build test test-long test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/npyflow
 
-# The test suite CI runs: formatting, vet, unit and end-to-end tests, with the
-# race detector on the packages that run goroutines.
+# The test suite CI runs: formatting, vet, unit and end-to-end tests, then
+# the race detector on the code that runs goroutines: the engine (pipeline)
+# and zarr whole, and in the libraries the tests that drive their worker
+# pools (RACE_RUN: parallel chunk reading and compression in hdf5, matfile's
+# parallel zlib, parquetio's row-group decoding and column encoding,
+# arrowconv's read-ahead). npyio runs no goroutines. The CLI's hostile-input
+# children run once, without the race detector (each is a process start;
+# their concurrency is the engine's, raced above). `make test-long` runs
+# the damage and mutation tests at every position (NPYFLOW_LONG=1).
+RACE_RUN := Concurrent|Parallel|Workers|ReadAhead|ConvertIPC|WriteMappedNPY|RecordsOutliveNext|RoundTrip|WriteLevel5|WriteV73|Compress|Zlib
 test: lint
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./pipeline/... ./arrowconv/... ./npyio/... ./hdf5/... ./matfile/...
-	$(GO) test -count=1 -race -short -run 'Concurrent|RoundTrip' ./parquetio/...
-	$(GO) test -count=1 -race -short ./cmd/npyflow/...
+	$(GO) test -count=1 -race -short ./pipeline/ ./zarr/
+	$(GO) test -count=1 -race -short -run '$(RACE_RUN)' ./arrowconv/ ./hdf5/ ./matfile/ ./parquetio/
+	$(GO) test -count=1 -race -short -skip 'TestHostile' ./cmd/npyflow/
+
+test-long:
+	NPYFLOW_LONG=1 NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h $(PKGS)
 
 # Object-storage tests against a real S3-compatible server: SeaweedFS, built
 # once from the Go module proxy and cached in ~/.cache/npyflow/weed by
@@ -58,13 +69,14 @@ bench-compare:
 	$(MAKE) -C benchmarks compare
 
 # Runs every fuzz target for FUZZTIME each (make fuzz FUZZTIME=10m), then
-# every mutant of the mutation test (cmd/npyflow/mutation_reliability_test.go).
+# every mutant of the mutation test (cmd/npyflow/mutation_reliability_test.go)
+# and every position of matfile's damage tests.
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; done
-	NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h -run '^TestMutants$$' ./cmd/npyflow/
+	NPYFLOW_LONG=1 NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h -run '^TestMutants$$|Damaged' ./cmd/npyflow/ ./matfile/
 
 # Regenerates the numpy fixtures (needs Debian's python3-numpy).
 fixtures:
