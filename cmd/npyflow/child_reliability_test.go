@@ -107,7 +107,7 @@ type result struct {
 	stdout, stderr string
 	elapsed        time.Duration
 	cpu            time.Duration // user and system CPU time of the child
-	maxRSS         int64 // bytes; 0 if the child did not report it
+	maxRSS         int64         // bytes; 0 if the child did not report it
 	timedOut       bool
 }
 
