@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/npyflow/npyflow/npyio"
@@ -521,24 +522,10 @@ func sweepBig(s string) *big.Int {
 	return b
 }
 
-// sweepDays is the day number of the first of month mo of year y.
+// sweepDays is the day number of the first of month mo of year y
+// (proleptic Gregorian, as numpy counts).
 func sweepDays(y, mo int64) int64 {
-	return daysFromCivilTest(y, mo, 1)
-}
-
-func daysFromCivilTest(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
+	return time.Date(int(y), time.Month(mo), 1, 0, 0, 0, 0, time.UTC).Unix() / 86400
 }
 
 // sweepCompare compares a tool's reading with what numpy wrote.
