@@ -33,7 +33,8 @@ cp -a "$root/." "$tmp/"
 chown 65532:65532 "$tmp/data"
 src=$here/testdata/demo/stations/north/readings_1.npy
 cp "$src" "$tmp/data/in.npy"
-run() { env -i TMPDIR=/tmp chroot --userspec=65532:65532 "$tmp" /usr/local/bin/npyflow "$@"; }
+chroot=$(command -v chroot) || fail "no chroot"
+run() { env -i TMPDIR=/tmp "$chroot" --userspec=65532:65532 "$tmp" /usr/local/bin/npyflow "$@"; }
 
 ver=$(run version) || fail "npyflow version failed in the empty root"
 echo "check-image: ok: npyflow version: $(echo "$ver" | head -1)"
