@@ -7,10 +7,11 @@
 # The build context is dist/image, laid out by scripts/image-context.sh
 # (make image-context): rootfs/ is the image's whole file tree, the binary
 # built with CGO_ENABLED=0 -trimpath and the version stamped in, /etc/passwd
-# and /etc/group naming the user, the CA bundle for https, /tmp and /data.
+# and /etc/group naming the user, the CA bundle for https, /tmp; owned/ holds
+# /data, the working directory, owned by the user.
 FROM scratch
 COPY rootfs/ /
-COPY --chown=65532:65532 rootfs/data /data
+COPY --chown=65532:65532 owned/ /
 USER 65532:65532
 WORKDIR /data
 ENV TMPDIR=/tmp

@@ -30,6 +30,7 @@ echo "check-image: ok: $bin is static ($(du -h "$bin" | cut -f1)), CGO_ENABLED=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$root/." "$tmp/"
+mkdir -p "$tmp/data"
 chown 65532:65532 "$tmp/data"
 src=$here/testdata/demo/stations/north/readings_1.npy
 cp "$src" "$tmp/data/in.npy"

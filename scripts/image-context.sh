@@ -8,13 +8,15 @@
 #   etc/ssl/certs/ca-certificates.crt  this machine's CA bundle, for https
 #                                    to S3, GCS and Azure (omitted if absent)
 #   tmp/                             1777, for spooled uploads
-#   data/                            owned by 65532, the default directory
+#
+# and DIR/owned/data, the working directory /data, which the Dockerfile
+# copies owned by 65532.
 set -eu
 bin=$1 dir=$2
 [ -x "$bin" ] || { echo "image-context.sh: $bin: no such binary" >&2; exit 1; }
 rm -rf "$dir"
 root=$dir/rootfs
-mkdir -p "$root/usr/local/bin" "$root/etc/ssl/certs" "$root/tmp" "$root/data"
+mkdir -p "$root/usr/local/bin" "$root/etc/ssl/certs" "$root/tmp" "$dir/owned/data"
 cp "$bin" "$root/usr/local/bin/npyflow"
 chmod 0755 "$root/usr/local/bin/npyflow"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnpyflow:x:65532:65532:npyflow:/data:/sbin/nologin\n' >"$root/etc/passwd"
@@ -25,5 +27,4 @@ else
 	echo "image-context.sh: warning: no /etc/ssl/certs/ca-certificates.crt; the image will lack CA certificates" >&2
 fi
 chmod 1777 "$root/tmp"
-chmod 0755 "$root/data"
-chown 65532:65532 "$root/data" 2>/dev/null || true
+chmod 0755 "$dir/owned/data"
