@@ -50,7 +50,7 @@ image: image-context
 # static and runs `version` and a conversion from a root holding only
 # what the image holds (chroot, as the image's user). Root only.
 check-image: image-context
-	scripts/check-image.sh dist/image/rootfs
+	EXPECT_VERSION=$(VERSION) EXPECT_COMMIT=$(COMMIT) scripts/check-image.sh dist/image/rootfs
 
 image-context:
 	mkdir -p dist
