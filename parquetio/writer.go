@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/npyflow/npyflow/internal/buildinfo"
 	"github.com/npyflow/npyflow/internal/hugepage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/parquet-go/parquet-go"
@@ -254,7 +255,6 @@ func (w *Writer) start() error {
 		parquet.Compression(w.codec),
 		parquet.PageBufferSize(page),
 		parquet.WriteBufferSize(1 << 20),
-		parquet.CreatedBy("npyflow", "", ""),
 		parquet.ColumnPageBuffers(&pagePool{}),
 	}
 	for _, l := range s.leaves {
@@ -273,6 +273,9 @@ func (w *Writer) start() error {
 	if err != nil {
 		return fmt.Errorf("parquetio: %w", err)
 	}
+	// Set directly: parquet.CreatedBy leaves out the space before
+	// "(build", which Arrow's and parquet-mr's parsers expect.
+	cfg.CreatedBy = buildinfo.CreatedBy()
 	w.pw = parquet.NewGenericWriter[any](w.out, cfg)
 	return nil
 }

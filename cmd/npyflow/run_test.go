@@ -58,7 +58,7 @@ func TestExitCodes(t *testing.T) {
 		{"list", []string{"list"}, 0, "transforms:\n", ""},
 		{"list one", []string{"list", "sink.parquet"}, 0, "row_group_rows", ""},
 		{"list unknown", []string{"list", "nope"}, 2, "", `no component type "nope"`},
-		{"version", []string{"version"}, 0, "npyflow ", ""},
+		{"version", []string{"version"}, 0, "npyflow devel (build unknown) go", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
