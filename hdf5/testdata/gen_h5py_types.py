@@ -110,10 +110,15 @@ def main():
         recu["inner"]["v"] = [1, -2, 300, -32768, 32767, 0, 7]
         recu["tags"] = [[t.encode() for t in p] for p in [("a", "ß"), ("", "€"), ("ok", ""), ("😀", "b"), ("", ""), ("z", "zz"), ("ñ", "n")]]
         add("rec_utf8", recu)
+        bad = np.zeros(2, dtype=np.dtype([("k", "<i2"), ("s", h5py.string_dtype("utf-8", 4))]))
+        bad["s"] = [b"ok", b"a\xff"]  # not UTF-8: npyflow's read names the field
+        add("bad_utf8_rec", bad)
         add("rec_utf8_chunked", np.tile(recu, 10), chunks=(16,), compression="gzip", shuffle=True)
 
     with h5py.File(path, "r") as f:
         for name in sorted(f):
+            if name.startswith("bad_"):
+                continue
             ds = f[name]
             si = h5py.check_string_dtype(ds.dtype)
             if si is not None and si.encoding == "utf-8":
