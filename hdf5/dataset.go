@@ -188,8 +188,11 @@ func (ds *Dataset) unsupportedType(err error) error {
 // as h5py maps the datatype (see Datatype.NumpyDType). A variable-length
 // string dataset gets a fixed width found by reading every value once:
 // S<n> (n = longest value in bytes) for ASCII, U<n> (n = longest in
-// characters) for UTF-8. A top-level array datatype gives its base dtype;
-// NumpyShape then includes the array dimensions.
+// characters) for UTF-8. Fixed-length UTF-8 strings inside a compound or
+// an array type read as U<n>, n their byte width, which moves the fields
+// after them (a fixed-length ASCII member stays S<n>). A top-level array
+// datatype gives its base dtype; NumpyShape then includes the array
+// dimensions.
 func (ds *Dataset) DType() (*npyio.DType, error) {
 	if err := ds.load(); err != nil {
 		return nil, err
