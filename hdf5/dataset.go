@@ -188,8 +188,11 @@ func (ds *Dataset) unsupportedType(err error) error {
 // as h5py maps the datatype (see Datatype.NumpyDType). A variable-length
 // string dataset gets a fixed width found by reading every value once:
 // S<n> (n = longest value in bytes) for ASCII, U<n> (n = longest in
-// characters) for UTF-8. A top-level array datatype gives its base dtype;
-// NumpyShape then includes the array dimensions.
+// characters) for UTF-8. Fixed-length UTF-8 strings inside a compound or
+// an array type read as U<n>, n their byte width, which moves the fields
+// after them (a fixed-length ASCII member stays S<n>). A top-level array
+// datatype gives its base dtype; NumpyShape then includes the array
+// dimensions.
 func (ds *Dataset) DType() (*npyio.DType, error) {
 	if err := ds.load(); err != nil {
 		return nil, err
@@ -205,7 +208,7 @@ func (ds *Dataset) DType() (*npyio.DType, error) {
 		}
 		return npyio.NewString(npyio.Bytes, w)
 	}
-	dt, _, err := t.NumpyDType()
+	dt, _, err := t.numpyDType(true)
 	if err != nil {
 		return nil, ds.unsupportedType(err)
 	}
@@ -279,6 +282,7 @@ type RowReader struct {
 	pad      int
 	strFix   []strFix   // fixed-length strings whose padding a read converts
 	narrow   []bitField // integers narrower than their bytes, converted after reading
+	wide     *utf8Conv  // fixed-length UTF-8 strings inside elements, read as U
 }
 
 // NewRowReader returns a reader of batchRows rows at a time (at least 1).
@@ -329,6 +333,14 @@ func (ds *Dataset) newRowReader(batchRows int, rowLimit bool) (*RowReader, error
 		}
 		if r.narrow, ok = narrowFields(t); !ok {
 			return nil, ds.f.unsupported(ds.path, "more than %d integers narrower than their bytes in one element", maxBitFields)
+		}
+		if hasUTF8Fixed(t, 0) && t.Size > 0 {
+			if r.wide, ok = newUTF8Conv(t); !ok {
+				return nil, ds.f.unsupported(ds.path, "a datatype holding over %d UTF-8 strings per element", maxUTF8Ops)
+			}
+			if r.outRow, ok = mulOK(r.rawRow/uint64(t.Size), uint64(r.wide.outSize), 1<<62); !ok {
+				return nil, fmt.Errorf("hdf5: %s: %s: rows of %d elements of %d bytes are too large: %w", ds.f.name, ds.path, r.rawRow/uint64(t.Size), r.wide.outSize, ErrTooLarge)
+			}
 		}
 	}
 	if rb := max(r.rawRow, r.outRow); rowLimit && rb > uint64(ds.f.opts.MaxReadBytes) {
@@ -391,6 +403,9 @@ func (r *RowReader) ReadRows(start, n int64, dst []byte) error {
 	if n == 0 || r.rawRow == 0 {
 		return nil
 	}
+	if r.wide != nil {
+		return r.readWide(uint64(start), uint64(n), dst)
+	}
 	var raw []byte
 	if !r.vlenStr {
 		raw = dst[:uint64(n)*r.rawRow]
@@ -411,6 +426,36 @@ func (r *RowReader) ReadRows(start, n int64, dst []byte) error {
 		fixBitFields(raw, ds.info.dtype.Size, r.narrow)
 	}
 	return nil
+}
+
+// readWide reads rows [start, start+n) of a type holding UTF-8 strings
+// into dst, through a raw buffer of at most about 4 MiB at a time.
+func (r *RowReader) readWide(start, n uint64, dst []byte) error {
+	step := max(uint64(1), (4<<20)/r.rawRow)
+	for done := uint64(0); done < n; done += step {
+		k := min(step, n-done)
+		if uint64(cap(r.raw)) < k*r.rawRow {
+			r.raw = make([]byte, k*r.rawRow)
+		}
+		raw := r.raw[:k*r.rawRow]
+		if err := r.readRaw(start+done, k, raw); err != nil {
+			return err
+		}
+		r.fixRaw(raw, r.ds.info.dtype.Size)
+		if err := r.convertUTF8(raw, dst[done*r.outRow:(done+k)*r.outRow]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixRaw converts the padding of strings and narrow integers of stored
+// elements of es bytes in place.
+func (r *RowReader) fixRaw(raw []byte, es int) {
+	fixStrings(raw, es, r.strFix)
+	if r.narrow != nil {
+		fixBitFields(raw, es, r.narrow)
+	}
 }
 
 func (r *RowReader) readRaw(start, n uint64, dst []byte) error {

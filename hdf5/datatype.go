@@ -453,8 +453,16 @@ func (t *Datatype) order() byte {
 // base type plus the extra dimensions returned second. Variable-length
 // types, references, opaque and time types are refused (ErrUnsupported).
 func (t *Datatype) NumpyDType() (*npyio.DType, []int, error) {
+	return t.numpyDType(false)
+}
+
+// numpyDType is NumpyDType; with wide, fixed-length UTF-8 strings below
+// the top level (compound members, array elements) map to U<n>, n their
+// byte width, with the offsets after them shifted by the growth (the
+// layout Dataset.DType gives and utf8Plan converts to).
+func (t *Datatype) numpyDType(wide bool) (*npyio.DType, []int, error) {
 	if t.Class == ClassArray {
-		base, inner, err := t.Base.NumpyDType()
+		base, inner, err := t.Base.numpyDType(wide)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -464,11 +472,11 @@ func (t *Datatype) NumpyDType() (*npyio.DType, []int, error) {
 		}
 		return base, append(dims, inner...), nil
 	}
-	dt, err := t.scalarDType(0)
+	dt, err := t.scalarDType(0, wide)
 	return dt, nil, err
 }
 
-func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
+func (t *Datatype) scalarDType(depth int, wide bool) (*npyio.DType, error) {
 	if depth > maxDepth {
 		return nil, &UnsupportedError{Feature: "datatype nested too deeply"}
 	}
@@ -496,14 +504,18 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 		if t.isBoolEnum() {
 			return npyio.BoolType, nil
 		}
-		return t.Base.scalarDType(depth + 1)
+		return t.Base.scalarDType(depth+1, wide)
 	case ClassString:
+		if wide && t.Charset == CharsetUTF8 {
+			return npyio.NewString(npyio.Unicode, t.Size)
+		}
 		return &npyio.DType{Kind: npyio.Bytes, Order: npyio.NotApplicable, Size: t.Size}, nil
 	case ClassCompound:
 		if dt := t.complexDType(); dt != nil {
 			return dt, nil
 		}
 		fields := make([]npyio.Field, 0, len(t.Members))
+		stored := make(map[string]int, len(t.Members)) // members' stored sizes
 		seen := map[string]bool{}
 		for _, m := range t.Members {
 			if seen[m.Name] {
@@ -518,11 +530,12 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 				}
 				mt = mt.Base
 			}
-			ft, err := mt.scalarDType(depth + 1)
+			ft, err := mt.scalarDType(depth+1, wide)
 			if err != nil {
 				return nil, &UnsupportedError{Feature: fmt.Sprintf("compound member %q: %s", m.Name, unsupportedFeature(err))}
 			}
 			fields = append(fields, npyio.Field{Name: m.Name, Type: ft, Shape: shape, Offset: m.Offset})
+			stored[m.Name] = m.Type.Size
 		}
 		// numpy's list form of a structured dtype (the .npy header, the
 		// descr) holds fields in offset order; HDF5 keeps members in the
@@ -530,11 +543,19 @@ func (t *Datatype) scalarDType(depth int) (*npyio.DType, error) {
 		// with offsets as given). Same fields, same offsets, offset order.
 		sort.SliceStable(fields, func(i, j int) bool { return fields[i].Offset < fields[j].Offset })
 		for i := 1; i < len(fields); i++ {
-			if p := &fields[i-1]; fields[i].Offset < p.Offset+p.Size() {
-				return nil, &UnsupportedError{Feature: fmt.Sprintf("compound members %q (offset %d, %d bytes) and %q (offset %d) overlap", p.Name, p.Offset, p.Size(), fields[i].Name, fields[i].Offset)}
+			if p := &fields[i-1]; fields[i].Offset < p.Offset+stored[p.Name] {
+				return nil, &UnsupportedError{Feature: fmt.Sprintf("compound members %q (offset %d, %d bytes) and %q (offset %d) overlap", p.Name, p.Offset, stored[p.Name], fields[i].Name, fields[i].Offset)}
 			}
 		}
-		return &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: t.Size, Fields: fields}, nil
+		// Wide UTF-8 strings take 4 bytes a byte: each field moves by the
+		// growth of the fields before it (utf8Plan converts the same way).
+		grow := 0
+		for i := range fields {
+			f := &fields[i]
+			f.Offset += grow
+			grow += f.Size() - stored[f.Name]
+		}
+		return &npyio.DType{Kind: npyio.Struct, Order: npyio.NotApplicable, Size: t.Size + grow, Fields: fields}, nil
 	case ClassVarLen:
 		if t.VarLenString {
 			return nil, &UnsupportedError{Feature: "variable-length string (use Dataset.DType, which finds the width, or ReadStrings)"}
@@ -597,10 +618,10 @@ func (t *Datatype) complexDType() *npyio.DType {
 		r.Offset != 0 || i.Offset != sz || t.Size != 2*sz {
 		return nil
 	}
-	if _, err := r.Type.scalarDType(1); err != nil {
+	if _, err := r.Type.scalarDType(1, false); err != nil {
 		return nil
 	}
-	if _, err := i.Type.scalarDType(1); err != nil {
+	if _, err := i.Type.scalarDType(1, false); err != nil {
 		return nil
 	}
 	return &npyio.DType{Kind: npyio.Complex, Order: r.Type.order(), Size: 2 * sz}

@@ -52,8 +52,10 @@
 // bitfield to an unsigned integer, fixed-length ASCII strings to S<n>,
 // variable-length strings to S<n> (ASCII) or U<n> (UTF-8), and
 // fixed-length UTF-8 strings to U<n> (the numpy U they are written from),
-// with n found by reading every value once (a UTF-8 member of a compound
-// stays S<n>, its bytes, as h5py reads it); an opaque type tagged
+// with n found by reading every value once; a fixed-length UTF-8 member
+// of a compound (or element of an array type) to U<n>, n its byte width
+// (the most characters it holds; h5py gives its bytes), decoded while
+// reading (invalid UTF-8 is an error naming the field); an opaque type tagged
 // "NUMPY:<dtype>" (h5py.opaque_dtype, how h5py stores datetime64 and
 // timedelta64) to that dtype, also inside compounds. Object references,
 // other opaque types, time, variable-length sequences and region

@@ -61,6 +61,9 @@ func (r *RowReader) SlabBytes(lo, hi []uint64) (uint64, error) {
 // elemOut is the size of one returned element.
 func (r *RowReader) elemOut() uint64 {
 	es := uint64(r.ds.info.dtype.Size)
+	if r.wide != nil {
+		es = uint64(r.wide.outSize)
+	}
 	if r.vlenStr {
 		es = uint64(r.strWidth)
 		if r.unicode {
@@ -94,7 +97,7 @@ func (r *RowReader) ReadSlab(lo, hi []uint64, dst []byte) error {
 		return fmt.Errorf("hdf5: %s: %s: a box of %d elements exceeds the read limit of %d bytes: %w", ds.f.name, ds.path, n, ds.f.opts.MaxReadBytes, ErrTooLarge)
 	}
 	var raw []byte
-	if !r.vlenStr {
+	if !r.vlenStr && r.wide == nil {
 		raw = dst[:n*es]
 	} else {
 		if uint64(cap(r.raw)) < n*es {
@@ -108,9 +111,9 @@ func (r *RowReader) ReadSlab(lo, hi []uint64, dst []byte) error {
 	if r.vlenStr {
 		return r.convertStrings(raw, dst[:out])
 	}
-	fixStrings(raw, int(es), r.strFix)
-	if r.narrow != nil {
-		fixBitFields(raw, int(es), r.narrow)
+	r.fixRaw(raw, int(es))
+	if r.wide != nil {
+		return r.convertUTF8(raw, dst[:out])
 	}
 	return nil
 }

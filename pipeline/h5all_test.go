@@ -451,14 +451,15 @@ func checkH5AllValues(t *testing.T, c h5AllCase, in, got *npyio.Array, h5py map[
 		t.Errorf("%s: shape %v, want %v", c.name, got.Header.Shape, in.Header.Shape)
 		return
 	}
-	// npyflow reads back the kind it wrote (U as U, M8 as M8), in native
-	// order; strings may be narrower (the longest value's width).
-	if want := in.DType; !sameKinds(got.DType, want, true) {
+	// npyflow reads back the kind it wrote (U as U, also a record's U
+	// fields, M8 as M8), in native order; strings may differ in width (a
+	// U dataset: the longest value's; a U field: its UTF-8 byte width).
+	if want := in.DType; !sameKinds(got.DType, want) {
 		t.Errorf("%s: read back as %s, want %s", c.name, got.DType, want)
 		return
 	}
 	n := int(got.Header.Count())
-	if c.fix != nil && sameKinds(got.DType, in.DType, false) {
+	if c.fix != nil {
 		if len(c.fix.Values) != n {
 			t.Fatalf("%s: %d values for %d elements", c.name, len(c.fix.Values), n)
 		}
@@ -491,7 +492,7 @@ func checkH5AllValues(t *testing.T, c h5AllCase, in, got *npyio.Array, h5py map[
 		t.Errorf("%s: h5py's descr %s: %v", c.name, hp.Descr, err)
 		return
 	}
-	if !sameKinds(hdt.Native(), got.DType, false) {
+	if !sameKinds(hdt.Native(), got.DType) {
 		t.Errorf("%s: h5py read %s, npyflow %s", c.name, hdt, got.DType)
 	}
 	if hp.Values != nil {
@@ -519,13 +520,8 @@ func checkH5AllValues(t *testing.T, c h5AllCase, in, got *npyio.Array, h5py map[
 }
 
 // sameKinds reports whether two dtypes have the same structure, kinds,
-// byte orders and numeric sizes, strings of any width. With fieldUTF8, a
-// U field of a struct may be S in a (fixed-length UTF-8 members of a
-// compound read as bytes, as h5py reads them).
-func sameKinds(a, b *npyio.DType, fieldUTF8 bool) bool {
-	if fieldUTF8 && a.Kind == npyio.Bytes && b.Kind == npyio.Unicode {
-		return true
-	}
+// byte orders and numeric sizes, strings of any width.
+func sameKinds(a, b *npyio.DType) bool {
 	if a.Kind != b.Kind || len(a.Fields) != len(b.Fields) {
 		return false
 	}
@@ -535,7 +531,7 @@ func sameKinds(a, b *npyio.DType, fieldUTF8 bool) bool {
 	case npyio.Struct:
 		for i := range a.Fields {
 			fa, fb := &a.Fields[i], &b.Fields[i]
-			if fa.Name != fb.Name || npyio.FormatShape(fa.Shape) != npyio.FormatShape(fb.Shape) || !sameKinds(fa.Type, fb.Type, fieldUTF8) {
+			if fa.Name != fb.Name || npyio.FormatShape(fa.Shape) != npyio.FormatShape(fb.Shape) || !sameKinds(fa.Type, fb.Type) {
 				return false
 			}
 		}

@@ -26,6 +26,36 @@ TIMES = [0, NAT, 1, -1, 1700000000000, 2**62, -(2**62)]
 TEXT = ["", "a", "abc", "é", "日本", "😀x", "a\x00b", "\U0010ffff", "long value of 24 chars.."]
 
 
+def widen(dt):
+    """The dtype npyflow reads for a record h5py read: fixed-length UTF-8
+    members as U<byte width>, packed (as h5py wrote it), metadata gone."""
+    if dt.names is not None:
+        return np.dtype([(n, widen(dt.fields[n][0])) for n in dt.names])
+    if dt.subdtype is not None:
+        return np.dtype((widen(dt.subdtype[0]), dt.subdtype[1]))
+    si = h5py.check_string_dtype(dt)
+    if si is not None and si.encoding == "utf-8" and si.length:
+        return np.dtype("<U%d" % si.length)
+    return np.dtype(dt.str)
+
+
+def fill(dst, src):
+    """dst[...] = src field by field, UTF-8 members decoded."""
+    if src.dtype.names is not None:
+        for n in src.dtype.names:
+            fill(dst[n], src[n])
+    elif dst.dtype.kind == "U" and src.dtype.kind == "S":
+        dst[...] = np.char.decode(src, "utf-8")
+    else:
+        dst[...] = src
+
+
+def widened(a):
+    out = np.zeros(a.shape, dtype=widen(a.dtype))
+    fill(out, a)
+    return out
+
+
 def main():
     path = os.path.join(HERE, "h5py_types.h5")
     expect = {}
@@ -65,8 +95,30 @@ def main():
         add("ascii_fixed", np.array([b"", b"ab", b"hello"], dtype="S5"))
         add("utf8_scalar", "naïve ✓", dtype=h5py.string_dtype())
 
+        # records with fixed-length UTF-8 members (as npyflow writes U
+        # fields), nested and in a subarray, beside an ASCII member: U<n>
+        # for UTF-8 (n the member's byte width), S for ASCII
+        inner = np.dtype([("name", h5py.string_dtype("utf-8", 6)), ("v", ">i2")])
+        rdt = np.dtype([("id", "<i4"), ("text", h5py.string_dtype("utf-8", 12)), ("code", "S3"),
+                        ("inner", inner), ("tags", h5py.string_dtype("utf-8", 4), (2,))])
+        rtext = ["", "é", "日本", "😀x", "a\x00b", "\U0010ffff", "naïve ✓"]
+        recu = np.zeros(len(rtext), dtype=rdt)
+        recu["id"] = np.arange(len(rtext)) - 3
+        recu["text"] = [t.encode() for t in rtext]
+        recu["code"] = [b"", b"ab", b"xyz", b"q", b"", b"z", b"ok"]
+        recu["inner"]["name"] = [t.encode() for t in ["ü", "", "ab", "€€", "x", "日", "é"]]
+        recu["inner"]["v"] = [1, -2, 300, -32768, 32767, 0, 7]
+        recu["tags"] = [[t.encode() for t in p] for p in [("a", "ß"), ("", "€"), ("ok", ""), ("😀", "b"), ("", ""), ("z", "zz"), ("ñ", "n")]]
+        add("rec_utf8", recu)
+        bad = np.zeros(2, dtype=np.dtype([("k", "<i2"), ("s", h5py.string_dtype("utf-8", 4))]))
+        bad["s"] = [b"ok", b"a\xff"]  # not UTF-8: npyflow's read names the field
+        add("bad_utf8_rec", bad)
+        add("rec_utf8_chunked", np.tile(recu, 10), chunks=(16,), compression="gzip", shuffle=True)
+
     with h5py.File(path, "r") as f:
         for name in sorted(f):
+            if name.startswith("bad_"):
+                continue
             ds = f[name]
             si = h5py.check_string_dtype(ds.dtype)
             if si is not None and si.encoding == "utf-8":
@@ -77,7 +129,7 @@ def main():
                     a = np.asarray(a)
             a = np.asarray(a)
             if ds.dtype.names is not None:
-                a = a.astype(np.dtype([(n, np.dtype(a.dtype.fields[n][0].str)) for n in a.dtype.names]))
+                a = widened(a)
             if a.dtype.kind == "U":
                 a = a.astype("<U%d" % max(1, max((len(s) for s in a.ravel()), default=1)))
             descr = np.lib.format.dtype_to_descr(a.dtype)

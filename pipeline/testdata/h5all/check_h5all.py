@@ -17,7 +17,8 @@ What h5py must read:
     which h5py gives back as that dtype; the same values;
   - U: UTF-8 strings (fixed-length with the UTF-8 character set, or
     variable-length), which decode (.asstr()) to the same str values; in
-    a record, the field's UTF-8 bytes.
+    a record, the field's UTF-8 bytes, which decode to them (h5py.json
+    holds the decoded values, as npyflow reads U back).
 h5dump must print each file without error.
 
 With --update, h5py's reading of every file that passed is written to
@@ -52,12 +53,51 @@ def strings_kind(dt):
 
 
 def decoded(ds):
-    """h5py's array, strings decoded: U from UTF-8 strings."""
+    """h5py's array, strings decoded: U from UTF-8 strings, also from the
+    fixed-length UTF-8 members of a record (which h5py gives as bytes)."""
     a = ds[()]
     kind = strings_kind(ds.dtype)
     if kind.endswith("utf-8"):
         a = np.asarray(ds.asstr()[()], dtype=str)
-    return np.asarray(a), kind
+    a = np.asarray(a)
+    if a.dtype.names is not None and utf8_members(a.dtype):
+        out = np.zeros(a.shape, dtype=widen(a.dtype))
+        fill(out, a)
+        a = out
+    return a, kind
+
+
+def utf8_members(dt):
+    if dt.names is not None:
+        return any(utf8_members(dt.fields[n][0]) for n in dt.names)
+    if dt.subdtype is not None:
+        return utf8_members(dt.subdtype[0])
+    si = h5py.check_string_dtype(dt)
+    return si is not None and si.encoding == "utf-8" and si.length is not None
+
+
+def widen(dt):
+    """dt with fixed-length UTF-8 members as U<byte width> (the most
+    characters they hold, as npyflow reads them), packed, metadata
+    dropped."""
+    if dt.names is not None:
+        return np.dtype([(n, widen(dt.fields[n][0])) for n in dt.names])
+    if dt.subdtype is not None:
+        return np.dtype((widen(dt.subdtype[0]), dt.subdtype[1]))
+    if utf8_members(dt):
+        return np.dtype("<U%d" % dt.itemsize)
+    return np.dtype(dt.str)
+
+
+def fill(dst, src):
+    """dst[...] = src field by field, UTF-8 members decoded."""
+    if src.dtype.names is not None:
+        for n in src.dtype.names:
+            fill(dst[n], src[n])
+    elif dst.dtype.kind == "U" and src.dtype.kind == "S":
+        dst[...] = np.char.decode(src, "utf-8")
+    else:
+        dst[...] = src
 
 
 def same(a, b):
