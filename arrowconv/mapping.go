@@ -997,12 +997,13 @@ func (m *Mapping) freeze() error {
 	return nil
 }
 
-// record reports whether nd is a scalar Arrow type that maps to a numpy
-// record (an interval: months, days, ...): a column of it alone keeps its
-// name, a one-field structured array, so that it is told apart from a
-// table of those columns.
+// record reports whether nd (built) maps to a numpy record: a struct, an
+// interval (months, days, ...), a list of one length of either, a
+// dictionary of either. A column of it alone keeps its name, a one-field
+// structured array, as parquetio keeps a lone group's, so that it is told
+// apart from a table of its fields' columns.
 func (nd *mnode) record() bool {
-	return nd.kind == mFixed && !nd.exact && nd.dt != nil && nd.dt.Kind == npyio.Struct
+	return nd.dt != nil && nd.dt.Kind == npyio.Struct
 }
 
 // arrayFields lays rows out as the structured array the schema came from
