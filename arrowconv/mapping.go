@@ -254,8 +254,12 @@ type Mapping struct {
 // or [Mapping.Encode]. Schemas written by npyflow (numpy metadata) map back
 // to their exact numpy dtype, byte order and padding included.
 //
-// One column gives rows of that column's type; several columns (or a
-// validity field) give a structured dtype with a field per column.
+// One column gives rows of that column's type, unless that type is a
+// numpy record (a struct, an interval, a subarray of either): then, as
+// parquetio reads a lone group, a record of one field named for the
+// column, so that the file is told apart from a table of the record's
+// fields. Several columns (or a validity field) give a structured dtype
+// with a field per column.
 func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 	return newMapping(schema, opts, false)
 }
