@@ -69,7 +69,9 @@
 //	                                       (months, days, nanoseconds); a column
 //	                                       alone keeps its name: a record of
 //	                                       one field holding the struct
-//	struct                                 nested structured field
+//	struct                                 nested structured field; a column
+//	                                       alone keeps its name too (as does a
+//	                                       list of structs or intervals)
 //	fixed_size_list, lists of one length   subarray field; lists of lists
 //	  (at any depth, in structs)           nested subarrays
 //	dictionary<T> (deltas, replacements)   the decoded T
@@ -103,7 +105,7 @@
 // # Writing
 //
 // [NPYWriter] and [WriteNPY] write a record stream as a structured .npy (or
-// a plain one for a single column) through npyio's streaming writer.
+// a plain one for a single column whose type is not a record) through npyio's streaming writer.
 // [RowEncoder] turns record batches (or row ranges of them) into numpy
 // rows in memory, native byte order and C order, for callers that write
 // .npz members or feed pipelines.

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -755,6 +756,74 @@ func TestIPCInfoNullCounts(t *testing.T) {
 		}
 		if name == "nulls.arrow" && nonzero != 6 {
 			t.Errorf("%s: %d columns with nulls", name, nonzero)
+		}
+	}
+}
+
+// TestForeignLoneRecord: Arrow JS's one-column files whose column maps to
+// a numpy record (a struct, a day-time interval, a fixed-size list of
+// structs; file and stream) keep the column's name, a record of one field
+// holding it, as parquetio keeps a lone group's (issue 30): every value
+// as Arrow JS reads it back, through Encode (whole and sliced) and
+// through ConvertIPC's .npy.
+func TestForeignLoneRecord(t *testing.T) {
+	for _, c := range []struct{ name, dtype string }{
+		{"arrowjs_lone_struct.arrow", "[('pt', [('x', '<i4'), ('y', '<f8')])]"},
+		{"arrowjs_lone_struct.arrows", "[('pt', [('x', '<i4'), ('y', '<f8')])]"},
+		{"arrowjs_lone_interval.arrow", "[('span', [('days', '<i4'), ('milliseconds', '<i4')])]"},
+		{"arrowjs_lone_fsl_struct.arrow", "[('pairs', [('a', '<i2'), ('b', '<i2')], (2,))]"},
+	} {
+		for _, slice := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/slice=%v", c.name, slice), func(t *testing.T) {
+				path := filepath.Join("testdata", "foreign", c.name)
+				exp := loadExpect(t, path)
+				m, out, rows, err := readForeign(t, path, nil, slice)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dt, err := m.DType()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if dt.String() != c.dtype || len(m.RowShape()) != 0 {
+					t.Fatalf("dtype %s, row shape %v; want %s", dt, m.RowShape(), c.dtype)
+				}
+				col := exp.Columns[0]
+				if len(exp.Columns) != 1 || len(col.Values) != rows || rows == 0 || len(out) != rows*dt.Size {
+					t.Fatalf("%d rows, %d bytes; want %d rows of %d", rows, len(out), len(col.Values), dt.Size)
+				}
+				f := fieldNamed(t, dt, col.Name)
+				for r, want := range col.Values {
+					if err := checkNumpy(f.Type, f.Shape, out[r*dt.Size+f.Offset:][:f.Size()], want, nil); err != nil {
+						t.Errorf("row %d: %v", r, err)
+					}
+				}
+				if slice {
+					return
+				}
+				in, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer in.Close()
+				npy := filepath.Join(t.TempDir(), "x.npy")
+				o, err := os.Create(npy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _, err := arrowconv.ConvertIPC(o, in, nil, t.TempDir(), nil)
+				o.Close()
+				if err != nil || n != int64(rows) {
+					t.Fatalf("ConvertIPC: %d rows, %v", n, err)
+				}
+				a, err := npyio.ReadFile(npy, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Header.DType.String() != c.dtype || !slices.Equal(a.Header.Shape, []int{rows}) || !bytes.Equal(a.Data, out) {
+					t.Errorf("ConvertIPC: %s %v, not the rows of Encode", a.Header.DType, a.Header.Shape)
+				}
+			})
 		}
 	}
 }

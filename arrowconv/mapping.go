@@ -254,8 +254,12 @@ type Mapping struct {
 // or [Mapping.Encode]. Schemas written by npyflow (numpy metadata) map back
 // to their exact numpy dtype, byte order and padding included.
 //
-// One column gives rows of that column's type; several columns (or a
-// validity field) give a structured dtype with a field per column.
+// One column gives rows of that column's type, unless that type is a
+// numpy record (a struct, an interval, a subarray of either): then, as
+// parquetio reads a lone group, a record of one field named for the
+// column, so that the file is told apart from a table of the record's
+// fields. Several columns (or a validity field) give a structured dtype
+// with a field per column.
 func MapSchema(schema *arrow.Schema, opts *MapOptions) (*Mapping, error) {
 	return newMapping(schema, opts, false)
 }
@@ -997,12 +1001,13 @@ func (m *Mapping) freeze() error {
 	return nil
 }
 
-// record reports whether nd is a scalar Arrow type that maps to a numpy
-// record (an interval: months, days, ...): a column of it alone keeps its
-// name, a one-field structured array, so that it is told apart from a
-// table of those columns.
+// record reports whether nd (built) maps to a numpy record: a struct, an
+// interval (months, days, ...), a list of one length of either, a
+// dictionary of either. A column of it alone keeps its name, a one-field
+// structured array, as parquetio keeps a lone group's, so that it is told
+// apart from a table of its fields' columns.
 func (nd *mnode) record() bool {
-	return nd.kind == mFixed && !nd.exact && nd.dt != nil && nd.dt.Kind == npyio.Struct
+	return nd.dt != nil && nd.dt.Kind == npyio.Struct
 }
 
 // arrayFields lays rows out as the structured array the schema came from

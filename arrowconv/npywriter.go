@@ -22,7 +22,8 @@ type WriteOptions struct {
 
 // DTypeFor returns the numpy dtype and row shape of .npy files written
 // from record batches of schema: for one column, its element type and
-// shape; for several, a structured dtype with one field per column.
+// shape (a record type, such as a struct, becomes a one-field record
+// named for the column, see [MapSchema]); for several, a structured dtype with one field per column.
 //
 // A field's numpy.descr metadata (see [Schema]) is used when it matches the
 // field's Arrow type, so byte order, widths, datetime units, titles and

@@ -55,6 +55,26 @@ func TestStructFill(t *testing.T) {
 		}
 	}
 
+	// st alone: one field st in both, the same bytes (issue 30).
+	var alone [][]byte
+	for _, in := range []string{pq, ar} {
+		out := filepath.Join(dir, filepath.Base(in)+".st.npy")
+		if _, err := Convert(context.Background(), in, out, &ConvertOptions{Flags: map[string]string{"columns": "st", "fill": "st=1"}}); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		a, err := npyio.ReadFile(out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Header.DType.String(); got != "[('st', [('a', '<i4'), ('b', [('x', '<f8'), ('y', '|b1')])])]" || len(a.Header.Shape) != 1 || a.Header.Shape[0] != 60 {
+			t.Errorf("%s, st alone: %s %v", in, got, a.Header.Shape)
+		}
+		alone = append(alone, a.CData())
+	}
+	if !bytes.Equal(alone[0], alone[1]) {
+		t.Errorf("st alone: Parquet and Arrow rows differ")
+	}
+
 	// A string field of a struct (Arrow JS's file) holds the fill's text
 	// where it or the struct is null.
 	js := "../arrowconv/testdata/foreign/arrowjs_nested_nulls.arrow"
@@ -66,7 +86,13 @@ func TestStructFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sf := a.Header.DType.Fields[2] // one column: rows of st itself
+	// One struct column keeps its name, as in Parquet: a record of one
+	// field st (issue 30).
+	top := a.Header.DType.Fields
+	if len(top) != 1 || top[0].Name != "st" || top[0].Offset != 0 || top[0].Type.Kind != npyio.Struct || len(top[0].Type.Fields) != 3 {
+		t.Fatalf("%s: %s, want one field st", js, a.Header.DType)
+	}
+	sf := top[0].Type.Fields[2]
 	if sf.Name != "s" || sf.Type.Kind != npyio.Unicode || sf.Type.Chars() != 3 {
 		t.Fatalf("%s: %s", js, a.Header.DType)
 	}
