@@ -65,16 +65,18 @@ image-context:
 # arrowconv's read-ahead). npyio runs no goroutines. The CLI's hostile-input
 # children run once, without the race detector (each is a process start;
 # their concurrency is the engine's, raced above). `make test-long` runs
-# the damage and mutation tests at every position (NPYFLOW_LONG=1).
+# the damage and mutation tests at every position (NPYFLOW_LONG=1). Tests
+# build with the release's TAGS: they test what ships.
+TESTFLAGS := -count=1 -tags '$(TAGS)'
 RACE_RUN := Concurrent|Parallel|Workers|ReadAhead|ConvertIPC|WriteMappedNPY|RecordsOutliveNext|RoundTrip|WriteLevel5|WriteV73|Compress|Zlib
 test: lint
-	$(GO) test -count=1 $(PKGS)
-	$(GO) test -count=1 -race -short ./pipeline/ ./zarr/
-	$(GO) test -count=1 -race -short -run '$(RACE_RUN)' ./arrowconv/ ./hdf5/ ./matfile/ ./parquetio/
-	$(GO) test -count=1 -race -short -skip 'TestHostile' ./cmd/npyflow/
+	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(GO) test $(TESTFLAGS) -race -short ./pipeline/ ./zarr/
+	$(GO) test $(TESTFLAGS) -race -short -run '$(RACE_RUN)' ./arrowconv/ ./hdf5/ ./matfile/ ./parquetio/
+	$(GO) test $(TESTFLAGS) -race -short -skip 'TestHostile' ./cmd/npyflow/
 
 test-long:
-	NPYFLOW_LONG=1 NPYFLOW_MUTANTS=all $(GO) test -count=1 -timeout 2h $(PKGS)
+	NPYFLOW_LONG=1 NPYFLOW_MUTANTS=all $(GO) test $(TESTFLAGS) -timeout 2h $(PKGS)
 
 # Object-storage tests against a real S3-compatible server: SeaweedFS, built
 # once from the Go module proxy and cached in ~/.cache/npyflow/weed by
@@ -101,7 +103,7 @@ test-slurm:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet $(PKGS)
+	$(GO) vet -tags '$(TAGS)' $(PKGS)
 
 demo: build
 	./$(BIN) run examples/demo.yaml
