@@ -47,6 +47,10 @@ type Format struct {
 	// one is one input, and the sink writes a directory, staged beside
 	// its name and renamed into place at the commit.
 	Dir bool
+	// DropsTimeZones says the sink writes a datetime that has a time zone
+	// (a MATLAB zoned datetime) as its UTC instants without the zone
+	// (datetime64 has none): the plan warns, naming the zone.
+	DropsTimeZones bool
 	// Source and Sink are the format's job components; their Impl is the
 	// engine's builder (see fileSourceSpec and the sinks).
 	Source, Sink *job.Spec
@@ -98,6 +102,16 @@ func RegisterFormat(f *Format) {
 		}
 	}
 	formats = append(formats, f)
+}
+
+// formatNamed returns the registered format of that name, or nil.
+func formatNamed(name string) *Format {
+	for _, f := range Formats() {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
 }
 
 // Formats returns the registered file formats, in registration order.

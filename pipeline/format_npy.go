@@ -16,7 +16,7 @@ import (
 // to np.save of the same array.
 
 var npyFormat = &Format{
-	Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file",
+	Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file", DropsTimeZones: true,
 	Magic: []Magic{{Prefix: "\x93NUMPY"}},
 	Source: fileSourceSpec("read .npy files",
 		"Reads .npy files row by row (axis 0) in bounded memory. All files must share one dtype and row shape; they are read in path order.",

@@ -336,8 +336,8 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 				fail(err)
 				continue
 			}
-			if c.Type == "npy" || c.Type == "npz" {
-				warnLostZones(p.env.warn, "."+c.Type, inParts)
+			if f := formatNamed(c.Type); f != nil && f.DropsTimeZones {
+				warnLostZones(p.env.warn, f.Exts[0], inParts)
 			}
 			p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in, Paths: paths, Rows: inRows, RowsExact: inExact})
 		}
