@@ -93,7 +93,9 @@ func (v *NetCDFVar) Write(rows []byte) error {
 	}
 	refs := v.refs[:16*n]
 	clear(refs)
-	if err := v.w.writeHeapObjects(seqs, refs); err != nil {
+	// An empty string is an object of no bytes, as the HDF5 library
+	// stores "" (a null reference would read as no string at all).
+	if err := v.w.writeVlenHeap(seqs, true, func(i int, ref [16]byte) { copy(refs[16*i:], ref[:]) }); err != nil {
 		return err
 	}
 	return v.DatasetWriter.Write(refs)
@@ -132,54 +134,6 @@ func ncString(dt *npyio.DType, e []byte) ([]byte, error) {
 		out = utf8.AppendRune(out, rune(c))
 	}
 	return out, nil
-}
-
-// writeHeapObjects writes seqs as global heap collections now and puts
-// each one's 16-byte reference (length, collection, index) in refs. An
-// empty string is an object of no bytes, as the HDF5 library stores ""
-// (a null reference would read as no string at all).
-func (w *Writer) writeHeapObjects(seqs [][]byte, refs []byte) error {
-	for i := 0; i < len(seqs); {
-		// one collection: up to wGheapTarget bytes and wGheapMaxObjs objects
-		size := uint64(16)
-		j := i
-		for ; j < len(seqs) && j-i < wGheapMaxObjs; j++ {
-			add := 16 + uint64(wPad8(len(seqs[j])))
-			if j > i && size+add > wGheapTarget {
-				break
-			}
-			size += add
-		}
-		total := max(size+16, wGheapMin)
-		addr := w.alloc(total)
-		b := make([]byte, 16, total)
-		copy(b, "GCOL")
-		b[4] = 1
-		binary.LittleEndian.PutUint64(b[8:], total)
-		idx := 0
-		for k := i; k < j; k++ {
-			binary.LittleEndian.PutUint32(refs[16*k:], uint32(len(seqs[k])))
-			idx++
-			var hdr [16]byte
-			binary.LittleEndian.PutUint16(hdr[0:], uint16(idx))
-			binary.LittleEndian.PutUint16(hdr[2:], 1)
-			binary.LittleEndian.PutUint64(hdr[8:], uint64(len(seqs[k])))
-			b = append(b, hdr[:]...)
-			b = append(b, seqs[k]...)
-			b = append(b, make([]byte, wPad8(len(seqs[k]))-len(seqs[k]))...)
-			binary.LittleEndian.PutUint64(refs[16*k+4:], addr)
-			binary.LittleEndian.PutUint32(refs[16*k+12:], uint32(idx))
-		}
-		var hdr [16]byte // object 0: the free space
-		binary.LittleEndian.PutUint64(hdr[8:], total-uint64(len(b)))
-		b = append(b, hdr[:]...)
-		b = append(b, make([]byte, int(total)-len(b))...)
-		if err := w.writeAt(addr, b); err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
 }
 
 // NewNetCDFWriter starts a netCDF-4 file on f (empty, at its start).

@@ -318,7 +318,7 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 			c.objs = append(c.objs, c.arena[start:end])
 			start = end
 		}
-		if err := w.writeVlenHeap(c.objs, func(i int, ref [16]byte) { copy(out[c.at[i]:], ref[:]) }); err != nil {
+		if err := w.writeVlenHeap(c.objs, false, func(i int, ref [16]byte) { copy(out[c.at[i]:], ref[:]) }); err != nil {
 			return nil, err
 		}
 	}
@@ -327,13 +327,15 @@ func (c *wStrConv) convert(w *Writer, rows []byte) ([]byte, error) {
 
 // writeVlenHeap stores objs in new global heap collections of up to
 // about 1 MiB and gives each one's 16-byte reference (length, collection
-// address, object index) to put; an empty object points nowhere.
-func (w *Writer) writeVlenHeap(objs [][]byte, put func(i int, ref [16]byte)) error {
+// address, object index) to put. An empty object points nowhere, or
+// with emptyObjects is stored as an object of no bytes (netCDF-C reads a
+// null reference as no string at all).
+func (w *Writer) writeVlenHeap(objs [][]byte, emptyObjects bool, put func(i int, ref [16]byte)) error {
 	first, size := 0, uint64(16)
 	flush := func(end int) error {
 		count := 0
 		for _, o := range objs[first:end] {
-			if len(o) > 0 {
+			if len(o) > 0 || emptyObjects {
 				count++
 			}
 		}
@@ -355,7 +357,7 @@ func (w *Writer) writeVlenHeap(objs [][]byte, put func(i int, ref [16]byte)) err
 			o := objs[i]
 			var ref [16]byte
 			binary.LittleEndian.PutUint32(ref[0:], uint32(len(o)))
-			if len(o) > 0 {
+			if len(o) > 0 || emptyObjects {
 				index++
 				var hdr [16]byte
 				binary.LittleEndian.PutUint16(hdr[0:], uint16(index))
@@ -379,7 +381,7 @@ func (w *Writer) writeVlenHeap(objs [][]byte, put func(i int, ref [16]byte)) err
 	}
 	count := 0
 	for i, o := range objs {
-		if len(o) == 0 {
+		if len(o) == 0 && !emptyObjects {
 			continue
 		}
 		if count > 0 && (count == wGheapMaxObjs || size+16+uint64(wPad8(len(o))) > wGheapTarget) {
