@@ -147,6 +147,9 @@ func keptA(out *collect) []int32 {
 	return a
 }
 
+// TestFilter runs the filter transform in a job: rows of two batches
+// kept, and a predicate's problem reported at its file:line:col. The
+// language itself is tested in package expr.
 func TestFilter(t *testing.T) {
 	in, data := records(t)
 	cases := []struct {
@@ -154,32 +157,10 @@ func TestFilter(t *testing.T) {
 		want  []int32
 	}{
 		{"a > 2", []int32{3, 4, 5}},
-		{"a >= 2.5", []int32{3, 4, 5}},
 		{"b < 1", []int32{1, 3}}, // NaN compares false
-		{"b != 0.5", []int32{2, 3, 4, 5}},
-		{"not b < 1", []int32{2, 4, 5}},
 		{"s == 'x'", []int32{1, 5}},
-		{`s in ["yy", "zzz", "toolong"]`, []int32{2, 3}},
-		{"s not in ['x']", []int32{2, 3, 4}},
-		{"s < 'y'", []int32{1, 4, 5}},
-		{"s == ''", []int32{4}},
 		{"a == 1 or (b > 2 and not s == 'x')", []int32{1, 4}},
-		{"a in [2, 4] and a != 4", []int32{2}},
-		{"`a` > 1e9 or b > 1e9", []int32{5}},
-		// The literal first: the operator is mirrored.
-		{"3 <= a", []int32{3, 4, 5}},
-		{"1 > b", []int32{1, 3}},
-		{"0.5 != b", []int32{2, 3, 4, 5}},
-		{"'x' == s", []int32{1, 5}},
-		{"'y' > s", []int32{1, 4, 5}},
-		{"nan != b", []int32{1, 2, 3, 4, 5}},
-		{"1e9 < `a` or 1e9 < b", []int32{5}},
-		// Chains compare neighbours: 2 < a < 5 is 2 < a and a < 5.
 		{"2 < a < 5", []int32{3, 4}},
-		{"2 < a and a < 5", []int32{3, 4}},
-		{"-1 <= b <= 0.5", []int32{1, 3}},
-		{"not 1 < a <= 4", []int32{1, 5}},
-		{"a > 1 >= b", []int32{3}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.where, func(t *testing.T) {
