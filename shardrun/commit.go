@@ -102,78 +102,160 @@ func CommitRun(ctx context.Context, runDir string, opts *CommitOptions) (*Commit
 	if opts == nil {
 		opts = &CommitOptions{}
 	}
-	c := &commit{}
-	cs, err := c.run(ctx, runDir, opts)
+	c := &commit{runDir: runDir, opts: opts, id: Base(runDir)}
+	cs, err := c.run(ctx)
 	if err != nil && ctx.Err() != nil {
 		return nil, &CommitInterruptedError{Run: c.id, Published: c.published, Files: c.files, Err: context.Cause(ctx)}
 	}
 	return cs, err
 }
 
-// commit is the progress of one CommitRun, for its interruption error.
+// commit is one CommitRun: what it read from the run directory, what it
+// will publish, and its progress (for its interruption error). Its steps,
+// in the order run calls them, each take the commit's context.
 type commit struct {
-	id               string
+	runDir string
+	opts   *CommitOptions
+
+	id     string // the run's identity: its directory's name until the manifests say
+	shards int    // the run's shard count, from its manifests
+
+	// An earlier commit of this run that passed its checks and was
+	// interrupted while publishing left PUBLISHING, last modified at
+	// since: the outputs it published are ours.
+	resumed bool
+	since   time.Time
+
+	byShard   map[int]*Manifest
+	cs        *CommitSummary
+	seenIn    map[string]int          // input key -> the shard that committed it
+	finals    map[string]bool         // the final names of the outputs
+	outs      []ManifestOutput        // the outputs, by shard
+	stagedNow map[string]bool         // staged files still there
+	sinks     map[string]ManifestSink // by name
+	roots     map[string]bool         // the sinks' roots
+	listing   map[string][]string     // the outputs under each root, relative
+	now       time.Time               // the commit's time, in _SUCCESS and COMMITTED
+	copied    []string                // staged objects to remove once committed
+
 	published, files int
 }
 
-func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*CommitSummary, error) {
-	c.id = Base(runDir)
-	if b, err := Files.ReadFile(ctx, Join(runDir, CommittedFile)); err == nil {
-		var cs CommitSummary
-		if json.Unmarshal(b, &cs) == nil {
-			cs.Already = true
-			return &cs, nil
-		}
+// run checks the run, then publishes it: each step below is one of its
+// phases, and any check that fails stops it before anything is published.
+func (c *commit) run(ctx context.Context) (*CommitSummary, error) {
+	if cs, ok := c.committedBefore(ctx); ok {
+		return cs, nil
 	}
-	names, err := manifestNames(ctx, runDir)
+	mans, names, err := c.readManifests(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.readPublishing(ctx)
+	if probs := c.checkShards(mans, names); len(probs) > 0 {
+		return nil, errors.New(strings.Join(probs, "\n"))
+	}
+	probs := c.collectOutputs(ctx)
+	probs = append(probs, c.checkExpected()...)
+	more, err := c.checkExisting(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if probs = append(probs, more...); len(probs) > 0 {
+		return nil, errors.New(strings.Join(probs, "\n"))
+	}
+	if err := c.startPublishing(ctx); err != nil {
+		return nil, err
+	}
+	if done, err := c.publishOutputs(ctx); done != nil || err != nil {
+		return done, err
+	}
+	if err := c.removeOverwritten(ctx); err != nil {
+		return c.raced(ctx, err)
+	}
+	if err := c.finish(ctx); err != nil {
+		return nil, err
+	}
+	return c.cs, nil
+}
+
+// committedBefore returns the summary in the run's COMMITTED marker, if
+// the run was committed before.
+func (c *commit) committedBefore(ctx context.Context) (*CommitSummary, bool) {
+	b, err := Files.ReadFile(ctx, Join(c.runDir, CommittedFile))
+	if err != nil {
+		return nil, false
+	}
+	var cs CommitSummary
+	if json.Unmarshal(b, &cs) != nil {
+		return nil, false
+	}
+	cs.Already = true
+	return &cs, true
+}
+
+// readManifests reads the shard manifests of the run directory, and takes
+// the run's identity and shard count from the first.
+func (c *commit) readManifests(ctx context.Context) ([]*Manifest, []string, error) {
+	names, err := manifestNames(ctx, c.runDir)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", show(runDir))
+		return nil, nil, fmt.Errorf("%s: no shard manifests: no shard of this run has started", show(c.runDir))
 	}
 	var mans []*Manifest
 	for _, n := range names {
 		m, err := ReadManifest(ctx, n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		mans = append(mans, m)
 	}
-	run, shards := mans[0].Run, mans[0].Shards
-	c.id = run
-	// An earlier commit of this run that passed its checks and was
-	// interrupted while publishing: the outputs it published are ours.
-	var since time.Time
-	pubInfo, perr := storage.Stat(ctx, Join(runDir, PublishingFile))
-	resumed := perr == nil
-	if resumed {
-		since = pubInfo.ModTime
+	c.id, c.shards = mans[0].Run, mans[0].Shards
+	return mans, names, nil
+}
+
+// readPublishing finds the PUBLISHING marker of an interrupted commit of
+// the run, if there is one.
+func (c *commit) readPublishing(ctx context.Context) {
+	pubInfo, err := storage.Stat(ctx, Join(c.runDir, PublishingFile))
+	c.resumed = err == nil
+	if c.resumed {
+		c.since = pubInfo.ModTime
 	}
-	// publishedBefore reports whether o is at its final name, put there
-	// by an interrupted commit of this run.
-	publishedBefore := func(o ManifestOutput) bool {
-		if !resumed {
-			return false
-		}
-		st, err := storage.Stat(ctx, o.Path)
-		return err == nil && !st.IsDir && st.Size == o.Bytes && !st.ModTime.Before(since)
+}
+
+// publishedBefore reports whether o is at its final name, put there by an
+// interrupted commit of this run.
+func (c *commit) publishedBefore(ctx context.Context, o ManifestOutput) bool {
+	if !c.resumed {
+		return false
 	}
-	byShard := map[int]*Manifest{}
+	st, err := storage.Stat(ctx, o.Path)
+	return err == nil && !st.IsDir && st.Size == o.Bytes && !st.ModTime.Before(c.since)
+}
+
+// checkShards indexes the manifests (names[i] is mans[i]'s) by shard and
+// returns what is wrong with them: a manifest of another run, a run other
+// than the plan's, shards missing or unfinished.
+func (c *commit) checkShards(mans []*Manifest, names []string) []string {
+	run, shards := c.id, c.shards
+	c.byShard = map[int]*Manifest{}
 	var probs []string
 	for i, m := range mans {
 		if m.Run != run || m.Shards != shards {
 			probs = append(probs, fmt.Sprintf("%s is of run %s with %d shards, not run %s with %d", show(names[i]), m.Run, m.Shards, run, shards))
 			continue
 		}
-		byShard[m.Shard] = m
+		c.byShard[m.Shard] = m
 	}
-	if opts.Expect != nil && (opts.Expect.Run != run || opts.Expect.Shards != shards) {
-		probs = append(probs, fmt.Sprintf("the manifests are of run %s, the plan is run %s", run, opts.Expect.Run))
+	if x := c.opts.Expect; x != nil && (x.Run != run || x.Shards != shards) {
+		probs = append(probs, fmt.Sprintf("the manifests are of run %s, the plan is run %s", run, x.Run))
 	}
 	var missing, unfinished []string
 	for i := 0; i < shards; i++ {
-		m := byShard[i]
+		m := c.byShard[i]
 		switch {
 		case m == nil:
 			missing = append(missing, fmt.Sprint(i))
@@ -187,65 +269,87 @@ func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*
 	if len(unfinished) > 0 {
 		probs = append(probs, "shard(s) not finished: "+strings.Join(unfinished, ", ")+"; run them again with --resume")
 	}
-	if len(probs) > 0 {
-		return nil, errors.New(strings.Join(probs, "\n"))
-	}
-	cs := &CommitSummary{Run: run, Shards: shards, Rows: map[string]int64{}}
-	seenIn := map[string]int{}
-	finals := map[string]bool{}
-	var outs []ManifestOutput
-	stagedNow := map[string]bool{} // staged files still there
-	sinks := map[string]ManifestSink{}
-	for i := 0; i < shards; i++ {
-		m := byShard[i]
+	return probs
+}
+
+// collectOutputs gathers the inputs, sinks and outputs of every shard
+// into the summary, and returns what is wrong with them: inputs other
+// than the assigned ones or committed twice, an output written twice, a
+// staged file missing or of another size than recorded.
+func (c *commit) collectOutputs(ctx context.Context) []string {
+	c.cs = &CommitSummary{Run: c.id, Shards: c.shards, Rows: map[string]int64{}}
+	c.seenIn = map[string]int{}
+	c.finals = map[string]bool{}
+	c.stagedNow = map[string]bool{}
+	c.sinks = map[string]ManifestSink{}
+	var probs []string
+	for i := 0; i < c.shards; i++ {
+		m := c.byShard[i]
 		for _, s := range m.Sinks {
-			sinks[s.Name] = s
+			c.sinks[s.Name] = s
 		}
 		ins := append([]ManifestInput(nil), m.Inputs...)
 		if len(ins) != m.Assigned {
 			probs = append(probs, fmt.Sprintf("shard %d committed %d inputs, %d were assigned to it", i, len(ins), m.Assigned))
 		}
 		for _, in := range ins {
-			if prev, dup := seenIn[in.Key()]; dup {
+			if prev, dup := c.seenIn[in.Key()]; dup {
 				probs = append(probs, fmt.Sprintf("input %s committed twice (shards %d and %d)", show(in.Path), prev, i))
 			}
-			seenIn[in.Key()] = i
+			c.seenIn[in.Key()] = i
 		}
 		if DigestInputs(SortedInputs(ins)) != m.AssignedSum {
 			probs = append(probs, fmt.Sprintf("shard %d committed other inputs than the ones assigned to it", i))
 		}
 		for _, o := range m.Outputs {
-			if finals[o.Path] {
+			if c.finals[o.Path] {
 				probs = append(probs, fmt.Sprintf("%s written twice", show(o.Path)))
 			}
-			finals[o.Path] = true
+			c.finals[o.Path] = true
 			if st, err := storage.Stat(ctx, o.Staged); err == nil {
-				stagedNow[o.Staged] = true
+				c.stagedNow[o.Staged] = true
 				if st.Size != o.Bytes {
 					probs = append(probs, fmt.Sprintf("%s has %d bytes, shard %d recorded %d", show(o.Staged), st.Size, i, o.Bytes))
 				}
 			} else if st, err := storage.Stat(ctx, o.Path); err != nil || st.Size != o.Bytes {
 				probs = append(probs, fmt.Sprintf("%s (shard %d) is missing", show(o.Staged), i))
 			}
-			cs.Rows[o.Sink] += o.Rows
-			outs = append(outs, o)
+			c.cs.Rows[o.Sink] += o.Rows
+			c.outs = append(c.outs, o)
 		}
 	}
-	cs.Inputs, cs.Files = len(seenIn), len(outs)
-	if opts.Expect != nil {
-		if len(opts.Expect.Inputs) != len(seenIn) {
-			probs = append(probs, fmt.Sprintf("the manifests hold %d inputs, the plan %d", len(seenIn), len(opts.Expect.Inputs)))
-		}
-		for _, in := range opts.Expect.Inputs {
-			if _, ok := seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.Key()]; !ok {
-				probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", show(in.Path)))
-				break
-			}
+	c.cs.Inputs, c.cs.Files = len(c.seenIn), len(c.outs)
+	return probs
+}
+
+// checkExpected returns what is wrong with the manifests' inputs against
+// the plan's, when CommitOptions.Expect is set.
+func (c *commit) checkExpected() []string {
+	x := c.opts.Expect
+	if x == nil {
+		return nil
+	}
+	var probs []string
+	if len(x.Inputs) != len(c.seenIn) {
+		probs = append(probs, fmt.Sprintf("the manifests hold %d inputs, the plan %d", len(c.seenIn), len(x.Inputs)))
+	}
+	for _, in := range x.Inputs {
+		if _, ok := c.seenIn[ManifestInput{Source: in.Source, Path: in.Path, Member: in.Member}.Key()]; !ok {
+			probs = append(probs, fmt.Sprintf("input %s of the plan is in no manifest", show(in.Path)))
+			break
 		}
 	}
-	for _, s := range sinks {
+	return probs
+}
+
+// checkExisting returns the outputs that mode error_if_exists refuses: a
+// dataset holding visible files other than the run's, a file already at
+// an output's final name (not put there by an interrupted commit).
+func (c *commit) checkExisting(ctx context.Context) ([]string, error) {
+	var probs []string
+	for _, s := range c.sinks {
 		if s.Mode == "error_if_exists" && s.Dataset {
-			f, err := firstVisibleFileExcept(ctx, s.Root, finals)
+			f, err := firstVisibleFileExcept(ctx, s.Root, c.finals)
 			if err != nil {
 				return nil, err
 			}
@@ -254,101 +358,91 @@ func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*
 			}
 		}
 	}
-	for _, o := range outs {
-		if s := sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && stagedNow[o.Staged] && Exists(ctx, o.Path) && !publishedBefore(o) {
+	for _, o := range c.outs {
+		if s := c.sinks[o.Sink]; s.Mode == "error_if_exists" && !s.Dataset && c.stagedNow[o.Staged] && Exists(ctx, o.Path) && !c.publishedBefore(ctx, o) {
 			probs = append(probs, fmt.Sprintf("%s exists (mode: error_if_exists)", show(o.Path)))
 		}
 	}
-	if len(probs) > 0 {
-		return nil, errors.New(strings.Join(probs, "\n"))
+	return probs, nil
+}
+
+// logf writes a line to CommitOptions.Log, if set.
+func (c *commit) logf(format string, args ...any) {
+	if c.opts.Log != nil {
+		fmt.Fprintf(c.opts.Log, format+"\n", args...)
 	}
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, format+"\n", args...)
-		}
+}
+
+// startPublishing removes the sinks' _SUCCESS files (a reader must not
+// take a half-published dataset for a committed one), lists what each
+// root's new _SUCCESS will hold, and marks the run PUBLISHING unless an
+// interrupted commit did.
+func (c *commit) startPublishing(ctx context.Context) error {
+	c.roots = map[string]bool{}
+	for _, s := range c.sinks {
+		c.roots[s.Root] = true
 	}
-	roots := map[string]bool{}
-	for _, s := range sinks {
-		roots[s.Root] = true
-	}
-	for r := range roots {
+	for r := range c.roots {
 		storage.Remove(ctx, Join(r, SuccessFile))
 	}
-	published := map[string][]string{} // by root
-	for _, o := range outs {
-		if rel, ok := relTo(sinks[o.Sink].Root, o.Path); ok {
-			published[sinks[o.Sink].Root] = append(published[sinks[o.Sink].Root], rel)
+	c.listing = map[string][]string{}
+	for _, o := range c.outs {
+		root := c.sinks[o.Sink].Root
+		if rel, ok := relTo(root, o.Path); ok {
+			c.listing[root] = append(c.listing[root], rel)
 		}
 	}
-	now := time.Now().UTC()
-	writeSuccess := func() error {
-		for r := range roots {
-			pub := published[r]
-			sort.Strings(pub)
-			b, _ := json.MarshalIndent(successData{cs, now, pub}, "", " ")
-			if err := Files.WriteFileAtomic(ctx, Join(r, SuccessFile), append(b, '\n')); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// raced handles a failure to publish: if another commit of the run
-	// finished meanwhile (it moved or removed the staged files under
-	// this one), the run is committed; its markers are written again,
-	// since this commit may have removed _SUCCESS after the other wrote
-	// it.
-	raced := func(err error) (*CommitSummary, error) {
-		if !Exists(ctx, Join(runDir, CommittedFile)) {
-			return nil, err
-		}
-		if werr := writeSuccess(); werr != nil {
-			return nil, werr
-		}
-		cs.Already = true
-		return cs, nil
-	}
-	c.files = len(outs)
-	if !resumed {
+	c.now = time.Now().UTC()
+	c.files = len(c.outs)
+	if !c.resumed {
 		b, _ := json.Marshal(struct {
 			Run     string    `json:"run"`
 			Started time.Time `json:"started"`
-		}{run, time.Now().UTC()})
-		if err := Files.WriteFileAtomic(ctx, Join(runDir, PublishingFile), append(b, '\n')); err != nil {
-			return nil, err
+		}{c.id, time.Now().UTC()})
+		if err := Files.WriteFileAtomic(ctx, Join(c.runDir, PublishingFile), append(b, '\n')); err != nil {
+			return err
 		}
 	}
-	logf("publishing run %s: %d file(s) of %d shard(s)", run, len(outs), shards)
-	// Publish: rename where the storage can (the staged file is gone
-	// afterwards), else copy (the staged object stays until the run is
-	// marked committed, so an interrupted commit can be run again).
-	dirs := map[string]bool{}
-	var copied []string
-	for _, o := range outs {
-		if !stagedNow[o.Staged] {
+	c.logf("publishing run %s: %d file(s) of %d shard(s)", c.id, len(c.outs), c.shards)
+	return nil
+}
+
+// publishOutputs moves each staged file to its final name: renamed where
+// the storage can (the staged file is gone afterwards), else copied (the
+// staged object stays until the run is marked committed, so an
+// interrupted commit can be run again). Outputs an interrupted commit
+// published, and skip_existing files already there, are left alone. If
+// publishing fails because another commit of the run finished meanwhile,
+// done is the run's summary (see [commit.raced]); a cancelled ctx stops
+// it between two outputs with ctx's error.
+func (c *commit) publishOutputs(ctx context.Context) (done *CommitSummary, err error) {
+	dirs := map[string]bool{} // renamed into, to sync
+	for _, o := range c.outs {
+		if !c.stagedNow[o.Staged] {
 			c.published++
 			continue // renamed by an earlier, interrupted commit
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if publishedBefore(o) {
+		if c.publishedBefore(ctx, o) {
 			// Copied by an earlier, interrupted commit: its staged
 			// copy goes once the run is committed.
 			c.published++
-			copied = append(copied, o.Staged)
+			c.copied = append(c.copied, o.Staged)
 			continue
 		}
-		if opts.BeforePublish != nil {
-			opts.BeforePublish(o.Path)
+		if c.opts.BeforePublish != nil {
+			c.opts.BeforePublish(o.Path)
 		}
-		if s := sinks[o.Sink]; s.Mode == "skip_existing" && !s.Dataset && Exists(ctx, o.Path) {
+		if s := c.sinks[o.Sink]; s.Mode == "skip_existing" && !s.Dataset && Exists(ctx, o.Path) {
 			storage.Remove(ctx, o.Staged)
 			continue
 		}
 		err := storage.Rename(ctx, o.Staged, o.Path)
 		if errors.Is(err, storage.ErrNoRename) {
 			err = storage.Copy(ctx, o.Staged, o.Path)
-			copied = append(copied, o.Staged)
+			c.copied = append(c.copied, o.Staged)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// A commit racing this one published it and removed the
@@ -358,7 +452,7 @@ func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*
 			}
 		}
 		if err != nil {
-			return raced(fmt.Errorf("publishing %s: %w", show(o.Path), err))
+			return c.raced(ctx, fmt.Errorf("publishing %s: %w", show(o.Path), err))
 		}
 		c.published++
 		dirs[Dir(o.Path)] = true
@@ -366,28 +460,70 @@ func (c *commit) run(ctx context.Context, runDir string, opts *CommitOptions) (*
 	for dir := range dirs {
 		SyncDir(dir)
 	}
-	for _, s := range sinks {
+	return nil, nil
+}
+
+// removeOverwritten removes, from each dataset in overwrite mode, the
+// files of earlier runs.
+func (c *commit) removeOverwritten(ctx context.Context) error {
+	for _, s := range c.sinks {
 		if s.Dataset && s.Mode == "overwrite" {
-			n, err := removeOthers(ctx, s.Root, finals)
+			n, err := removeOthers(ctx, s.Root, c.finals)
 			if err != nil {
-				return raced(err)
+				return err
 			}
-			cs.Removed += n
+			c.cs.Removed += n
 		}
 	}
-	if err := writeSuccess(); err != nil {
+	return nil
+}
+
+// writeSuccess writes each sink root's _SUCCESS: the summary and the
+// files published under the root.
+func (c *commit) writeSuccess(ctx context.Context) error {
+	for r := range c.roots {
+		pub := c.listing[r]
+		sort.Strings(pub)
+		b, _ := json.MarshalIndent(successData{c.cs, c.now, pub}, "", " ")
+		if err := Files.WriteFileAtomic(ctx, Join(r, SuccessFile), append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// raced handles a failure to publish: if another commit of the run
+// finished meanwhile (it moved or removed the staged files under this
+// one), the run is committed; its markers are written again, since this
+// commit may have removed _SUCCESS after the other wrote it.
+func (c *commit) raced(ctx context.Context, err error) (*CommitSummary, error) {
+	if !Exists(ctx, Join(c.runDir, CommittedFile)) {
 		return nil, err
 	}
-	b, _ := json.MarshalIndent(successData{CommitSummary: cs, Committed: now}, "", " ")
-	if err := Files.WriteFileAtomic(ctx, Join(runDir, CommittedFile), append(b, '\n')); err != nil {
-		return nil, err
+	if werr := c.writeSuccess(ctx); werr != nil {
+		return nil, werr
 	}
-	for _, st := range copied {
+	c.cs.Already = true
+	return c.cs, nil
+}
+
+// finish writes the _SUCCESS files, then marks the run COMMITTED, and
+// removes what publishing left: the staged copies and the PUBLISHING
+// marker.
+func (c *commit) finish(ctx context.Context) error {
+	if err := c.writeSuccess(ctx); err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(successData{CommitSummary: c.cs, Committed: c.now}, "", " ")
+	if err := Files.WriteFileAtomic(ctx, Join(c.runDir, CommittedFile), append(b, '\n')); err != nil {
+		return err
+	}
+	for _, st := range c.copied {
 		storage.Remove(ctx, st) // the staging copies, no longer needed
 	}
-	Files.Remove(ctx, Join(runDir, PublishingFile))
-	logf("committed run %s: %d shard(s), %d input(s), %d file(s)", run, shards, cs.Inputs, cs.Files)
-	return cs, nil
+	Files.Remove(ctx, Join(c.runDir, PublishingFile))
+	c.logf("committed run %s: %d shard(s), %d input(s), %d file(s)", c.id, c.shards, c.cs.Inputs, c.cs.Files)
+	return nil
 }
 
 // relTo returns name relative to root ("/"-separated), if it is under it.
