@@ -313,7 +313,7 @@ func partName(pt *Part) string {
 }
 
 // afterPart records a finished input and checkpoints when due.
-func (d *distRun) afterPart(pt *Part) error {
+func (d *distRun) afterPart(ctx context.Context, pt *Part) error {
 	due := d.run.Done(d.input(pt), pt.Size)
 	if d.opts.AfterPart != nil {
 		d.opts.AfterPart(pt)
@@ -326,7 +326,7 @@ func (d *distRun) afterPart(pt *Part) error {
 			return nil
 		}
 	}
-	return d.checkpoint(false)
+	return d.checkpoint(ctx, false)
 }
 
 // stager is a sink that can hand over the files it finished.
@@ -355,23 +355,23 @@ func (d *distRun) finished() ([]shardrun.Output, error) {
 
 // checkpoint stages every finished file and records it and the finished
 // inputs in the manifest.
-func (d *distRun) checkpoint(final bool) error {
+func (d *distRun) checkpoint(ctx context.Context, final bool) error {
 	outs, err := d.finished()
 	if err != nil {
 		return err
 	}
-	return d.run.Checkpoint(outs, final)
+	return d.run.Checkpoint(ctx, outs, final)
 }
 
 // finish writes the last checkpoint and, if every shard is done and
 // commits are allowed, commits the run.
-func (d *distRun) finish() error {
+func (d *distRun) finish(ctx context.Context) error {
 	outs, err := d.finished()
 	if err != nil {
 		return err
 	}
 	d.p.env.out.abort() // only scratch files are left
-	return d.run.Finish(outs)
+	return d.run.Finish(ctx, outs)
 }
 
 // create creates an output file: staged by the sharded run if there is
@@ -379,7 +379,7 @@ func (d *distRun) finish() error {
 // anywhere.
 func (e *buildEnv) create(final string, seekable bool) (io.WriteSeeker, error) {
 	if e.dist != nil {
-		return e.dist.stage(final, seekable)
+		return e.dist.stage(e.ctx, final, seekable)
 	}
 	return e.out.create(final, seekable)
 }
@@ -404,11 +404,11 @@ func (e *buildEnv) finished(f io.WriteSeeker) error {
 }
 
 // stage creates an output file of a sharded run.
-func (d *distRun) stage(final string, seekable bool) (*shardrun.StagedFile, error) {
+func (d *distRun) stage(ctx context.Context, final string, seekable bool) (*shardrun.StagedFile, error) {
 	if seekable {
-		return d.run.StageSeekable(final)
+		return d.run.StageSeekable(ctx, final)
 	}
-	return d.run.Stage(final)
+	return d.run.Stage(ctx, final)
 }
 
 // trackedSink wraps a file sink: it applies skip_existing and records

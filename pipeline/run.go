@@ -109,6 +109,9 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	// The run's context, which the sharded run's calls take: ctx itself
+	// becomes the readers' below, cancelled when Run returns.
+	runCtx := ctx
 	p.env.ctx = ctx
 	p.env.out.sync = opts.Sync
 	p.env.out.ctx = ctx
@@ -128,7 +131,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			if d != nil && d.run != nil {
 				d.run.Abort()
 				// Say what the manifest keeps for --resume.
-				err = d.run.Interrupted(err)
+				err = d.run.Interrupted(runCtx, err)
 			}
 		}
 	}()
@@ -145,7 +148,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, err
 		}
 		if d.run.Summary().Done != "" {
-			if err := d.run.MaybeCommit(); err != nil {
+			if err := d.run.MaybeCommit(runCtx); err != nil {
 				return nil, err
 			}
 			return &Summary{Shard: d.run.Summary(), Elapsed: time.Since(start)}, nil
@@ -223,7 +226,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		if !inline {
 			<-slots
 		}
-		if err := pub.partDone(j.part); err != nil {
+		if err := pub.partDone(runCtx, j.part); err != nil {
 			return nil, err
 		}
 	}
@@ -238,7 +241,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			return nil, interrupted(err)
 		}
 	}
-	if err := pub.commit(); err != nil {
+	if err := pub.commit(runCtx); err != nil {
 		return nil, err
 	}
 	if d != nil {
@@ -289,19 +292,19 @@ func (g *progress) update(files int, rows, bytes int64) {
 // and commits the run when the last shard finishes.
 type publisher interface {
 	includes(pt *Part) bool
-	partDone(pt *Part) error
-	commit() error
+	partDone(ctx context.Context, pt *Part) error
+	commit(ctx context.Context) error
 }
 
 // plainRun publishes a plain run's outputs all at once.
 type plainRun struct{ out *outputs }
 
-func (plainRun) includes(*Part) bool       { return true }
-func (plainRun) partDone(*Part) error      { return nil }
-func (r *plainRun) commit() error          { return r.out.commit() }
-func (d *distRun) includes(pt *Part) bool  { return d.include[pt] }
-func (d *distRun) partDone(pt *Part) error { return d.afterPart(pt) }
-func (d *distRun) commit() error           { return d.finish() }
+func (plainRun) includes(*Part) bool                            { return true }
+func (plainRun) partDone(context.Context, *Part) error          { return nil }
+func (r *plainRun) commit(context.Context) error                { return r.out.commit() }
+func (d *distRun) includes(pt *Part) bool                       { return d.include[pt] }
+func (d *distRun) partDone(ctx context.Context, pt *Part) error { return d.afterPart(ctx, pt) }
+func (d *distRun) commit(ctx context.Context) error             { return d.finish(ctx) }
 
 func interrupted(err error) error {
 	return fmt.Errorf("interrupted, no output written: %w", err)

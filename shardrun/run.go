@@ -106,9 +106,10 @@ type Output struct {
 
 // Run is one shard's attempt of a run: the driver a pipeline talks to
 // through Skip ("is this input done already"), Stage ("write this
-// output"), Done ("this input is done"), Checkpoint and Finish.
+// output"), Done ("this input is done"), Checkpoint and Finish. The
+// methods that touch storage take the attempt's context: cancelling it
+// stops them.
 type Run struct {
-	ctx     context.Context
 	cfg     Config
 	dir     string
 	manName string
@@ -133,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	if err := cfg.Shard.Check(); err != nil {
 		return nil, err
 	}
-	r := &Run{ctx: ctx, cfg: cfg, skip: map[string]bool{}}
+	r := &Run{cfg: cfg, skip: map[string]bool{}}
 	r.dir = Join(cfg.StateDir, cfg.Run)
 	r.manName = ManifestName(r.dir, cfg.Shard.Index)
 	r.sum = Summary{Shard: cfg.Shard, Run: cfg.Run, RunDir: r.dir, Assigned: len(cfg.Assigned)}
@@ -205,7 +206,7 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	}
 	// Only this shard's names are touched, so a retry cannot damage
 	// another shard's work.
-	if err := r.cleanup(keep); err != nil {
+	if err := r.cleanup(ctx, keep); err != nil {
 		return nil, err
 	}
 	if old != nil && cfg.Resume && old.Complete {
@@ -276,6 +277,10 @@ func (r *Run) stagingDir() string {
 // written everything (a staging object is invisible to readers, and a
 // later attempt removes it unless a manifest lists it), Commit at the
 // checkpoint completes it if Close did not, Abort aborts it.
+//
+// A StagedFile keeps the context given to Stage, as the io.Writer it is
+// has no other way to get one: cancelling it aborts the upload, and
+// Commit and Abort use it.
 type StagedFile struct {
 	ctx           context.Context
 	f             *os.File       // a filesystem's temporary file
@@ -291,17 +296,21 @@ type StagedFile struct {
 // (named .<name>.tmp-*), an upload to its staged object on an object
 // store, streamed (the caller may seek back only within the bytes the
 // upload still holds: see storage.CreateOptions).
-func (r *Run) Stage(final string) (*StagedFile, error) { return r.stage(final, false) }
+func (r *Run) Stage(ctx context.Context, final string) (*StagedFile, error) {
+	return r.stage(ctx, final, false)
+}
 
 // StageSeekable is Stage for writers that seek back anywhere (MAT and
 // HDF5 files): on an object store the upload spools to a local temporary
 // file, uploaded when the file is closed.
-func (r *Run) StageSeekable(final string) (*StagedFile, error) { return r.stage(final, true) }
+func (r *Run) StageSeekable(ctx context.Context, final string) (*StagedFile, error) {
+	return r.stage(ctx, final, true)
+}
 
-func (r *Run) stage(final string, seekable bool) (*StagedFile, error) {
-	sf := &StagedFile{ctx: r.ctx, final: final, staged: r.stagedName(final), remote: remote(final)}
+func (r *Run) stage(ctx context.Context, final string, seekable bool) (*StagedFile, error) {
+	sf := &StagedFile{ctx: ctx, final: final, staged: r.stagedName(final), remote: remote(final)}
 	if sf.remote {
-		w, err := storage.Create(r.ctx, sf.staged, storage.CreateOptions{Sync: true, Seekable: seekable})
+		w, err := storage.Create(ctx, sf.staged, storage.CreateOptions{Sync: true, Seekable: seekable})
 		if err != nil {
 			return nil, err
 		}
@@ -446,7 +455,7 @@ func (r *Run) Done(in ManifestInput, size int64) bool {
 // inputs finished since the last checkpoint in the manifest; complete
 // marks the shard finished. Outputs not written through Stage are
 // ignored (a skip_existing sink that wrote nothing).
-func (r *Run) Checkpoint(done []Output, complete bool) error {
+func (r *Run) Checkpoint(ctx context.Context, done []Output, complete bool) error {
 	want := map[string]Output{}
 	for _, o := range done {
 		want[o.Final] = o
@@ -480,7 +489,7 @@ func (r *Run) Checkpoint(done []Output, complete bool) error {
 	r.man.NextSeq = r.seq
 	r.man.Checkpoints++
 	r.man.Complete = complete
-	if err := r.man.Write(r.ctx, r.manName); err != nil {
+	if err := r.man.Write(ctx, r.manName); err != nil {
 		return err
 	}
 	r.sum.Checkpoints++
@@ -499,12 +508,12 @@ func (r *Run) Checkpoint(done []Output, complete bool) error {
 // Finish takes the last checkpoint (marking the shard complete), discards
 // outputs that were never finished and, if every shard is complete and
 // commits are allowed, commits the run.
-func (r *Run) Finish(done []Output) error {
-	if err := r.Checkpoint(done, true); err != nil {
+func (r *Run) Finish(ctx context.Context, done []Output) error {
+	if err := r.Checkpoint(ctx, done, true); err != nil {
 		return err
 	}
 	r.Abort()
-	return r.MaybeCommit()
+	return r.MaybeCommit(ctx)
 }
 
 // Abort discards the outputs not staged yet and the directories made for
@@ -530,13 +539,13 @@ const lockFile = "commit.lock"
 // `npyflow commit` can commit). It logs which it was: committed, left to
 // `npyflow commit` (NoCommit), waiting for other shards, or committing
 // elsewhere.
-func (r *Run) MaybeCommit() error {
+func (r *Run) MaybeCommit(ctx context.Context) error {
 	if r.committed {
 		return nil
 	}
 	var waiting []string
 	for i := 0; i < r.cfg.Shard.Count; i++ {
-		m, err := ReadManifest(r.ctx, ManifestName(r.dir, i))
+		m, err := ReadManifest(ctx, ManifestName(r.dir, i))
 		if err != nil || m.Run != r.cfg.Run || !m.Complete {
 			waiting = append(waiting, strconv.Itoa(i))
 		}
@@ -554,16 +563,16 @@ func (r *Run) MaybeCommit() error {
 	lock := Join(r.dir, lockFile)
 	host, _ := os.Hostname()
 	text := fmt.Sprintf("shard %d pid %d host %s %s\n", r.cfg.Shard.Index, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	if err := storage.CreateNew(r.ctx, lock, []byte(text)); err != nil {
-		holder, _ := Files.ReadFile(r.ctx, lock)
+	if err := storage.CreateNew(ctx, lock, []byte(text)); err != nil {
+		holder, _ := Files.ReadFile(ctx, lock)
 		r.logf("%s; another process is committing the run (%s: %s); if it died, run npyflow commit", staged, lockFile,
 			strings.TrimSpace(string(holder)))
 		return nil
 	}
-	cs, err := CommitRun(r.ctx, r.dir, &CommitOptions{Log: r.cfg.Log})
+	cs, err := CommitRun(ctx, r.dir, &CommitOptions{Log: r.cfg.Log})
 	if err != nil {
 		// The lock is ours: without it a later attempt may commit.
-		storage.Remove(context.WithoutCancel(r.ctx), lock)
+		storage.Remove(context.WithoutCancel(ctx), lock)
 		return fmt.Errorf("commit: %w", err)
 	}
 	r.sum.Committed = cs
@@ -586,21 +595,22 @@ func shortList(s []string) string {
 
 // Interrupted returns err, which stopped the attempt, saying what the
 // shard's manifest keeps for a --resume when err is a cancellation
-// (Ctrl-C, SIGTERM from a scheduler): an *InterruptedError.
+// (Ctrl-C, SIGTERM from a scheduler): an *InterruptedError. ctx is the
+// attempt's context.
 //
 // An error after the attempt's context was cancelled is taken for a
 // consequence of the cancellation: an object store aborts the uploads of
 // a cancelled context, so closing an output then fails with the store's
 // own error.
-func (r *Run) Interrupted(err error) error {
+func (r *Run) Interrupted(ctx context.Context, err error) error {
 	var ie *InterruptedError
 	if err == nil || errors.As(err, &ie) {
 		return err
 	}
 	var cause error
 	switch {
-	case r.ctx.Err() != nil:
-		cause = r.ctx.Err()
+	case ctx.Err() != nil:
+		cause = ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded):
 		cause = context.DeadlineExceeded
 	case errors.Is(err, context.Canceled):
@@ -613,15 +623,15 @@ func (r *Run) Interrupted(err error) error {
 
 // cleanup removes this shard's temporary files and the staged files of
 // this run not in keep: what a killed attempt left behind.
-func (r *Run) cleanup(keep map[string]bool) error {
+func (r *Run) cleanup(ctx context.Context, keep map[string]bool) error {
 	suffix := ".npyflow-" + r.cfg.Run
 	leftover := func(name string) bool {
 		return strings.Contains(name, ".tmp-") || strings.HasSuffix(name, suffix)
 	}
 	// Staging objects of this shard (object stores).
-	err := walk(r.ctx, r.stagingDir(), func(e storage.Info) error {
+	err := walk(ctx, r.stagingDir(), func(e storage.Info) error {
 		if !e.IsDir && !keep[e.Name] {
-			return storage.Remove(r.ctx, e.Name)
+			return storage.Remove(ctx, e.Name)
 		}
 		return nil
 	}, nil)
@@ -634,13 +644,13 @@ func (r *Run) cleanup(keep map[string]bool) error {
 		if !s.Dataset || remote(s.Root) {
 			continue
 		}
-		err := walk(r.ctx, s.Root, func(e storage.Info) error {
+		err := walk(ctx, s.Root, func(e storage.Info) error {
 			name := Base(e.Name)
 			if e.IsDir && name == "_npyflow" {
 				return errSkipDir
 			}
 			if !e.IsDir && strings.HasPrefix(name, prefix) && leftover(name) && !keep[e.Name] {
-				return storage.Remove(r.ctx, e.Name)
+				return storage.Remove(ctx, e.Name)
 			}
 			return nil
 		}, nil)

@@ -57,12 +57,12 @@ func (r *fileRun) run(t *testing.T, shard int, log *bytes.Buffer) (*Summary, err
 		return nil, err
 	}
 	if ru.Summary().Done != "" {
-		return ru.Summary(), ru.MaybeCommit()
+		return ru.Summary(), ru.MaybeCommit(context.Background())
 	}
 	var outs []Output
 	for _, in := range r.config(shard, nil).Assigned {
 		final := filepath.Join(r.root, ru.PartName()+".txt")
-		f, err := ru.Stage(final)
+		f, err := ru.Stage(context.Background(), final)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func (r *fileRun) run(t *testing.T, shard int, log *bytes.Buffer) (*Summary, err
 		ru.Done(in, 1)
 		outs = append(outs, Output{Sink: "ds", Final: final, Rows: 1})
 	}
-	return ru.Summary(), ru.Finish(outs)
+	return ru.Summary(), ru.Finish(context.Background(), outs)
 }
 
 // TestStartChecksOwnInputs: a shard re-fingerprints its own inputs (and
@@ -123,16 +123,16 @@ func TestMaybeCommitLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := filepath.Join(r.root, ru.PartName()+".txt")
-	f, _ := ru.Stage(final)
+	f, _ := ru.Stage(context.Background(), final)
 	f.Write([]byte("x"))
 	ru.Done(cfg.Assigned[0], 1)
 	ru.Done(cfg.Assigned[1], 1)
-	if err := ru.Checkpoint([]Output{{Sink: "ds", Final: final, Rows: 2}}, true); err != nil {
+	if err := ru.Checkpoint(context.Background(), []Output{{Sink: "ds", Final: final, Rows: 2}}, true); err != nil {
 		t.Fatal(err)
 	}
 	m, _ := ReadManifest(context.Background(), ManifestName(filepath.Join(r.state, "run0"), 1))
 	os.Remove(m.Outputs[0].Staged)
-	if err := ru.MaybeCommit(); err == nil || !strings.Contains(err.Error(), "is missing") {
+	if err := ru.MaybeCommit(context.Background()); err == nil || !strings.Contains(err.Error(), "is missing") {
 		t.Fatalf("commit with a staged file gone: %v", err)
 	}
 	lock := filepath.Join(r.state, "run0", lockFile)
@@ -170,12 +170,12 @@ func (r *fileRun) runWith(t *testing.T, cfg Config) (*Summary, error) {
 	var outs []Output
 	for _, in := range cfg.Assigned {
 		final := filepath.Join(r.root, ru.PartName()+".txt")
-		f, _ := ru.Stage(final)
+		f, _ := ru.Stage(context.Background(), final)
 		fmt.Fprintf(f, "%s\n", in.Path)
 		ru.Done(in, 1)
 		outs = append(outs, Output{Sink: "ds", Final: final, Rows: 1})
 	}
-	return ru.Summary(), ru.Finish(outs)
+	return ru.Summary(), ru.Finish(context.Background(), outs)
 }
 
 // TestInterrupted: a cancellation becomes an InterruptedError saying what
@@ -187,24 +187,24 @@ func TestInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = ru.Interrupted(fmt.Errorf("reading x: %w", context.Canceled))
+	err = ru.Interrupted(context.Background(), fmt.Errorf("reading x: %w", context.Canceled))
 	if want := "interrupted before the first checkpoint of shard 0/2 (0 of 2 inputs kept; --resume starts it over): context canceled"; err == nil || err.Error() != want {
 		t.Errorf("before a checkpoint: %v", err)
 	}
-	f, _ := ru.Stage(filepath.Join(r.root, ru.PartName()+".txt"))
+	f, _ := ru.Stage(context.Background(), filepath.Join(r.root, ru.PartName()+".txt"))
 	f.Write([]byte("x"))
 	ru.Done(cfg.Assigned[0], 1)
-	if err := ru.Checkpoint([]Output{{Sink: "ds", Final: f.final, Rows: 1}}, false); err != nil {
+	if err := ru.Checkpoint(context.Background(), []Output{{Sink: "ds", Final: f.final, Rows: 1}}, false); err != nil {
 		t.Fatal(err)
 	}
-	err = ru.Interrupted(context.DeadlineExceeded)
+	err = ru.Interrupted(context.Background(), context.DeadlineExceeded)
 	var ie *InterruptedError
 	if want := "interrupted, 1 checkpoint(s) kept for --resume (shard 0/2: 1 of 2 inputs done): context deadline exceeded"; !errors.As(err, &ie) ||
 		err.Error() != want || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("after a checkpoint: %v", err)
 	}
 	other := errors.New("disk full")
-	if ru.Interrupted(other) != other {
+	if ru.Interrupted(context.Background(), other) != other {
 		t.Error("an error that is not a cancellation was changed")
 	}
 }

@@ -97,12 +97,13 @@ func runShard(t *testing.T, j *job, s int, resume bool, v string, stop int, noCo
 	t.Helper()
 	cfg := j.config(s, resume)
 	cfg.NoCommit = noCommit
-	r, err := shardrun.Start(t.Context(), cfg)
+	ctx := t.Context()
+	r, err := shardrun.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("shard %d: %v", s, err)
 	}
 	if r.Summary().Done != "" {
-		if err := r.MaybeCommit(); err != nil {
+		if err := r.MaybeCommit(ctx); err != nil {
 			t.Fatalf("shard %d: %v", s, err)
 		}
 		return r.Summary()
@@ -114,7 +115,7 @@ func runShard(t *testing.T, j *job, s int, resume bool, v string, stop int, noCo
 			continue
 		}
 		final := shardrun.Join(j.root, fmt.Sprintf("odd=%d", i%2), r.PartName()+".txt")
-		f, err := r.Stage(final)
+		f, err := r.Stage(ctx, final)
 		if err != nil {
 			t.Fatalf("shard %d: %v", s, err)
 		}
@@ -128,12 +129,12 @@ func runShard(t *testing.T, j *job, s int, resume bool, v string, stop int, noCo
 		}
 		n++
 		if r.Done(in, int64(len(data))) {
-			if err := r.Checkpoint([]shardrun.Output{{Sink: "ds", Final: final, Rows: in.Rows}}, false); err != nil {
+			if err := r.Checkpoint(ctx, []shardrun.Output{{Sink: "ds", Final: final, Rows: in.Rows}}, false); err != nil {
 				t.Fatalf("shard %d: checkpoint: %v", s, err)
 			}
 		}
 	}
-	if err := r.Finish(nil); err != nil {
+	if err := r.Finish(ctx, nil); err != nil {
 		t.Fatalf("shard %d: finish: %v", s, err)
 	}
 	return r.Summary()
