@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
-	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/pipeline/shard"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -58,7 +56,7 @@ type distRun struct {
 	shard    shardrun.Shard
 	runID    string
 	include  map[*Part]bool
-	fps      map[*Part]partFP
+	fps      map[*Part]shard.Fingerprint
 	noChecks string // why checkpoints happen only at the end
 }
 
@@ -138,39 +136,6 @@ func (p *Plan) checkShardable() error {
 	return nil
 }
 
-// sinkRoot is the directory a sink writes under: a dataset's directory,
-// or the directory before the first placeholder of a file path.
-func sinkRoot(c *job.Component) string {
-	path := c.String("path")
-	if storage.Scheme(path) != "" {
-		// A URL: the dataset's prefix, or the one before the first
-		// placeholder of a file name.
-		if i := strings.IndexByte(path, '{'); i >= 0 && !isDataset(c) {
-			// Keep the URL's query (endpoint, region), which follows
-			// the placeholders.
-			query := ""
-			if loc := urlQueryRE.FindStringIndex(path[i:]); loc != nil {
-				query = path[i+loc[0]:]
-			}
-			return strings.TrimSuffix(shardrun.Dir(path[:i]+"x"), "/") + query
-		}
-		if isDataset(c) {
-			return strings.TrimSuffix(path, "/")
-		}
-		return shardrun.Dir(path)
-	}
-	if isDataset(c) {
-		return filepath.Clean(c.ResolvePath(path))
-	}
-	if i := strings.IndexByte(path, '{'); i >= 0 {
-		path = path[:i]
-		if strings.HasSuffix(path, "/") || path == "" {
-			return filepath.Clean(c.ResolvePath(path + "."))
-		}
-	}
-	return filepath.Dir(c.ResolvePath(path))
-}
-
 // stateDir is where the run's manifests go.
 func (p *Plan) stateDir(override string) string {
 	if override != "" {
@@ -179,18 +144,16 @@ func (p *Plan) stateDir(override string) string {
 	if p.frozen != nil && p.frozen.StateDir != "" {
 		return p.frozen.StateDir
 	}
-	return DefaultStateDir(p.Job)
+	return shard.DefaultStateDir(p.Job)
 }
 
 // DefaultStateDir is where a job's runs keep their manifests unless told
-// otherwise: _npyflow in the root of its first sink.
-func DefaultStateDir(j *job.Job) string {
-	sinks := j.Of(job.Sink)
-	if len(sinks) == 0 {
-		return "_npyflow"
-	}
-	return shardrun.Join(sinkRoot(sinks[0]), "_npyflow")
-}
+// otherwise ([shard.DefaultStateDir]).
+func DefaultStateDir(j *job.Job) string { return shard.DefaultStateDir(j) }
+
+// shardable reports why the job cannot be split across shards or
+// checkpointed between inputs, or "" when it can ([shard.Shardable]).
+func (p *Plan) shardable() string { return shard.Shardable(p.Job) }
 
 // needsDist reports whether the plan must run with manifests: it writes
 // a dataset.
@@ -208,7 +171,7 @@ func (p *Plan) needsDist() bool {
 // With a frozen plan, only this shard's inputs are looked at (their
 // fingerprints checked again by shardrun.Start).
 func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error) {
-	d := &distRun{p: p, opts: *o, shard: o.Shard, include: map[*Part]bool{}, fps: map[*Part]partFP{}}
+	d := &distRun{p: p, opts: *o, shard: o.Shard, include: map[*Part]bool{}, fps: map[*Part]shard.Fingerprint{}}
 	fp := p.frozen
 	if d.shard.Count == 0 {
 		d.shard.Count = 1
@@ -228,19 +191,19 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		}
 	}
 	parts := p.allParts()
-	var known map[string]partFP
+	var known map[string]shard.Fingerprint
 	if fp != nil {
 		if len(parts) != len(fp.Inputs) {
 			return nil, fmt.Errorf("the job now has %d inputs, the plan %d: the job or its files changed since planning", len(parts), len(fp.Inputs))
 		}
-		known = map[string]partFP{}
+		known = map[string]shard.Fingerprint{}
 		for i, pt := range parts {
 			in := fp.Inputs[i]
-			if pt.Source != in.Source || absPath(pt.Path) != absPath(in.Path) || pt.Member != in.Member || pt.Rows != in.Rows {
+			if pt.Source != in.Source || shard.AbsPath(pt.Path) != shard.AbsPath(in.Path) || pt.Member != in.Member || pt.Rows != in.Rows {
 				return nil, fmt.Errorf("input %d is %s:%s (%d rows) but the plan has %s:%s (%d rows): the job or its files changed since planning",
 					i, pt.Source, partName(pt), pt.Rows, in.Source, in.Path, in.Rows)
 			}
-			known[pt.Path] = partFP{fp: in.Fingerprint, mtime: in.ModTime}
+			known[pt.Path] = shard.Fingerprint{Sum: in.Fingerprint, ModTime: in.ModTime}
 		}
 	}
 	fps, err := fingerprintParts(ctx, parts, known)
@@ -266,7 +229,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		}
 	}
 	for _, c := range p.Job.Of(job.Sink) {
-		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
+		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: shard.SinkRoot(c), Dataset: shard.IsDataset(c)})
 	}
 	for _, s := range p.sinks {
 		if t, ok := s.(*trackedSink); ok {
@@ -302,7 +265,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 
 // input is a part as the manifests record it.
 func (d *distRun) input(pt *Part) shardrun.ManifestInput {
-	return shardrun.ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].fp, Rows: pt.Rows}
+	return shardrun.ManifestInput{Source: pt.Source, Path: pt.Path, Member: pt.Member, Fingerprint: d.fps[pt].Sum, Rows: pt.Rows}
 }
 
 func partName(pt *Part) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/pipeline/shard"
 )
 
 // Convert converts the file in to the file out, each in the format of
@@ -61,7 +62,7 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 	if to == nil {
 		return nil, optionErrorf("%s: unknown output format (want %s)", out, formatList())
 	}
-	if absPath(in) == absPath(out) {
+	if shard.AbsPath(in) == shard.AbsPath(out) {
 		return nil, optionErrorf("%s: input and output are the same file", in)
 	}
 	j, err := convertJob(in, out, from, to, &o)

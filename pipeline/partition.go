@@ -17,6 +17,7 @@ import (
 	"github.com/npyflow/npyflow/parquetio"
 	"github.com/npyflow/npyflow/pipeline/internal/rowbytes"
 	"github.com/npyflow/npyflow/pipeline/job"
+	"github.com/npyflow/npyflow/pipeline/shard"
 	"github.com/npyflow/npyflow/shardrun"
 )
 
@@ -162,16 +163,10 @@ type fileRec struct {
 	rows        int64
 }
 
-// isDataset reports whether a sink writes a dataset directory (a parquet
-// sink with partition_by or dataset: true).
-func isDataset(c *job.Component) bool {
-	return c.Spec.Field("partition_by") != nil && (c.Has("partition_by") || c.Bool("dataset"))
-}
-
 // buildParquetOutput builds a parquet sink: a dataset or a file.
 func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	mode := c.String("mode")
-	if !isDataset(c) {
+	if !shard.IsDataset(c) {
 		for _, o := range []string{"max_rows_per_file", "max_bytes_per_file", "max_open_files"} {
 			if c.Has(o) {
 				return nil, c.Errorf(o, "applies to datasets only: set partition_by or dataset: true")
