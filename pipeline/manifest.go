@@ -2,8 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -197,30 +195,18 @@ func fingerprintParts(ctx context.Context, parts []*Part, known map[string]shard
 	return shard.Fingerprints(ctx, paths, known)
 }
 
-// runID is the digest that names a run: the job's components and
-// options, every input with its fingerprint, the outputs and the shard
-// count. Shards that planned the same work agree on it; a shard that saw
-// other files or another job gets another ID, and commit notices.
+// runID is the digest that names a run ([shard.RunID]) of the parts
+// with their fingerprints fps.
 func (p *Plan) runID(parts []*Part, fps []shard.Fingerprint, shards int) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "npyflow run v%d\nshards %d\n", shard.Format, shards)
-	for _, c := range p.Job.Components {
-		fmt.Fprintf(h, "component %d %q %q\n", c.Kind, c.Name, c.Type)
-		for _, k := range c.Given() {
-			fmt.Fprintf(h, " %q=%q\n", k, c.Text(k))
-		}
-	}
+	ins := make([]shard.Input, len(parts))
 	for i, pt := range parts {
-		fmt.Fprintf(h, "input %q %q %q %d %d %s\n", pt.Source, shard.AbsPath(pt.Path), pt.Member, pt.Size, pt.Rows, fps[i].Sum)
+		ins[i] = shard.Input{Source: pt.Source, Path: pt.Path, Member: pt.Member, Size: pt.Size, Rows: pt.Rows, Fingerprint: fps[i].Sum}
 	}
-	for _, o := range p.Outputs {
-		var paths []string
-		for _, p := range o.Paths {
-			paths = append(paths, shard.AbsPath(p))
-		}
-		fmt.Fprintf(h, "output %q %q %s\n", o.Sink, o.Schema, strings.Join(paths, "\x00"))
+	outs := make([]shard.RunOutput, len(p.Outputs))
+	for i, o := range p.Outputs {
+		outs[i] = shard.RunOutput{Sink: o.Sink, Schema: o.Schema.String(), Paths: o.Paths}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:20]
+	return shard.RunID(p.Job, ins, outs, shards)
 }
 
 // captureVars returns a part's capture values (its template variables

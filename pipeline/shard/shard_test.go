@@ -127,3 +127,57 @@ func TestJobVocabulary(t *testing.T) {
 		t.Errorf("root before the placeholder: %s", got)
 	}
 }
+
+// TestRunID: the same work gets the same ID, whatever the working
+// directory makes of relative paths; each input field counted, the
+// outputs and the shard count change it.
+func TestRunID(t *testing.T) {
+	j, err := job.Load("/jobs/job.yaml", []byte("version: 1\nsources:\n  s: {type: npy, paths: x.npy}\nsinks:\n  o: {type: npy, input: s, path: y.npy}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := shard.Input{Source: "s", Path: "x.npy", Member: "", Size: 128, Rows: 4, Fingerprint: "f1", Shard: 1}
+	out := shard.RunOutput{Sink: "o", Schema: "<f8", Paths: []string{"y.npy"}}
+	base := shard.RunID(j, []shard.Input{in}, []shard.RunOutput{out}, 2)
+	if len(base) != 20 {
+		t.Fatalf("ID %q: want 20 hex digits", base)
+	}
+	abs := in
+	abs.Path = filepath.Join(wd, "x.npy")
+	absOut := out
+	absOut.Paths = []string{filepath.Join(wd, "y.npy")}
+	notCounted := in
+	notCounted.Shard, notCounted.Captures = 0, map[string]string{"k": "v"}
+	for name, id := range map[string]string{
+		"absolute paths":  shard.RunID(j, []shard.Input{abs}, []shard.RunOutput{absOut}, 2),
+		"shard, captures": shard.RunID(j, []shard.Input{notCounted}, []shard.RunOutput{out}, 2),
+		"computed again":  shard.RunID(j, []shard.Input{in}, []shard.RunOutput{out}, 2),
+	} {
+		if id != base {
+			t.Errorf("%s: ID %s, want %s", name, id, base)
+		}
+	}
+	changed := func(f func(*shard.Input, *shard.RunOutput) int) string {
+		i, o := in, out
+		n := f(&i, &o)
+		return shard.RunID(j, []shard.Input{i}, []shard.RunOutput{o}, n)
+	}
+	for name, id := range map[string]string{
+		"fingerprint": changed(func(i *shard.Input, _ *shard.RunOutput) int { i.Fingerprint = "f2"; return 2 }),
+		"size":        changed(func(i *shard.Input, _ *shard.RunOutput) int { i.Size++; return 2 }),
+		"rows":        changed(func(i *shard.Input, _ *shard.RunOutput) int { i.Rows++; return 2 }),
+		"member":      changed(func(i *shard.Input, _ *shard.RunOutput) int { i.Member = "m"; return 2 }),
+		"source":      changed(func(i *shard.Input, _ *shard.RunOutput) int { i.Source = "t"; return 2 }),
+		"schema":      changed(func(_ *shard.Input, o *shard.RunOutput) int { o.Schema = "<f4"; return 2 }),
+		"output path": changed(func(_ *shard.Input, o *shard.RunOutput) int { o.Paths = []string{"z.npy"}; return 2 }),
+		"shards":      changed(func(*shard.Input, *shard.RunOutput) int { return 3 }),
+	} {
+		if id == base {
+			t.Errorf("%s changed, the ID did not", name)
+		}
+	}
+}
