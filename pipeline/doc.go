@@ -28,8 +28,9 @@
 // archive sinks, npz, mat and hdf5) write through internal/storage.
 // Transforms are transform.go, cast.go, filter.go (the language is
 // package expr), analyze.go and pcascores.go (describe, pca), and
-// partition.go writes Hive-partitioned Parquet datasets. commit.go,
-// manifest.go and shard.go run sharded jobs on package shardrun.
+// partition.go writes Hive-partitioned Parquet datasets. commit.go and
+// manifest.go run sharded jobs on package shardrun, with package shard's
+// frozen plan, run IDs, fingerprints and sink roots.
 //
 // Fast paths (copy.go) are optional interfaces the engine checks first,
 // as io.Copy checks WriterTo and ReaderFrom: a sink fed by a source

@@ -1,7 +1,7 @@
 // Package shard is the vocabulary of a job's sharded runs that needs no
 // engine: the frozen plan every shard reads ([Plan], written by `npyflow
 // plan`), the input fingerprints a run's identity is made of
-// ([Fingerprints]), where a sink writes and a run keeps its manifests
+// ([Fingerprints], [RunID]), where a sink writes and a run keeps its manifests
 // ([SinkRoot], [DefaultStateDir]), and which jobs can be split across
 // shards ([Shardable]).
 //
