@@ -150,6 +150,14 @@ func (s *fileSource) partHeader(p *Part) *npyio.Header {
 	return &npyio.Header{DType: storedDType(sc, p, true), Shape: append([]int{int(p.Rows)}, sc.Shape...)}
 }
 
+// asColumns reports whether part p, an archive's members read as one
+// table, opens as one npyio.Reader per member, so that a Parquet sink
+// writes it as a table of them (parquetio.WriteTable), not as records.
+func (s *fileSource) asColumns(p *Part) bool {
+	_, ok := s.r.(npyOpener)
+	return ok && s.plain(p) && p.cols != nil
+}
+
 // arrays opens part p as npyio.Readers: one (cols nil) for an array,
 // one per column of an archive's table (cols describes them). open may
 // be called again (up to three times, see parquetio.WriteArray); each

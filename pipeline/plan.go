@@ -213,7 +213,9 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 		}
 	}
 	rows := map[string]int64{}
-	sameRows := map[string]bool{} // every part keeps its rows from its source
+	sameRows := map[string]bool{}        // every part keeps its rows from its source
+	passRows := map[string]bool{}        // the rows kept are the source's, unchanged
+	passFrom := map[string]*fileSource{} // that source, when it is one
 
 	exact := map[string]bool{}
 	parts := map[string][]*Part{}
@@ -286,15 +288,27 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 				continue
 			}
 		}
-		same := c.Kind != job.Transform || rowPreserving[c.Type]
+		same := c.Kind != job.Transform || rowPreserving[c.Type] || keepsEveryRow(n, inRows, inExact)
+		_, selects := n.(*rowSelect)
+		pass := c.Kind != job.Transform || selects || c.Type == "filter"
 		for _, name := range c.Inputs {
 			same = same && sameRows[name]
+			pass = pass && passRows[name]
 		}
-		sameRows[c.Name] = same
+		sameRows[c.Name], passRows[c.Name] = same, pass
+		if fs, ok := n.(*fileSource); ok {
+			passFrom[c.Name] = fs
+		} else if pass && len(c.Inputs) == 1 {
+			passFrom[c.Name] = passFrom[c.Inputs[0]]
+		}
 		if c.Kind == job.Sink {
 			if k, ok := n.(partsKeeper); ok {
 				_, direct := p.nodes[c.Inputs[0]].(*fileSource)
-				k.knowParts(inParts, same, inExact, direct && len(c.Inputs) == 1)
+				f := sinkFeed{same: same, exact: inExact, direct: direct && len(c.Inputs) == 1}
+				if pass && len(c.Inputs) == 1 {
+					f.from = passFrom[c.Name]
+				}
+				k.knowParts(inParts, f)
 			}
 		}
 		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
