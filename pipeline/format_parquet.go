@@ -362,6 +362,9 @@ func (w *parquetSpool) Close() error {
 	return err
 }
 
+// takesStored: Parquet records no Fortran order of its data.
+func (s *parquetSink) takesStored() bool { return false }
+
 // copies: every part of a source feeding the sink directly, alone in its
 // file, is written in one pass from its arrays (see copy.go).
 func (s *parquetSink) copies(src source, p *Part) bool {

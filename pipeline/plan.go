@@ -282,7 +282,7 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 			continue
 		}
 		if stored != "" {
-			if st, ok := n.(storedTaker); !ok || !st.takesStored() || len(c.Inputs) != 1 {
+			if st, ok := n.(partCopier); !ok || !st.takesStored() || len(c.Inputs) != 1 {
 				src := j.Component(stored)
 				fail(src.Errorf("fortran_order", "keeps arrays as stored, which only npy and npz sinks fed by the source alone can write, not %s %q (a transform or another sink reads rows, in C order)", c.Kind, c.Name))
 				continue
