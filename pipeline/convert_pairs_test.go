@@ -194,7 +194,7 @@ func TestConvertMatchesJobFixtures(t *testing.T) {
 				pairs++
 				sub := t.TempDir()
 				conv := filepath.Join(sub, "convert."+to)
-				opts := &ConvertOptions{Flags: map[string]string{"compression": compressionFor(to)}}
+				opts := &ConvertOptions{Flags: map[string]string{"compression": compressionFor(to)}, Warn: func(string) {}}
 				_, cerr := Convert(context.Background(), in, conv, opts)
 				out := filepath.Join(sub, "job."+to)
 				identity := !mixedSource(t, sub, in, from, to, opts)
@@ -338,7 +338,7 @@ func mixedSource(t *testing.T, dir, in, from, to string, o *ConvertOptions) bool
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(context.Background(), jb, nil)
+	plan, err := NewPlan(context.Background(), jb, &PlanOptions{Warn: func(string) {}})
 	if err != nil {
 		return false // refused as it is: by both, or told by the caller
 	}
@@ -380,13 +380,14 @@ func oneToOneText(in, from, out, to string, o *ConvertOptions, identity bool) st
 	return fmt.Sprintf("version: 1\nsources:\n  s: %s}\n%ssinks:\n  o: %s}\n", source, transforms, sink)
 }
 
-// runJobErr loads job text (as dir/job.yaml) and runs it.
+// runJobErr loads job text (as dir/job.yaml) and runs it, its warnings
+// dropped.
 func runJobErr(dir, text string) error {
 	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
 	if err != nil {
 		return fmt.Errorf("%s\n%w", text, err)
 	}
-	plan, err := NewPlan(context.Background(), jb, nil)
+	plan, err := NewPlan(context.Background(), jb, &PlanOptions{Warn: func(string) {}})
 	if err != nil {
 		return err
 	}
