@@ -47,7 +47,25 @@ func WriteArray(w io.Writer, open Opener, name string, opts *Options, progress f
 	if len(rs) != 1 {
 		return 0, errors.New("parquetio: WriteArray needs one reader")
 	}
-	h := rs[0].Header()
+	return writeArray(w, rs[0].Header(), rs, open, name, opts, progress)
+}
+
+// WriteArrayAs is [WriteArray] for an array of header h, which the footer
+// records (its dtype's byte order, a 0-d shape, fortran_order) in place of
+// the reader's: open's reader delivers h's rows in C order, as a copy of
+// the array read back from elsewhere (a scratch file) does.
+func WriteArrayAs(w io.Writer, h *npyio.Header, open Opener, name string, opts *Options, progress func(rows int64)) (int64, error) {
+	rs, err := open()
+	if err != nil {
+		return 0, err
+	}
+	if len(rs) != 1 {
+		return 0, errors.New("parquetio: WriteArrayAs needs one reader")
+	}
+	return writeArray(w, h, rs, open, name, opts, progress)
+}
+
+func writeArray(w io.Writer, h *npyio.Header, rs []*npyio.Reader, open Opener, name string, opts *Options, progress func(rows int64)) (int64, error) {
 	schema := func() (*Schema, error) { return NewArraySchema(h, name) }
 	return write(w, schema, rs, open, opts, progress)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/npyflow/npyflow/hdf5"
+	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -71,7 +72,7 @@ func TestConvertMatchesJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	kinds := []string{"npy", "npz", "parquet", "arrow", "hdf5", "mat", "zarr"}
-	pairs, tables := 0, 0
+	pairs, tables, mixed := 0, 0, 0
 	for _, name := range []string{"plain", "record", "members"} {
 		srcExt := "npy"
 		if name == "members" {
@@ -103,30 +104,145 @@ func TestConvertMatchesJob(t *testing.T) {
 					if _, err := Convert(context.Background(), in, conv, opts); err != nil {
 						t.Fatalf("convert: %v", err)
 					}
-					out := filepath.Join(sub, "job."+to)
-					if runOneToOne(t, sub, in, from, out, to, opts) {
-						tables++
-					}
-					want, _ := os.ReadFile(conv)
-					got, err := os.ReadFile(out)
-					if err != nil && to != "zarr" {
-						t.Fatal(err)
-					}
-					if to == "mat" || to == "hdf5" || to == "zarr" {
-						// The MAT-file header holds its creation time:
-						// compare what the files hold.
-						want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, out))
-					}
-					if len(want) == 0 || !bytes.Equal(got, want) {
-						t.Errorf("job output (%d bytes) differs from convert's (%d bytes)", len(got), len(want))
+					// The job as it is, and with an identity transform
+					// between source and sink (rows pushed, not copied).
+					for _, identity := range []bool{false, true} {
+						out := filepath.Join(sub, fmt.Sprintf("job%v.%s", identity, to))
+						err := runOneToOne(sub, in, from, out, to, opts, identity)
+						if identity && mixedSource(t, sub, in, from, to, opts) {
+							// Its parts differ: each is written as it is,
+							// and no transform takes them (one schema).
+							if err == nil {
+								t.Error("an identity transform took a source of mixed parts")
+							}
+							mixed++
+							continue
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !identity && tableFor(from, to) {
+							tables++
+						}
+						want, _ := os.ReadFile(conv)
+						got, err := os.ReadFile(out)
+						if err != nil && to != "zarr" {
+							t.Fatal(err)
+						}
+						if to == "mat" || to == "hdf5" || to == "zarr" {
+							// The MAT-file header holds its creation time:
+							// compare what the files hold.
+							want, got = []byte(containerSummary(t, conv)), []byte(containerSummary(t, out))
+						}
+						if len(want) == 0 || !bytes.Equal(got, want) {
+							t.Errorf("job output (identity transform %v, %d bytes) differs from convert's (%d bytes)", identity, len(got), len(want))
+						}
 					}
 				})
 			}
 		}
 	}
-	if pairs != 3*len(kinds)*len(kinds) || tables < 9 {
-		t.Errorf("%d pairs ran, %d of them reading an archive as one table", pairs, tables)
+	if pairs != 3*len(kinds)*len(kinds) || tables < 9 || mixed > 30 {
+		t.Errorf("%d pairs ran, %d of them reading an archive as one table, %d without the identity transform (a source of mixed parts)", pairs, tables, mixed)
 	}
+}
+
+// TestConvertMatchesJobFixtures converts the committed fixtures written
+// by numpy, h5py, scipy, MATLAB, pyarrow and others (testdata/npy and
+// testdata/npz, and the .h5, .mat, .parquet and .arrow files of the
+// format packages) to .npy, .npz, .parquet and .arrow, once with Convert
+// and once with the job Convert is, with an identity transform between
+// source and sink (the sink pushed rows, not copied a part): the outputs
+// must be byte-identical, or both must fail. make test runs a fixed
+// sample; NPYFLOW_LONG=1 every file.
+func TestConvertMatchesJobFixtures(t *testing.T) {
+	var inputs []string
+	for _, pattern := range []string{
+		"../testdata/npy/*.npy", "../testdata/npz/*.npz",
+		"../hdf5/testdata/*.h5", "../hdf5/testdata/*/*.h5",
+		"../matfile/testdata/*.mat", "../matfile/testdata/*/*.mat", "../matfile/testdata/*/*/*.mat",
+		"../parquetio/testdata/foreign/*.parquet", "../arrowconv/testdata/foreign/*.arrow",
+	} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m {
+			abs, err := filepath.Abs(f) // the job's paths are relative to it
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs = append(inputs, abs)
+		}
+	}
+	if len(inputs) < 400 {
+		t.Fatalf("%d fixtures found", len(inputs))
+	}
+	// The sample: every 25th file, and the files that once differed (a
+	// datetime64 holding int64's extremes, a record of them).
+	sample := map[string]bool{"M8_10ms_be_1d.npy": true, "M8_D_le_1d.npy": true, "m8_us_le_2d_f.npy": true}
+	pairs, refused, differ, mixed := 0, 0, 0, 0
+	for i, in := range inputs {
+		if !fixtures.Long() && i%25 != 0 && !sample[filepath.Base(in)] {
+			continue
+		}
+		from := FormatOf(in).Name
+		for _, to := range []string{"npy", "npz", "parquet", "arrow"} {
+			rel, _ := filepath.Rel(filepath.Dir(filepath.Dir(in)), in)
+			name := rel + "-to-" + to
+			t.Run(name, func(t *testing.T) {
+				pairs++
+				sub := t.TempDir()
+				conv := filepath.Join(sub, "convert."+to)
+				opts := &ConvertOptions{Flags: map[string]string{"compression": compressionFor(to)}, Warn: func(string) {}}
+				_, cerr := Convert(context.Background(), in, conv, opts)
+				out := filepath.Join(sub, "job."+to)
+				identity := !mixedSource(t, sub, in, from, to, opts)
+				if !identity {
+					mixed++ // compared with the job without a transform
+				}
+				jerr := runOneToOne(sub, in, from, out, to, opts, identity)
+				switch {
+				case cerr != nil && jerr != nil:
+					refused++
+					return
+				case cerr != nil || jerr != nil:
+					differ++
+					t.Errorf("convert: %v\njob: %v", cerr, jerr)
+					return
+				}
+				want, got := readOutput(t, conv), readOutput(t, out)
+				if !bytes.Equal(got, want) {
+					differ++
+					t.Errorf("job output (%d bytes) differs from convert's (%d bytes)", len(got), len(want))
+				}
+			})
+		}
+	}
+	t.Logf("%d inputs, %d pairs (%d of them of a source of mixed parts, without the transform): %d refused by both, %d differ", len(inputs), pairs, mixed, refused, differ)
+}
+
+// readOutput returns the bytes of the file at path, or of the files of
+// the directory at path, each after its name.
+func readOutput(t *testing.T, path string) []byte {
+	t.Helper()
+	var out []byte
+	err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		out = append(append(append(out, rel...), 0), b...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // containerSummary lists what a .mat or .h5 file holds: each array's
@@ -197,18 +313,49 @@ func compressionFor(format string) string {
 	return ""
 }
 
+// tableFor reports whether convert reads an archive of format from as
+// one table when it writes format to (one that holds no arrays by name).
+func tableFor(from, to string) bool {
+	archive := map[string]bool{"npz": true, "hdf5": true, "mat": true, "zarr": true}
+	return archive[from] && !archive[to]
+}
+
 // runOneToOne runs the job "source of type from reading in, sink of type
 // to writing out" with the options Convert gives them (Convert's flags o,
-// and its defaults); it reports whether the source read an archive's
-// arrays as one table.
-func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions) (table bool) {
+// and its defaults); with identity, a transform that passes every row
+// (slice from 0) sits between them, so that the sink is pushed rows.
+func runOneToOne(dir, in, from, out, to string, o *ConvertOptions, identity bool) error {
+	return runJobErr(dir, oneToOneText(in, from, out, to, o, identity))
+}
+
+// mixedSource reports whether the source of the job runOneToOne runs
+// gives parts of different schemas (an archive's arrays, each written as
+// it is), which no transform takes: a transform has one schema.
+func mixedSource(t *testing.T, dir, in, from, to string, o *ConvertOptions) bool {
 	t.Helper()
-	source := fmt.Sprintf("{type: %s, paths: %q", from, in)
-	if archive := map[string]bool{"npz": true, "hdf5": true, "mat": true, "zarr": true}; archive[from] && !archive[to] {
-		source += ", table: true"
-		table = true
+	text := oneToOneText(in, from, filepath.Join(dir, "mixed."+to), to, o, false)
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sink := fmt.Sprintf("{type: %s, input: s, path: %q", to, out)
+	plan, err := NewPlan(context.Background(), jb, &PlanOptions{Warn: func(string) {}})
+	if err != nil {
+		return false // refused as it is: by both, or told by the caller
+	}
+	return plan.nodes["s"].(*fileSource).mixed != nil
+}
+
+// oneToOneText is the text of the job runOneToOne runs.
+func oneToOneText(in, from, out, to string, o *ConvertOptions, identity bool) string {
+	source := fmt.Sprintf("{type: %s, paths: %q", from, in)
+	if tableFor(from, to) {
+		source += ", table: true"
+	}
+	input, transforms := "s", ""
+	if identity {
+		input, transforms = "t", "transforms:\n  t: {type: slice, input: s, start: 0}\n"
+	}
+	sink := fmt.Sprintf("{type: %s, input: %s, path: %q", to, input, out)
 	switch to {
 	case "npz":
 		sink += ", member: \"{array}\""
@@ -230,23 +377,29 @@ func runOneToOne(t *testing.T, dir, in, from, out, to string, o *ConvertOptions)
 			sink += ", zarr_format: " + v
 		}
 	}
-	runJobText(t, dir, fmt.Sprintf("version: 1\nsources:\n  s: %s}\nsinks:\n  o: %s}\n", source, sink))
-	return table
+	return fmt.Sprintf("version: 1\nsources:\n  s: %s}\n%ssinks:\n  o: %s}\n", source, transforms, sink)
+}
+
+// runJobErr loads job text (as dir/job.yaml) and runs it, its warnings
+// dropped.
+func runJobErr(dir, text string) error {
+	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
+	if err != nil {
+		return fmt.Errorf("%s\n%w", text, err)
+	}
+	plan, err := NewPlan(context.Background(), jb, &PlanOptions{Warn: func(string) {}})
+	if err != nil {
+		return err
+	}
+	_, err = plan.Run(context.Background(), &RunOptions{})
+	return err
 }
 
 // runJobText loads job text (as dir/job.yaml) and runs it, failing the
 // test on any error.
 func runJobText(t *testing.T, dir, text string) {
 	t.Helper()
-	jb, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(text), nil)
-	if err != nil {
-		t.Fatalf("%s\n%v", text, err)
-	}
-	plan, err := NewPlan(context.Background(), jb, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := plan.Run(context.Background(), &RunOptions{}); err != nil {
+	if err := runJobErr(dir, text); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,20 +14,32 @@ import (
 // Fast paths. A sink fed by a source directly may write a part's output
 // from the part itself rather than from its rows, the way io.Copy prefers
 // a WriterTo or a ReaderFrom: the engine checks the sink for partCopier
-// first, and reads no rows of a part every consumer copies. What a sink
-// can copy depends on optional interfaces of the part's reader:
+// first, and reads no rows of a part every consumer copies. Four optional
+// capabilities remain, one of sinks and three of part readers; each is
+// used only where its bytes are those the rows of the part give through
+// the sink's one writer (TestConvertMatchesJob and
+// TestConvertMatchesJobFixtures run every pair both ways):
 //
-//   - npyOpener: the part opens as an npyio.Reader (.npy files, .npz
-//     members, HDF5 datasets, MAT-file arrays; an archive's table as one
-//     reader per column). The parquet sink writes a file in one pass from
-//     it (parquetio.WriteArray and WriteTable: rows read straight into
-//     row groups, time columns planned from the data without a second
-//     read when the output can be truncated). Other parts open as an .npy
-//     stream of their rows (npyStream).
-//   - npyCopier: the reader writes the part as an .npy itself (an Arrow
-//     IPC column stored as the .npy data, copied by the kernel).
-//   - storer: the part's array goes to .npy as stored (a MAT-file matrix
-//     kept in Fortran order: fortran_order).
+//   - partCopier (sinks: npy, npz, parquet): writes a part's output
+//     from the part. What the output records of the part (its dtype as
+//     stored, 0-d, fortran_order, an archive's table as columns) is
+//     decided at plan time (sinkFeed.from) and written the same from
+//     rows; a Parquet file's time columns are planned from all the
+//     values either way (parquetio.WriteArray observes them; rows are
+//     spooled, parquetSpool). takesStored says a sink writes arrays as
+//     stored, which only a copy can (it was an interface of its own).
+//   - npyOpener (.npy files, .npz members, HDF5 datasets, MAT-file
+//     arrays): the part opens as an npyio.Reader, whose rows are the
+//     part's rows; the parquet sink writes a file in one pass from it
+//     (parquetio.WriteArray and WriteTable). Other parts open as an .npy
+//     stream of their rows (npyStream), which reads the same.
+//   - npyCopier (Arrow IPC): the reader writes the part as an .npy
+//     itself, the column's data being the .npy data, copied by the
+//     kernel; it declines (ok false) unless those are the bytes.
+//   - storer (MAT-files with fortran_order): the part's array goes to
+//     .npy as stored, in Fortran order, which no row path can write
+//     (the plan refuses a transform or another sink after such a
+//     source).
 
 // partCopier is a sink that can write a part's output from the part.
 type partCopier interface {
@@ -39,6 +51,9 @@ type partCopier interface {
 	// nothing written, means it could not after all: the part's rows are
 	// pushed instead.
 	copyPart(ctx context.Context, src source, p *Part, progress func(rows int64)) (ok bool, rows int64, err error)
+	// takesStored reports whether the sink writes arrays as stored (npy,
+	// npz), so that a source keeping them so (storer) may feed it.
+	takesStored() bool
 }
 
 // npyOpener is a reader whose parts open as npyio.Readers.
@@ -58,15 +73,12 @@ type npyCopier interface {
 // storer is a reader whose parts may go to .npy as stored.
 type storer interface {
 	// stores reports whether the source keeps its arrays as stored, so
-	// that its consumers must be sinks taking them (storedTaker).
+	// that its consumers must be sinks taking them (partCopier).
 	stores() bool
 	// stored returns the header of part p as stored and opens its data,
 	// or ok false when p goes as rows (it reads the same either way).
 	stored(p *Part) (h *npyio.Header, open func(context.Context) (io.ReadCloser, error), ok bool)
 }
-
-// storedTaker is a sink that writes stored arrays (npy, npz).
-type storedTaker interface{ takesStored() bool }
 
 // npyCopier returns the reader of p if it copies p to .npy itself.
 func (s *fileSource) npyCopier(p *Part) npyCopier {
@@ -148,6 +160,14 @@ func (s *fileSource) copyParts(ctx context.Context, p *Part, w arrayWriter) erro
 func (s *fileSource) partHeader(p *Part) *npyio.Header {
 	sc := partSchema(s.schema, p)
 	return &npyio.Header{DType: storedDType(sc, p, true), Shape: append([]int{int(p.Rows)}, sc.Shape...)}
+}
+
+// asColumns reports whether part p, an archive's members read as one
+// table, opens as one npyio.Reader per member, so that a Parquet sink
+// writes it as a table of them (parquetio.WriteTable), not as records.
+func (s *fileSource) asColumns(p *Part) bool {
+	_, ok := s.r.(npyOpener)
+	return ok && s.plain(p) && p.cols != nil
 }
 
 // arrays opens part p as npyio.Readers: one (cols nil) for an array,
@@ -314,6 +334,11 @@ func writeStored(ctx context.Context, w arrayWriter, h *npyio.Header, name strin
 func (t *trackedSink) copies(src source, p *Part) bool {
 	c, ok := t.sinkNode.(partCopier)
 	return ok && c.copies(src, p)
+}
+
+func (t *trackedSink) takesStored() bool {
+	c, ok := t.sinkNode.(partCopier)
+	return ok && c.takesStored()
 }
 
 func (t *trackedSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {

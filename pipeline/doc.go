@@ -37,7 +37,11 @@
 // directly writes a part's output from the part itself when it can (an
 // Arrow IPC column copied to .npy as stored, by the kernel; a MAT-file
 // matrix kept in Fortran order; Parquet written in one pass from npyio
-// readers), and no rows of that part are read.
+// readers), and no rows of that part are read. A fast path is taken only
+// where its bytes are those the rows would give (TestConvertMatchesJob
+// and TestConvertMatchesJobFixtures compare them): a Parquet file with
+// time columns written from rows spools them and plans the columns from
+// all of them, as a copy does.
 //
 // Convert (convert.go) turns its options into the source's and sink's
 // options and runs that job: convert and a job of the same two
@@ -54,8 +58,10 @@
 // RunOptions.Workers goroutines but reach transforms and sinks strictly
 // in plan order, so output does not depend on the number of workers.
 // Memory is bounded by the batch size times the number of workers. A sink
-// fed by a source directly writes each part in its stored byte order, 0-d
-// arrays 0-d, as a conversion keeps them.
+// fed by a source directly, or through row selections only (slice,
+// limit, sample, filter), writes each part in its stored byte order, 0-d
+// arrays 0-d, as a conversion keeps them: the plan decides it once, and a
+// copy of the part and its rows write the same bytes.
 //
 // # Outputs
 //

@@ -362,7 +362,7 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	as := &arrowSink{fileSink: s}
 	s.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		name := col.name(p)
-		dt := storedDType(in, p, as.direct && as.onePerFile())
+		dt := storedDType(in, p, as.stored && as.onePerFile())
 		h := &npyio.Header{DType: dt, Shape: append([]int{0}, in.Shape...)}
 		switch {
 		case as.zeroD && p != nil && p.zeroD && as.onePerFile() && len(in.Shape) == 0:

@@ -131,7 +131,7 @@ func buildNPYSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	fs.seekable = func() bool { return !s.known }
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		in := partSchema(in, p)
-		dt := storedDType(in, p, s.direct && s.onePerFile())
+		dt := storedDType(in, p, s.stored && s.onePerFile())
 		zeroD := s.zeroDFor(p) && len(in.Shape) == 0
 		if s.known || zeroD {
 			h := &npyio.Header{DType: dt, Shape: append([]int{int(s.rowsOf(p))}, in.Shape...)}

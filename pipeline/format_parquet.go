@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"sync"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -194,19 +197,173 @@ func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	}
 	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c)}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
-		h := &npyio.Header{DType: storedDType(in, p, s.direct && s.onePerFile()), Shape: append([]int{0}, in.Shape...)}
-		sc, err := parquetio.NewArraySchema(h, s.column.name(p))
+		h, name := s.header(p), s.column.name(p)
+		opts := in.parquetMeta(s.opts, name)
+		var cols []parquetio.Column
+		var sc *parquetio.Schema
+		var err error
+		if s.stored && s.onePerFile() && p != nil && s.from.asColumns(p) {
+			// An archive's members read as one table: a table of
+			// them, as a copy writes it (parquetio.WriteTable).
+			cols = tableColumns(h.DType)
+			sc, err = parquetio.NewSchema(cols)
+		} else {
+			sc, err = parquetio.NewArraySchema(h, name)
+		}
 		if err != nil {
 			return nil, err
 		}
-		w, err := parquetio.NewWriter(f, sc, in.parquetMeta(s.opts, s.column.name(p)))
+		if sc.HasTime() {
+			return s.spoolTimes(f, h, cols, name, opts)
+		}
+		w, err := parquetio.NewWriter(f, sc, opts)
 		if err != nil {
 			return nil, err
 		}
-		return &parquetWriter{w: w}, nil
+		return &parquetWriter{w: w, dt: in.DType, cols: cols}, nil
 	}
 	return s, nil
 }
+
+// tableColumns are the columns of a table of records of dt: one per
+// field.
+func tableColumns(dt *npyio.DType) []parquetio.Column {
+	cols := make([]parquetio.Column, len(dt.Fields))
+	for i, f := range dt.Fields {
+		cols[i] = parquetio.Column{Name: f.Name, DType: f.Type, Shape: f.Shape}
+	}
+	return cols
+}
+
+// splitColumns returns the bytes of each column (cols, the fields of dt)
+// of n records of dt held in data, packed, in bufs (grown as needed).
+func splitColumns(dt *npyio.DType, cols []parquetio.Column, data []byte, n int, bufs [][]byte) [][]byte {
+	if len(bufs) < len(cols) {
+		bufs = make([][]byte, len(cols))
+	}
+	for i, c := range cols {
+		size, off := c.RowSize(), dt.Fields[i].Offset
+		b := slices.Grow(bufs[i][:0], n*size)[:n*size]
+		for r := range n {
+			copy(b[r*size:(r+1)*size], data[r*dt.Size+off:])
+		}
+		bufs[i] = b
+	}
+	return bufs
+}
+
+// header is the header (zero rows) the file whose first part is p
+// records, as a copy of p records it (copyPart, from the reader of p)
+// when the rows are p's own: its dtype as stored, 0-d, fortran_order.
+func (s *parquetSink) header(p *Part) *npyio.Header {
+	own := s.stored && s.onePerFile() && p != nil
+	h := &npyio.Header{DType: storedDType(s.schema, p, own), Shape: append([]int{0}, s.schema.Shape...)}
+	if own && s.zeroD && p.zeroD && len(s.schema.Shape) == 0 {
+		h.Shape = []int{}
+	}
+	h.FortranOrder = own && p.fortran
+	return h
+}
+
+// spoolTimes returns the writer of the file f of rows of header h (zero
+// rows) with time columns, a table of columns cols (nil: an array named
+// name). How a time column is stored (TIMESTAMP, DATE or plain INT64;
+// REQUIRED or OPTIONAL) depends on every value it holds (see
+// parquetio.Schema), so the rows pushed are spooled to scratch .npy
+// files (one per column of a table) and written at Close by
+// parquetio.WriteArrayAs or WriteTable, from all of them: the file a copy
+// of the same rows writes (copyPart), whether they came through
+// transforms or not.
+func (s *parquetSink) spoolTimes(f *sinkFile, h *npyio.Header, cols []parquetio.Column, name string, opts *parquetio.Options) (batchWriter, error) {
+	w := &parquetSpool{out: f, h: h, cols: cols, dt: s.schema.DType, name: name, opts: opts}
+	spools := []parquetio.Column{{DType: h.DType, Shape: s.schema.Shape}}
+	if cols != nil {
+		spools = cols
+	}
+	for _, c := range spools {
+		scratch, err := s.env.out.scratchNear(s.curP)
+		if err != nil {
+			return nil, err
+		}
+		sw, err := npyio.NewStreamWriter(scratch, c.DType, c.Shape)
+		if err != nil {
+			return nil, err
+		}
+		w.scratch, w.ws = append(w.scratch, scratch), append(w.ws, sw)
+	}
+	return w, nil
+}
+
+// parquetSpool is the writer of a Parquet file with time columns from
+// rows (see parquetSink.spoolTimes).
+type parquetSpool struct {
+	out     io.Writer
+	h       *npyio.Header      // what the file records (parquetSink.header)
+	cols    []parquetio.Column // a table's columns; nil for an array
+	dt      *npyio.DType       // the rows' dtype
+	name    string
+	opts    *parquetio.Options
+	scratch []*os.File // one per column; removed at the end of the run (outputs)
+	ws      []*npyio.Writer
+	bufs    [][]byte
+}
+
+func (w *parquetSpool) Write(b Batch) error {
+	if w.cols == nil {
+		_, err := w.ws[0].Write(b.Data)
+		return err
+	}
+	w.bufs = splitColumns(w.dt, w.cols, b.Data, b.Rows, w.bufs)
+	for i, sw := range w.ws {
+		if _, err := sw.Write(w.bufs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *parquetSpool) Close() error {
+	for _, sw := range w.ws {
+		if err := sw.Close(); err != nil {
+			return err
+		}
+	}
+	rds := make([]*bufio.Reader, len(w.scratch))
+	open := func() ([]*npyio.Reader, error) {
+		rs := make([]*npyio.Reader, len(w.scratch))
+		for i, f := range w.scratch {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			if rds[i] == nil {
+				rds[i] = bufio.NewReaderSize(f, 1<<20)
+			} else {
+				rds[i].Reset(f)
+			}
+			r, err := npyio.NewReader(rds[i], nil)
+			if err != nil {
+				return nil, err
+			}
+			rs[i] = r
+		}
+		return rs, nil
+	}
+	var err error
+	if w.cols != nil {
+		_, err = parquetio.WriteTable(w.out, w.cols, open, w.opts, nil)
+	} else {
+		h := *w.h
+		h.Shape = slices.Clone(h.Shape)
+		if len(h.Shape) > 0 {
+			h.Shape[0] = w.ws[0].Header().Shape[0]
+		}
+		_, err = parquetio.WriteArrayAs(w.out, &h, open, w.name, w.opts, nil)
+	}
+	return err
+}
+
+// takesStored: Parquet records no Fortran order of its data.
+func (s *parquetSink) takesStored() bool { return false }
 
 // copies: every part of a source feeding the sink directly, alone in its
 // file, is written in one pass from its arrays (see copy.go).
@@ -248,9 +405,20 @@ func parquetOptions(c *job.Component) *parquetio.Options {
 	}
 }
 
-type parquetWriter struct{ w *parquetio.Writer }
+// parquetWriter writes rows to a Parquet file: an array's, or records
+// of dt as a table of its fields (cols).
+type parquetWriter struct {
+	w    *parquetio.Writer
+	dt   *npyio.DType
+	cols []parquetio.Column
+	bufs [][]byte
+}
 
 func (w *parquetWriter) Write(b Batch) error {
+	if w.cols != nil {
+		w.bufs = splitColumns(w.dt, w.cols, b.Data, b.Rows, w.bufs)
+		return w.w.WriteColumns(w.bufs, b.Rows)
+	}
 	_, err := w.w.Write(b.Data)
 	return err
 }

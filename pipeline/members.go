@@ -210,7 +210,7 @@ func (w *memberWriter) schema() *Schema { return partSchema(w.s.schema, w.first)
 
 // dtype is the current array's dtype: as stored, when it is one part.
 func (w *memberWriter) dtype() *npyio.DType {
-	return storedDType(w.s.schema, w.first, w.s.direct && w.s.onePerArray())
+	return storedDType(w.s.schema, w.first, w.s.stored && w.s.onePerArray())
 }
 
 // header is the current array's header for rows rows from parts parts.

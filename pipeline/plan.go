@@ -172,7 +172,44 @@ type OutputPlan struct {
 // (their headers) under ctx. Problems with the job (a field that does not
 // exist, incompatible inputs) come back as a job.ErrorList; problems with
 // the files (no match, unreadable header) as other errors. o may be nil.
+//
+// It builds the components in topological order (planBuild.add: gather
+// what reaches a component from its inputs, build its node, tell a sink
+// what the plan knows of its rows, record its plan), then checks the
+// outputs as a whole.
 func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
+	p := newPlan(ctx, j, o)
+	order, err := topoOrder(j)
+	if err != nil {
+		return nil, err
+	}
+	p.order = order
+	p.env.project = projections(j)
+	p.env.inputs = map[string][]string{}
+	for _, c := range j.Components {
+		p.env.inputs[c.Name] = c.Inputs
+	}
+	b := &planBuild{p: p,
+		rows: map[string]int64{}, exact: map[string]bool{}, parts: map[string][]*Part{},
+		sources: map[string]map[string]bool{}, sameRows: map[string]bool{},
+		passRows: map[string]bool{}, passFrom: map[string]*fileSource{}}
+	for _, c := range order {
+		b.add(c)
+	}
+	b.checkOutputs(ctx)
+	if len(b.dataErrs) > 0 {
+		p.Close()
+		return nil, errors.Join(b.dataErrs...)
+	}
+	if err := b.jobErrs.Err(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPlan is an empty plan of j with its build environment.
+func newPlan(ctx context.Context, j *job.Job, o *PlanOptions) *Plan {
 	p := &Plan{Job: j, nodes: map[string]node{}, env: &buildEnv{ctx: ctx, out: &outputs{ctx: ctx}, warn: defaultWarn}}
 	if o != nil {
 		p.env.stdin = o.Stdin
@@ -188,188 +225,236 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 			p.env.frozen[in.Source] = append(p.env.frozen[in.Source], in)
 		}
 	}
-	order, err := topoOrder(j)
-	if err != nil {
-		return nil, err
+	return p
+}
+
+// planBuild is NewPlan at work: what it knows of each component built so
+// far, by name, and the problems found.
+type planBuild struct {
+	p        *Plan
+	jobErrs  job.ErrorList
+	dataErrs []error
+	rows     map[string]int64
+	exact    map[string]bool            // rows is exact, not an upper bound
+	parts    map[string][]*Part         // the parts flowing out
+	sources  map[string]map[string]bool // the sources reaching it
+	sameRows map[string]bool            // every part keeps its rows from its source
+	passRows map[string]bool            // the rows kept are the source's, unchanged
+	passFrom map[string]*fileSource     // that source, when it is one
+}
+
+// fail records a problem: with the job (a job.Error or ErrorList) or
+// with the data.
+func (b *planBuild) fail(err error) {
+	var e *job.Error
+	var l job.ErrorList
+	switch {
+	case errors.As(err, &l):
+		b.jobErrs = append(b.jobErrs, l...)
+	case errors.As(err, &e):
+		b.jobErrs = append(b.jobErrs, e)
+	default:
+		b.dataErrs = append(b.dataErrs, err)
 	}
-	p.order = order
-	p.env.project = projections(j)
-	p.env.inputs = map[string][]string{}
-	for _, c := range j.Components {
-		p.env.inputs[c.Name] = c.Inputs
+}
+
+// nodeInput is what reaches a component from its inputs, concatenated.
+type nodeInput struct {
+	schema *Schema
+	rows   int64
+	exact  bool
+	parts  []*Part
+	reach  map[string]bool // the sources reaching it
+}
+
+// add builds component c (its inputs built before it) and records its
+// plan; a problem is recorded and c left out.
+func (b *planBuild) add(c *job.Component) {
+	in, ok := b.inputOf(c)
+	if !ok {
+		return
 	}
-	var jobErrs job.ErrorList
-	var dataErrs []error
-	fail := func(err error) {
-		var e *job.Error
-		var l job.ErrorList
-		switch {
-		case errors.As(err, &l):
-			jobErrs = append(jobErrs, l...)
-		case errors.As(err, &e):
-			jobErrs = append(jobErrs, e)
-		default:
-			dataErrs = append(dataErrs, err)
+	n, ok := b.build(c, in.schema)
+	if !ok {
+		return
+	}
+	b.feed(c, n, in)
+	if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
+		if _, ds := n.(*datasetSink); !ds {
+			n = newTrackedSink(c, sn, b.p.env)
 		}
 	}
-	rows := map[string]int64{}
-	sameRows := map[string]bool{} // every part keeps its rows from its source
+	b.sources[c.Name] = in.reach
+	for _, name := range c.Inputs {
+		b.p.nodes[name].(producer).connect(n)
+	}
+	b.p.nodes[c.Name] = n
+	b.record(c, n, in)
+}
 
-	exact := map[string]bool{}
-	parts := map[string][]*Part{}
-	sources := map[string]map[string]bool{} // sources reaching each node
-	for _, c := range order {
-		var in *Schema
-		var inRows int64
-		inExact := true
-		var inParts []*Part
-		reach := map[string]bool{}
-		ok := true
-		for i, name := range c.Inputs {
-			n := p.nodes[name]
-			if n == nil {
-				ok = false // the input failed to build
-				break
-			}
-			for s := range sources[name] {
-				if reach[s] {
-					fail(c.ItemErrorf("input", i, "source %q reaches this %s through two inputs; rows would interleave", s, c.Kind))
-					ok = false
-				}
-				reach[s] = true
-			}
-			if in == nil {
-				in = n.Schema()
-			} else if !in.Equal(n.Schema()) {
-				fail(c.ItemErrorf("input", i, "inputs must have the same schema to be concatenated: %q gives %s, but %q gives %s", c.Inputs[0], in, name, n.Schema()))
+// inputOf gathers what reaches c from its inputs; ok false when an input
+// failed to build or they do not fit together.
+func (b *planBuild) inputOf(c *job.Component) (in nodeInput, ok bool) {
+	in = nodeInput{exact: true, reach: map[string]bool{}}
+	ok = true
+	for i, name := range c.Inputs {
+		n := b.p.nodes[name]
+		if n == nil {
+			return in, false // the input failed to build
+		}
+		for s := range b.sources[name] {
+			if in.reach[s] {
+				b.fail(c.ItemErrorf("input", i, "source %q reaches this %s through two inputs; rows would interleave", s, c.Kind))
 				ok = false
 			}
-			inRows += rows[name]
-			inExact = inExact && exact[name]
-			inParts = append(inParts, parts[name]...)
+			in.reach[s] = true
 		}
-		if !ok {
-			continue
+		if in.schema == nil {
+			in.schema = n.Schema()
+		} else if !in.schema.Equal(n.Schema()) {
+			b.fail(c.ItemErrorf("input", i, "inputs must have the same schema to be concatenated: %q gives %s, but %q gives %s", c.Inputs[0], in.schema, name, n.Schema()))
+			ok = false
 		}
-		if c.Kind == job.Source {
-			reach[c.Name] = true
-		}
-		var mixed error   // an input source's parts differ
-		var stored string // an input source keeps its arrays as stored
-		for _, name := range c.Inputs {
-			if fs, ok := p.nodes[name].(*fileSource); ok {
-				if fs.mixed != nil {
-					mixed = fs.mixed
-				}
-				if st, ok := fs.r.(storer); ok && st.stores() {
-					stored = name
-				}
+		in.rows += b.rows[name]
+		in.exact = in.exact && b.exact[name]
+		in.parts = append(in.parts, b.parts[name]...)
+	}
+	if c.Kind == job.Source {
+		in.reach[c.Name] = true
+	}
+	return in, ok
+}
+
+// build builds the node of c on input schema in, and checks that it
+// takes what its input sources give: parts of different schemas (only
+// a sink writing each in its own file does), arrays kept as stored (only
+// an npy or npz sink fed by the source alone does).
+func (b *planBuild) build(c *job.Component, in *Schema) (node, bool) {
+	var mixed error   // an input source's parts differ
+	var stored string // an input source keeps its arrays as stored
+	for _, name := range c.Inputs {
+		if fs, ok := b.p.nodes[name].(*fileSource); ok {
+			if fs.mixed != nil {
+				mixed = fs.mixed
 			}
-		}
-		if mixed != nil && c.Kind != job.Sink {
-			fail(mixed)
-			continue
-		}
-		n, err := build(c, in, p.env)
-		if err != nil {
-			fail(err)
-			continue
-		}
-		if m, ok := n.(interface{ acceptsMixed() bool }); mixed != nil && (!ok || !m.acceptsMixed()) {
-			fail(mixed)
-			continue
-		}
-		if stored != "" {
-			if st, ok := n.(storedTaker); !ok || !st.takesStored() || len(c.Inputs) != 1 {
-				src := j.Component(stored)
-				fail(src.Errorf("fortran_order", "keeps arrays as stored, which only npy and npz sinks fed by the source alone can write, not %s %q (a transform or another sink reads rows, in C order)", c.Kind, c.Name))
-				continue
+			if st, ok := fs.r.(storer); ok && st.stores() {
+				stored = name
 			}
-		}
-		same := c.Kind != job.Transform || rowPreserving[c.Type]
-		for _, name := range c.Inputs {
-			same = same && sameRows[name]
-		}
-		sameRows[c.Name] = same
-		if c.Kind == job.Sink {
-			if k, ok := n.(partsKeeper); ok {
-				_, direct := p.nodes[c.Inputs[0]].(*fileSource)
-				k.knowParts(inParts, same, inExact, direct && len(c.Inputs) == 1)
-			}
-		}
-		if sn, ok := n.(sinkNode); ok && c.Kind == job.Sink {
-			if _, ds := n.(*datasetSink); !ds {
-				n = newTrackedSink(c, sn, p.env)
-			}
-		}
-		sources[c.Name] = reach
-		for _, name := range c.Inputs {
-			p.nodes[name].(producer).connect(n)
-		}
-		p.nodes[c.Name] = n
-		switch c.Kind {
-		case job.Source:
-			s := n.(source)
-			p.srcs = append(p.srcs, s)
-			sp := &SourcePlan{Name: c.Name, Type: c.Type, Schema: s.Schema(), Parts: s.Parts()}
-			for _, pt := range sp.Parts {
-				sp.Rows += pt.Rows
-				sp.Bytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
-			}
-			p.Sources = append(p.Sources, sp)
-			rows[c.Name], exact[c.Name], parts[c.Name] = sp.Rows, true, sp.Parts
-		case job.Transform:
-			r, e := inRows, inExact
-			if pl, ok := n.(planner); ok {
-				r, e = pl.planRows(r, e)
-			}
-			pp := inParts
-			if pl, ok := n.(partPlanner); ok {
-				pp = pl.planParts(inParts)
-			}
-			rows[c.Name], exact[c.Name], parts[c.Name] = r, e, pp
-		case job.Sink:
-			s := n.(sinkNode)
-			p.sinks = append(p.sinks, s)
-			paths, err := s.plannedPaths(inParts)
-			if err != nil {
-				fail(err)
-				continue
-			}
-			if f := formatNamed(c.Type); f != nil && f.DropsTimeZones {
-				warnLostZones(p.env.warn, f.Exts[0], inParts)
-			}
-			p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in, Paths: paths, Rows: inRows, RowsExact: inExact})
 		}
 	}
-	// Two sinks must not write the same file.
+	if mixed != nil && c.Kind != job.Sink {
+		b.fail(mixed)
+		return nil, false
+	}
+	n, err := build(c, in, b.p.env)
+	if err != nil {
+		b.fail(err)
+		return nil, false
+	}
+	if m, ok := n.(interface{ acceptsMixed() bool }); mixed != nil && (!ok || !m.acceptsMixed()) {
+		b.fail(mixed)
+		return nil, false
+	}
+	if stored != "" {
+		if st, ok := n.(partCopier); !ok || !st.takesStored() || len(c.Inputs) != 1 {
+			src := b.p.Job.Component(stored)
+			b.fail(src.Errorf("fortran_order", "keeps arrays as stored, which only npy and npz sinks fed by the source alone can write, not %s %q (a transform or another sink reads rows, in C order)", c.Kind, c.Name))
+			return nil, false
+		}
+	}
+	return n, true
+}
+
+// feed works out what the plan knows of the rows leaving c's node n
+// (whether every part keeps its rows, whether they are the source's
+// own) and tells a sink (sinkFeed), once, before the run.
+func (b *planBuild) feed(c *job.Component, n node, in nodeInput) {
+	same := c.Kind != job.Transform || rowPreserving[c.Type] || keepsEveryRow(n, in.rows, in.exact)
+	_, selects := n.(*rowSelect)
+	pass := c.Kind != job.Transform || selects || c.Type == "filter"
+	for _, name := range c.Inputs {
+		same = same && b.sameRows[name]
+		pass = pass && b.passRows[name]
+	}
+	b.sameRows[c.Name], b.passRows[c.Name] = same, pass
+	if fs, ok := n.(*fileSource); ok {
+		b.passFrom[c.Name] = fs
+	} else if pass && len(c.Inputs) == 1 {
+		b.passFrom[c.Name] = b.passFrom[c.Inputs[0]]
+	}
+	if c.Kind != job.Sink {
+		return
+	}
+	if k, ok := n.(partsKeeper); ok {
+		_, direct := b.p.nodes[c.Inputs[0]].(*fileSource)
+		f := sinkFeed{same: same, exact: in.exact, direct: direct && len(c.Inputs) == 1}
+		if pass && len(c.Inputs) == 1 {
+			f.from = b.passFrom[c.Name]
+		}
+		k.knowParts(in.parts, f)
+	}
+}
+
+// record adds c's plan: a source's parts and rows, the rows and parts a
+// transform gives, a sink's output.
+func (b *planBuild) record(c *job.Component, n node, in nodeInput) {
+	p := b.p
+	switch c.Kind {
+	case job.Source:
+		s := n.(source)
+		p.srcs = append(p.srcs, s)
+		sp := &SourcePlan{Name: c.Name, Type: c.Type, Schema: s.Schema(), Parts: s.Parts()}
+		for _, pt := range sp.Parts {
+			sp.Rows += pt.Rows
+			sp.Bytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
+		}
+		p.Sources = append(p.Sources, sp)
+		b.rows[c.Name], b.exact[c.Name], b.parts[c.Name] = sp.Rows, true, sp.Parts
+	case job.Transform:
+		r, e := in.rows, in.exact
+		if pl, ok := n.(planner); ok {
+			r, e = pl.planRows(r, e)
+		}
+		pp := in.parts
+		if pl, ok := n.(partPlanner); ok {
+			pp = pl.planParts(in.parts)
+		}
+		b.rows[c.Name], b.exact[c.Name], b.parts[c.Name] = r, e, pp
+	case job.Sink:
+		s := n.(sinkNode)
+		p.sinks = append(p.sinks, s)
+		paths, err := s.plannedPaths(in.parts)
+		if err != nil {
+			b.fail(err)
+			return
+		}
+		if f := formatNamed(c.Type); f != nil && f.DropsTimeZones {
+			warnLostZones(p.env.warn, f.Exts[0], in.parts)
+		}
+		p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in.schema, Paths: paths, Rows: in.rows, RowsExact: in.exact})
+	}
+}
+
+// checkOutputs checks the outputs together: no two sinks write one
+// file, and none with mode error_if_exists exists.
+func (b *planBuild) checkOutputs(ctx context.Context) {
 	written := map[string]string{}
-	for _, o := range p.Outputs {
+	for _, o := range b.p.Outputs {
+		c := b.p.Job.Component(o.Sink)
 		for _, path := range o.Paths {
 			if prev, dup := written[path]; dup && prev != o.Sink {
-				c := j.Component(o.Sink)
-				fail(c.Errorf("path", "sinks %q and %q both write %s", prev, o.Sink, path))
+				b.fail(c.Errorf("path", "sinks %q and %q both write %s", prev, o.Sink, path))
 			}
 			written[path] = o.Sink
 		}
-		c := j.Component(o.Sink)
 		if c.String("mode") == "error_if_exists" {
 			for _, path := range o.Paths {
 				if _, err := storage.Stat(ctx, path); err == nil {
-					fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})
+					b.fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})
 				}
 			}
 		}
 	}
-	if len(dataErrs) > 0 {
-		p.Close()
-		return nil, errors.Join(dataErrs...)
-	}
-	if err := jobErrs.Err(); err != nil {
-		p.Close()
-		return nil, err
-	}
-	return p, nil
 }
 
 // topoOrder orders components so that every input comes before its

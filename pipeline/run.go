@@ -157,22 +157,7 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 		pub = d
 	}
 
-	var jobs []*partJob
-	var totRows, totBytes int64
-	for _, s := range p.srcs {
-		for _, pt := range s.Parts() {
-			if !pub.includes(pt) {
-				continue
-			}
-			j := &partJob{src: s, part: pt, ch: make(chan batchMsg, 2), copied: copiedByAll(s, pt)}
-			if j.copied {
-				close(j.ch)
-			}
-			jobs = append(jobs, j)
-			totRows += pt.Rows
-			totBytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
-		}
-	}
+	jobs, totRows, totBytes := p.partJobs(pub)
 	prog := &progress{p: opts.Progress}
 	if prog.p != nil {
 		prog.p.Start(len(jobs), totRows, totBytes)
@@ -182,7 +167,6 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan struct{}, workers)
-	var next atomic.Int64
 	var wg sync.WaitGroup
 	pools := &bufPools{bytes: batchBytes, pools: map[int64]*sync.Pool{}}
 	// With one thread for Go code, or one part to read (a conversion),
@@ -194,7 +178,65 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	if inline {
 		workers = 0
 	}
-	for w := 0; w < min(workers, len(jobs)); w++ {
+	startReaders(ctx, jobs, min(workers, len(jobs)), slots, pools, &wg)
+	defer wg.Wait()
+	defer cancel()
+
+	sum = &Summary{}
+	for _, j := range jobs {
+		if err := p.drive(ctx, j, pools, sum, prog, &wg, inline); err != nil {
+			return nil, err
+		}
+		if !inline {
+			<-slots
+		}
+		if err := pub.partDone(runCtx, j.part); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.finish(ctx); err != nil {
+		return nil, err
+	}
+	if err := pub.commit(runCtx); err != nil {
+		return nil, err
+	}
+	if d != nil {
+		sum.Shard = d.run.Summary()
+	}
+	for _, s := range p.sinks {
+		sum.Sinks = append(sum.Sinks, s.stats())
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// partJobs lists the parts the run reads (those pub includes), in plan
+// order, with their total rows and bytes; a part every consumer copies
+// is read by none (its channel closed).
+func (p *Plan) partJobs(pub publisher) (jobs []*partJob, rows, bytes int64) {
+	for _, s := range p.srcs {
+		for _, pt := range s.Parts() {
+			if !pub.includes(pt) {
+				continue
+			}
+			j := &partJob{src: s, part: pt, ch: make(chan batchMsg, 2), copied: copiedByAll(s, pt)}
+			if j.copied {
+				close(j.ch)
+			}
+			jobs = append(jobs, j)
+			rows += pt.Rows
+			bytes += pt.Rows * partSchema(s.Schema(), pt).RowSize()
+		}
+	}
+	return jobs, rows, bytes
+}
+
+// startReaders starts n goroutines (added to wg) that read the parts of
+// jobs in order, each taking a slot first (given back by the driver once
+// it has consumed the part), until ctx is done.
+func startReaders(ctx context.Context, jobs []*partJob, n int, slots chan struct{}, pools *bufPools, wg *sync.WaitGroup) {
+	var next atomic.Int64
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -215,43 +257,23 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 			}
 		}()
 	}
-	defer wg.Wait()
-	defer cancel()
+}
 
-	sum = &Summary{}
-	for _, j := range jobs {
-		if err := p.drive(ctx, j, pools, sum, prog, &wg, inline); err != nil {
-			return nil, err
-		}
-		if !inline {
-			<-slots
-		}
-		if err := pub.partDone(runCtx, j.part); err != nil {
-			return nil, err
-		}
-	}
+// finish ends the transforms and sinks, in plan order, after the last
+// part: a sink finishes its last file.
+func (p *Plan) finish(ctx context.Context) error {
 	for _, c := range p.order {
 		if c.Kind == job.Source {
 			continue
 		}
 		if err := p.nodes[c.Name].Finish(); err != nil {
-			return nil, err
+			return err
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, interrupted(err)
+			return interrupted(err)
 		}
 	}
-	if err := pub.commit(runCtx); err != nil {
-		return nil, err
-	}
-	if d != nil {
-		sum.Shard = d.run.Summary()
-	}
-	for _, s := range p.sinks {
-		sum.Sinks = append(sum.Sinks, s.stats())
-	}
-	sum.Elapsed = time.Since(start)
-	return sum, nil
+	return nil
 }
 
 // copiedByAll reports whether every consumer of s copies part pt.

@@ -378,8 +378,10 @@ type fileSink struct {
 	zeroD    bool // the chain from the sources keeps every row: 0-d inputs stay 0-d
 	known    bool // and the rows of its parts reach the sink unchanged
 	total    int64
-	hasZeroD bool // some part is 0-d
-	direct   bool // fed by a source directly: it may copy parts (copy.go)
+	hasZeroD bool        // some part is 0-d
+	direct   bool        // fed by a source directly: it may copy parts (copy.go)
+	stored   bool        // its rows are its parts' own (sinkFeed.from)
+	from     *fileSource // their source
 	cur      batchWriter
 	curF     *sinkFile
 	curP     string
@@ -409,13 +411,11 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 func (s *fileSink) Schema() *Schema   { return s.schema }
 func (s *fileSink) stats() *SinkStats { return &s.st }
 
-// knowParts is told the parts reaching the sink, whether every transform
-// between the sources and the sink keeps every row of every part (same),
-// whether their row counts are exact, and whether a source feeds the sink
-// directly (its parts' rows reach it as the source reads them, so it may
-// copy them, copy.go).
-func (s *fileSink) knowParts(parts []*Part, same, exact, direct bool) {
-	s.nparts, s.zeroD, s.known, s.direct = len(parts), same, same && exact, direct
+// knowParts is told the parts reaching the sink and what the plan knows
+// of their rows (sinkFeed).
+func (s *fileSink) knowParts(parts []*Part, f sinkFeed) {
+	s.nparts, s.zeroD, s.known, s.direct = len(parts), f.same, f.same && f.exact, f.direct
+	s.from, s.stored = f.from, f.from != nil
 	for _, p := range parts {
 		s.total += p.Rows
 		s.hasZeroD = s.hasZeroD || p.zeroD
@@ -676,7 +676,37 @@ func (w *npyWriter) Close() error {
 // a 0-d input stays one row.
 var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true, "cast": true, "flatten": true}
 
+// keepsEveryRow reports whether n is a row selection (slice, limit,
+// sample) that the plan shows keeps every one of its exactly known rows
+// (a slice from 0 to the end): it is then row-preserving too.
+func keepsEveryRow(n node, rows int64, exact bool) bool {
+	s, ok := n.(*rowSelect)
+	if !ok || !exact {
+		return false
+	}
+	out, e := s.planRows(rows, exact)
+	return e && out == rows
+}
+
+// sinkFeed is what the plan knows of the rows reaching a sink.
+type sinkFeed struct {
+	// same: every transform between the sources and the sink keeps
+	// every row of every part.
+	same bool
+	// exact: the plan's row counts are exact.
+	exact bool
+	// direct: a source feeds the sink directly (its parts' rows reach
+	// it as the source reads them, so it may copy them, copy.go).
+	direct bool
+	// from is the one source that feeds the sink directly or through
+	// row selections only (slice, limit, sample, filter), so the rows
+	// that reach it are its parts' rows, unchanged: each part alone in
+	// its file is written as a copy of it writes it (with the part's
+	// dtype as stored, byte order included), from rows alike.
+	from *fileSource
+}
+
 // partsKeeper is a sink told every part that reaches it.
 type partsKeeper interface {
-	knowParts(parts []*Part, same, exact, direct bool)
+	knowParts(parts []*Part, f sinkFeed)
 }

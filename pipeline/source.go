@@ -392,7 +392,7 @@ func (s *fileSource) addPart(m match, h partHead, cols []string) error {
 		}
 	}
 	p := &Part{Source: s.c.Name, Index: len(s.parts), Path: m.Path, Member: h.member, Size: h.header.DataSize(), Rows: h.header.Rows(),
-		Vars: vars, zeroD: len(h.header.Shape) == 0, schema: own, cols: cols, raw: fs, dtype: h.header.DType}
+		Vars: vars, zeroD: len(h.header.Shape) == 0, schema: own, cols: cols, raw: fs, dtype: h.header.DType, fortran: h.header.FortranOrder}
 	if h.member == "" {
 		p.Size = m.Size
 	}

@@ -84,6 +84,9 @@ type Part struct {
 	// dtype is the part's dtype as its file stores it (byte order
 	// included): a sink writing one part as it reads it keeps it.
 	dtype *npyio.DType
+	// fortran is the file's fortran_order: a Parquet sink writing one
+	// part as it reads it records it (parquetio.Column.FortranOrder).
+	fortran bool
 }
 
 // String is the part's name in messages: its path, then ":member" for
