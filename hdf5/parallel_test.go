@@ -231,3 +231,31 @@ func TestParallelChunkReadCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// TestParallelWriterThreadsOption: Threads and its former name Workers
+// may not disagree, and a negative count is refused.
+func TestParallelWriterThreadsOption(t *testing.T) {
+	for _, c := range []struct {
+		opts WriterOptions
+		err  string
+	}{
+		{WriterOptions{Threads: 2, Workers: 2}, ""},
+		{WriterOptions{Workers: 3}, ""},
+		{WriterOptions{Threads: 2, Workers: 3}, "Threads 2 and Workers 3"},
+		{WriterOptions{Threads: -1}, "negative thread count -1"},
+	} {
+		w, err := NewWriter(&wDiscard{}, &c.opts)
+		if c.err == "" {
+			if err != nil {
+				t.Fatalf("%+v: %v", c.opts, err)
+			}
+			if want := max(c.opts.Threads, c.opts.Workers); w.workers != want {
+				t.Errorf("%+v: %d workers, want %d", c.opts, w.workers, want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%+v: error %v, want %q", c.opts, err, c.err)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func wNewV73(w io.WriteSeeker, opts *WriteOptions) (*wV73, error) {
 	// bytes 116..123: subsystem offset, zero
 	wNE.PutUint16(ub[124:], 0x0200)
 	copy(ub[126:], wEndianIM())
-	h, err := hdf5.NewWriter(w, &hdf5.WriterOptions{UserBlock: ub})
+	h, err := hdf5.NewWriter(w, &hdf5.WriterOptions{UserBlock: ub, Threads: opts.Threads})
 	if err != nil {
 		return nil, err
 	}
