@@ -3,10 +3,12 @@ package arrowconv
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +254,35 @@ func TestParallelIPCReadCorrupt(t *testing.T) {
 		rr.Release()
 		waitGoroutines(t, before)
 	}
+}
+
+// TestIPCReadFileSpeed reads every record batch of the IPC file
+// IPC_BENCH_FILE with IPC_BENCH_THREADS goroutines (0: GOMAXPROCS) and
+// prints the time; skipped unless IPC_BENCH_FILE is set (see
+// benchmarks/NOTES.md, issue 31).
+func TestIPCReadFileSpeed(t *testing.T) {
+	path := os.Getenv("IPC_BENCH_FILE")
+	if path == "" {
+		t.Skip("IPC_BENCH_FILE not set")
+	}
+	threads, _ := strconv.Atoi(os.Getenv("IPC_BENCH_THREADS"))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	start := time.Now()
+	rr, err := NewIPCReaderThreads(f, nil, threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rr.Release()
+	var rows int64
+	for rr.Next() {
+		rows += rr.RecordBatch().NumRows()
+	}
+	if err := rr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("%s: %d rows, threads %d, GOMAXPROCS %d: %.3f s\n", path, rows, threads, runtime.GOMAXPROCS(0), time.Since(start).Seconds())
 }
