@@ -22,15 +22,25 @@ import (
 // reader over the schema message and that batch, checked and validated as
 // the serial reader checks them); Next returns the batches in input
 // order. At most 2 batches per goroutine are read ahead of the consumer.
+// From an IPC file (an io.ReaderAt) the decoding goroutines also read the
+// bodies; the reading goroutine reads only the metadata.
 // Anything else (uncompressed batches, whose buffers arrow-go views in
 // place; dictionaries, whose batches depend on earlier ones; one thread)
 // is read by the serial reader, unchanged.
 
 // savedMsg is one message read ahead from a msgSource (or its error).
+// With load set, the body is still to be read by it.
 type savedMsg struct {
 	meta, body []byte
+	load       func() ([]byte, error)
 	where      string
 	err        error
+}
+
+// lazySource is a msgSource that can leave a body to be read later
+// (blockSource: an io.ReaderAt).
+type lazySource interface {
+	nextLazy() (meta []byte, load func() ([]byte, error), where string, err error)
 }
 
 // replaySource returns the messages it was given, then those of src.
@@ -46,6 +56,19 @@ func (s *replaySource) next() (meta, body []byte, where string, err error) {
 		return m.meta, m.body, m.where, m.err
 	}
 	return s.src.next()
+}
+
+// nextMsg is next, leaving the body to be read by the message's load
+// when the source can.
+func (s *replaySource) nextMsg() savedMsg {
+	if len(s.saved) == 0 {
+		if ls, ok := s.src.(lazySource); ok {
+			meta, load, where, err := ls.nextLazy()
+			return savedMsg{meta: meta, load: load, where: where, err: err}
+		}
+	}
+	meta, body, where, err := s.next()
+	return savedMsg{meta: meta, body: body, where: where, err: err}
 }
 
 // pooledSource is a msgSource whose bodies come from a pool.
@@ -116,7 +139,7 @@ func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (arra
 	}
 	for range 2 { // the schema and the first record batch
 		meta, body, where, err := src.next()
-		rs.saved = append(rs.saved, savedMsg{meta, body, where, err})
+		rs.saved = append(rs.saved, savedMsg{meta: meta, body: body, where: where, err: err})
 		if err != nil {
 			break
 		}
@@ -162,7 +185,7 @@ type parIPCReader struct {
 	refs      atomic.Int64
 	schema    *arrow.Schema
 	schemaMsg savedMsg
-	src       msgSource
+	src       *replaySource
 	pool      *bodyPool
 	mem       memory.Allocator
 
@@ -183,11 +206,12 @@ func (p *parIPCReader) dispatch() {
 	defer close(p.order)
 	defer close(p.work)
 	for n := 0; ; n++ {
-		meta, body, where, err := p.src.next()
+		m := p.src.nextMsg()
+		err := m.err
 		if err == io.EOF {
 			return
 		}
-		j := &parJob{n: n, msg: savedMsg{meta, body, where, err}, done: make(chan struct{})}
+		j := &parJob{n: n, msg: m, done: make(chan struct{})}
 		if err != nil {
 			j.err = err
 			close(j.done)
@@ -239,6 +263,12 @@ func (p *parIPCReader) decodeOne(j *parJob) (rec arrow.RecordBatch, err error) {
 			rec, err = nil, corruptf("record batch %d: %s", j.n, panicMeaning(v))
 		}
 	}()
+	if j.msg.load != nil {
+		if j.msg.body, err = j.msg.load(); err != nil {
+			return nil, err
+		}
+		j.msg.load = nil
+	}
 	src := withPool(&replaySource{saved: []savedMsg{p.schemaMsg, j.msg, {err: io.EOF}}}, p.pool)
 	rr, err := newIPCRecordReader(src, p.mem)
 	if err != nil {
