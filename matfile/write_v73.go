@@ -26,7 +26,9 @@ package matfile
 //     as MATLAB does for small variables); larger ones are chunked, chunks
 //     of at most 1 MiB (less for structs of over 64 fields, so that their
 //     bands stay within 64 MiB), deflate level 3 (MATLAB's default) unless
-//     NoCompression. Chunks are compressed on all cores by package hdf5.
+//     NoCompression. Chunks are compressed on WriteOptions.Threads cores
+//     (all by default) by package hdf5, in a file that does not depend on
+//     their number.
 //
 // Streaming: rows along numpy's axis 0 are the last HDF5 dimension, so a
 // variable is written one band of chunks at a time: the chunks' extent
