@@ -259,3 +259,53 @@ func TestParallelWriterThreadsOption(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelWriteCutByWorkers writes a 3-D dataset whose chunks do not
+// span whole rows (so the workers cut them out of the rows) in batches of
+// 7 rows from one buffer that is spoiled as soon as Write returns: the
+// file is the same with 1 and 4 threads, and reads back as written.
+func TestParallelWriteCutByWorkers(t *testing.T) {
+	const rows, d1, d2 = 203, 9, 10
+	data := wBenchNoisy((rows*d1*d2 + 15) / 16)[:rows*d1*d2*8]
+	var files [][]byte
+	for _, threads := range []int{1, 4} {
+		for _, comp := range []Compression{CompressionLZ4, CompressionDeflate} {
+			m := &wMem{}
+			w, err := NewWriter(m, &WriterOptions{Threads: threads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := w.Root().CreateDataset("x", npyio.Float64Type, []uint64{rows, d1, d2},
+				&DatasetOptions{Chunk: []uint64{16, 4, 3}, Compression: comp, Shuffle: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rowBytes := d1 * d2 * 8
+			buf := make([]byte, 7*rowBytes)
+			for r := 0; r < rows; r += 7 {
+				k := min(7, rows-r)
+				copy(buf, data[r*rowBytes:(r+k)*rowBytes])
+				if err := d.Write(buf[:k*rowBytes]); err != nil {
+					t.Fatal(err)
+				}
+				for i := range buf {
+					buf[i] = 0xEE // the writer must not read the batch after Write
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := openDataset(t, m.b, "/x", nil).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data) {
+				t.Fatalf("%s, %d threads: the values read back differ", comp, threads)
+			}
+			files = append(files, m.b)
+		}
+	}
+	if !bytes.Equal(files[0], files[2]) || !bytes.Equal(files[1], files[3]) {
+		t.Fatal("the file depends on the number of threads")
+	}
+}
