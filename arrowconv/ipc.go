@@ -209,7 +209,8 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 // NewIPCReaderThreads is [NewIPCReader] decoding compressed record batches
 // (LZ4_FRAME, ZSTD) on threads goroutines (0 means runtime.GOMAXPROCS(0),
 // 1 decodes on the goroutine calling Next), at most 2 batches per
-// goroutine ahead of the consumer; Next returns them in input order. An
+// goroutine ahead of the consumer (and fewer when batches the size of the
+// first would hold over 256 MiB); Next returns them in input order. An
 // input whose first record batch is uncompressed (read without copying),
 // or whose schema has a dictionary-encoded field, is read on the calling
 // goroutine whatever threads says.

@@ -21,7 +21,9 @@ import (
 // several decoding goroutines, each decoding it on its own (an arrow-go
 // reader over the schema message and that batch, checked and validated as
 // the serial reader checks them); Next returns the batches in input
-// order. At most 2 batches per goroutine are read ahead of the consumer.
+// order. At most 2 batches per goroutine are read ahead of the consumer,
+// and fewer when that many batches the size of the first would hold over
+// 256 MiB (parAheadBytes).
 // From an IPC file (an io.ReaderAt) the decoding goroutines also read the
 // bodies; the reading goroutine reads only the metadata.
 // Anything else (uncompressed batches, whose buffers arrow-go views in
@@ -158,8 +160,15 @@ func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (arra
 	if hasDictionary(schema.Fields()) {
 		return serial()
 	}
+	// The window: 2 batches per goroutine, fewer (and fewer goroutines)
+	// when batches the size of the first would hold over parAheadBytes.
+	window := 2 * threads
+	if est := batchBytes(rs.saved[1]); est > 0 {
+		window = int(max(1, min(int64(window), parAheadBytes/est)))
+	}
+	threads = min(threads, window)
 	p := &parIPCReader{schema: schema, schemaMsg: schemaMsg, src: rs, pool: pool, mem: mem,
-		order: make(chan *parJob, 2*threads), work: make(chan *parJob), quit: make(chan struct{})}
+		order: make(chan *parJob, window), work: make(chan *parJob), quit: make(chan struct{})}
 	p.refs.Store(1)
 	rs.saved = rs.saved[1:]
 	p.wg.Add(1 + threads)
@@ -168,6 +177,36 @@ func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (arra
 		go p.decode()
 	}
 	return p, nil
+}
+
+// parAheadBytes bounds the decoded batches the parallel reader holds
+// ahead of its consumer, estimated from the first batch.
+var parAheadBytes int64 = 256 << 20
+
+// batchBytes is the decompressed size of a record batch's buffers (0 when
+// its lengths do not check out: the decoding reports that).
+func batchBytes(m savedMsg) int64 {
+	msg, err := fbRoot(m.meta)
+	if err != nil {
+		return 0
+	}
+	version, err := msg.int16(0)
+	if err != nil {
+		return 0
+	}
+	h, ok, err := msg.table(2)
+	if err != nil || !ok {
+		return 0
+	}
+	c, err := newBatchCheck(h, m.body, version, "")
+	if err != nil || c.buffers() != nil {
+		return 0
+	}
+	var n int64
+	for _, v := range c.sizes {
+		n += v
+	}
+	return n
 }
 
 // parJob is one message on its way: decoded by a worker, handed out by

@@ -286,3 +286,63 @@ func TestIPCReadFileSpeed(t *testing.T) {
 	}
 	fmt.Printf("%s: %d rows, threads %d, GOMAXPROCS %d: %.3f s\n", path, rows, threads, runtime.GOMAXPROCS(0), time.Since(start).Seconds())
 }
+
+// TestParallelIPCReadWindow: the read-ahead shrinks to what
+// parAheadBytes allows (one batch here), and the batches stay the same.
+func TestParallelIPCReadWindow(t *testing.T) {
+	data := parTestData(t, IPCOptions{Format: IPCFile, Compression: Zstd}, 12)
+	want, err := readAllRecords(t, bytes.NewReader(data), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseAll(want)
+	for _, c := range []struct {
+		ahead  int64
+		window int
+	}{{256 << 20, 8}, {1000, 1}, {2 * batchBytesOf(t, data), 2}} {
+		old := parAheadBytes
+		parAheadBytes = c.ahead
+		rr, err := NewIPCReaderThreads(bytes.NewReader(data), nil, 4)
+		parAheadBytes = old
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := rr.(*parIPCReader)
+		if !ok || cap(p.order) != c.window {
+			t.Fatalf("ahead %d: %T with a window of %d, want %d", c.ahead, rr, cap(p.order), c.window)
+		}
+		i := 0
+		for ; rr.Next(); i++ {
+			if !array.RecordEqual(rr.RecordBatch(), want[i]) {
+				t.Fatalf("ahead %d: batch %d differs", c.ahead, i)
+			}
+		}
+		if err := rr.Err(); err != nil || i != len(want) {
+			t.Fatalf("ahead %d: %d batches, %v", c.ahead, i, err)
+		}
+		rr.Release()
+	}
+}
+
+// batchBytesOf is the decompressed size of the first record batch of an
+// IPC file.
+func batchBytesOf(t *testing.T, data []byte) int64 {
+	t.Helper()
+	_, blocks, err := readIPCInfo(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newBlockSource(bytes.NewReader(data), int64(len(data)), blocks)
+	if _, _, _, err := src.next(); err != nil { // the schema
+		t.Fatal(err)
+	}
+	meta, body, where, err := src.next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := batchBytes(savedMsg{meta: meta, body: body, where: where})
+	if n < 300*8*2 {
+		t.Fatalf("first batch of %d bytes decompressed", n)
+	}
+	return n
+}
