@@ -729,6 +729,11 @@ func (r *chunkReader) threads(n uint64) int {
 	if !r.filtered() && r.layout.chunkSize < 64<<10 {
 		t = 1
 	}
+	// Each goroutine holds a decoded chunk: together no more than the
+	// cache may hold (at least one).
+	if lim := uint64(r.cacheMax) / max(r.layout.chunkSize, 1); uint64(t) > lim {
+		t = int(max(lim, 1))
+	}
 	return int(min(uint64(t), max(n, 1)))
 }
 
@@ -771,7 +776,8 @@ type regionRead struct {
 // read. Threads goroutines (Options.Threads) each take the next chunk,
 // read and decode it and copy its part into dst: the parts are disjoint,
 // so no chunk waits for another, and memory stays at one decoded chunk per
-// goroutine plus the cache. A chunk that is one run of dst is decoded
+// goroutine (no more goroutines than chunks fit in ChunkCacheBytes) plus
+// the cache. A chunk that is one run of dst is decoded
 // straight into it; one that is partly outside the region is kept in the
 // cache for the next read. The first error stops every goroutine and is
 // the one returned, naming the chunk.

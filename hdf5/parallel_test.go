@@ -309,3 +309,34 @@ func TestParallelWriteCutByWorkers(t *testing.T) {
 		t.Fatal("the file depends on the number of threads")
 	}
 }
+
+// TestParallelChunkReadThreadCount: Threads goroutines, no more than the
+// chunks to read, nor than decoded chunks fit in ChunkCacheBytes.
+func TestParallelChunkReadThreadCount(t *testing.T) {
+	file, _ := wParallelFile(t, 500, DatasetOptions{Compression: CompressionLZ4})
+	const chunk = 50 * 8 * 8
+	for _, c := range []struct {
+		threads int
+		cache   int64
+		n       uint64
+		want    int
+	}{
+		{4, 1 << 20, 100, 4},
+		{4, 1 << 20, 3, 3},
+		{4, 2 * chunk, 100, 2},
+		{4, chunk / 2, 100, 1},
+		{1, 1 << 20, 100, 1},
+	} {
+		ds := openDataset(t, file, "/x", &Options{Threads: c.threads, ChunkCacheBytes: c.cache})
+		if err := ds.load(); err != nil {
+			t.Fatal(err)
+		}
+		cr, err := newChunkReader(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cr.threads(c.n); got != c.want {
+			t.Errorf("%d threads, cache %d, %d chunks: %d goroutines, want %d", c.threads, c.cache, c.n, got, c.want)
+		}
+	}
+}
