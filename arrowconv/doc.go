@@ -115,7 +115,10 @@
 // per file name (.arrow and .arrows uncompressed as pyarrow.ipc and Polars
 // write them, .feather LZ4 as pyarrow.feather does). An IPC file's schema
 // is read from its footer (Arrow JS writes none at the start); file
-// bodies are read into recycled buffers. arrow-go's reader swaps
+// bodies are read into recycled buffers. Compressed record batches are
+// read and decoded on several goroutines and handed out in order
+// ([NewIPCReaderThreads]; uncompressed ones and inputs with dictionaries
+// on one). arrow-go's reader swaps
 // big-endian IPC data to native order (tested on files and streams as
 // arrow-go writes them on a big-endian machine; see gen_foreign.go). [ReadIPCInfo] gives the schema and row count of an
 // IPC file or stream from its metadata alone.

@@ -199,7 +199,22 @@ func releaseRecord(rec arrow.RecordBatch) { rec.Release() }
 // Records come from mem (memory.DefaultAllocator if nil). The caller must
 // Release the reader; records are owned by it and valid until the next
 // call to Next.
+//
+// Compressed record batches are decoded on GOMAXPROCS goroutines
+// (see [NewIPCReaderThreads]).
 func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error) {
+	return NewIPCReaderThreads(r, mem, 0)
+}
+
+// NewIPCReaderThreads is [NewIPCReader] decoding compressed record batches
+// (LZ4_FRAME, ZSTD) on threads goroutines (0 means runtime.GOMAXPROCS(0),
+// 1 decodes on the goroutine calling Next), at most 2 batches per
+// goroutine ahead of the consumer (and fewer when batches the size of the
+// first would hold over 256 MiB); Next returns them in input order. An
+// input whose first record batch is uncompressed (read without copying),
+// or whose schema has a dictionary-encoded field, is read on the calling
+// goroutine whatever threads says.
+func NewIPCReaderThreads(r io.Reader, mem memory.Allocator, threads int) (array.RecordReader, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -219,9 +234,9 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 				return nil, err
 			}
 			if info.Format == IPCFile {
-				return newIPCRecordReader(newBlockSource(ras, size, blocks), mem)
+				return newIPCReaderThreads(newBlockSource(ras, size, blocks), mem, threads)
 			}
-			return newIPCRecordReader(&streamSource{r: bufio.NewReaderSize(io.NewSectionReader(ras, 0, size), 1<<16), size: size}, mem)
+			return newIPCReaderThreads(&streamSource{r: bufio.NewReaderSize(io.NewSectionReader(ras, 0, size), 1<<16), size: size}, mem, threads)
 		}
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -235,7 +250,7 @@ func NewIPCReader(r io.Reader, mem memory.Allocator) (array.RecordReader, error)
 		}
 		pos = 8
 	}
-	return newIPCRecordReader(&streamSource{r: br, pos: pos, size: -1}, mem)
+	return newIPCReaderThreads(&streamSource{r: br, pos: pos, size: -1}, mem, threads)
 }
 
 // MaxIPCBuffer bounds one buffer (one column of one record batch,

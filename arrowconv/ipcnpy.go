@@ -13,7 +13,9 @@ import (
 // ConvertIPC writes the Arrow IPC file or stream r (.arrow, .feather,
 // .arrows, or a stream on standard input) to w as one .npy array, mapped
 // by [MapSchema] with opts, and returns the number of rows and the
-// mapping. Compressed bodies (LZ4_FRAME, ZSTD) are decompressed.
+// mapping. Compressed bodies (LZ4_FRAME, ZSTD) are decompressed, on
+// opts.Threads goroutines (GOMAXPROCS by default; see
+// [NewIPCReaderThreads]).
 //
 // When string widths or list lengths must come from the data
 // ([Mapping.NeedsScan]), the input is read twice: a seekable r (an
@@ -30,6 +32,10 @@ import (
 // from the mapping. A file truncated meanwhile is an error wrapping
 // [ErrFileChanged].
 func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, mem memory.Allocator) (int64, *Mapping, error) {
+	threads := 0
+	if opts != nil {
+		threads = opts.Threads
+	}
 	if f, ok := r.(*os.File); ok {
 		if pos, err := f.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
 			// A one-column IPC file whose values are the .npy data is
@@ -46,7 +52,7 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 	}
 	if ras, ok := r.(ipc.ReadAtSeeker); ok {
 		if pos, err := ras.Seek(0, io.SeekCurrent); err == nil && pos == 0 {
-			rr, err := NewIPCReader(r, mem)
+			rr, err := NewIPCReaderThreads(r, mem, threads)
 			if err != nil {
 				return 0, nil, err
 			}
@@ -60,7 +66,7 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 				if _, err := ras.Seek(0, io.SeekStart); err != nil {
 					return 0, m, fmt.Errorf("arrowconv: rereading IPC input: %w", err)
 				}
-				if rr, err = NewIPCReader(r, mem); err != nil {
+				if rr, err = NewIPCReaderThreads(r, mem, threads); err != nil {
 					return 0, m, err
 				}
 			}
@@ -76,7 +82,7 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 	// whether a scan is needed.
 	sp := &spool{dir: tmpDir}
 	defer sp.close()
-	rr, err := NewIPCReader(io.TeeReader(r, sp), mem)
+	rr, err := NewIPCReaderThreads(io.TeeReader(r, sp), mem, threads)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -111,7 +117,7 @@ func ConvertIPC(w io.WriteSeeker, r io.Reader, opts *MapOptions, tmpDir string, 
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
 		return 0, m, fmt.Errorf("arrowconv: rereading the spooled IPC stream: %w", err)
 	}
-	rr2, err := NewIPCReader(sp.f, mem)
+	rr2, err := NewIPCReaderThreads(sp.f, mem, threads)
 	if err != nil {
 		return 0, m, err
 	}

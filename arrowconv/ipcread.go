@@ -250,16 +250,32 @@ func (w *blockWalk) step(r io.ReaderAt) (meta []byte, b ipcBlock, schema bool, w
 }
 
 func (s *blockSource) next() (meta, body []byte, where string, err error) {
+	meta, load, where, err := s.nextLazy()
+	if err != nil || load == nil {
+		return meta, nil, where, err
+	}
+	if body, err = load(); err != nil {
+		return nil, nil, "", err
+	}
+	return meta, body, where, nil
+}
+
+// nextLazy is next, leaving the body to be read by load (nil for the
+// schema), which may be called on another goroutine: the parallel reader
+// reads bodies on its decoding goroutines.
+func (s *blockSource) nextLazy() (meta []byte, load func() ([]byte, error), where string, err error) {
 	meta, b, schema, where, err := s.step(s.r)
 	if err != nil || schema {
 		return meta, nil, where, err
 	}
-	body = s.pool.get(int(b.body))
-	if _, err := s.r.ReadAt(body, b.off+b.meta); err != nil {
-		s.pool.Free(body)
-		return nil, nil, "", readErr(err, "IPC file %s: the file ends within its body", where)
-	}
-	return meta, body, where, nil
+	return meta, func() ([]byte, error) {
+		body := s.pool.get(int(b.body))
+		if _, err := s.r.ReadAt(body, b.off+b.meta); err != nil {
+			s.pool.Free(body)
+			return nil, readErr(err, "IPC file %s: the file ends within its body", where)
+		}
+		return body, nil
+	}, where, nil
 }
 
 func (s *blockSource) bodies() *bodyPool { return s.pool }

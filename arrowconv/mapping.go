@@ -36,6 +36,10 @@ const (
 // MapOptions configures [MapSchema]. The zero value (or nil) is the
 // default mapping.
 type MapOptions struct {
+	// Threads is the number of goroutines [ConvertIPC] decodes compressed
+	// record batches on (see [NewIPCReaderThreads]); 0 means
+	// runtime.GOMAXPROCS(0). The output is the same whatever the number.
+	Threads int
 	// Decimal selects the conversion of decimal32/64/128/256 columns.
 	Decimal DecimalMode
 	// Fill gives, per top-level column name, the value written where the

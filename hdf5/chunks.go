@@ -3,8 +3,11 @@ package hdf5
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -715,78 +718,23 @@ func (r *chunkReader) remember(key uint64, data []byte) {
 	r.cacheSize += int64(len(data))
 }
 
-// prefetch decodes the given chunks that are not cached, in parallel when
-// they are filtered, and returns them by key. A chunk whose target in dst
-// is one contiguous run (direct returns it, or nil) is decoded straight
-// into dst and marked done. The caller copies the others before the next
-// prefetch.
-func (r *chunkReader) prefetch(keys []uint64, coords [][]uint64, direct func([]uint64) []byte, done, pooled map[uint64]bool) (map[uint64][]byte, error) {
-	type job struct {
-		key uint64
-		rec chunkRec
-		out []byte
+// threads is the number of goroutines one read decodes its n chunks with.
+func (r *chunkReader) threads(n uint64) int {
+	t := r.f.opts.Threads
+	if t <= 0 {
+		t = runtime.GOMAXPROCS(0)
 	}
-	var jobs []job
-	got := make(map[uint64][]byte, len(keys))
-	for i, k := range keys {
-		if b, ok := r.cache[k]; ok {
-			got[k] = b
-			continue
-		}
-		c, ok, err := r.locate(coords[i])
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			got[k] = nil // never written: the caller fills
-			continue
-		}
-		out := direct(coords[i])
-		if out != nil {
-			done[k] = true
-		} else {
-			out = r.getBuf()
-			pooled[k] = true
-		}
-		jobs = append(jobs, job{k, c, out})
+	// Stored chunks that are small and unfiltered are cheaper to copy
+	// than to hand to another goroutine.
+	if !r.filtered() && r.layout.chunkSize < 64<<10 {
+		t = 1
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	if !r.filtered() || workers <= 1 {
-		for _, j := range jobs {
-			b, err := r.decode(j.rec, r.state(0), j.out)
-			if err != nil {
-				return nil, err
-			}
-			got[j.key] = b
-		}
-		return got, nil
+	// Each goroutine holds a decoded chunk: together no more than the
+	// cache may hold (at least one).
+	if lim := uint64(r.cacheMax) / max(r.layout.chunkSize, 1); uint64(t) > lim {
+		t = int(max(lim, 1))
 	}
-	out := make([][]byte, len(jobs))
-	errs := make([]error, len(jobs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		st := r.state(w)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				out[i], errs[i] = r.decode(jobs[i].rec, st, jobs[i].out)
-			}
-		}()
-	}
-	wg.Wait()
-	for i, j := range jobs {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		got[j.key] = out[i]
-	}
-	return got, nil
+	return int(min(uint64(t), max(n, 1)))
 }
 
 func allZero(b []byte) bool {
@@ -807,30 +755,53 @@ func (r *chunkReader) readRows(start, n uint64, dst []byte) error {
 	return r.readRegion(lo, hi, dst)
 }
 
-// groupBytes bounds the decoded chunks held at once by one read.
-const groupBytes = 8 << 20
+// regionRead is one readRegion call: the box [lo, hi) of the dataset,
+// the chunks it touches (cfirst to clast, counted in C order), and what
+// the goroutines decoding them share.
+type regionRead struct {
+	r                *chunkReader
+	lo, hi           []uint64
+	cfirst, cspan    []uint64
+	rstride, cstride []uint64
+	dst              []byte
+
+	next atomic.Uint64 // the next chunk to take, by its rank in the box
+	stop atomic.Bool   // set at the first error: the others stop
+	mu   sync.Mutex    // guards the chunk index walk, the cache and err
+	err  error
+}
 
 // readRegion copies the hyperslab [lo, hi) of the dataset into dst (C
 // order, the region's own shape). Only the chunks the region touches are
-// read; they are decoded in groups of at most the cache size, each group
-// in parallel.
+// read. Threads goroutines (Options.Threads) each take the next chunk,
+// read and decode it and copy its part into dst: the parts are disjoint,
+// so no chunk waits for another, and memory stays at one decoded chunk per
+// goroutine (no more goroutines than chunks fit in ChunkCacheBytes) plus
+// the cache. A chunk that is one run of dst is decoded
+// straight into it; one that is partly outside the region is kept in the
+// cache for the next read. The first error stops every goroutine and is
+// the one returned, naming the chunk.
 func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 	rank := len(r.dims)
 	ch := r.layout.Chunk
 	es := uint64(r.elemSize)
-	rstride := make([]uint64, rank)
-	cstride := make([]uint64, rank)
+	g := &regionRead{r: r, lo: lo, hi: hi, dst: dst,
+		cfirst: make([]uint64, rank), cspan: make([]uint64, rank),
+		rstride: make([]uint64, rank), cstride: make([]uint64, rank)}
 	rs, cs := es, es
 	for i := rank - 1; i >= 0; i-- {
-		rstride[i], cstride[i] = rs, cs
+		g.rstride[i], g.cstride[i] = rs, cs
 		rs *= hi[i] - lo[i]
 		cs *= ch[i]
 	}
-	cfirst := make([]uint64, rank)
-	clast := make([]uint64, rank)
-	for i := range cfirst {
-		cfirst[i] = lo[i] / ch[i]
-		clast[i] = (hi[i] - 1) / ch[i]
+	total := uint64(1)
+	for i := range g.cfirst {
+		if hi[i] <= lo[i] {
+			return nil
+		}
+		g.cfirst[i] = lo[i] / ch[i]
+		g.cspan[i] = (hi[i]-1)/ch[i] - g.cfirst[i] + 1
+		total *= g.cspan[i] // at most the region's element count
 	}
 	if !r.loaded && r.layout.addr != undefAddr {
 		if err := r.load(); err != nil {
@@ -838,98 +809,159 @@ func (r *chunkReader) readRegion(lo, hi []uint64, dst []byte) error {
 		}
 		r.loaded = true
 	}
-	// Chunks are decoded in groups of at most groupBytes (but one chunk
-	// per core at least, when the cache allows it).
-	cs64 := int64(max(r.layout.chunkSize, 1))
-	groupMax := max(min(r.cacheMax, groupBytes)/cs64, 1)
-	if w := int64(runtime.GOMAXPROCS(0)); groupMax < w && w*cs64 <= r.cacheMax {
-		groupMax = w
+	workers := r.threads(total)
+	for w := range workers {
+		r.state(w) // before the goroutines start: state appends
 	}
-	var keys []uint64
-	var coords [][]uint64
-	scaled := append([]uint64(nil), cfirst...)
-	// inside reports a chunk wholly inside the region (used once by a
-	// sequential reader: not worth caching).
-	inside := func(sc []uint64) bool {
-		for i := range sc {
-			o := sc[i] * ch[i]
-			if o < lo[i] || o+ch[i] > hi[i] {
-				return false
-			}
-		}
-		return true
+	if workers == 1 {
+		g.work(r.state(0), total)
+		return g.err
 	}
-	// A chunk inside the region is one run of dst when, for some p, it
-	// is one element thick along every dimension before p and spans the
-	// region along every dimension after p: its C-order bytes are then
-	// the run's.
-	direct := func(sc []uint64) []byte {
-		if !inside(sc) {
-			return nil
-		}
-		p := 0
-		for p < rank && ch[p] == 1 {
-			p++
-		}
-		for i := p + 1; i < rank; i++ {
-			if ch[i] != hi[i]-lo[i] {
-				return nil
-			}
-		}
-		var off uint64
-		for i := range sc {
-			off += (sc[i]*ch[i] - lo[i]) * rstride[i]
-		}
-		return dst[off : off+r.layout.chunkSize]
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		st := r.state(w)
+		go func() {
+			defer wg.Done()
+			g.work(st, total)
+		}()
 	}
-	done := map[uint64]bool{}
-	pooled := map[uint64]bool{}
-	flush := func() error {
-		got, err := r.prefetch(keys, coords, direct, done, pooled)
-		if err != nil {
-			return err
+	wg.Wait()
+	return g.err
+}
+
+// work takes chunks until none is left or another goroutine failed.
+func (g *regionRead) work(st *decodeState, total uint64) {
+	rank := len(g.lo)
+	scaled := make([]uint64, rank)
+	for !g.stop.Load() {
+		k := g.next.Add(1) - 1
+		if k >= total {
+			return
 		}
-		for i, k := range keys {
-			if !done[k] {
-				r.copyChunk(got[k], coords[i], lo, hi, rstride, cstride, dst)
-			}
+		for i := rank - 1; i >= 0; i-- {
+			scaled[i] = g.cfirst[i] + k%g.cspan[i]
+			k /= g.cspan[i]
 		}
-		for i, k := range keys {
-			if c := got[k]; !done[k] && c != nil && !inside(coords[i]) {
-				r.remember(k, c)
-			} else if pooled[k] {
-				r.putBuf(c)
-			}
-			delete(done, k)
-			delete(pooled, k)
-			coords[i] = nil
+		if err := g.chunk(st, scaled); err != nil {
+			g.fail(err, scaled)
+			return
 		}
-		keys, coords = keys[:0], coords[:0]
+	}
+}
+
+// fail records the first error, naming the chunk, and stops the others.
+func (g *regionRead) fail(err error, scaled []uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err != nil {
+		return
+	}
+	g.stop.Store(true)
+	r := g.r
+	at := make([]uint64, len(scaled))
+	for i, s := range scaled {
+		at[i] = s * r.layout.Chunk[i]
+	}
+	where := fmt.Sprintf("chunk %v (at element %v)", scaled, at)
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		c := *fe
+		if !strings.Contains(c.Msg, r.path) {
+			c.Msg = r.path + ": " + c.Msg
+		}
+		c.Msg += ", " + where
+		g.err = &c
+		return
+	}
+	var ue *UnsupportedError
+	if errors.As(err, &ue) {
+		g.err = err
+		return
+	}
+	g.err = fmt.Errorf("hdf5: %s: %s: %s: %w", r.f.name, r.path, where, err)
+}
+
+// inside reports a chunk wholly inside the region (used once by a
+// sequential reader: not worth caching).
+func (g *regionRead) inside(sc []uint64) bool {
+	ch := g.r.layout.Chunk
+	for i := range sc {
+		o := sc[i] * ch[i]
+		if o < g.lo[i] || o+ch[i] > g.hi[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// direct returns the part of dst a chunk fills when it is one run of
+// dst, else nil. A chunk inside the region is one run when, for some p,
+// it is one element thick along every dimension before p and spans the
+// region along every dimension after p: its C-order bytes are then the
+// run's.
+func (g *regionRead) direct(sc []uint64) []byte {
+	if !g.inside(sc) {
 		return nil
 	}
-	for {
-		keys = append(keys, r.linear(scaled))
-		coords = append(coords, append([]uint64(nil), scaled...))
-		if int64(len(keys)) >= groupMax {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		k := rank - 1
-		for ; k >= 0; k-- {
-			scaled[k]++
-			if scaled[k] <= clast[k] {
-				break
-			}
-			scaled[k] = cfirst[k]
-		}
-		if k < 0 {
-			break
+	ch := g.r.layout.Chunk
+	rank := len(sc)
+	p := 0
+	for p < rank && ch[p] == 1 {
+		p++
+	}
+	for i := p + 1; i < rank; i++ {
+		if ch[i] != g.hi[i]-g.lo[i] {
+			return nil
 		}
 	}
-	if len(keys) > 0 {
-		return flush()
+	var off uint64
+	for i := range sc {
+		off += (sc[i]*ch[i] - g.lo[i]) * g.rstride[i]
 	}
+	return g.dst[off : off+g.r.layout.chunkSize]
+}
+
+// chunk reads one chunk (from the cache when there) and copies its part
+// of the region into dst.
+func (g *regionRead) chunk(st *decodeState, scaled []uint64) error {
+	r := g.r
+	key := r.linear(scaled)
+	g.mu.Lock()
+	if b, ok := r.cache[key]; ok {
+		g.mu.Unlock()
+		// Cached chunks are never written to, and one evicted meanwhile
+		// stays valid for this copy.
+		r.copyChunk(b, scaled, g.lo, g.hi, g.rstride, g.cstride, g.dst)
+		return nil
+	}
+	c, ok, err := r.locate(scaled) // the extensible array caches blocks
+	g.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		r.copyChunk(nil, scaled, g.lo, g.hi, g.rstride, g.cstride, g.dst)
+		return nil
+	}
+	if out := g.direct(scaled); out != nil {
+		_, err := r.decode(c, st, out)
+		return err
+	}
+	buf := r.getBuf()
+	b, err := r.decode(c, st, buf)
+	if err != nil {
+		r.putBuf(buf)
+		return err
+	}
+	r.copyChunk(b, scaled, g.lo, g.hi, g.rstride, g.cstride, g.dst)
+	if g.inside(scaled) {
+		r.putBuf(buf)
+		return nil
+	}
+	g.mu.Lock()
+	r.remember(key, b)
+	g.mu.Unlock()
 	return nil
 }
 

@@ -78,10 +78,13 @@
 // hyperslab with unit stride: only the chunks it meets are decoded;
 // contiguous storage is read run by run); [Dataset.NewElementReader]
 // streams the elements in C order in batches of bounded bytes whatever
-// the shape (a huge single row is read in parts). The chunks
-// a batch touches are decoded in parallel, those spanning whole rows
-// straight into the batch, the others through a cache of at most
-// Options.ChunkCacheBytes; memory stays bounded whatever the dataset size.
+// the shape (a huge single row is read in parts). The chunks a batch
+// touches are read and decoded by Options.Threads goroutines (GOMAXPROCS
+// by default), each copying its chunk into the batch, so memory holds one
+// decoded chunk per goroutine; chunks that are one run of the batch are
+// decoded straight into it, and those a batch ends inside are kept in a
+// cache of at most Options.ChunkCacheBytes for the next batch. Memory
+// stays bounded whatever the dataset size.
 // Unwritten chunks and storage read as the fill value.
 //
 // # Filters
@@ -224,7 +227,7 @@
 //
 // Streaming: [DatasetWriter.Write] appends whole rows; a chunked dataset is
 // cut into chunks as each block of Chunk[0] rows fills, the chunks are
-// filtered by GOMAXPROCS worker goroutines (WriterOptions.Workers) and
+// filtered by GOMAXPROCS worker goroutines (WriterOptions.Threads) and
 // written in a deterministic order (the same bytes whatever the number of
 // workers), so memory stays bounded by one block of chunk rows plus two
 // chunks per worker. The number of rows may stay open until the end

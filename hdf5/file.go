@@ -18,6 +18,10 @@ type Options struct {
 	// ChunkCacheBytes bounds the decompressed chunks a RowReader keeps.
 	// Default 64 MiB (at least one chunk is always kept).
 	ChunkCacheBytes int64
+	// Threads is the number of goroutines that read and decode the chunks
+	// of one read of a chunked dataset; 0 (or less) means
+	// runtime.GOMAXPROCS(0), 1 decodes them on the calling goroutine.
+	Threads int
 	// Name is used in error messages instead of the file name (Open has
 	// none).
 	Name string

@@ -16,8 +16,13 @@ type WriterOptions struct {
 	// v7.3 files have a 512-byte user block holding the MAT-file header.
 	// Empty means no user block.
 	UserBlock []byte
-	// Workers is the number of goroutines compressing chunks; 0 means
-	// runtime.GOMAXPROCS(0).
+	// Threads is the number of goroutines filtering (shuffling and
+	// compressing) chunks; 0 means runtime.GOMAXPROCS(0). Chunks are
+	// written in order whatever the number: the file is the same.
+	Threads int
+	// Workers is the former name of Threads (0 or the same value).
+	//
+	// Deprecated: use Threads.
 	Workers int
 }
 
@@ -66,9 +71,15 @@ func NewWriter(f io.WriteSeeker, opts *WriterOptions) (*Writer, error) {
 	var ub []byte
 	if opts != nil {
 		ub = opts.UserBlock
-		w.workers = opts.Workers
+		w.workers = opts.Threads
+		if opts.Workers != 0 && opts.Threads != 0 && opts.Workers != opts.Threads {
+			return nil, fmt.Errorf("hdf5: WriterOptions with Threads %d and Workers %d (Workers is the former name of Threads)", opts.Threads, opts.Workers)
+		}
+		if w.workers == 0 {
+			w.workers = opts.Workers
+		}
 		if w.workers < 0 {
-			return nil, fmt.Errorf("hdf5: negative worker count %d", w.workers)
+			return nil, fmt.Errorf("hdf5: negative thread count %d", w.workers)
 		}
 	}
 	if w.workers == 0 {

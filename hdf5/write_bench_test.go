@@ -66,7 +66,7 @@ func wBenchWriteData(b *testing.B, data []byte, f func() io.WriteSeeker, opts *D
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		w, err := NewWriter(f(), &WriterOptions{Workers: workers})
+		w, err := NewWriter(f(), &WriterOptions{Threads: workers})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -406,11 +406,24 @@ func (d *DatasetWriter) cutSlab(slab []byte, first, n uint64) error {
 	for _, c := range d.chunk {
 		csize *= c
 	}
+	// Filtered chunks are cut from the block by the workers; the block is
+	// the caller's (or d.slab), so wait until every chunk is cut.
+	var g *wGather
+	if d.filtered() && d.w.workers > 1 {
+		g = &wGather{slab: slab, n: n, size: int(csize)}
+		defer g.copied.Wait()
+	}
 	for {
-		buf := d.w.getBuf(int(csize))
-		wCopyChunk(buf, slab, n, d.shape, d.chunk, idx, d.esz)
-		if err := d.w.queueChunk(d, slices.Clone(idx), buf); err != nil {
-			return err
+		if g != nil {
+			if err := d.w.queueGather(d, slices.Clone(idx), g); err != nil {
+				return err
+			}
+		} else {
+			buf := d.w.getBuf(int(csize))
+			wCopyChunk(buf, slab, n, d.shape, d.chunk, idx, d.esz)
+			if err := d.w.queueChunk(d, slices.Clone(idx), buf); err != nil {
+				return err
+			}
 		}
 		// next chunk position in dims 1..rank-1
 		i := rank - 1

@@ -8,9 +8,13 @@ import (
 // wChunkJob is one chunk on its way to the file: filtered by a worker,
 // written by the goroutine using the Writer, in queue order.
 type wChunkJob struct {
-	d       *DatasetWriter
-	offs    []uint64
-	raw     []byte    // the chunk, C order, chunk-shaped
+	d    *DatasetWriter
+	offs []uint64
+	raw  []byte // the chunk, C order, chunk-shaped
+	// gather, when set, is the block of rows the worker cuts raw from
+	// (wCopyChunk) before it filters it, and signals through copied: the
+	// block is the caller's and only lent until then.
+	gather  *wGather
 	out     []byte    // what goes to the file
 	outPool *wBuffers // where out goes back
 	err     error
@@ -34,6 +38,12 @@ func newWPool(n int) *wPool {
 			var scratch []byte
 			for j := range p.jobs {
 				d := j.d
+				if g := j.gather; g != nil {
+					j.raw = wBufPool.get(g.size)
+					wCopyChunk(j.raw, g.slab, g.n, d.shape, d.chunk, j.offs, d.esz)
+					j.gather = nil
+					g.copied.Done()
+				}
 				src := j.raw
 				if d.shuffle {
 					if cap(scratch) < len(src) {
@@ -103,12 +113,36 @@ func (b *wBuffers) put(buf []byte) {
 
 func (w *Writer) getBuf(n int) []byte { return wBufPool.get(n) }
 
+// wGather is a block of n rows (size bytes per chunk) lent to the
+// workers, which cut their chunks from it: copied counts the chunks not
+// yet cut.
+type wGather struct {
+	slab   []byte
+	n      uint64
+	size   int
+	copied sync.WaitGroup
+}
+
+// filtered reports a dataset whose chunks go through the workers.
+func (d *DatasetWriter) filtered() bool { return d.shuffle || d.comp != CompressionNone }
+
+// queueGather queues the chunk at offs of the block g, cut by the worker
+// that filters it (so that cutting runs in parallel too).
+func (w *Writer) queueGather(d *DatasetWriter, offs []uint64, g *wGather) error {
+	g.copied.Add(1)
+	return w.queue(&wChunkJob{d: d, offs: offs, gather: g, done: make(chan struct{})})
+}
+
 // queueChunk sends a chunk to be filtered, writing the oldest finished
 // chunks so that at most 2 per worker are in flight.
 func (w *Writer) queueChunk(d *DatasetWriter, offs []uint64, raw []byte) error {
-	j := &wChunkJob{d: d, offs: offs, raw: raw, done: make(chan struct{})}
-	if !d.shuffle && d.comp == CompressionNone {
-		j.out = raw
+	return w.queue(&wChunkJob{d: d, offs: offs, raw: raw, done: make(chan struct{})})
+}
+
+func (w *Writer) queue(j *wChunkJob) error {
+	d := j.d
+	if !d.filtered() {
+		j.out = j.raw
 		j.raw = nil
 		close(j.done)
 	} else {

@@ -186,7 +186,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 // batches and reads it back in row batches.
 func TestWriteReadStreaming(t *testing.T) {
 	m := &wMem{}
-	w := wOK(NewWriter(m, &WriterOptions{Workers: 3}))
+	w := wOK(NewWriter(m, &WriterOptions{Threads: 3}))
 	d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{0, 5}, &DatasetOptions{Unlimited: true, Chunk: []uint64{100, 2}, Deflate: 1, Shuffle: true}))
 	const rows = 12345
 	data := wTestData(npyio.Float64Type, rows*5)
@@ -240,7 +240,7 @@ func TestWriteChunkedRandom(t *testing.T) {
 		}
 		name := fmt.Sprintf("iter %d: %s shape %v chunk %v %+v byChunk=%v", iter, dt, shape, chunk, *opts, byChunk)
 		m := &wMem{}
-		w := wOK(NewWriter(m, &WriterOptions{Workers: 1 + rng.IntN(3)}))
+		w := wOK(NewWriter(m, &WriterOptions{Threads: 1 + rng.IntN(3)}))
 		d, err := w.Root().CreateDataset("x", dt, shape, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

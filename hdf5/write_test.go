@@ -523,7 +523,7 @@ func TestWriteDeterministicAcrossWorkers(t *testing.T) {
 		var outs [][]byte
 		for _, n := range []int{1, 3, 8} {
 			m := &wMem{}
-			c.opts = &WriterOptions{Workers: n}
+			c.opts = &WriterOptions{Threads: n}
 			wRun(t, c, m)
 			outs = append(outs, m.b)
 		}
@@ -689,7 +689,7 @@ func TestWriteStopsWorkers(t *testing.T) {
 		if fail {
 			f = &wFailing{limit: 5000}
 		}
-		w := wOK(NewWriter(f, &WriterOptions{Workers: 4}))
+		w := wOK(NewWriter(f, &WriterOptions{Threads: 4}))
 		d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{4000}, &DatasetOptions{Chunk: []uint64{100}, Deflate: 1}))
 		d.Write(wTestData(npyio.Float64Type, 4000))
 		if err := w.Close(); (err != nil) != fail {
@@ -712,7 +712,7 @@ func TestWriteMemoryBounded(t *testing.T) {
 		t.Skip("64 MiB of compression")
 	}
 	batch := wBenchData(8192) // 1 MiB
-	w := wOK(NewWriter(&wDiscard{}, &WriterOptions{Workers: 2}))
+	w := wOK(NewWriter(&wDiscard{}, &WriterOptions{Threads: 2}))
 	d := wOK(w.Root().CreateDataset("x", npyio.Float64Type, []uint64{0, 16}, &DatasetOptions{Unlimited: true, Chunk: []uint64{4096, 16}, Deflate: 1}))
 	runtime.GC()
 	var ms runtime.MemStats

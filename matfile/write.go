@@ -48,6 +48,10 @@ type WriteOptions struct {
 	// where large v7 variables (and v6 char data) are assembled before
 	// they are written (see CreateVariable); empty means os.TempDir().
 	TempDir string
+	// Threads is the number of goroutines compressing the chunks of v7.3
+	// datasets; 0 means runtime.GOMAXPROCS(0). The file is the same
+	// whatever the number.
+	Threads int
 }
 
 // Rename records a name RenameInvalid changed. Old and New are full paths

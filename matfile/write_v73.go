@@ -26,7 +26,9 @@ package matfile
 //     as MATLAB does for small variables); larger ones are chunked, chunks
 //     of at most 1 MiB (less for structs of over 64 fields, so that their
 //     bands stay within 64 MiB), deflate level 3 (MATLAB's default) unless
-//     NoCompression. Chunks are compressed on all cores by package hdf5.
+//     NoCompression. Chunks are compressed on WriteOptions.Threads cores
+//     (all by default) by package hdf5, in a file that does not depend on
+//     their number.
 //
 // Streaming: rows along numpy's axis 0 are the last HDF5 dimension, so a
 // variable is written one band of chunks at a time: the chunks' extent
@@ -61,7 +63,7 @@ func wNewV73(w io.WriteSeeker, opts *WriteOptions) (*wV73, error) {
 	// bytes 116..123: subsystem offset, zero
 	wNE.PutUint16(ub[124:], 0x0200)
 	copy(ub[126:], wEndianIM())
-	h, err := hdf5.NewWriter(w, &hdf5.WriterOptions{UserBlock: ub})
+	h, err := hdf5.NewWriter(w, &hdf5.WriterOptions{UserBlock: ub, Threads: opts.Threads})
 	if err != nil {
 		return nil, err
 	}
