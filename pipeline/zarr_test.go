@@ -1,10 +1,15 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,5 +103,121 @@ func TestZarrOutputAllOrNothing(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Fatalf("entries %v", ents)
+	}
+}
+
+// TestZarrZipStore: a .zip that zarr-python's ZipStore wrote converts to
+// the values zarr-python read (v2_expect.json); npyflow's own .zip
+// output (v2, v3 sharded) reads back the same, inspects as a Zarr store,
+// and a zip that is not a Zarr store (an .npz renamed) is refused.
+func TestZarrZipStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var exp map[string]struct {
+		Shape  []int `json:"shape"`
+		Values []any `json:"values"`
+	}
+	b, err := os.ReadFile("../zarr/testdata/v2_expect.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &exp); err != nil {
+		t.Fatal(err)
+	}
+	npz := filepath.Join(dir, "v2.npz")
+	if _, err := Convert(ctx, "../zarr/testdata/v2.zip", npz, nil); err != nil {
+		t.Fatal(err)
+	}
+	z, err := npyio.OpenNPZ(npz, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	if got := strings.Join(z.Keys(), ","); got != "g/x,image" {
+		t.Fatalf("members %s", got)
+	}
+	for _, k := range z.Keys() {
+		a, err := z.Member(k).ReadArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := exp["zip:"+k]
+		if fmt.Sprint(a.Header.Shape) != fmt.Sprint(e.Shape) || len(e.Values) == 0 {
+			t.Fatalf("%s: shape %v, zarr-python %v", k, a.Header.Shape, e.Shape)
+		}
+		for i, v := range e.Values {
+			var got int64
+			if a.DType.Size == 1 {
+				got = int64(a.Data[i])
+			} else {
+				got = int64(int16(binary.LittleEndian.Uint16(a.Data[2*i:])))
+			}
+			if strconv.FormatInt(got, 10) != fmt.Sprint(v) {
+				t.Fatalf("%s[%d] = %d, zarr-python read %s", k, i, got, v)
+			}
+		}
+	}
+
+	src := filepath.Join(dir, "x.npy")
+	data := make([]byte, 50*3*8)
+	for i := range 150 {
+		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(float64(i)*1.5-7))
+	}
+	var nb bytes.Buffer
+	if err := npyio.WriteArray(&nb, &npyio.Array{Header: &npyio.Header{DType: npyio.Float64Type, Shape: []int{50, 3}}, DType: npyio.Float64Type, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, nb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, flags := range []map[string]string{
+		{"zarr-format": "2", "chunks": "7", "compression": "blosc"},
+		{"chunks": "5", "shards": "20"},
+	} {
+		out := filepath.Join(dir, "x.zarr.zip")
+		if _, err := Convert(ctx, src, out, &ConvertOptions{Flags: flags}); err != nil {
+			t.Fatal(err)
+		}
+		back := filepath.Join(dir, "back.npy")
+		if _, err := Convert(ctx, out, back, nil); err != nil {
+			t.Fatal(err)
+		}
+		a, err := npyio.ReadFile(back, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Data, data) || fmt.Sprint(a.Header.Shape) != "[50 3]" {
+			t.Fatalf("%v: read back %v, differs", flags, a.Header.Shape)
+		}
+		info, err := Inspect(ctx, out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sb strings.Builder
+		info.(*inspect.ZarrInfo).WriteText(&sb)
+		want := "x: <f8 [50 3], chunks [7 3], codecs blosc"
+		if flags["shards"] != "" {
+			want = "x: <f8 [50 3], chunks [5 3] in shards [20 3]"
+		}
+		if !strings.Contains(sb.String(), want) {
+			t.Fatalf("%v: inspect lacks %q:\n%s", flags, want, sb.String())
+		}
+		os.Remove(out)
+	}
+
+	renamed := filepath.Join(dir, "table.zip")
+	b, err = os.ReadFile("../testdata/npz/table.npz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(renamed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Convert(ctx, renamed, filepath.Join(dir, "t.npy"), nil)
+	if err == nil || !strings.Contains(err.Error(), "table.zip: not a Zarr store: a zip archive without zarr.json") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := Inspect(ctx, renamed, nil); err == nil || !strings.Contains(err.Error(), "not a Zarr store") {
+		t.Fatalf("inspect error %v", err)
 	}
 }
