@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/zarr"
@@ -219,5 +220,40 @@ func TestZarrZipStore(t *testing.T) {
 	}
 	if _, err := Inspect(ctx, renamed, nil); err == nil || !strings.Contains(err.Error(), "not a Zarr store") {
 		t.Fatalf("inspect error %v", err)
+	}
+}
+
+// TestZarrZipBucket writes a .zip store to a bucket (the storage layer's
+// in-memory backend, as objstore's are) and reads it back by ranges.
+func TestZarrZipBucket(t *testing.T) {
+	ctx := context.Background()
+	mem := storagetest.NewMem("zipbucket")
+	defer mem.Reset()
+	out := "zipbucket://b/data/x.zarr.zip"
+	if _, err := Convert(ctx, "../zarr/testdata/v2.zip", out, &ConvertOptions{Flags: map[string]string{"shards": "8", "chunks": "4"}}); err != nil {
+		t.Fatal(err)
+	}
+	back := filepath.Join(t.TempDir(), "back.npz")
+	if _, err := Convert(ctx, out, back, nil); err != nil {
+		t.Fatal(err)
+	}
+	z, err := npyio.OpenNPZ(back, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	a, err := z.Member("image").ReadArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// image[y, x, k] = (x*7 + y*13 + k*101) & 255, as the generator wrote it
+	for i, v := range a.Data {
+		y, x, k := i/24, i/3%8, i%3
+		if int(v) != (x*7+y*13+k*101)&255 {
+			t.Fatalf("image element %d = %d", i, v)
+		}
+	}
+	if len(a.Data) != 9*8*3 {
+		t.Fatalf("%d elements", len(a.Data))
 	}
 }
