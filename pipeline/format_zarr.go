@@ -414,6 +414,9 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	s, err := newMemberSink(c, in, env, "array", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarrStore(f.dir)
+		if err := st.ShareRoot(); err != nil {
+			return nil, err
+		}
 		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
 	})
 	if err != nil {

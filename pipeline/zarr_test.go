@@ -102,6 +102,19 @@ func TestZarrOutputAllOrNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "x", ".zarray")); err != nil {
 		t.Fatal(err)
 	}
+	// The store's root has the mode of its other directories (0777 less
+	// the umask), not the staging directory's 0700.
+	root, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := os.Stat(filepath.Join(out, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root.Mode().Perm() != sub.Mode().Perm() {
+		t.Fatalf("store root mode %v, its array's directory %v", root.Mode(), sub.Mode())
+	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Fatalf("entries %v", ents)
 	}

@@ -192,6 +192,17 @@ func (s *FSStore) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
+// ShareRoot gives a local store's root directory the mode a directory
+// made by os.MkdirAll gets (0777 less the umask), as the store's other
+// directories have: a root made by os.MkdirTemp (a staging directory)
+// has 0700. A bucket prefix has no mode: nothing is done.
+func (s *FSStore) ShareRoot() error {
+	if storage.Scheme(s.Root) != "" {
+		return nil
+	}
+	return os.Chmod(strings.TrimPrefix(s.Root, "file://"), os.FileMode(0o777&^umask))
+}
+
 // Close releases the files the store holds open.
 func (s *FSStore) Close() error {
 	s.mu.Lock()
