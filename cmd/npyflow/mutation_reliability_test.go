@@ -4,7 +4,9 @@ package main
 
 // The mutation test: valid files of every format, written by other
 // producers (numpy, DuckDB, arrow-go, apache-arrow JS, parquet-go,
-// parquet-mr, Impala, Spark, h5py, MATLAB, Octave, scipy, hdf5storage),
+// parquet-mr, Impala, Spark, h5py, MATLAB, Octave, scipy, hdf5storage,
+// zarr-python, zarrita; a Zarr store's files one at a time, see
+// mutation_zarr_reliability_test.go),
 // damaged in thousands of deterministic ways (bit flips, huge 4- and
 // 8-byte fields, huge varints, truncation, aimed at the headers, the
 // footers, the checksummed and the compressed parts of each format), each
@@ -19,8 +21,9 @@ package main
 //
 // `go test` runs a fixed subset (mutationsShort per file, well under a
 // minute on 2 cores); NPYFLOW_MUTANTS=all (make fuzz) runs them all, or
-// NPYFLOW_MUTANTS=N N per file; NPYFLOW_MUTANTS_ONLY=a,b mutates only
-// the corpus files whose paths contain a or b.
+// NPYFLOW_MUTANTS=N N per file; NPYFLOW_MUTANTS or NPYFLOW_LONG=1 adds
+// mutationCorpusLong; NPYFLOW_MUTANTS_ONLY=a,b mutates only the corpus
+// files whose paths contain a or b.
 
 import (
 	"archive/zip"
