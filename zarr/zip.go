@@ -34,7 +34,10 @@ type ZipStore struct {
 	entries map[string]*zip.File
 	w       *zip.Writer
 	written map[string]bool
-	mu      sync.Mutex // serializes writes: a zip is written one entry at a time
+	mu      sync.Mutex // serializes writes, guards checked
+	// checked holds the entries whose sizes and offsets were checked
+	// (DataOffset reads the local header: once per entry, not per read).
+	checked map[*zip.File]bool
 }
 
 var _ Store = (*ZipStore)(nil)
@@ -81,6 +84,12 @@ func (z *ZipStore) entry(key string) (*zip.File, error) {
 	if f == nil {
 		return nil, &fs.PathError{Op: "open", Path: key, Err: fs.ErrNotExist}
 	}
+	z.mu.Lock()
+	ok := z.checked[f]
+	z.mu.Unlock()
+	if ok {
+		return f, nil
+	}
 	off, err := f.DataOffset()
 	if err != nil {
 		return nil, fmt.Errorf("zip entry %s: %v", key, err)
@@ -100,6 +109,12 @@ func (z *ZipStore) entry(key string) (*zip.File, error) {
 	default:
 		return nil, fmt.Errorf("zip entry %s: compression method %d is not supported (stored or deflated)", key, f.Method)
 	}
+	z.mu.Lock()
+	if z.checked == nil {
+		z.checked = map[*zip.File]bool{}
+	}
+	z.checked[f] = true
+	z.mu.Unlock()
 	return f, nil
 }
 

@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -129,5 +131,43 @@ func TestZipStoreHostile(t *testing.T) {
 				t.Fatalf("error %v is not ErrNotZarrZip", err)
 			}
 		})
+	}
+}
+
+// TestZipStoreConcurrentReads reads zarr-python's ZipStore fixture from
+// several goroutines at once (run under -race by make test).
+func TestZipStoreConcurrentReads(t *testing.T) {
+	b, err := os.ReadFile("testdata/v2.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := OpenZip(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := OpenArray(ctx, z, "image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readAll(t, a)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := make([]byte, len(want))
+			if err := a.Read(ctx, []int64{0, 0, 0}, a.Shape, got); err != nil {
+				errs <- err
+			} else if !bytes.Equal(got, want) {
+				errs <- errors.New("a concurrent read differs")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
