@@ -96,7 +96,7 @@ var mutationCorpus = []string{
 	// Zarr: a zarr-python 2 ZipStore; files of stores written by
 	// zarr-python 2 (v2) and zarrita (v3), see mutationStore: array
 	// metadata, compressed chunks, shard indexes at the end and start
-	"zarr/testdata/v2.zip",
+	"zarr/testdata/v2.zip", "zarr/testdata/v2_deflate.zip",
 	"zarr/testdata/v2.zarr/i4_delta/.zarray", "zarr/testdata/v2.zarr/image/blosc_lz4/0.0.0",
 	"zarr/testdata/v3.zarr/float64_be_t/zarr.json", "zarr/testdata/v3.zarr/sharded_end/c/0/0",
 	"zarr/testdata/v3.zarr/sharded_start_gzip/c/1/1",
