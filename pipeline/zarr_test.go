@@ -85,6 +85,10 @@ func TestZarrOutputAllOrNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "chunk x/c/7/0") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v", err)
 	}
+	// Nor into a .zip store.
+	if _, err := Convert(ctx, bad, filepath.Join(dir, "out.zarr.zip"), nil); err == nil || !strings.Contains(err.Error(), "chunk x/c/7/0") {
+		t.Fatalf("error %v", err)
+	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Fatalf("left behind: %v", ents)
