@@ -29,10 +29,7 @@ var zarrFormat = &Format{
 	Archive: true, Dir: true,
 	Source: fileSourceSpec("read arrays of Zarr stores",
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
-		newZarrReader,
-		job.Field{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
-			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
-		tableField("arrays")),
+		newZarrReader, zarrSourceFields()...),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
 		Doc:    "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
 		Fields: zarrSinkFields(),
@@ -51,15 +48,23 @@ var zarrZipFormat = &Format{
 	Archive: true,
 	Source: fileSourceSpec("read arrays of Zarr stores in .zip files",
 		"Reads the arrays of a Zarr v2 or v3 store kept in a .zip file (zarr-python's ZipStore: each key an entry), as the zarr source reads a .zarr directory. Entries may be stored or deflated; a zip whose directory lies about sizes or offsets, or holds no Zarr metadata, is refused.",
-		newZarrReader,
-		job.Field{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
-			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
-		tableField("arrays")),
+		newZarrReader, zarrSourceFields()...),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store into a .zip file",
 		Doc:    "Writes a Zarr group into one .zip file the way zarr-python's ZipStore does (each key an entry, stored uncompressed; zarr.ZipStore(path, mode='r') reads it), with the zarr sink's options. Chunks are written as the rows arrive, the metadata and the zip's directory last.",
 		Fields: zarrSinkFields(),
 		Impl:   builder(buildZarrZipSink)},
 	Inspect: inspectZarrZip,
+}
+
+// zarrSourceFields are the options of the zarr and zarr_zip sources.
+func zarrSourceFields() []job.Field {
+	return []job.Field{
+		{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
+			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
+		tableField("arrays"),
+		{Name: "band_rows", Type: job.Int, Default: int64(0), Min: ptr(0),
+			Doc: "read each array as input parts of about this many rows, each a band of whole chunks (or shards) along the first axis: rounded up to a multiple of the chunk's rows, the last band shorter. A sharded run spreads the bands over its tasks, so each reads only its own chunks; a band's member is the array's path and its rows, data[0:1000]. 0: one part per array"},
+	}
 }
 
 // zarrSinkFields are the options of the zarr and zarr_zip sinks.
@@ -216,14 +221,54 @@ func npyToZarr(d *npyio.DType) (zarr.DType, error) {
 	return out, nil
 }
 
-// zarrReader reads Zarr stores: each array read is a part.
+// zarrReader reads Zarr stores: each array read is a part, or with
+// band_rows each band of whole chunks along its first axis.
 type zarrReader struct {
 	c      *job.Component
 	arrays []string
+	band   int64 // band_rows: 0 one part per array
 }
 
 func newZarrReader(c *job.Component) (fileReader, error) {
-	return &zarrReader{c: c, arrays: c.Strings("arrays")}, nil
+	return &zarrReader{c: c, arrays: c.Strings("arrays"), band: c.Int("band_rows")}, nil
+}
+
+// zarrBand is a band's member: the array's path and its rows, as a
+// numpy slice (data[0:1000]).
+func zarrBand(name string, r0, r1 int64) string { return fmt.Sprintf("%s[%d:%d]", name, r0, r1) }
+
+// parseZarrBand splits a band's member into the array's path and rows.
+func parseZarrBand(member string) (name string, r0, r1 int64, ok bool) {
+	i := strings.LastIndexByte(member, '[')
+	if i < 0 || !strings.HasSuffix(member, "]") {
+		return "", 0, 0, false
+	}
+	a, b, found := strings.Cut(member[i+1:len(member)-1], ":")
+	r0, e0 := strconv.ParseInt(a, 10, 64)
+	r1, e1 := strconv.ParseInt(b, 10, 64)
+	if !found || e0 != nil || e1 != nil || r0 < 0 || r1 < r0 {
+		return "", 0, 0, false
+	}
+	return member[:i], r0, r1, true
+}
+
+// bands splits the rows of array a (header h) into bands of whole outer
+// chunks (shards, when sharded) of about r.band rows.
+func (r *zarrReader) bands(name string, a *zarr.Array, h *npyio.Header) []partHead {
+	rows := h.Rows()
+	if r.band <= 0 || len(a.Shape) == 0 || rows == 0 {
+		return []partHead{{member: name, header: h}}
+	}
+	c := max(a.Chunks[0], 1)
+	step := (r.band + c - 1) / c * c
+	var out []partHead
+	for r0 := int64(0); r0 < rows; r0 += step {
+		r1 := min(rows, r0+step)
+		bh := *h
+		bh.Shape = append([]int{int(r1 - r0)}, h.Shape[1:]...)
+		out = append(out, partHead{member: zarrBand(name, r0, r1), header: &bh, size: bh.DataSize()})
+	}
+	return out
 }
 
 func (r *zarrReader) pickHint() string { return "--array PATH" }
@@ -306,7 +351,7 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 			}
 			return nil, &FileError{Path: path, Err: err}
 		}
-		out = append(out, partHead{member: n, header: h})
+		out = append(out, r.bands(n, a, h)...)
 	}
 	if len(out) == 0 {
 		return nil, &FileError{Path: path, Err: errors.New("the store has no arrays npyflow can read")}
@@ -315,11 +360,18 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 }
 
 func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+	name, first, last := p.Member, int64(0), int64(-1)
+	if r.band > 0 {
+		var ok bool
+		if name, first, last, ok = parseZarrBand(p.Member); !ok {
+			return nil, nil, nil, &FileError{Path: p.Path, Err: fmt.Errorf("%q is not a band of an array (data[0:1000])", p.Member)}
+		}
+	}
 	s, g, _, err := zarrArrays(ctx, p.Path)
 	if err != nil {
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	a, err := openZarrArray(ctx, s, g, p.Member)
+	a, err := openZarrArray(ctx, s, g, name)
 	if err != nil {
 		s.Close()
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
@@ -333,7 +385,16 @@ func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReade
 	for _, n := range a.Shape[min(1, len(a.Shape)):] {
 		rb *= n
 	}
-	return &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path}, h, s, nil
+	zr := &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path}
+	if last >= 0 {
+		if len(a.Shape) == 0 || last > h.Rows() {
+			s.Close()
+			return nil, nil, nil, &FileError{Path: p.Path, Err: fmt.Errorf("array %s of shape %v has no rows %d to %d", name, a.Shape, first, last)}
+		}
+		zr.next, zr.rows = first, last
+		h.Shape[0] = int(last - first)
+	}
+	return zr, h, s, nil
 }
 
 // zarrRows reads an array's rows in order.

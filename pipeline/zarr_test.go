@@ -16,6 +16,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/inspect"
+	"github.com/npyflow/npyflow/shardrun"
 	"github.com/npyflow/npyflow/zarr"
 )
 
@@ -272,5 +273,130 @@ func TestZarrZipBucket(t *testing.T) {
 	}
 	if len(a.Data) != 9*8*3 {
 		t.Fatalf("%d elements", len(a.Data))
+	}
+}
+
+// writeZarrRows writes a group with one float64 array x of rows x 3
+// (element i = i/4), v3 in shards of shardRows rows of chunkRows-row
+// chunks, or v2 (shardRows 0) in chunks of chunkRows rows.
+func writeZarrRows(t *testing.T, path string, rows, chunkRows, shardRows int64) []byte {
+	t.Helper()
+	ctx := context.Background()
+	data := make([]byte, rows*3*8)
+	for i := range rows * 3 {
+		binary.NativeEndian.PutUint64(data[8*i:], math.Float64bits(float64(i)/4))
+	}
+	o := zarr.CreateOptions{Format: 2, Shape: []int64{rows, 3}, Chunks: []int64{chunkRows, 3}, DType: zarr.DType{Descr: "<f8"}}
+	if shardRows > 0 {
+		o.Format, o.Shards = 3, []int64{shardRows, 3}
+	}
+	s := zarr.NewFSStore(path)
+	g := zarr.CreateGroup(s, "", o.Format, true, nil)
+	w, err := g.CreateArray(ctx, "x", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestZarrShardedBands: with band_rows, a Zarr source's parts are bands
+// of whole chunks (v2) or shards (v3) along the first axis, rounded up
+// to them; 1, 2 and 3 shards (run at once) write the same rows as one
+// run, and a shard reads only its own bands' chunks: a damaged chunk
+// fails the one shard that reads it.
+func TestZarrShardedBands(t *testing.T) {
+	dir := t.TempDir()
+	want := map[string][]byte{
+		"v2": writeZarrRows(t, filepath.Join(dir, "v2.zarr"), 1000, 50, 0),
+		"v3": writeZarrRows(t, filepath.Join(dir, "v3.zarr"), 700, 32, 128),
+	}
+	jobText := func(out string) string {
+		return `version: 1
+sources:
+  z:
+    type: zarr
+    paths: [v2.zarr, v3.zarr]
+    band_rows: 200
+sinks:
+  out:
+    type: npy
+    input: z
+    path: ` + out + `/{stem}-{index}.npy
+`
+	}
+	// v2: bands of 200 rows (4 chunks); v3: of 256 (2 shards), the last
+	// 188.
+	bands := map[string][]int{"v2": {0, 1, 2, 3, 4}, "v3": {5, 6, 7}}
+	rowsOf := []int{200, 200, 200, 200, 200, 256, 256, 188}
+	check := func(out string) {
+		t.Helper()
+		for stem, idx := range bands {
+			var got []byte
+			for _, i := range idx {
+				a, err := npyio.ReadFile(filepath.Join(dir, out, fmt.Sprintf("%s-%d.npy", stem, i)), nil)
+				if err != nil {
+					t.Fatalf("%s: %v", out, err)
+				}
+				if a.Header.Shape[0] != rowsOf[i] {
+					t.Fatalf("%s: band %d has %d rows, want %d", out, i, a.Header.Shape[0], rowsOf[i])
+				}
+				got = append(got, a.Data...)
+			}
+			if !bytes.Equal(got, want[stem]) {
+				t.Fatalf("%s: the bands of %s differ from the array", out, stem)
+			}
+		}
+	}
+	if _, err := runDataset(t, dir, jobText("one"), nil); err != nil {
+		t.Fatal(err)
+	}
+	check("one")
+	runAll := func(out string, n int) []error {
+		errs := make([]error, n)
+		done := make(chan int)
+		for i := range n {
+			go func() {
+				_, errs[i] = runDataset(t, dir, jobText(out), &ShardOptions{Shard: shardrun.Shard{Index: i, Count: n}})
+				done <- i
+			}()
+		}
+		for range n {
+			<-done
+		}
+		return errs
+	}
+	for n := 1; n <= 3; n++ {
+		out := fmt.Sprintf("n%d", n)
+		for i, err := range runAll(out, n) {
+			if err != nil {
+				t.Fatalf("shard %d/%d: %v", i, n, err)
+			}
+		}
+		check(out)
+	}
+	// Rows 600-649 of v2 (band 3): only the shard reading band 3 fails.
+	if err := os.WriteFile(filepath.Join(dir, "v2.zarr", "x", "12.0"), []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, err := range runAll("bad", 3) {
+		if err != nil {
+			failed++
+			if !strings.Contains(err.Error(), "12.0") || !strings.Contains(err.Error(), "x[600:800]") {
+				t.Errorf("error %v", err)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Fatalf("%d of 3 shards failed on one damaged chunk, want 1", failed)
 	}
 }
