@@ -19,10 +19,12 @@ import (
 // The Zarr format, on package zarr: a store is a directory (or a bucket
 // prefix) named .zarr, its arrays named by their path in the group, like
 // an HDF5 file's datasets. The source reads each array along its first
-// axis, a band of chunks at a time; the sink writes a group of arrays
-// (v3 by default, or v2), the chunks as rows arrive and every metadata
-// document last, into a staging directory renamed into place at the
-// commit.
+// axis, a band of chunks at a time (with band_rows, each band of whole
+// chunks an input part of its own, which sharded runs spread over their
+// tasks); the sink writes a group of arrays (v3 by default, or v2), the
+// chunks as rows arrive and every metadata document last, into a
+// staging directory renamed into place at the commit. zarr_zip is the
+// same in one .zip file.
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
