@@ -364,9 +364,9 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
 	name, first, last := p.Member, int64(0), int64(-1)
 	if r.band > 0 {
-		var ok bool
-		if name, first, last, ok = parseZarrBand(p.Member); !ok {
-			return nil, nil, nil, &FileError{Path: p.Path, Err: fmt.Errorf("%q is not a band of an array (data[0:1000])", p.Member)}
+		// A band, or a whole array that has none (0-d, or no rows).
+		if n, r0, r1, ok := parseZarrBand(p.Member); ok {
+			name, first, last = n, r0, r1
 		}
 	}
 	s, g, _, err := zarrArrays(ctx, p.Path)

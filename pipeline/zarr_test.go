@@ -400,3 +400,57 @@ sinks:
 		t.Fatalf("%d of 3 shards failed on one damaged chunk, want 1", failed)
 	}
 }
+
+// TestZarrBandsSmall: band_rows on zarr-python's arrays: a 0-d array is
+// one part, an 8-row array in 3-row chunks bands [0:3], [3:6], [6:8].
+func TestZarrBandsSmall(t *testing.T) {
+	dir := t.TempDir()
+	src, err := filepath.Abs("../zarr/testdata/v2.zarr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb := `version: 1
+sources:
+  z:
+    type: zarr
+    paths: [` + src + `]
+    arrays: [scalar, i4_delta]
+    band_rows: 2
+sinks:
+  out:
+    type: npy
+    input: z
+    path: out/{index}.npy
+`
+	if _, err := runDataset(t, dir, jb, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := npyio.ReadFile(filepath.Join(dir, "out", "0.npy"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Header.Shape) != 0 || int32(binary.LittleEndian.Uint32(a.Data)) != -123456 {
+		t.Fatalf("scalar: shape %v, data %v", a.Header.Shape, a.Data)
+	}
+	var all []int32
+	for i, rows := range []int{3, 3, 2} {
+		b, err := npyio.ReadFile(filepath.Join(dir, "out", fmt.Sprintf("%d.npy", i+1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Header.Shape[0] != rows || b.Header.Shape[1] != 5 {
+			t.Fatalf("band %d: shape %v", i, b.Header.Shape)
+		}
+		for k := 0; k < len(b.Data); k += 4 {
+			all = append(all, int32(binary.LittleEndian.Uint32(b.Data[k:])))
+		}
+	}
+	for i, v := range all {
+		if v != int32(i*37-500) {
+			t.Fatalf("element %d = %d", i, v)
+		}
+	}
+	if len(all) != 40 {
+		t.Fatalf("%d elements", len(all))
+	}
+}
