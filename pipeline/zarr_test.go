@@ -454,3 +454,41 @@ sinks:
 		t.Fatalf("%d elements", len(all))
 	}
 }
+
+// TestZarrShardedBandsBucket: the bands of a store in a bucket (the
+// storage layer's in-memory backend) over 2 shards; the store is
+// fingerprinted by its objects.
+func TestZarrShardedBandsBucket(t *testing.T) {
+	mem := storagetest.NewMem("zbands")
+	defer mem.Reset()
+	dir := t.TempDir()
+	want := writeZarrRows(t, "zbands://b/s.zarr", 300, 40, 0)
+	jb := `version: 1
+sources:
+  z:
+    type: zarr
+    paths: ["zbands://b/s.zarr"]
+    band_rows: 100
+sinks:
+  out:
+    type: npy
+    input: z
+    path: out/{index}.npy
+`
+	for i := range 2 {
+		if _, err := runDataset(t, dir, jb, &ShardOptions{Shard: shardrun.Shard{Index: i, Count: 2}}); err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+	}
+	var got []byte
+	for i := range 3 { // bands of 120 rows: [0:120], [120:240], [240:300]
+		a, err := npyio.ReadFile(filepath.Join(dir, "out", fmt.Sprintf("%d.npy", i)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a.Data...)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("the bands differ from the array")
+	}
+}
