@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -18,46 +19,118 @@ import (
 // The Zarr format, on package zarr: a store is a directory (or a bucket
 // prefix) named .zarr, its arrays named by their path in the group, like
 // an HDF5 file's datasets. The source reads each array along its first
-// axis, a band of chunks at a time; the sink writes a group of arrays
-// (v3 by default, or v2), the chunks as rows arrive and every metadata
-// document last, into a staging directory renamed into place at the
-// commit.
+// axis, a band of chunks at a time (with band_rows, each band of whole
+// chunks an input part of its own, which sharded runs spread over their
+// tasks); the sink writes a group of arrays (v3 by default, or v2), the
+// chunks as rows arrive and every metadata document last, into a
+// staging directory renamed into place at the commit. zarr_zip is the
+// same in one .zip file.
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
 	Archive: true, Dir: true,
 	Source: fileSourceSpec("read arrays of Zarr stores",
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
-		newZarrReader,
-		job.Field{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
-			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
-		tableField("arrays")),
+		newZarrReader, zarrSourceFields()...),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
-		Doc: "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
-		Fields: append(fileSinkFields(),
-			job.Field{Name: "array", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
-				Doc: "the array's path in the group; with {stem} etc. in it, one array per input part; an empty name is the input file's stem"},
-			job.Field{Name: "zarr_format", Type: job.Int, Default: int64(3), Min: ptr(2), Max: ptr(3), Flag: "zarr-format",
-				Doc: "the Zarr format written: 3 (zarr.json) or 2 (.zarray, for zarr-python 2)"},
-			job.Field{Name: "chunks", Type: job.String, Flag: "chunks",
-				Doc: "the chunk shape, extents separated by commas (1000,100); fewer extents than axes leave the last axes whole; default: about 4 MiB chunks, whole trailing axes first"},
-			job.Field{Name: "shards", Type: job.String, Flag: "shards",
-				Doc: "the shard shape (v3 only), each extent a multiple of the chunk's: chunks are then inner chunks of shards of this shape; default: no sharding"},
-			job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: zarr.Compressions,
-				Doc:  "the codec compressing each chunk: zstd (level 1-22, default 3), blosc (lz4 inside with byte shuffle, level 1-9), gzip (1-9), lz4 and zlib (v2 only), none",
-				Flag: "compression", FlagType: &flagString, FlagDoc: "zstd (the default), blosc, gzip, lz4 (v2), zlib (v2) or none"},
-			job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
-				Doc: "the compression level (0: the codec's default)"},
-			job.Field{Name: "consolidated", Type: job.Bool, Default: true, Flag: "consolidated",
-				Doc: "write consolidated metadata (.zmetadata in v2, inline in the group's zarr.json in v3), so readers list the arrays in one request"},
-			job.Field{Name: "split_fields", Type: job.Bool, Default: false,
-				Doc: "write each field of a record input as its own array, named by the field (Zarr v3 has no structured types; xarray's variables); npyflow convert does this for Parquet and Arrow inputs"}),
-		Impl: builder(buildZarrSink)},
+		Doc:    "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
+		Fields: zarrSinkFields(),
+		Impl:   builder(buildZarrSink)},
 	InspectPath: inspectZarr,
+}
+
+// zarrZipFormat is a Zarr store in one .zip file, as zarr-python's
+// ZipStore writes it (each key an entry, stored uncompressed): the same
+// source and sink options as a .zarr directory. Any .zip names one (no
+// other format claims .zip), so y.zarr.zip and y.zip both work; reading
+// one that holds no Zarr metadata (an .npz renamed, a zip of other
+// files) is refused as not a Zarr store.
+var zarrZipFormat = &Format{
+	Name: "zarr_zip", Exts: []string{".zip"}, Summary: "Zarr v2 or v3 store in a .zip file (zarr-python's ZipStore)",
+	Archive: true,
+	Source: fileSourceSpec("read arrays of Zarr stores in .zip files",
+		"Reads the arrays of a Zarr v2 or v3 store kept in a .zip file (zarr-python's ZipStore: each key an entry), as the zarr source reads a .zarr directory. Entries may be stored or deflated; a zip whose directory lies about sizes or offsets, or holds no Zarr metadata, is refused.",
+		newZarrReader, zarrSourceFields()...),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store into a .zip file",
+		Doc:    "Writes a Zarr group into one .zip file the way zarr-python's ZipStore does (each key an entry, stored uncompressed; zarr.ZipStore(path, mode='r') reads it), with the zarr sink's options. Chunks are written as the rows arrive, the metadata and the zip's directory last.",
+		Fields: zarrSinkFields(),
+		Impl:   builder(buildZarrZipSink)},
+	Inspect: inspectZarrZip,
+}
+
+// zarrSourceFields are the options of the zarr and zarr_zip sources.
+func zarrSourceFields() []job.Field {
+	return []job.Field{
+		{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
+			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
+		tableField("arrays"),
+		{Name: "band_rows", Type: job.Int, Default: int64(0), Min: ptr(0),
+			Doc: "read each array as input parts of about this many rows, each a band of whole chunks (or shards) along the first axis: rounded up to a multiple of the chunk's rows, the last band shorter. A sharded run spreads the bands over its tasks, so each reads only its own chunks; a band's member is the array's path and its rows, data[0:1000]. 0: one part per array"},
+	}
+}
+
+// zarrSinkFields are the options of the zarr and zarr_zip sinks.
+func zarrSinkFields() []job.Field {
+	return append(fileSinkFields(),
+		job.Field{Name: "array", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
+			Doc: "the array's path in the group; with {stem} etc. in it, one array per input part; an empty name is the input file's stem"},
+		job.Field{Name: "zarr_format", Type: job.Int, Default: int64(3), Min: ptr(2), Max: ptr(3), Flag: "zarr-format",
+			Doc: "the Zarr format written: 3 (zarr.json) or 2 (.zarray, for zarr-python 2)"},
+		job.Field{Name: "chunks", Type: job.String, Flag: "chunks",
+			Doc: "the chunk shape, extents separated by commas (1000,100); fewer extents than axes leave the last axes whole; default: about 4 MiB chunks, whole trailing axes first"},
+		job.Field{Name: "shards", Type: job.String, Flag: "shards",
+			Doc: "the shard shape (v3 only), each extent a multiple of the chunk's: chunks are then inner chunks of shards of this shape; default: no sharding"},
+		job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: zarr.Compressions,
+			Doc:  "the codec compressing each chunk: zstd (level 1-22, default 3), blosc (lz4 inside with byte shuffle, level 1-9), gzip (1-9), lz4 and zlib (v2 only), none",
+			Flag: "compression", FlagType: &flagString, FlagDoc: "zstd (the default), blosc, gzip, lz4 (v2), zlib (v2) or none"},
+		job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
+			Doc: "the compression level (0: the codec's default)"},
+		job.Field{Name: "consolidated", Type: job.Bool, Default: true, Flag: "consolidated",
+			Doc: "write consolidated metadata (.zmetadata in v2, inline in the group's zarr.json in v3), so readers list the arrays in one request"},
+		job.Field{Name: "split_fields", Type: job.Bool, Default: false,
+			Doc: "write each field of a record input as its own array, named by the field (Zarr v3 has no structured types; xarray's variables); npyflow convert does this for Parquet and Arrow inputs"})
 }
 
 // zarrStore opens the store at path (a directory or bucket prefix).
 func zarrStore(path string) *zarr.FSStore { return zarr.NewFSStore(path) }
+
+// errNotZarrZip is the error for a .zip that holds no Zarr store.
+var errNotZarrZip = errors.New("not a Zarr store: a zip archive without zarr.json, .zgroup or .zarray (an .npz must be named .npz)")
+
+// openedStore is a store being read, and what to close after.
+type openedStore interface {
+	zarr.Store
+	Close() error
+}
+
+// zipFileStore is a .zip store and its file.
+type zipFileStore struct {
+	*zarr.ZipStore
+	f storage.File
+}
+
+func (z *zipFileStore) Close() error { return z.f.Close() }
+
+// openZarrStore opens the store at path: a .zip file (FormatOf says
+// zarr_zip), else a directory or bucket prefix.
+func openZarrStore(ctx context.Context, path string) (openedStore, error) {
+	if FormatOf(path) != zarrZipFormat {
+		return zarrStore(path), nil
+	}
+	f, err := storage.Open(ctx, path)
+	if err != nil {
+		return nil, bare(err)
+	}
+	z, err := zarr.OpenZip(f, f.Size())
+	if err != nil {
+		f.Close()
+		if errors.Is(err, zarr.ErrNotZarrZip) {
+			return nil, errNotZarrZip
+		}
+		return nil, err
+	}
+	return &zipFileStore{ZipStore: z, f: f}, nil
+}
 
 // zarrHeader is the npy header of an array's rows (C order), or an error
 // saying why npyflow cannot stream it.
@@ -119,6 +192,10 @@ func npyToZarr(d *npyio.DType) (zarr.DType, error) {
 		if d.Kind == npyio.Object {
 			return zarr.DType{}, errors.New("object arrays have no Zarr type")
 		}
+		if (d.Kind == npyio.Datetime || d.Kind == npyio.Timedelta) && (d.Unit == "" || d.Unit == "generic") {
+			// zarr-python refuses these ("generic units are not supported").
+			return zarr.DType{}, fmt.Errorf("%s has no unit (generic), which Zarr readers refuse: cast it to one (M8[s], m8[ns])", d.TypeStr())
+		}
 		return zarr.DType{Descr: d.TypeStr()}, nil
 	}
 	out := zarr.DType{Fields: []zarr.Field{}}
@@ -146,41 +223,94 @@ func npyToZarr(d *npyio.DType) (zarr.DType, error) {
 	return out, nil
 }
 
-// zarrReader reads Zarr stores: each array read is a part.
+// zarrReader reads Zarr stores: each array read is a part, or with
+// band_rows each band of whole chunks along its first axis.
 type zarrReader struct {
 	c      *job.Component
 	arrays []string
+	band   int64 // band_rows: 0 one part per array
 }
 
 func newZarrReader(c *job.Component) (fileReader, error) {
-	return &zarrReader{c: c, arrays: c.Strings("arrays")}, nil
+	return &zarrReader{c: c, arrays: c.Strings("arrays"), band: c.Int("band_rows")}, nil
+}
+
+// zarrBand is a band's member: the array's path and its rows, as a
+// numpy slice (data[0:1000]).
+func zarrBand(name string, r0, r1 int64) string { return fmt.Sprintf("%s[%d:%d]", name, r0, r1) }
+
+// parseZarrBand splits a band's member into the array's path and rows.
+func parseZarrBand(member string) (name string, r0, r1 int64, ok bool) {
+	i := strings.LastIndexByte(member, '[')
+	if i < 0 || !strings.HasSuffix(member, "]") {
+		return "", 0, 0, false
+	}
+	a, b, found := strings.Cut(member[i+1:len(member)-1], ":")
+	r0, e0 := strconv.ParseInt(a, 10, 64)
+	r1, e1 := strconv.ParseInt(b, 10, 64)
+	if !found || e0 != nil || e1 != nil || r0 < 0 || r1 < r0 {
+		return "", 0, 0, false
+	}
+	return member[:i], r0, r1, true
+}
+
+// bands splits the rows of array a (header h) into bands of whole outer
+// chunks (shards, when sharded) of about r.band rows.
+func (r *zarrReader) bands(name string, a *zarr.Array, h *npyio.Header) []partHead {
+	rows := h.Rows()
+	if r.band <= 0 || len(a.Shape) == 0 || rows == 0 {
+		return []partHead{{member: name, header: h}}
+	}
+	c := max(a.Chunks[0], 1)
+	step := (r.band + c - 1) / c * c
+	var out []partHead
+	for r0 := int64(0); r0 < rows; r0 += step {
+		r1 := min(rows, r0+step)
+		bh := *h
+		bh.Shape = append([]int{int(r1 - r0)}, h.Shape[1:]...)
+		out = append(out, partHead{member: zarrBand(name, r0, r1), header: &bh, size: bh.DataSize()})
+	}
+	return out
 }
 
 func (r *zarrReader) pickHint() string { return "--array PATH" }
 
 // zarrArrays opens the store at path and lists its arrays (a store that
 // is one array: that array, path "").
-func zarrArrays(ctx context.Context, path string) (*zarr.FSStore, *zarr.Group, []string, error) {
-	s := zarrStore(path)
+func zarrArrays(ctx context.Context, path string) (openedStore, *zarr.Group, []string, error) {
+	s, err := openZarrStore(ctx, path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	g, names, err := zarrList(ctx, s)
+	if err != nil {
+		s.Close()
+		return nil, nil, nil, err
+	}
+	return s, g, names, nil
+}
+
+// zarrList lists the arrays of the store s: its root group's, or the
+// root itself (path "") when s is one array.
+func zarrList(ctx context.Context, s zarr.Store) (*zarr.Group, []string, error) {
 	g, gerr := zarr.OpenGroup(ctx, s, "")
 	if gerr == nil {
-		return s, g, g.Arrays, nil
+		return g, g.Arrays, nil
 	}
 	_, aerr := zarr.OpenArray(ctx, s, "")
 	if aerr == nil {
-		return s, nil, []string{""}, nil
+		return nil, []string{""}, nil
 	}
-	s.Close()
 	if strings.Contains(gerr.Error(), "not a Zarr group") && strings.Contains(aerr.Error(), "not a Zarr array") {
-		return nil, nil, nil, errors.New("not a Zarr store: no zarr.json, .zgroup or .zarray")
+		return nil, nil, errors.New("not a Zarr store: no zarr.json, .zgroup or .zarray")
 	}
 	if strings.Contains(gerr.Error(), "not a Zarr group") {
-		return nil, nil, nil, aerr
+		return nil, nil, aerr
 	}
-	return nil, nil, nil, gerr
+	return nil, nil, gerr
 }
 
-func openZarrArray(ctx context.Context, s *zarr.FSStore, g *zarr.Group, name string) (*zarr.Array, error) {
+func openZarrArray(ctx context.Context, s zarr.Store, g *zarr.Group, name string) (*zarr.Array, error) {
 	if g != nil {
 		return g.OpenArray(ctx, name)
 	}
@@ -223,7 +353,7 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 			}
 			return nil, &FileError{Path: path, Err: err}
 		}
-		out = append(out, partHead{member: n, header: h})
+		out = append(out, r.bands(n, a, h)...)
 	}
 	if len(out) == 0 {
 		return nil, &FileError{Path: path, Err: errors.New("the store has no arrays npyflow can read")}
@@ -232,11 +362,18 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 }
 
 func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+	name, first, last := p.Member, int64(0), int64(-1)
+	if r.band > 0 {
+		// A band, or a whole array that has none (0-d, or no rows).
+		if n, r0, r1, ok := parseZarrBand(p.Member); ok {
+			name, first, last = n, r0, r1
+		}
+	}
 	s, g, _, err := zarrArrays(ctx, p.Path)
 	if err != nil {
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	a, err := openZarrArray(ctx, s, g, p.Member)
+	a, err := openZarrArray(ctx, s, g, name)
 	if err != nil {
 		s.Close()
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
@@ -250,7 +387,16 @@ func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReade
 	for _, n := range a.Shape[min(1, len(a.Shape)):] {
 		rb *= n
 	}
-	return &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path}, h, s, nil
+	zr := &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path}
+	if last >= 0 {
+		if len(a.Shape) == 0 || last > h.Rows() {
+			s.Close()
+			return nil, nil, nil, &FileError{Path: p.Path, Err: fmt.Errorf("array %s of shape %v has no rows %d to %d", name, a.Shape, first, last)}
+		}
+		zr.next, zr.rows = first, last
+		h.Shape[0] = int(last - first)
+	}
+	return zr, h, s, nil
 }
 
 // zarrRows reads an array's rows in order.
@@ -331,6 +477,9 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	s, err := newMemberSink(c, in, env, "array", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarrStore(f.dir)
+		if err := st.ShareRoot(); err != nil {
+			return nil, err
+		}
 		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
 	})
 	if err != nil {
@@ -340,16 +489,30 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	return s, nil
 }
 
+// buildZarrZipSink is the zarr sink writing into a .zip file.
+func buildZarrZipSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	opts, consolidated, err := zarrSinkOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	return newMemberSink(c, in, env, "array", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+		st := zarr.NewZipWriter(f)
+		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
+	})
+}
+
 // zarrArchive is a Zarr group being written, as an arrayFile.
 type zarrArchive struct {
 	ctx   context.Context
-	store *zarr.FSStore
+	store openedStore // closed (a zip's directory written) after the group
 	g     *zarr.GroupWriter
 	opts  zarr.CreateOptions
 }
 
 func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) {
-	dt, err := npyToZarr(h.DType)
+	// Rows arrive in native byte order (h.DType may be the input's, as
+	// stored): the array is declared so.
+	dt, err := npyToZarr(h.DType.Native())
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %v", name, err)
 	}
@@ -396,8 +559,11 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 }
 
 func (f *zarrArchive) close() error {
-	defer f.store.Close()
-	return f.g.Close(f.ctx)
+	if err := f.g.Close(f.ctx); err != nil {
+		f.store.Close()
+		return err
+	}
+	return f.store.Close()
 }
 
 type zarrArrayWriter struct {
@@ -408,6 +574,22 @@ type zarrArrayWriter struct {
 func (w *zarrArrayWriter) Write(rows []byte) error { return w.w.WriteRows(w.ctx, rows) }
 func (w *zarrArrayWriter) Close() error            { return w.w.Close(w.ctx) }
 
+// inspectZarrZip shows the arrays of a Zarr store in a .zip file.
+func inspectZarrZip(ctx context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
+	z, err := zarr.OpenZip(f, f.Size())
+	if err != nil {
+		if errors.Is(err, zarr.ErrNotZarrZip) {
+			return nil, errNotZarrZip
+		}
+		return nil, err
+	}
+	g, names, err := zarrList(ctx, z)
+	if err != nil {
+		return nil, err
+	}
+	return zarrInfo(ctx, z, g, names, name), nil
+}
+
 // inspectZarr shows a Zarr store's arrays.
 func inspectZarr(ctx context.Context, name, display string, _ *job.Component) (inspect.Info, error) {
 	s, g, names, err := zarrArrays(ctx, name)
@@ -415,6 +597,12 @@ func inspectZarr(ctx context.Context, name, display string, _ *job.Component) (i
 		return nil, err
 	}
 	defer s.Close()
+	return zarrInfo(ctx, s, g, names, display), nil
+}
+
+// zarrInfo describes a store's arrays (names, of the group g or, when g
+// is nil, the one array at the root).
+func zarrInfo(ctx context.Context, s zarr.Store, g *zarr.Group, names []string, display string) inspect.Info {
 	info := &inspect.ZarrInfo{Format: "zarr", File: display}
 	if g != nil {
 		info.ZarrFormat, info.Consolidated = g.Format, g.Consolidated
@@ -442,7 +630,7 @@ func inspectZarr(ctx context.Context, name, display string, _ *job.Component) (i
 		}
 		info.Arrays = append(info.Arrays, za)
 	}
-	return info, nil
+	return info
 }
 
 // fillText shows a fill value as the metadata's JSON gives it.

@@ -58,6 +58,9 @@ func Inspect(ctx context.Context, name string, o *ConvertOptions) (inspect.Info,
 		return nil, bare(err)
 	}
 	defer f.Close()
+	if byExt := FormatOf(name); format == nil && byExt != nil && byExt.Inspect != nil && len(byExt.Magic) == 0 {
+		format = byExt // known by its name alone: a Zarr .zip store starts like an .npz
+	}
 	if format == nil {
 		format, _ = sniff(f, f.Size())
 	}

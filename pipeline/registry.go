@@ -12,7 +12,7 @@ import (
 
 func init() {
 	// The built-in formats, in the order npyflow lists them.
-	for _, f := range []*Format{npyFormat, npzFormat, parquetFormat, arrowFormat, hdf5Format, matFormat, zarrFormat} {
+	for _, f := range []*Format{npyFormat, npzFormat, parquetFormat, arrowFormat, hdf5Format, matFormat, zarrFormat, zarrZipFormat} {
 		RegisterFormat(f)
 	}
 

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
 	"strconv"
@@ -227,9 +229,19 @@ const fingerprintBytes = 64 << 10
 // mtime, so an in-place rewrite is caught unless mtime is forged). path
 // may be the URL of any storage backend: an object's mtime is its
 // last-modified time, which every write of the object changes. It also
-// returns the modification time it hashed.
+// returns the modification time it hashed. A directory or bucket prefix
+// (a Zarr store) is fingerprinted by its files instead: "fp1d:" and the
+// SHA-256 of each file's name, size and mtime, the latest mtime
+// returned.
 func Fingerprint(ctx context.Context, path string) (string, time.Time, error) {
 	st, err := storage.Stat(ctx, path)
+	if err == nil && st.IsDir || errors.Is(err, fs.ErrNotExist) && storage.Scheme(path) != "" {
+		if fp, mt, derr := fingerprintTree(ctx, path); derr == nil {
+			return fp, mt, nil
+		} else if err == nil {
+			return "", time.Time{}, derr
+		}
+	}
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -259,4 +271,47 @@ func Fingerprint(ctx context.Context, path string) (string, time.Time, error) {
 		h.Write(buf[:n])
 	}
 	return "fp1:" + hex.EncodeToString(h.Sum(nil)[:16]), st.ModTime.UTC(), nil
+}
+
+// fingerprintTree fingerprints the files under dir (a directory or a
+// bucket prefix), listed page by page in name order.
+func fingerprintTree(ctx context.Context, dir string) (string, time.Time, error) {
+	h := sha256.New()
+	var latest time.Time
+	files := 0
+	root := strings.TrimSuffix(dir, "/")
+	var walk func(d string) error
+	walk = func(d string) error {
+		after := ""
+		for {
+			page, more, err := storage.List(ctx, d, after, 1000)
+			if err != nil {
+				return err
+			}
+			for _, e := range page {
+				after = e.Name
+				if e.IsDir {
+					if err := walk(e.Name); err != nil {
+						return err
+					}
+					continue
+				}
+				files++
+				fmt.Fprintf(h, "%s %d %d\n", strings.TrimPrefix(e.Name, root), e.Size, e.ModTime.UnixNano())
+				if e.ModTime.After(latest) {
+					latest = e.ModTime
+				}
+			}
+			if !more || len(page) == 0 {
+				return nil
+			}
+		}
+	}
+	if err := walk(root); err != nil {
+		return "", time.Time{}, fmt.Errorf("%s: %w", show(dir), err)
+	}
+	if files == 0 {
+		return "", time.Time{}, fmt.Errorf("%s: %w", show(dir), fs.ErrNotExist)
+	}
+	return "fp1d:" + hex.EncodeToString(h.Sum(nil)[:16]), latest.UTC(), nil
 }

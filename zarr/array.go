@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -295,7 +296,9 @@ func parseCodecList(raw []json.RawMessage) ([]Codec, error) {
 		var n v3Named
 		if err := json.Unmarshal(r, &n.Name); err != nil {
 			if err := json.Unmarshal(r, &n); err != nil || n.Name == "" {
-				return nil, fmt.Errorf("codec %s is not a name or an object with a name", r)
+				var one bytes.Buffer // the codec on one line
+				json.Compact(&one, r)
+				return nil, fmt.Errorf("codec %s is not a name or an object with a name", one.Bytes())
 			}
 		}
 		out = append(out, Codec{Name: n.Name, Config: n.Configuration})

@@ -1,8 +1,6 @@
 package zarr
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -194,6 +192,17 @@ func (s *FSStore) List(ctx context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
+// ShareRoot gives a local store's root directory the mode a directory
+// made by os.MkdirAll gets (0777 less the umask), as the store's other
+// directories have: a root made by os.MkdirTemp (a staging directory)
+// has 0700. A bucket prefix has no mode: nothing is done.
+func (s *FSStore) ShareRoot() error {
+	if storage.Scheme(s.Root) != "" {
+		return nil
+	}
+	return os.Chmod(strings.TrimPrefix(s.Root, "file://"), os.FileMode(0o777&^umask))
+}
+
 // Close releases the files the store holds open.
 func (s *FSStore) Close() error {
 	s.mu.Lock()
@@ -201,123 +210,6 @@ func (s *FSStore) Close() error {
 	for k, f := range s.files {
 		f.Close()
 		delete(s.files, k)
-	}
-	return nil
-}
-
-// ZipStore is a Store in a .zip file, as zarr-python's ZipStore writes it
-// (entries stored uncompressed). Opened with OpenZip it is read-only;
-// made with NewZipWriter it takes each key once and Close writes the
-// central directory.
-type ZipStore struct {
-	r       *zip.Reader
-	entries map[string]*zip.File
-	w       *zip.Writer
-	written map[string]bool
-	mu      sync.Mutex // serializes writes: a zip is written one entry at a time
-}
-
-// OpenZip opens the zip archive r of size bytes as a read-only store.
-func OpenZip(r io.ReaderAt, size int64) (*ZipStore, error) {
-	zr, err := zip.NewReader(r, size)
-	if err != nil {
-		return nil, err
-	}
-	z := &ZipStore{r: zr, entries: make(map[string]*zip.File, len(zr.File))}
-	for _, f := range zr.File {
-		z.entries[strings.TrimPrefix(f.Name, "/")] = f
-	}
-	return z, nil
-}
-
-// NewZipWriter returns a write-only store writing a zip archive to w.
-func NewZipWriter(w io.Writer) *ZipStore {
-	return &ZipStore{w: zip.NewWriter(w), written: map[string]bool{}}
-}
-
-// Size implements Store.
-func (z *ZipStore) Size(_ context.Context, key string) (int64, error) {
-	f := z.entries[key]
-	if f == nil {
-		return 0, &fs.PathError{Op: "open", Path: key, Err: fs.ErrNotExist}
-	}
-	if f.UncompressedSize64 > 1<<62 {
-		return 0, fmt.Errorf("zip entry %s: size %d", key, f.UncompressedSize64)
-	}
-	return int64(f.UncompressedSize64), nil
-}
-
-// ReadAt implements Store.
-func (z *ZipStore) ReadAt(_ context.Context, key string, p []byte, off int64) error {
-	f := z.entries[key]
-	if f == nil {
-		return &fs.PathError{Op: "open", Path: key, Err: fs.ErrNotExist}
-	}
-	if off < 0 || uint64(off)+uint64(len(p)) > f.UncompressedSize64 {
-		return fmt.Errorf("zip entry %s: read past its end", key)
-	}
-	if f.Method == zip.Store {
-		raw, err := f.OpenRaw()
-		if err != nil {
-			return err
-		}
-		if ra, ok := raw.(io.ReaderAt); ok {
-			n, err := ra.ReadAt(p, off)
-			if n == len(p) {
-				return nil
-			}
-			return fmt.Errorf("zip entry %s: %v", key, err)
-		}
-	}
-	rc, err := f.Open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	if _, err := io.CopyN(io.Discard, rc, off); err != nil {
-		return err
-	}
-	_, err = io.ReadFull(rc, p)
-	return err
-}
-
-// Put implements Store.
-func (z *ZipStore) Put(_ context.Context, key string, value []byte) error {
-	if z.w == nil {
-		return fmt.Errorf("zip store is read-only")
-	}
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if z.written[key] {
-		return fmt.Errorf("zip store: %s written twice", key)
-	}
-	z.written[key] = true
-	w, err := z.w.CreateHeader(&zip.FileHeader{Name: key, Method: zip.Store})
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(w, bytes.NewReader(value))
-	return err
-}
-
-// List implements Store.
-func (z *ZipStore) List(_ context.Context, prefix string) ([]string, error) {
-	var keys []string
-	for k := range z.entries {
-		if strings.HasPrefix(k, prefix) && !strings.HasSuffix(k, "/") {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys, nil
-}
-
-// Close finishes a written archive (its central directory).
-func (z *ZipStore) Close() error {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if z.w != nil {
-		return z.w.Close()
 	}
 	return nil
 }

@@ -11,40 +11,47 @@ import (
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 )
 
+// TestReadZarrPythonZip reads what zarr-python 2's ZipStore wrote:
+// entries stored (its default) and deflated (compression=ZIP_DEFLATED).
 func TestReadZarrPythonZip(t *testing.T) {
 	ctx := context.Background()
-	f, err := os.Open("testdata/v2.zip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	z, err := OpenZip(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := OpenGroup(ctx, z, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(g.Arrays) != "[g/x image]" {
-		t.Fatalf("arrays %v", g.Arrays)
-	}
 	exp := loadExpect(t, "testdata/v2_expect.json")
-	for _, name := range g.Arrays {
-		e := exp["zip:"+name]
-		a, err := g.OpenArray(ctx, name)
+	for _, c := range []struct{ file, prefix, arrays string }{
+		{"testdata/v2.zip", "zip:", "[g/x image]"},
+		{"testdata/v2_deflate.zip", "zipdeflate:", "[f8 u2]"},
+	} {
+		f, err := os.Open(c.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		buf := readAll(t, a)
-		for i, v := range e.Values {
-			if got := elemText(a.DType, buf, i); got != wantText(v) {
-				t.Fatalf("%s[%d] = %s, want %s", name, i, got, wantText(v))
-			}
+		defer f.Close()
+		st, _ := f.Stat()
+		z, err := OpenZip(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
 		}
-		if len(e.Values) != int(a.NumElements()) || len(e.Values) == 0 {
-			t.Fatalf("%s: %d values for %d elements", name, len(e.Values), a.NumElements())
+		g, err := OpenGroup(ctx, z, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(g.Arrays) != c.arrays {
+			t.Fatalf("%s: arrays %v", c.file, g.Arrays)
+		}
+		for _, name := range g.Arrays {
+			e := exp[c.prefix+name]
+			a, err := g.OpenArray(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := readAll(t, a)
+			for i, v := range e.Values {
+				if got := elemText(a.DType, buf, i); got != wantText(v) {
+					t.Fatalf("%s %s[%d] = %s, want %s", c.file, name, i, got, wantText(v))
+				}
+			}
+			if len(e.Values) != int(a.NumElements()) || len(e.Values) == 0 {
+				t.Fatalf("%s %s: %d values for %d elements", c.file, name, len(e.Values), a.NumElements())
+			}
 		}
 	}
 }

@@ -4,7 +4,9 @@ package main
 
 // The mutation test: valid files of every format, written by other
 // producers (numpy, DuckDB, arrow-go, apache-arrow JS, parquet-go,
-// parquet-mr, Impala, Spark, h5py, MATLAB, Octave, scipy, hdf5storage),
+// parquet-mr, Impala, Spark, h5py, MATLAB, Octave, scipy, hdf5storage,
+// zarr-python, zarrita; a Zarr store's files one at a time, see
+// mutation_zarr_reliability_test.go),
 // damaged in thousands of deterministic ways (bit flips, huge 4- and
 // 8-byte fields, huge varints, truncation, aimed at the headers, the
 // footers, the checksummed and the compressed parts of each format), each
@@ -19,8 +21,9 @@ package main
 //
 // `go test` runs a fixed subset (mutationsShort per file, well under a
 // minute on 2 cores); NPYFLOW_MUTANTS=all (make fuzz) runs them all, or
-// NPYFLOW_MUTANTS=N N per file; NPYFLOW_MUTANTS_ONLY=a,b mutates only
-// the corpus files whose paths contain a or b.
+// NPYFLOW_MUTANTS=N N per file; NPYFLOW_MUTANTS or NPYFLOW_LONG=1 adds
+// mutationCorpusLong; NPYFLOW_MUTANTS_ONLY=a,b mutates only the corpus
+// files whose paths contain a or b.
 
 import (
 	"archive/zip"
@@ -90,6 +93,13 @@ var mutationCorpus = []string{
 	"matfile/testdata/matlab/v7.3/cell.mat", "matfile/testdata/matlab/v7.3/struct.mat",
 	"matfile/testdata/octave_v7.mat", "matfile/testdata/octave_v6.mat", "matfile/testdata/scipy_v6.mat",
 	"matfile/testdata/scipy_be_v7.mat", "matfile/testdata/h5py_matlab_v73.mat", "matfile/testdata/h5s_v73.mat",
+	// Zarr: a zarr-python 2 ZipStore; files of stores written by
+	// zarr-python 2 (v2) and zarrita (v3), see mutationStore: array
+	// metadata, compressed chunks, shard indexes at the end and start
+	"zarr/testdata/v2.zip", "zarr/testdata/v2_deflate.zip",
+	"zarr/testdata/v2.zarr/i4_delta/.zarray", "zarr/testdata/v2.zarr/image/blosc_lz4/0.0.0",
+	"zarr/testdata/v3.zarr/float64_be_t/zarr.json", "zarr/testdata/v3.zarr/sharded_end/c/0/0",
+	"zarr/testdata/v3.zarr/sharded_start_gzip/c/1/1",
 }
 
 // mutationCorpusLong are corpus files mutated only when NPYFLOW_MUTANTS
@@ -101,6 +111,16 @@ var mutationCorpusLong = []string{
 	"parquetio/testdata/foreign/pl_struct_pair.parquet", "parquetio/testdata/foreign/pl_list_list_nullrow.parquet",
 	"parquetio/testdata/foreign/rs_fsl_fsl.parquet", "parquetio/testdata/foreign/rs_interval_dt.parquet",
 	"parquetio/testdata/foreign/hyp_list_struct_list.parquet", "parquetio/testdata/foreign/ptlist_old_list_structure.parquet",
+	// More Zarr store files: consolidated metadata, every compressor's
+	// chunks, F order, structured and string types, v3 codecs.
+	"zarr/testdata/v2.zarr/.zmetadata", "zarr/testdata/v2.zarr/image/zstd/1.1.1", "zarr/testdata/v2.zarr/image/lz4/0.0.0",
+	"zarr/testdata/v2.zarr/image/bz2/0.0.0", "zarr/testdata/v2.zarr/image/zlib/0.0.0", "zarr/testdata/v2.zarr/image/gzip/0.0.0",
+	"zarr/testdata/v2.zarr/image/blosc_zstd/0.0.0", "zarr/testdata/v2.zarr/image/blosc_lz4hc/0.0.0",
+	"zarr/testdata/v2.zarr/f8_be_F/0.0", "zarr/testdata/v2.zarr/structured/.zarray", "zarr/testdata/v2.zarr/structured/0",
+	"zarr/testdata/v2.zarr/U4/0", "zarr/testdata/v2.zarr/sparse_i8/.zarray", "zarr/testdata/v2.zarr/nested/deeper/u1/0",
+	"zarr/testdata/v3.zarr/zarr.json", "zarr/testdata/v3.zarr/image/blosc_lz4/c/0/0/0", "zarr/testdata/v3.zarr/image/blosc_lz4/zarr.json",
+	"zarr/testdata/v3.zarr/sharded_end_gzip/c/0/0", "zarr/testdata/v3.zarr/sharded_end/zarr.json",
+	"zarr/testdata/v3.zarr/dotsep_i8/c.0.0", "zarr/testdata/v3.zarr/float64_be_t/c/0/0", "zarr/testdata/v3.zarr/sparse_f32/zarr.json",
 }
 
 // mutationGated are corpus files whose mutants are not run, and why;
@@ -126,6 +146,7 @@ func TestMutationChild(t *testing.T) {
 // mutant is one damaged copy of a corpus file and what is run on it.
 type mutant struct {
 	file   string // corpus path
+	store  *zarrTarget
 	region string
 	off    int
 	kind   string
@@ -159,7 +180,7 @@ func regions(name string, b []byte) []region {
 		flen := int(binary.LittleEndian.Uint32(b[n-8:]))
 		add("footer", n-8-flen, n-8)
 		add("pages", 4, n-8-flen) // compressed, some with CRCs
-	case ext == ".npz":
+	case ext == ".npz" || ext == ".zip":
 		if zr, err := zip.NewReader(bytes.NewReader(b), int64(n)); err == nil {
 			for _, f := range zr.File {
 				if off, err := f.DataOffset(); err == nil {
@@ -193,6 +214,8 @@ func regions(name string, b []byte) []region {
 			add("message body", pos+8+mlen, pos+8+mlen+next) // compressed buffers in lz4/zstd files
 			pos += 8 + mlen + next
 		}
+	case strings.Contains(name, ".zarr/"):
+		rs = append(rs, zarrRegions(name, b)...)
 	case ext == ".h5" || ext == ".nc" || ext == ".mat":
 		if bytes.HasPrefix(b, []byte("MATLAB")) && !bytes.Contains(b[:min(n, 1024)], []byte("\x89HDF")) {
 			add("mat header", 0, min(n, 128))
@@ -305,7 +328,7 @@ func TestMutants(t *testing.T) {
 	var all []*mutant
 	only := os.Getenv("NPYFLOW_MUTANTS_ONLY") // comma-separated parts of corpus paths
 	corpus := mutationCorpus
-	if os.Getenv("NPYFLOW_MUTANTS") != "" {
+	if os.Getenv("NPYFLOW_MUTANTS") != "" || fixtures.Long() {
 		corpus = append(slices.Clone(corpus), mutationCorpusLong...)
 	}
 	for _, name := range corpus {
@@ -324,8 +347,16 @@ func TestMutants(t *testing.T) {
 		h.Write([]byte(name))
 		rng := rand.New(rand.NewPCG(h.Sum64(), 22))
 		rs := regions(name, b)
+		var store *zarrTarget
+		if strings.Contains(name, ".zarr/") {
+			if store, err = mutationStore(root, name); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for k := range per {
-			all = append(all, mutate(name, b, k, rng, rs))
+			m := mutate(name, b, k, rng, rs)
+			m.store = store
+			all = append(all, m)
 		}
 	}
 	dir := tempDir(t)
@@ -376,11 +407,18 @@ func runMutant(dir string, worker, i int, m *mutant) (string, int) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err.Error(), -1
 	}
-	if err := os.WriteFile(in, m.data, 0o644); err != nil {
+	var flags []string
+	if m.store != nil {
+		in = filepath.Join(filepath.Dir(in), "input.zarr")
+		if err := m.store.write(in, m.data); err != nil {
+			return err.Error(), -1
+		}
+		flags = []string{"--array", m.store.array}
+	} else if err := os.WriteFile(in, m.data, 0o644); err != nil {
 		return err.Error(), -1
 	}
 	out := filepath.Join(outDir, "result"+m.op)
-	args := []string{"convert", in, out}
+	args := append([]string{"convert", in, out}, flags...)
 	if m.op == "inspect" {
 		args = []string{"inspect", in}
 	}

@@ -130,6 +130,22 @@ for name in ["image", "g/x"]:
     data = zarr.open_array(zs, mode="r", path=name)[...]
     expect["zip:" + name] = {"shape": list(data.shape), "dtype": str(data.dtype), "values": [text(v, data.dtype) for v in data.ravel()]}
 zs.close()
+# A zip store whose entries are deflated (zarr.ZipStore(compression=
+# zipfile.ZIP_DEFLATED)), of arrays without a compressor of their own.
+import zipfile
+dpath = os.path.join(here, "v2_deflate.zip")
+if os.path.exists(dpath):
+    os.remove(dpath)
+zs = zarr.ZipStore(dpath, mode="w", compression=zipfile.ZIP_DEFLATED)
+droot = zarr.group(store=zs)
+droot.create_dataset("f8", data=np.arange(60, dtype="<f8").reshape(12, 5) * 0.25 - 2, chunks=(5, 5), compressor=None)
+droot.create_dataset("u2", data=np.arange(1000, dtype="<u2") % 7, chunks=(256,), compressor=None, fill_value=3)
+zs.close()
+zs = zarr.ZipStore(dpath, mode="r")
+for name in ["f8", "u2"]:
+    data = zarr.open_array(zs, mode="r", path=name)[...]
+    expect["zipdeflate:" + name] = {"shape": list(data.shape), "dtype": str(data.dtype), "values": [text(v, data.dtype) for v in data.ravel()]}
+zs.close()
 
 with open(os.path.join(here, "v2_expect.json"), "w") as f:
     json.dump(expect, f)

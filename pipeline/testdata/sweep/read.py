@@ -3,12 +3,15 @@
 and writes what it read as testdata/sweep/<format>.json (see
 pipeline/writesweep_test.go; run by `make check-writers`):
 
-    /usr/bin/python3 read.py OUTDIR
+    /usr/bin/python3 read.py OUTDIR [FORMAT...]
 
 OUTDIR/outputs.json lists the outputs npyflow wrote (format, stem, file,
-sha, refused). Formats read here: npy and npz with numpy, mat73 with
-h5py (MATLAB's v7.3 layout, transposed back to MATLAB's shape), mat7
-and mat6 with scipy.io.loadmat. read.mjs reads the others.
+sha, refused); FORMATs, if given, are the only ones read. Formats read
+here: npy and npz with numpy, mat73 with h5py (MATLAB's v7.3 layout,
+transposed back to MATLAB's shape), mat7 and mat6 with scipy.io.loadmat,
+zarr2 (a .zarr directory) and zarr2zip (a .zip, zarr.ZipStore) with
+zarr-python 2 through the consolidated metadata, each array a column
+named by its path. read.mjs reads the others.
 
 Every value becomes text, the same in read.mjs and the Go test: bool
 and integers decimal ("1"/"0" for bool and MATLAB logical), floats the
@@ -151,7 +154,26 @@ def read_h5py(f):
     return cols, types
 
 
-READERS = {"npy": read_npy, "npz": read_npz, "mat73": read_h5py, "mat7": read_scipy, "mat6": read_scipy}
+def read_zarr(f):
+    import zarr
+    store = zarr.ZipStore(f, mode="r") if f.endswith(".zip") else zarr.DirectoryStore(f)
+    try:
+        root = zarr.open_consolidated(store, mode="r")
+        arrays = []
+        if isinstance(root, zarr.Array):
+            arrays.append(("", root))
+        else:
+            root.visititems(lambda name, o: arrays.append((name, o)) if isinstance(o, zarr.Array) else None)
+        cols, types = {}, {}
+        for name, a in arrays:
+            walk(cols, types, "" if len(arrays) == 1 else name, a[...])
+        return cols, types
+    finally:
+        store.close()
+
+
+READERS = {"npy": read_npy, "npz": read_npz, "mat73": read_h5py, "mat7": read_scipy, "mat6": read_scipy,
+           "zarr2": read_zarr, "zarr2zip": read_zarr}
 
 
 def main():
@@ -161,7 +183,7 @@ def main():
     readings = {}
     for o in outputs:
         fmt = o["format"]
-        if fmt not in READERS:
+        if fmt not in READERS or len(sys.argv) > 2 and fmt not in sys.argv[2:]:
             continue
         r = {"sha": o.get("sha", "")}
         if o.get("refused"):
