@@ -16,7 +16,7 @@ BUILDINFO := github.com/npyflow/npyflow/internal/buildinfo
 # of goccy/go-json (npyflow reads no JSON through Arrow); grpcnotrace: gRPC
 # (linked in by the GCS and Azure SDKs and Arrow Flight's schema code, never
 # used to talk) without golang.org/x/net/trace, whose html/template use keeps
-# the linker from dropping unused methods: 15 MB of the binary.
+# the linker from dropping unused exported methods: 15 MB of the binary.
 # scripts/binsize.sh shows what each module adds; `make check-size` fails
 # past 60 MB.
 TAGS      ?= disable_grpc_modules arrow_json_stdlib grpcnotrace
