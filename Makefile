@@ -13,15 +13,19 @@ BUILDINFO := github.com/npyflow/npyflow/internal/buildinfo
 # disable_grpc_modules: the GCS client without its gRPC transport's
 # directpath and xDS modules (envoy, spiffe; npyflow talks to GCS over its
 # JSON API); arrow_json_stdlib: Arrow's JSON through encoding/json instead
-# of goccy/go-json (npyflow reads no JSON through Arrow). scripts/binsize.sh
-# shows what each module adds.
-TAGS      ?= disable_grpc_modules arrow_json_stdlib
+# of goccy/go-json (npyflow reads no JSON through Arrow); grpcnotrace: gRPC
+# (linked in by the GCS and Azure SDKs and Arrow Flight's schema code, never
+# used to talk) without golang.org/x/net/trace, whose html/template use keeps
+# the linker from dropping unused exported methods: 15 MB of the binary.
+# scripts/binsize.sh shows what each module adds; `make check-size` fails
+# past 60 MB.
+TAGS      ?= disable_grpc_modules arrow_json_stdlib grpcnotrace
 BUILDFLAGS = -trimpath -tags '$(TAGS)' -ldflags '-s -w -X $(BUILDINFO).Version=$(VERSION) -X $(BUILDINFO).Commit=$(COMMIT)'
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
 IMAGE     ?= ghcr.io/npyflow/npyflow
 CONTAINER ?= podman
 
-.PHONY: all build release image image-context check-image test test-long test-s3 test-slurm demo bench bench-compare fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
+.PHONY: all build release image image-context check-image test test-long test-s3 test-slurm demo bench bench-compare check-size fuzz lint fixtures hostile reliability check-numpy check-hdf5 check-netcdf check-writers check-zarr clean
 
 all: build
 
@@ -51,6 +55,17 @@ image: image-context
 # what the image holds (chroot, as the image's user). Root only.
 check-image: image-context
 	EXPECT_VERSION=$(VERSION) EXPECT_COMMIT=$(COMMIT) scripts/check-image.sh dist/image/rootfs
+
+# Fails if the linux/amd64 release binary (built as `make release` builds
+# it) is larger than MAXSIZE bytes (issue 31: 60 MB with every backend in).
+# Not part of `make test`: it costs a link of the whole binary (20-40 s).
+MAXSIZE   ?= 60000000
+check-size:
+	mkdir -p dist
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build $(BUILDFLAGS) -o dist/npyflow-size-check ./cmd/npyflow
+	@size=$$(stat -c %s dist/npyflow-size-check); rm -f dist/npyflow-size-check; \
+	  echo "npyflow linux/amd64: $$size bytes (limit $(MAXSIZE))"; \
+	  [ $$size -le $(MAXSIZE) ] || { echo "binary larger than $(MAXSIZE) bytes: scripts/binsize.sh shows what grew"; exit 1; }
 
 image-context:
 	mkdir -p dist
