@@ -141,7 +141,7 @@ func (p *Plan) checkShardable() error {
 // sinkRoot is the directory a sink writes under: a dataset's directory,
 // or the directory before the first placeholder of a file path.
 func sinkRoot(c *job.Component) string {
-	path := c.String("path")
+	path, _ := fileSinkOf(c)
 	if storage.Scheme(path) != "" {
 		// A URL: the dataset's prefix, or the one before the first
 		// placeholder of a file name.
@@ -266,7 +266,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		}
 	}
 	for _, c := range p.Job.Of(job.Sink) {
-		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: sinkRoot(c), Dataset: isDataset(c)})
+		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: sinkMode(c), Root: sinkRoot(c), Dataset: isDataset(c)})
 	}
 	for _, s := range p.sinks {
 		if t, ok := s.(*trackedSink); ok {
@@ -428,7 +428,7 @@ type trackedSink struct {
 }
 
 func newTrackedSink(c *job.Component, n sinkNode, env *buildEnv) *trackedSink {
-	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: c.String("mode") == "skip_existing"}
+	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: sinkMode(c) == "skip_existing"}
 	if pp, ok := n.(interface{ perPartFiles() bool }); ok {
 		t.perPart = pp.perPartFiles()
 	}

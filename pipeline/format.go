@@ -238,7 +238,8 @@ func ConvertFlags() []Flag {
 				}
 				f.Options = append(f.Options, where)
 				if fd.FlagDoc == "" && len(fd.Enum) > 0 {
-					doc += " (" + strings.Join(fd.Enum, ", ") + ")" // the flag package adds the default
+					vals := slices.DeleteFunc(slices.Clone(fd.Enum), func(v string) bool { return v == "" })
+					doc += " (" + strings.Join(vals, ", ") + ")" // the flag package adds the default
 				}
 				// Formats sharing an option's text share its line:
 				// "parquet and arrow input: ...".
@@ -279,19 +280,29 @@ func (o *ConvertOptions) Set(flag, value string) error {
 	if flag == "sync" {
 		b, err := strconv.ParseBool(value)
 		if err != nil {
-			return fmt.Errorf("--%s %q: not a boolean", flag, value)
+			return &optionError{fmt.Sprintf("--%s %q: want true or false", flag, value)}
 		}
 		o.Sync = b
 		return nil
 	}
+	// The value must suit an option behind the flag; which one applies
+	// is known once IN and OUT are: Convert checks the value for their
+	// formats' options, with the same message.
+	var errs []string
 	for _, f := range Formats() {
 		for _, spec := range []*job.Spec{f.Source, f.Sink} {
+			if spec == nil {
+				continue
+			}
 			for _, fd := range spec.Fields {
 				if fd.Flag != flag {
 					continue
 				}
-				if _, err := flagValue(&fd, value); err != nil && fd.FlagValue == nil {
-					return err
+				if _, err := fd.ParseFlag(value); err != nil {
+					if !slices.Contains(errs, err.Error()) {
+						errs = append(errs, err.Error())
+					}
+					continue
 				}
 				if o.Flags == nil {
 					o.Flags = map[string]string{}
@@ -301,7 +312,17 @@ func (o *ConvertOptions) Set(flag, value string) error {
 			}
 		}
 	}
-	return fmt.Errorf("no conversion option --%s", flag)
+	switch len(errs) {
+	case 0:
+		return fmt.Errorf("no conversion option --%s", flag)
+	case 1:
+		return &optionError{errs[0]} // no option behind the flag takes it
+	}
+	if o.Flags == nil {
+		o.Flags = map[string]string{}
+	}
+	o.Flags[flag] = value // the formats' options differ: Convert says
+	return nil
 }
 
 func splitList(s string) []string {

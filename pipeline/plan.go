@@ -353,7 +353,7 @@ func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
 			written[path] = o.Sink
 		}
 		c := j.Component(o.Sink)
-		if c.String("mode") == "error_if_exists" {
+		if sinkMode(c) == "error_if_exists" {
 			for _, path := range o.Paths {
 				if _, err := storage.Stat(ctx, path); err == nil {
 					fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})

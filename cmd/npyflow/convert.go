@@ -110,12 +110,14 @@ type optionFlag struct {
 	name    string
 	isBool  bool
 	current string
+	err     error // why Set refused a value: the message parseFlags gives
 }
 
 func (f *optionFlag) String() string   { return f.current }
 func (f *optionFlag) IsBoolFlag() bool { return f.isBool }
 func (f *optionFlag) Set(v string) error {
 	if err := f.opts.Set(f.name, v); err != nil {
+		f.err = err
 		return err
 	}
 	f.current = v

@@ -78,6 +78,11 @@ type KV struct {
 
 // Map returns a mapping option's entries in file order.
 func (c *Component) Map(name string) []KV {
+	c.def(name) // a misspelled name is a bug
+	return c.kvs(name)
+}
+
+func (c *Component) kvs(name string) []KV {
 	v := c.vals[name]
 	if v == nil {
 		return nil

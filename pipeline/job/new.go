@@ -21,7 +21,7 @@ type Def struct {
 	// about option "compression" reads "--compression zstd: ...".
 	Origins map[string]string
 	// Checked are the options whose values the caller checked already
-	// (a Field's FlagValue did): their Enum is not applied again.
+	// ([Field.ParseFlag] did): they are not checked again.
 	Checked map[string]bool
 }
 

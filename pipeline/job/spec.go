@@ -92,10 +92,17 @@ type Spec struct {
 	Type    string
 	Summary string
 	Doc     string
+	// Options is a value of the struct declaring the component's options
+	// (see [FieldsOf] for its tags): Register generates Fields from it,
+	// and [Load] fills a new one per component ([Options]). A spec
+	// without one declares Fields itself and has its options read
+	// by name.
+	Options any
 	Fields  []Field
 	// Impl is what runs the component, for the package that registered
 	// it (package pipeline: its builder); package job does not use it.
 	Impl any
+	plan *optsPlan
 }
 
 // Field returns the option named name, or nil.
@@ -126,6 +133,12 @@ func commonFields(k Kind) []Field {
 // sinks) in front of its own. It panics if the kind already has the type:
 // registration happens in init functions, and a duplicate is a bug.
 func Register(s *Spec) {
+	if s.Options != nil {
+		if s.Fields != nil {
+			panic(fmt.Sprintf("job: %s %q declares both Options and Fields", s.Kind, s.Type))
+		}
+		s.Fields, s.plan = planOf(s.Options)
+	}
 	s.Fields = append(commonFields(s.Kind), s.Fields...)
 	if _, dup := registry[s.Kind][s.Type]; dup {
 		panic(fmt.Sprintf("job: %s %q registered twice", s.Kind, s.Type))
