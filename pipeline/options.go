@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline/expr"
@@ -25,6 +26,7 @@ func registerOptionFuncs() bool {
 	job.RegisterCheck("exclude", checkExclude)
 	job.RegisterCheck("dtype", checkDTypeName)
 	job.RegisterCheck("predicate", expr.Check)
+	job.RegisterCheck("shape", checkShape)
 	job.RegisterFlagValue("hdf5-compression", hdf5CompressionFlag)
 	job.RegisterFlagValue("arrow-compression", func(text string) (any, error) {
 		switch v := strings.ToLower(text); v {
@@ -54,6 +56,17 @@ func registerOptionFuncs() bool {
 		return nil, fmt.Errorf("want deflate or none")
 	})
 	return true
+}
+
+// checkShape checks a chunk or shard shape: positive integers separated
+// by commas (1000,100; x and spaces also separate), or nothing.
+func checkShape(v string) (string, int) {
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == 'x' || r == ' ' }) {
+		if n, err := strconv.ParseInt(f, 10, 64); err != nil || n < 1 {
+			return fmt.Sprintf("%q is not a shape of positive integers (1000,100)", strings.TrimSpace(v)), 0
+		}
+	}
+	return "", 0
 }
 
 // fileSourceOpts are the options every format's source has, first.
@@ -281,8 +294,8 @@ type zarrSinkOpts struct {
 	fileSinkOpts
 	Array            string `opt:"array" default:"{member}" check:"template" flag:"name" convert:"{array}" doc:"the array's path in the group; with {stem} etc. in it, one array per input part; an empty name is the input file's stem"`
 	ZarrFormat       int64  `opt:"zarr_format" default:"3" min:"2" max:"3" flag:"zarr-format" doc:"the Zarr format written: 3 (zarr.json) or 2 (.zarray, for zarr-python 2)"`
-	Chunks           string `opt:"chunks" flag:"chunks" doc:"the chunk shape, extents separated by commas (1000,100); fewer extents than axes leave the last axes whole; default: about 4 MiB chunks, whole trailing axes first"`
-	Shards           string `opt:"shards" flag:"shards" doc:"the shard shape (v3 only), each extent a multiple of the chunk's: chunks are then inner chunks of shards of this shape; default: no sharding"`
+	Chunks           string `opt:"chunks" check:"shape" flag:"chunks" doc:"the chunk shape, extents separated by commas (1000,100); fewer extents than axes leave the last axes whole; default: about 4 MiB chunks, whole trailing axes first"`
+	Shards           string `opt:"shards" check:"shape" flag:"shards" doc:"the shard shape (v3 only), each extent a multiple of the chunk's: chunks are then inner chunks of shards of this shape; default: no sharding"`
 	Compression      string `opt:"compression" enum:"zstd,lz4,blosc,gzip,zlib,none" default:"zstd" flag:"compression" flagtype:"string" flagdoc:"zstd (the default), blosc, gzip, lz4 (v2), zlib (v2) or none" doc:"the codec compressing each chunk: zstd (level 1-22, default 3), blosc (lz4 inside with byte shuffle, level 1-9), gzip (1-9), lz4 and zlib (v2 only), none"`
 	CompressionLevel int64  `opt:"compression_level" default:"0" min:"0" max:"22" flag:"compression-level" doc:"the compression level (0: the codec's default)"`
 	Consolidated     bool   `opt:"consolidated" default:"true" flag:"consolidated" doc:"write consolidated metadata (.zmetadata in v2, inline in the group's zarr.json in v3), so readers list the arrays in one request"`
