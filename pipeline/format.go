@@ -20,8 +20,9 @@ import (
 // Format is one file format npyflow reads and writes, registered once
 // ([RegisterFormat]), the way image.RegisterFormat declares an image
 // format: its names, how its files start, its job source and sink (their
-// options declared once, as job.Fields: a Field's Flag is its name on
-// convert's command line), how to inspect a file. `npyflow convert`,
+// options declared once, as a tagged struct each, [job.Spec].Options: a
+// field's flag tag is its name on convert's command line), how to
+// inspect a file. `npyflow convert`,
 // [Convert], [Inspect], `npyflow list`, `validate`, the JSON schema and
 // shell completion are all generated from these values: nothing else
 // names a format.

@@ -95,8 +95,8 @@ type Spec struct {
 	// Options is a value of the struct declaring the component's options
 	// (see [FieldsOf] for its tags): Register generates Fields from it,
 	// and [Load] fills a new one per component ([Options]). A spec
-	// without one declares Fields itself and has its options read
-	// by name.
+	// without one declares Fields itself: its options are validated,
+	// and there is nothing to read them with.
 	Options any
 	Fields  []Field
 	// Impl is what runs the component, for the package that registered
