@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func registerOptionFuncs() bool {
 		case "uncompressed":
 			return "none", nil
 		}
-		return nil, fmt.Errorf("want none, lz4 or zstd")
+		return nil, errors.New("want none, lz4 or zstd")
 	})
 	job.RegisterFlagValue("deflate-or-none", func(text string) (any, error) {
 		switch strings.ToLower(text) {
@@ -44,7 +45,7 @@ func registerOptionFuncs() bool {
 		case "none", "uncompressed":
 			return false, nil
 		}
-		return nil, fmt.Errorf("want deflate or none")
+		return nil, errors.New("want deflate or none")
 	})
 	job.RegisterFlagValue("npz-compression", func(text string) (any, error) {
 		switch strings.ToLower(text) {
@@ -53,7 +54,7 @@ func registerOptionFuncs() bool {
 		case "", "none", "stored", "uncompressed":
 			return false, nil
 		}
-		return nil, fmt.Errorf("want deflate or none")
+		return nil, errors.New("want deflate or none")
 	})
 	return true
 }
@@ -122,12 +123,14 @@ func sinkMode(c *job.Component) string {
 // as arrays of their own (split_fields).
 type splitSink interface{ splitFields() bool }
 
+// arrowSourceOpts are the options of the arrow source.
 type arrowSourceOpts struct {
 	fileSourceOpts
 	foreign.SourceOptions
 	StringChars int64 `opt:"string_chars" default:"0" min:"0" doc:"width (U characters, S bytes) of string and binary columns without numpy metadata; 0 finds the longest value by a pass over the data; a longer value is an error"`
 }
 
+// hdf5SourceOpts are the options of the hdf5 source.
 type hdf5SourceOpts struct {
 	fileSourceOpts
 	Datasets  []string `opt:"datasets" flag:"dataset" flagtype:"string" flagdoc:"use only this dataset of the HDF5 file (/group/data)" doc:"the dataset paths to read, /group/data (default: every dataset npyflow can read)"`
@@ -136,6 +139,7 @@ type hdf5SourceOpts struct {
 	Table     bool     `opt:"table" default:"false" doc:"read the datasets of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
 }
 
+// matSourceOpts are the options of the mat source.
 type matSourceOpts struct {
 	fileSourceOpts
 	Variables    []string `opt:"variables" flag:"variable" flagtype:"string" flagdoc:"use only this variable (or array path such as s.a) of the MAT-file" doc:"the variables (or array paths such as s.a) to read (default: every one)"`
@@ -146,33 +150,39 @@ type matSourceOpts struct {
 	Table        bool     `opt:"table" default:"false" doc:"read the arrays of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
 }
 
+// npySourceOpts are the options of the npy source.
 type npySourceOpts struct {
 	fileSourceOpts
 }
 
+// npzSourceOpts are the options of the npz source.
 type npzSourceOpts struct {
 	fileSourceOpts
 	Members []string `opt:"members" flag:"member" flagtype:"string" flagdoc:"use only this member of the archive" doc:"the member keys to read (default: every member)"`
 	Table   bool     `opt:"table" default:"false" doc:"read the members of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
 }
 
+// parquetSourceOpts are the options of the parquet source.
 type parquetSourceOpts struct {
 	fileSourceOpts
 	foreign.SourceOptions
 }
 
+// zarrSourceOpts are the options of the zarr source.
 type zarrSourceOpts struct {
 	fileSourceOpts
 	Arrays []string `opt:"arrays" flag:"array" flagtype:"string" flagdoc:"use only this array of the Zarr store (group/data)" doc:"the array paths to read, group/data (default: every array of the group)"`
 	Table  bool     `opt:"table" default:"false" doc:"read the arrays of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
 }
 
+// castTransformOpts are the options of the cast transform.
 type castTransformOpts struct {
 	Fields     []job.KV `opt:"fields" checkvalue:"dtype" doc:"field: new type (int32, float64, <i4, ...)"`
 	To         *string  `opt:"to" check:"dtype" doc:"the new type of every numeric field (or of a plain array)"`
 	OnOverflow string   `opt:"on_overflow" enum:"error,saturate" default:"error" doc:"error: fail naming the row and value; saturate: clamp to the type's range (NaN becomes 0)"`
 }
 
+// describeTransformOpts are the options of the describe transform.
 type describeTransformOpts struct {
 	Fields    []string `opt:"fields" doc:"the columns to describe (default: every numeric one)"`
 	Quantiles []string `opt:"quantiles" doc:"quantile probabilities between 0 and 1 (default 0.25, 0.5, 0.75; columns q25, q50, q75), linear interpolation like numpy"`
@@ -181,23 +191,28 @@ type describeTransformOpts struct {
 	Sample    int64    `opt:"sample" default:"0" min:"0" doc:"estimate quantiles from a sample of this many values per column (0: exact, holding every value)"`
 }
 
+// dropTransformOpts are the options of the drop transform.
 type dropTransformOpts struct {
 	Fields []string `opt:"fields,required" doc:"the fields to remove"`
 }
 
+// filterTransformOpts are the options of the filter transform.
 type filterTransformOpts struct {
 	Where string `opt:"where,required" check:"predicate" doc:"the predicate"`
 }
 
+// flattenTransformOpts are the options of the flatten transform.
 type flattenTransformOpts struct {
 	Separator string `opt:"separator" default:"_" doc:"joins parent and child names"`
 	Column    string `opt:"column" default:"value" doc:"the base name of a plain array's columns"`
 }
 
+// limitTransformOpts are the options of the limit transform.
 type limitTransformOpts struct {
 	Rows int64 `opt:"rows,required" min:"0" doc:"how many rows to keep"`
 }
 
+// pcaTransformOpts are the options of the pca transform.
 type pcaTransformOpts struct {
 	Fields     []string `opt:"fields" doc:"the columns to analyse (default: every numeric one not in keep)"`
 	Components int64    `opt:"components" default:"2" min:"1" doc:"how many components to keep"`
@@ -207,25 +222,30 @@ type pcaTransformOpts struct {
 	Seed       int64    `opt:"seed" default:"0" doc:"seed of the row sample"`
 }
 
+// renameTransformOpts are the options of the rename transform.
 type renameTransformOpts struct {
 	Fields []job.KV `opt:"fields,required" doc:"old name: new name"`
 }
 
+// sampleTransformOpts are the options of the sample transform.
 type sampleTransformOpts struct {
 	Fraction float64 `opt:"fraction,required" min:"0" max:"1" doc:"the probability of keeping a row"`
 	Seed     int64   `opt:"seed" default:"0" doc:"the random seed"`
 }
 
+// selectTransformOpts are the options of the select transform.
 type selectTransformOpts struct {
 	Fields []string `opt:"fields,required" doc:"the fields to keep, in output order"`
 }
 
+// sliceTransformOpts are the options of the slice transform.
 type sliceTransformOpts struct {
 	Start int64  `opt:"start" default:"0" min:"0" doc:"first row (0-based)"`
 	Stop  *int64 `opt:"stop" min:"0" doc:"row to stop before (default: the end)"`
 	Step  int64  `opt:"step" default:"1" min:"1" doc:"keep every step-th row"`
 }
 
+// unstackTransformOpts are the options of the unstack transform.
 type unstackTransformOpts struct {
 	Axes      int64    `opt:"axes" default:"1" min:"1" doc:"how many leading axes of the row shape to move into rows"`
 	Index     []string `opt:"index" doc:"int64 column(s) giving each new row's position along the unstacked axes: one name for the flat position in C order (0 to a*b-1 for 2 axes of a and b), or one name per axis for the position along each"`
@@ -233,6 +253,7 @@ type unstackTransformOpts struct {
 	Column    string   `opt:"column" default:"value" doc:"with index or row_number, the name of the data column when the rows are not records (or still have axes left)"`
 }
 
+// arrowSinkOpts are the options of the arrow sink.
 type arrowSinkOpts struct {
 	fileSinkOpts
 	Format      *string `opt:"format" enum:"file,stream" default:"file" doc:"IPC file (random access, .arrow) or stream (.arrows); a path ending in .arrows is a stream unless format says otherwise"`
@@ -241,6 +262,7 @@ type arrowSinkOpts struct {
 	BatchRows   int64   `opt:"batch_rows" default:"65536" min:"1" doc:"rows per record batch"`
 }
 
+// hdf5SinkOpts are the options of the hdf5 sink.
 type hdf5SinkOpts struct {
 	fileSinkOpts
 	Dataset          string   `opt:"dataset" default:"{member}" check:"template" flag:"name" convert:"{array}" doc:"the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"`
@@ -253,6 +275,7 @@ type hdf5SinkOpts struct {
 	Dims             []string `opt:"dims" flag:"dims" doc:"netCDF-4: the dimension names of each array's axes, first axis first (a table's one dimension is the first name); default dim_0, dim_1, ..."`
 }
 
+// matSinkOpts are the options of the mat sink.
 type matSinkOpts struct {
 	fileSinkOpts
 	Variable      string `opt:"variable" default:"{member}" check:"template" flag:"name" convert:"{array}" doc:"the variable name; with {stem} etc. in it, one variable per input part; an empty name (a plain .npy has no {member}) is the input file's stem"`
@@ -261,10 +284,12 @@ type matSinkOpts struct {
 	RenameInvalid bool   `opt:"rename_invalid" default:"false" flag:"rename-invalid" doc:"rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"`
 }
 
+// npySinkOpts are the options of the npy sink.
 type npySinkOpts struct {
 	fileSinkOpts
 }
 
+// npzSinkOpts are the options of the npz sink.
 type npzSinkOpts struct {
 	fileSinkOpts
 	Member      string `opt:"member" default:"arr_0" check:"template" flag:"name" convert:"{array}" flagdoc:"the name of the array written (a Parquet or Arrow column, an .npz member, a MAT-file variable, an HDF5 dataset; default: the input's own name for it, or its base name)" doc:"the member key; with {stem}, {member}, {array} etc. in it, one member per input part; an empty name is the input file's stem"`
@@ -272,6 +297,8 @@ type npzSinkOpts struct {
 	SplitFields bool   `opt:"split_fields" default:"false" doc:"write each field of a record input as its own member, named by the field (np.savez(**table)), rather than one structured member; npyflow convert does this for Parquet and Arrow inputs"`
 }
 
+// parquetSinkOpts are the options of the parquet sink: its mode also
+// takes append (datasets), so it declares its own.
 type parquetSinkOpts struct {
 	sinkPath
 	Mode            string   `opt:"mode" enum:"overwrite,error_if_exists,append,skip_existing" default:"overwrite" doc:"what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"`
@@ -290,6 +317,7 @@ type parquetSinkOpts struct {
 	MaxOpenFiles    *int64   `opt:"max_open_files" default:"16" min:"1" doc:"part files open at once in a partitioned dataset; the least recently written is finished when another is needed"`
 }
 
+// zarrSinkOpts are the options of the zarr sink.
 type zarrSinkOpts struct {
 	fileSinkOpts
 	Array            string `opt:"array" default:"{member}" check:"template" flag:"name" convert:"{array}" doc:"the array's path in the group; with {stem} etc. in it, one array per input part; an empty name is the input file's stem"`
