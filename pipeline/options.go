@@ -38,6 +38,17 @@ func registerOptionFuncs() bool {
 		}
 		return nil, errors.New("want none, lz4 or zstd")
 	})
+	job.RegisterFlagValue("parquet-compression", func(text string) (any, error) {
+		switch v := strings.ToLower(text); v {
+		case "zstd", "snappy", "gzip", "lz4", "none":
+			return v, nil
+		case "lz4_raw":
+			return "lz4", nil
+		case "uncompressed":
+			return "none", nil
+		}
+		return nil, errors.New("want zstd, snappy, gzip, lz4 or none")
+	})
 	job.RegisterFlagValue("deflate-or-none", func(text string) (any, error) {
 		switch strings.ToLower(text) {
 		case "", "deflate", "zlib", "gzip":
@@ -302,7 +313,7 @@ type npzSinkOpts struct {
 type parquetSinkOpts struct {
 	sinkPath
 	Mode            string   `opt:"mode" enum:"overwrite,error_if_exists,append,skip_existing" default:"overwrite" doc:"what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"`
-	Compression     string   `opt:"compression" enum:"zstd,snappy,gzip,lz4,none" default:"zstd" flag:"compression" flagdoc:"the codec of every column: zstd (the default), snappy, gzip, lz4 or none" doc:"the codec of every column"`
+	Compression     string   `opt:"compression" enum:"zstd,snappy,gzip,lz4,none" default:"zstd" flag:"compression" flagvalue:"parquet-compression" flagdoc:"the codec of every column: zstd (the default), snappy, gzip, lz4 or none" doc:"the codec of every column"`
 	RowGroupRows    int64    `opt:"row_group_rows" min:"1" flag:"row-group-rows" doc:"rows per row group (default: 1Mi rows, fewer if over 128 MiB)"`
 	PageSize        int64    `opt:"page_size" min:"1024" flag:"page-size" doc:"target data page size in bytes (default 1 MiB)"`
 	TimestampUnit   string   `opt:"timestamp_unit" enum:"ms,us,ns" flag:"timestamp-unit" doc:"convert datetime64 columns to this unit (default: numpy's, s/m/h become ms; us for Spark)"`

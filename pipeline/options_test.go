@@ -77,3 +77,27 @@ sinks:
 		t.Errorf("hdf5 sink: %+v", h)
 	}
 }
+
+// TestFlagSpellings: convert's flags take the spellings the libraries
+// take (any case, the codecs' other names), as the job's canonical value.
+func TestFlagSpellings(t *testing.T) {
+	for _, c := range []struct {
+		kind       job.Kind
+		typ, field string
+		text       string
+		want       any
+	}{
+		{job.Sink, "parquet", "compression", "LZ4_RAW", "lz4"},
+		{job.Sink, "parquet", "compression", "uncompressed", "none"},
+		{job.Sink, "arrow", "compression", "ZSTD", "zstd"},
+		{job.Sink, "hdf5", "compression", "gzip", "deflate"},
+		{job.Sink, "npz", "compressed", "deflate", true},
+		{job.Sink, "mat", "compressed", "none", false},
+		{job.Source, "parquet", "decimal", "Scaled", "scaled"},
+	} {
+		v, err := job.Lookup(c.kind, c.typ).Field(c.field).ParseFlag(c.text)
+		if err != nil || v != c.want {
+			t.Errorf("%s %s.%s %q: %#v, %v; want %#v", c.kind, c.typ, c.field, c.text, v, err, c.want)
+		}
+	}
+}
