@@ -143,8 +143,9 @@ type loader struct {
 	bad    map[*yaml.Node]bool // values whose expansion failed (already reported)
 	lookup func(string) (string, bool)
 	// checked are the values of flags, checked by Field.ParseFlag
-	// already (New): they are not checked again.
-	checked map[*yaml.Node]bool
+	// already (New): they are not checked again, and their Go values
+	// fill the options struct as they are (no reparsing of their text).
+	checked map[*yaml.Node]any
 }
 
 func (l *loader) pos(n *yaml.Node) Pos {
@@ -337,7 +338,7 @@ func (l *loader) component(k Kind, name string, kn, vn *yaml.Node, job *Job) *Co
 		c.Inputs = scalars(in)
 	}
 	if c.Spec.plan != nil {
-		c.opts = c.Spec.plan.fill(c)
+		c.opts = c.Spec.plan.fill(c, l.checked)
 	}
 	return c
 }
@@ -362,7 +363,7 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 	if l.bad[v] {
 		return false
 	}
-	if l.checked[v] {
+	if _, ok := l.checked[v]; ok {
 		return true // a flag's value, checked by Field.ParseFlag
 	}
 	bad := func(n *yaml.Node, format string, args ...any) bool {

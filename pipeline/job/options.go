@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // A component's options are declared as one Go struct, its fields tagged
@@ -269,15 +271,21 @@ func parseText(t FieldType, text string) (any, error) {
 }
 
 // fill returns a new options struct of p holding c's values (checked by
-// Load) and the defaults of the options c leaves out.
-func (p *optsPlan) fill(c *Component) any {
+// Load) and the defaults of the options c leaves out. A value in given
+// (a flag's, by its node) is used as it is; mappings are read from their
+// nodes, which hold the entries' positions.
+func (p *optsPlan) fill(c *Component, given map[*yaml.Node]any) any {
 	v := reflect.New(p.typ)
 	s := v.Elem()
 	for _, of := range p.fields {
 		dst := s.FieldByIndex(of.index)
 		var val any
 		if n := c.vals[of.name]; n != nil {
-			val = c.decoded(of.name)
+			if g, ok := given[n]; ok && fits(g, dst.Type(), of.ptr) {
+				val = g
+			} else {
+				val = c.decoded(of.name)
+			}
 		} else if of.def != nil {
 			val = of.def
 		} else {
@@ -301,6 +309,16 @@ func (c *Component) decoded(name string) any {
 	}
 	v, _ := parseText(f.Type, n.Value)
 	return v
+}
+
+// fits reports whether a flag's value g can fill a field of type t (its
+// element type if ptr) as it is: not a mapping, whose entries' positions
+// come from the nodes.
+func fits(g any, t reflect.Type, ptr bool) bool {
+	if ptr {
+		t = t.Elem()
+	}
+	return g != nil && t != kvType && reflect.TypeOf(g).Kind() == t.Kind() && reflect.TypeOf(g).ConvertibleTo(t)
 }
 
 func set(dst reflect.Value, ptr bool, val any) {

@@ -246,3 +246,28 @@ func TestParseFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFillsOptions: a program's values (convert's flags) fill the
+// options struct; those the caller checked (Field.ParseFlag) are not
+// checked again, the others are, with their origins in messages.
+func TestNewFillsOptions(t *testing.T) {
+	withTestSpec(t)
+	src := Def{Kind: Source, Name: "in", Type: "npy", Options: map[string]any{"paths": []string{"x.npy"}}}
+	def := Def{Kind: Transform, Name: "t", Type: "opts_test", Inputs: []string{"in"},
+		Options: map[string]any{"path": "p", "level": int64(99), "cols": []string{"c", "d"}, "fast": false},
+		Origins: map[string]string{"level": "--level 99"}, Checked: map[string]bool{"level": true, "cols": true}}
+	sink := Def{Kind: Sink, Name: "o", Type: "npy", Inputs: []string{"t"}, Options: map[string]any{"path": "o.npy"}}
+	j, err := New("convert", "", []Def{src, def, sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options[testOpts](j.Component("t"))
+	if o.Level != 99 || !reflect.DeepEqual(o.Cols, []string{"c", "d"}) || o.Fast || o.Codec != "zstd" || o.Path != "p" {
+		t.Errorf("options %+v", *o)
+	}
+	def.Checked = nil
+	_, err = New("convert", "", []Def{src, def, sink})
+	if want := "--level 99: transforms.t.level: must be at most 9, not 99"; err == nil || err.Error() != want {
+		t.Errorf("unchecked: %v, want %q", err, want)
+	}
+}
