@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -53,7 +54,9 @@ type Format struct {
 	// (datetime64 has none): the plan warns, naming the zone.
 	DropsTimeZones bool
 	// Source and Sink are the format's job components; their Impl is the
-	// engine's builder (see fileSourceSpec and the sinks).
+	// engine's builder (see fileSourceSpec and the sinks), their Options
+	// the struct of their options (options.go), which embeds what every
+	// file source or sink has.
 	Source, Sink *job.Spec
 	// Inspect reads what the file f (of f.Size() bytes, shown as name)
 	// holds without its data, under the source options src (the flags of
@@ -81,8 +84,10 @@ var (
 )
 
 // RegisterFormat adds a format, and its source and sink to the job
-// component registry. It panics if the name or an extension is taken: a
-// format registers in an init function, and a clash is a bug.
+// component registry. It panics if the name or an extension is taken, or
+// if the source's or sink's options struct lacks the options every file
+// source or sink has: a format registers in an init function, and either
+// is a bug.
 func RegisterFormat(f *Format) {
 	formatsMu.Lock()
 	defer formatsMu.Unlock()
@@ -98,11 +103,32 @@ func RegisterFormat(f *Format) {
 	}
 	for _, spec := range []*job.Spec{f.Source, f.Sink} {
 		if spec != nil {
+			if !formatOptions(spec) {
+				panic(fmt.Sprintf("pipeline: the %s of format %q declares no options struct embedding the file %s's (job.Spec.Options)", spec.Kind, f.Name, spec.Kind))
+			}
 			spec.Type = f.Name
 			job.Register(spec)
 		}
 	}
 	formats = append(formats, f)
+}
+
+// formatOptions reports whether spec's options struct has the options
+// every file source (fileSourceOpts) or sink (path and mode) has.
+func formatOptions(spec *job.Spec) bool {
+	if spec.Options == nil {
+		return false
+	}
+	o := reflect.New(reflect.TypeOf(spec.Options)).Interface()
+	if spec.Kind == job.Source {
+		_, ok := o.(interface{ fileSource() *fileSourceOpts })
+		return ok
+	}
+	_, ok := o.(interface {
+		outPath() string
+		outMode() string
+	})
+	return ok
 }
 
 // formatNamed returns the registered format of that name, or nil.

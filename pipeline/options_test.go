@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -99,5 +101,26 @@ func TestFlagSpellings(t *testing.T) {
 		if err != nil || v != c.want {
 			t.Errorf("%s %s.%s %q: %#v, %v; want %#v", c.kind, c.typ, c.field, c.text, v, err, c.want)
 		}
+	}
+}
+
+// TestRegisterFormatWithoutOptions: a format's sink must declare its
+// options as a struct with a path and a mode; registering one that does
+// not is a bug, reported at once.
+func TestRegisterFormatWithoutOptions(t *testing.T) {
+	for _, opts := range []any{nil, struct {
+		X string `opt:"x"`
+	}{}} {
+		func() {
+			defer func() {
+				if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), `the sink of format "nooptions" declares no options struct`) {
+					t.Errorf("%T: panic %v", opts, p)
+				}
+			}()
+			RegisterFormat(&Format{Name: "nooptions", Exts: []string{".noopt"}, Sink: &job.Spec{Kind: job.Sink, Options: opts}})
+		}()
+	}
+	if formatNamed("nooptions") != nil || job.Lookup(job.Sink, "nooptions") != nil {
+		t.Error("the format was registered")
 	}
 }
