@@ -302,7 +302,12 @@ func kindWord(k job.Kind) string {
 }
 
 // Set sets the option of o named by a CLI flag name (see [ConvertFlags])
-// from its command-line text, checking that it is of the option's type.
+// from its command-line text, checked as [job.Field.ParseFlag] checks it.
+// A value no option behind the flag takes is refused here, wrapping
+// [ErrOptions], in one line naming the flag (--compression "bogus": want
+// ...); when the options behind a shared flag differ (--compression of
+// each output format), [Convert] checks it against the one of OUT's
+// format, with the same message.
 func (o *ConvertOptions) Set(flag, value string) error {
 	if flag == "sync" {
 		b, err := strconv.ParseBool(value)

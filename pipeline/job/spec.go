@@ -67,9 +67,11 @@ type Field struct {
 	FlagType *FieldType
 	// FlagValue turns the flag's command-line text into the option's
 	// value (string, int64, float64, bool, []string, or []KV for a
-	// mapping), or says why the text is not one; nil converts by the
-	// option's type (a list is comma-separated, a mapping's items are
-	// key=value). What it returns is not checked against Enum again.
+	// mapping), or says what it wants ("want deflate or none";
+	// [Field.ParseFlag] puts the flag and the text in front); nil
+	// converts by the option's type (a list is comma-separated, a
+	// mapping's items are key=value). What it returns is not checked
+	// against Enum again.
 	FlagValue func(text string) (any, error)
 	// ConvertDefault, if not nil, is the value `npyflow convert` gives the
 	// option when its flag is not set, in place of Default (a name
