@@ -30,13 +30,13 @@ type numCols struct {
 // (default: every numeric one). A plain array's columns are its elements
 // along axis 1, named "0", "1", ... Fields in skip are left out of the
 // default (pca's keep columns).
-func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, error) {
+func newNumCols(c *job.Component, in *Schema, fields []string, skip map[string]bool) (*numCols, error) {
 	n := &numCols{rowSize: int(in.RowSize())}
 	if in.DType.Kind != npyio.Struct {
 		if !castable(in.DType) || len(in.Shape) > 1 {
 			return nil, c.Errorf("input", "%s needs numbers in rows of at most one axis, but the input is %s", c.Type, in)
 		}
-		if c.Has("fields") {
+		if len(fields) > 0 {
 			return nil, c.Errorf("fields", "the input is a plain array, not records: it has no named fields")
 		}
 		cols := 1
@@ -53,8 +53,8 @@ func newNumCols(c *job.Component, in *Schema, skip map[string]bool) (*numCols, e
 		}
 		return n, nil
 	}
-	if c.Has("fields") {
-		for i, name := range c.Strings("fields") {
+	if len(fields) > 0 {
+		for i, name := range fields {
 			k := rowbytes.FieldIndex(in.DType, name)
 			if k < 0 {
 				return nil, noField(c, "fields", i, name, in.DType)
@@ -200,12 +200,13 @@ func quantileName(p float64) string {
 }
 
 func buildDescribe(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	cols, err := newNumCols(c, in, nil)
+	o := job.Options[describeTransformOpts](c)
+	cols, err := newNumCols(c, in, o.Fields, nil)
 	if err != nil {
 		return nil, err
 	}
 	var probs []float64
-	for i, q := range c.Strings("quantiles") {
+	for i, q := range o.Quantiles {
 		p, err := strconv.ParseFloat(q, 64)
 		if err != nil || !(p >= 0 && p <= 1) {
 			return nil, c.ItemErrorf("quantiles", i, "%q is not a probability between 0 and 1", q)
@@ -215,7 +216,7 @@ func buildDescribe(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	if probs == nil {
 		probs = []float64{0.25, 0.5, 0.75}
 	}
-	opts := &gonumconv.DescribeOptions{Quantiles: probs, DDOF: int(c.Int("ddof")), SkipNaN: c.Bool("skip_nan"), Sample: int(c.Int("sample"))}
+	opts := &gonumconv.DescribeOptions{Quantiles: probs, DDOF: int(o.Ddof), SkipNaN: o.SkipNan, Sample: int(o.Sample)}
 	d, err := gonumconv.NewDescriber(len(cols.names), opts)
 	if err != nil {
 		return nil, c.Errorf("", "%v", err)
@@ -259,17 +260,18 @@ func buildDescribe(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 }
 
 func buildPCA(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	scores := c.String("output") == "scores"
-	if c.Has("keep") && !scores {
+	o := job.Options[pcaTransformOpts](c)
+	scores := o.Output == "scores"
+	if len(o.Keep) > 0 && !scores {
 		return nil, c.Errorf("keep", "keep applies to output: scores (the components output has one row per component)")
 	}
 	var keep []int
 	skip := map[string]bool{}
-	if c.Has("keep") {
+	if len(o.Keep) > 0 {
 		if in.DType.Kind != npyio.Struct || len(in.Shape) > 0 {
 			return nil, c.Errorf("keep", "the input is %s, not records: it has no named columns to keep", in)
 		}
-		for i, name := range c.Strings("keep") {
+		for i, name := range o.Keep {
 			j := rowbytes.FieldIndex(in.DType, name)
 			if j < 0 {
 				return nil, noField(c, "keep", i, name, in.DType)
@@ -281,18 +283,18 @@ func buildPCA(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 			keep = append(keep, j)
 		}
 	}
-	cols, err := newNumCols(c, in, skip)
+	cols, err := newNumCols(c, in, o.Fields, skip)
 	if err != nil {
 		return nil, err
 	}
-	k := int(c.Int("components"))
+	k := int(o.Components)
 	if k > len(cols.names) {
 		return nil, c.Errorf("components", "%d components of %d columns: at most %d", k, len(cols.names), len(cols.names))
 	}
 	if scores {
 		return newPCAScores(c, in, env, cols, keep, k)
 	}
-	f, err := gonumconv.NewPCAFitter(len(cols.names), &gonumconv.PCAOptions{Components: k, SampleRows: int(c.Int("sample_rows")), Seed: uint64(c.Int("seed"))})
+	f, err := gonumconv.NewPCAFitter(len(cols.names), &gonumconv.PCAOptions{Components: k, SampleRows: int(o.SampleRows), Seed: uint64(o.Seed)})
 	if err != nil {
 		return nil, c.Errorf("", "%v", err)
 	}

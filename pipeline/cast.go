@@ -73,14 +73,15 @@ type caster struct {
 }
 
 func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	if c.Has("fields") == c.Has("to") {
+	o := job.Options[castTransformOpts](c)
+	if (len(o.Fields) > 0) == (o.To != nil) {
 		return nil, c.Errorf("", "give either fields (field: type) or to (one type for every numeric field)")
 	}
-	ca := &caster{saturate: c.String("on_overflow") == "saturate", inRow: int(in.RowSize())}
+	ca := &caster{saturate: o.OnOverflow == "saturate", inRow: int(in.RowSize())}
 	targets := map[string]*npyio.DType{}
 	var plain bool
-	if c.Has("to") {
-		to, _ := parseDType(c.String("to"))
+	if o.To != nil {
+		to, _ := parseDType(*o.To)
 		if in.DType.Kind == npyio.Struct {
 			for _, f := range in.DType.Fields {
 				if castable(f.Type) {
@@ -101,7 +102,7 @@ func buildCast(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 		if err := needRecords(c, in); err != nil {
 			return nil, err
 		}
-		for _, kv := range c.Map("fields") {
+		for _, kv := range o.Fields {
 			k := rowbytes.FieldIndex(in.DType, kv.Key)
 			path := c.Path() + ".fields." + kv.Key
 			if k < 0 {

@@ -229,7 +229,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		}
 	}
 	for _, c := range p.Job.Of(job.Sink) {
-		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: c.String("mode"), Root: shard.SinkRoot(c), Dataset: shard.IsDataset(c)})
+		cfg.Sinks = append(cfg.Sinks, shardrun.ManifestSink{Name: c.Name, Type: c.Type, Mode: sinkMode(c), Root: shard.SinkRoot(c), Dataset: shard.IsDataset(c)})
 	}
 	for _, s := range p.sinks {
 		if t, ok := s.(*trackedSink); ok {
@@ -391,7 +391,7 @@ type trackedSink struct {
 }
 
 func newTrackedSink(c *job.Component, n sinkNode, env *buildEnv) *trackedSink {
-	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: c.String("mode") == "skip_existing"}
+	t := &trackedSink{sinkNode: n, c: c, env: env, skipMode: sinkMode(c) == "skip_existing"}
 	if pp, ok := n.(interface{ perPartFiles() bool }); ok {
 		t.perPart = pp.perPartFiles()
 	}

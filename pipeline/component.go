@@ -1,6 +1,10 @@
 package pipeline
 
-import "github.com/npyflow/npyflow/pipeline/job"
+import (
+	"fmt"
+
+	"github.com/npyflow/npyflow/pipeline/job"
+)
 
 // builder makes the runtime node of a component from its validated
 // options and its input schema (nil for sources): the job.Spec's Impl of
@@ -10,6 +14,9 @@ type builder func(c *job.Component, in *Schema, env *buildEnv) (node, error)
 // register declares a component type (package job's registry) whose
 // runtime node build makes.
 func register(s *job.Spec, build builder) {
+	if s.Options == nil {
+		panic(fmt.Sprintf("pipeline: %s %q declares no options struct (job.Spec.Options)", s.Kind, s.Type))
+	}
 	s.Impl = build
 	job.Register(s)
 }

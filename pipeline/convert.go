@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -139,30 +138,6 @@ func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, 
 		return nil, conversionError(in, out, err)
 	}
 	return j, nil
-}
-
-// flagValue is the option value of field f for the flag text.
-func flagValue(f *job.Field, text string) (any, error) {
-	if f.FlagValue != nil {
-		return f.FlagValue(text)
-	}
-	switch f.Type {
-	case job.Int:
-		n, err := strconv.ParseInt(text, 0, 64)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %q: not an integer", f.Flag, text)
-		}
-		return n, nil
-	case job.Bool:
-		b, err := strconv.ParseBool(text)
-		if err != nil {
-			return nil, fmt.Errorf("--%s %q: not a boolean", f.Flag, text)
-		}
-		return b, nil
-	case job.StringList:
-		return splitList(text), nil
-	}
-	return text, nil
 }
 
 // flagFormats returns the formats whose sources have the flag.

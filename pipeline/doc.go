@@ -8,8 +8,9 @@
 // file (format_npy.go, format_npz.go, format_parquet.go, format_arrow.go,
 // format_hdf5.go, format_mat.go; registry.go lists them in order): its
 // names, extensions and magic bytes, its job source and sink with their
-// options declared once (a job.Field's Flag is its name on convert's
-// command line), and its inspection (package inspect). format.go holds
+// options declared once, as a tagged struct each (options.go; a field's
+// flag tag is its name on convert's command line, and a builder reads
+// its struct with job.Options), and its inspection (package inspect). format.go holds
 // the registry ([RegisterFormat], [FormatOf], the one magic-byte sniffer)
 // and the flags generated from it ([ConvertFlags]). Nothing else names a
 // format: a format registered by another file (a test registers a toy

@@ -19,7 +19,7 @@ func buildFilter(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	if err := needRecords(c, in); err != nil {
 		return nil, err
 	}
-	p, err := expr.Parse(c.String("where"))
+	p, err := expr.Parse(job.Options[filterTransformOpts](c).Where)
 	if err != nil {
 		return nil, c.Errorf("where", "%v", err) // checked at load; not reached
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,8 +21,9 @@ import (
 // Format is one file format npyflow reads and writes, registered once
 // ([RegisterFormat]), the way image.RegisterFormat declares an image
 // format: its names, how its files start, its job source and sink (their
-// options declared once, as job.Fields: a Field's Flag is its name on
-// convert's command line), how to inspect a file. `npyflow convert`,
+// options declared once, as a tagged struct each, [job.Spec].Options: a
+// field's flag tag is its name on convert's command line), how to
+// inspect a file. `npyflow convert`,
 // [Convert], [Inspect], `npyflow list`, `validate`, the JSON schema and
 // shell completion are all generated from these values: nothing else
 // names a format.
@@ -52,7 +54,9 @@ type Format struct {
 	// (datetime64 has none): the plan warns, naming the zone.
 	DropsTimeZones bool
 	// Source and Sink are the format's job components; their Impl is the
-	// engine's builder (see fileSourceSpec and the sinks).
+	// engine's builder (see fileSourceSpec and the sinks), their Options
+	// the struct of their options (options.go), which embeds what every
+	// file source or sink has.
 	Source, Sink *job.Spec
 	// Inspect reads what the file f (of f.Size() bytes, shown as name)
 	// holds without its data, under the source options src (the flags of
@@ -80,8 +84,10 @@ var (
 )
 
 // RegisterFormat adds a format, and its source and sink to the job
-// component registry. It panics if the name or an extension is taken: a
-// format registers in an init function, and a clash is a bug.
+// component registry. It panics if the name or an extension is taken, or
+// if the source's or sink's options struct lacks the options every file
+// source or sink has: a format registers in an init function, and either
+// is a bug.
 func RegisterFormat(f *Format) {
 	formatsMu.Lock()
 	defer formatsMu.Unlock()
@@ -97,11 +103,32 @@ func RegisterFormat(f *Format) {
 	}
 	for _, spec := range []*job.Spec{f.Source, f.Sink} {
 		if spec != nil {
+			if !formatOptions(spec) {
+				panic(fmt.Sprintf("pipeline: the %s of format %q declares no options struct embedding the file %s's (job.Spec.Options)", spec.Kind, f.Name, spec.Kind))
+			}
 			spec.Type = f.Name
 			job.Register(spec)
 		}
 	}
 	formats = append(formats, f)
+}
+
+// formatOptions reports whether spec's options struct has the options
+// every file source (fileSourceOpts) or sink (path and mode) has.
+func formatOptions(spec *job.Spec) bool {
+	if spec.Options == nil {
+		return false
+	}
+	o := reflect.New(reflect.TypeOf(spec.Options)).Interface()
+	if spec.Kind == job.Source {
+		_, ok := o.(interface{ fileSource() *fileSourceOpts })
+		return ok
+	}
+	_, ok := o.(interface {
+		OutPath() string
+		outMode() string
+	})
+	return ok
 }
 
 // formatNamed returns the registered format of that name, or nil.
@@ -238,7 +265,8 @@ func ConvertFlags() []Flag {
 				}
 				f.Options = append(f.Options, where)
 				if fd.FlagDoc == "" && len(fd.Enum) > 0 {
-					doc += " (" + strings.Join(fd.Enum, ", ") + ")" // the flag package adds the default
+					vals := slices.DeleteFunc(slices.Clone(fd.Enum), func(v string) bool { return v == "" })
+					doc += " (" + strings.Join(vals, ", ") + ")" // the flag package adds the default
 				}
 				// Formats sharing an option's text share its line:
 				// "parquet and arrow input: ...".
@@ -274,24 +302,39 @@ func kindWord(k job.Kind) string {
 }
 
 // Set sets the option of o named by a CLI flag name (see [ConvertFlags])
-// from its command-line text, checking that it is of the option's type.
+// from its command-line text, checked as [job.Field.ParseFlag] checks it.
+// A value no option behind the flag takes is refused here, wrapping
+// [ErrOptions], in one line naming the flag (--compression "bogus": want
+// ...); when the options behind a shared flag differ (--compression of
+// each output format), [Convert] checks it against the one of OUT's
+// format, with the same message.
 func (o *ConvertOptions) Set(flag, value string) error {
 	if flag == "sync" {
 		b, err := strconv.ParseBool(value)
 		if err != nil {
-			return fmt.Errorf("--%s %q: not a boolean", flag, value)
+			return &optionError{fmt.Sprintf("--%s %q: want true or false", flag, value)}
 		}
 		o.Sync = b
 		return nil
 	}
+	// The value must suit an option behind the flag; which one applies
+	// is known once IN and OUT are: Convert checks the value for their
+	// formats' options, with the same message.
+	var errs []string
 	for _, f := range Formats() {
 		for _, spec := range []*job.Spec{f.Source, f.Sink} {
+			if spec == nil {
+				continue
+			}
 			for _, fd := range spec.Fields {
 				if fd.Flag != flag {
 					continue
 				}
-				if _, err := flagValue(&fd, value); err != nil && fd.FlagValue == nil {
-					return err
+				if _, err := fd.ParseFlag(value); err != nil {
+					if !slices.Contains(errs, err.Error()) {
+						errs = append(errs, err.Error())
+					}
+					continue
 				}
 				if o.Flags == nil {
 					o.Flags = map[string]string{}
@@ -301,7 +344,17 @@ func (o *ConvertOptions) Set(flag, value string) error {
 			}
 		}
 	}
-	return fmt.Errorf("no conversion option --%s", flag)
+	switch len(errs) {
+	case 0:
+		return fmt.Errorf("no conversion option --%s", flag)
+	case 1:
+		return &optionError{errs[0]} // no option behind the flag takes it
+	}
+	if o.Flags == nil {
+		o.Flags = map[string]string{}
+	}
+	o.Flags[flag] = value // the formats' options differ: Convert says
+	return nil
 }
 
 func splitList(s string) []string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -33,31 +32,12 @@ var arrowFormat = &Format{
 	Source: fileSourceSpec("read Arrow IPC files or streams",
 		"Reads Arrow IPC files (.arrow, .feather v2) or streams: files npyflow wrote come back with their exact numpy dtype and shape; others become records (one field per column). Planning reads only the schema and row counts from the IPC metadata (and string lengths, by a pass over the data, when no width is known).",
 		func(*job.Component) (fileReader, error) { return &arrowReader{copyable: map[string]bool{}}, nil },
-		append(foreign.Fields(),
-			job.Field{Name: "string_chars", Type: job.Int, Default: int64(0), Min: ptr(0),
-				Doc: "width (U characters, S bytes) of string and binary columns without numpy metadata; 0 finds the longest value by a pass over the data; a longer value is an error"})...),
+		arrowSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write Arrow IPC files or streams",
-		Doc: "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
-		Fields: append(fileSinkFields(),
-			job.Field{Name: "format", Type: job.String, Default: "file", Enum: []string{"file", "stream"}, Doc: "IPC file (random access, .arrow) or stream (.arrows); a path ending in .arrows is a stream unless format says otherwise"},
-			job.Field{Name: "compression", Type: job.String, Enum: []string{"none", "lz4", "zstd"},
-				Doc:  "buffer compression (default: lz4 for a .feather path, as pyarrow.feather writes it; none otherwise, as pyarrow.ipc and Polars write it: memory-mappable)",
-				Flag: "compression", FlagDoc: "buffer compression: none (the default for .arrow, as pyarrow.ipc and Polars write it: memory-mappable), lz4 (the default for .feather, as pyarrow.feather) or zstd",
-				FlagValue: func(text string) (any, error) {
-					switch v := strings.ToLower(text); v {
-					case "zstd", "lz4", "none":
-						return v, nil
-					case "uncompressed":
-						return "none", nil
-					}
-					return nil, fmt.Errorf("compression %q is not available for Arrow IPC (zstd, lz4 or none)", text)
-				}},
-			job.Field{Name: "column", Type: job.String, Default: "value", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
-				Doc: "the column name of a plain (non-record) array; with {array} etc. in it, named after the input part (the first of a file)"},
-			job.Field{Name: "batch_rows", Type: job.Int, Default: int64(65536), Min: ptr(1), Doc: "rows per record batch"}),
-		Impl: builder(buildArrowSink)},
+		Doc:     "Writes Arrow IPC with numpy's types mapped by arrowconv (records become struct columns, subarrays fixed-size lists or fixed_shape_tensor, numpy dtypes kept in field metadata).",
+		Options: arrowSinkOpts{}, Impl: builder(buildArrowSink)},
 	Inspect: func(_ context.Context, f storage.File, name string, src *job.Component) (inspect.Info, error) {
-		return inspect.Arrow(f, f.Size(), name, foreign.FromComponent(src))
+		return inspect.Arrow(f, f.Size(), name, foreignOf(src))
 	},
 }
 
@@ -338,19 +318,20 @@ func (r *projReader) Release() {
 // rows short of a record batch wait for the next batch (copied).
 
 func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	s, col, err := newTableSink(c, in, env, "Arrow", func(h *npyio.Header, col string) error {
+	o := job.Options[arrowSinkOpts](c)
+	s, col, err := newTableSink(c, in, env, "Arrow", o.Column, func(h *npyio.Header, col string) error {
 		_, err := arrowconv.Schema(h, col)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	path := c.String("path")
+	path := o.Path
 	opts := arrowconv.IPCOptions{}
-	if c.String("format") == "stream" || !c.Has("format") && arrowconv.DefaultIPCOptions(path).Format == arrowconv.IPCStream {
+	if o.Format != nil && *o.Format == "stream" || o.Format == nil && arrowconv.DefaultIPCOptions(path).Format == arrowconv.IPCStream {
 		opts.Format = arrowconv.IPCStream
 	}
-	switch c.String("compression") {
+	switch o.Compression {
 	case "zstd":
 		opts.Compression = arrowconv.Zstd
 	case "lz4":
@@ -358,7 +339,7 @@ func buildArrowSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	case "":
 		opts.Compression = arrowconv.DefaultIPCOptions(path).Compression
 	}
-	maxRows := int(c.Int("batch_rows"))
+	maxRows := int(o.BatchRows)
 	as := &arrowSink{fileSink: s}
 	s.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		name := col.name(p)

@@ -36,35 +36,11 @@ var hdf5Format = &Format{
 	Archive: true,
 	Source: fileSourceSpec("read datasets of HDF5 and netCDF-4 files",
 		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage, PyTables, netCDF-4) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, ASCII fixed strings to S, UTF-8 strings (fixed or variable-length) to U of the longest value (ASCII variable-length ones to S), h5py's opaque types tagged with a numpy dtype (NUMPY:<M8[ms]>, how h5py stores datetime64 and timedelta64) to that dtype; references, other opaque types, HDF5 time and variable-length sequences are refused, and so are datasets whose chunks need a filter without a decoder (lossy sz, an unknown id; zfp is decoded): when every dataset is read, such datasets are skipped with a warning naming the dataset and the type or filter (an error with strict). Values are kept as stored: a netCDF variable's _FillValue, scale_factor and add_offset are not applied (inspect shows them). netCDF's dimension-only datasets (a dimension without a coordinate variable) hold no values and are left out. netCDF-3 files are refused as such (they are not HDF5).",
-		newHDF5Reader,
-		job.Field{Name: "datasets", Type: job.StringList, Doc: "the dataset paths to read, /group/data (default: every dataset npyflow can read)",
-			Flag: "dataset", FlagType: &flagString, FlagDoc: "use only this dataset of the HDF5 file (/group/data)"},
-		job.Field{Name: "dimension", Type: job.String, Flag: "dimension",
-			Doc: "read the one-dimensional variables of a netCDF-4 file (or HDF5 file with dimension scales) along this dimension as one table, as xarray's Dataset.to_dataframe() gives them with the index reset: the coordinate variable first (none for a dimension without one), then each 1-D variable along it in the file's variable order, one record per index; variables of other shapes are left out, and those that cannot be columns are skipped with a warning (an error with strict). A dimension of a subgroup is group/dim (its table holds that group's variables). Values as stored, as xarray's mask_and_scale=False and decode_times=False give them"},
-		job.Field{Name: "strict", Type: job.Bool, Default: false, Flag: "strict",
-			Doc: "make a dataset npyflow cannot read (a type numpy has no form for, a filter without a decoder) an error instead of a skip with a warning"},
-		tableField("datasets")),
+		newHDF5Reader, hdf5SourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write an HDF5 file",
-		Doc: "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed. Types as h5py writes them: numbers in this machine's byte order (big-endian input is converted, and its type says so), bool as h5py's enum, complex as the compound {r, i}, S as fixed-length ASCII, U as UTF-8 strings (strings), datetime64 and timedelta64 as h5py's opaque type tagged NUMPY:<dtype> (times), records as compounds (their datatype message must fit in 64 KiB); void and object arrays are refused. A .nc or .nc4 file (or format: netcdf4) is netCDF-4 as netCDF-C writes it (ncdump, netCDF4-python and xarray read it): a table is one dimension with one variable per field (nested fields joined with _), another array one variable over one dimension per axis (named by dims, else dim_0, dim_1...), datetime64 CF time (units \"<unit> since 1970-01-01\", calendar proleptic_gregorian), bool int8 with xarray's dtype: bool; one group, no strings yet (refused naming the variable).",
-		Fields: append(append(fileSinkFields(),
-			job.Field{Name: "dataset", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
-				Doc: "the dataset path; with {stem} etc. in it, one dataset per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
-			job.Field{Name: "compression", Type: job.String, Default: string(hdf5.CompressionDeflate), Enum: hdf5CompressionNames(),
-				Doc:  "the filter compressing each chunk, after the byte shuffle: deflate (HDF5's own, level 1-9, default 4), lz4 (filter 32004, no level) or zstd (filter 32015, level 1-22, default 3), which need hdf5plugin in h5py; none stores the chunks as they are",
-				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (the default), lz4, zstd or none",
-				FlagValue: hdf5CompressionFlag},
-			job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
-				Doc: "the compression level: deflate 1-9, zstd 1-22 (0: the compression's default; lz4 and none have no level)"},
-			job.Field{Name: "compressed", Type: job.Bool, Default: true,
-				Doc: "false is compression: none (kept for older jobs)"},
-			job.Field{Name: "strings", Type: job.String, Default: string(hdf5.StringsFixed), Enum: []string{string(hdf5.StringsFixed), string(hdf5.StringsVlen)},
-				Doc:  "how numpy U (unicode) values are stored, as UTF-8 strings h5py reads as str (asstr()): fixed, fixed-length UTF-8 (h5py.string_dtype('utf-8', n)) sized for the longest value in bytes (the rows are spooled to a scratch file once to measure it), or vlen, variable-length UTF-8 (h5py.string_dtype()), which cannot hold a NUL character (such a value is refused); U fields of records are always fixed-length. S (bytes) stays fixed-length ASCII. npyflow reads both forms back as U (a record's UTF-8 field as U<n>, n its byte width, where h5py gives its bytes)",
-				Flag: "strings", FlagType: &flagString, FlagDoc: "fixed (the default) or vlen: how numpy U strings are stored in HDF5"},
-			job.Field{Name: "times", Type: job.String, Default: "opaque", Enum: []string{"opaque", "int64"},
-				Doc:  "how datetime64 and timedelta64 are stored: opaque, as h5py writes them (h5py.opaque_dtype: an opaque type tagged NUMPY:<M8[ms]>, which h5py and npyflow read back as that dtype), or int64, the counts as int64 (NaT is its minimum) with a units attribute in netCDF/CF style, for readers that know no opaque types: 'ms since 1970-01-01' for M8[ms], 'ms' for m8[ms] (s, ms, us, ns, h as numpy names them; min, days, weeks for m, D, W; '10 ms' for a multiple), on a record the attribute f.units for its field f; calendar months and years (M, Y) and generic times have no such unit and are refused",
-				Flag: "times", FlagType: &flagString, FlagDoc: "opaque (the default, h5py's NUMPY: tag) or int64 (with a units attribute)"}),
-			hdf5NetCDFFields()...),
-		Impl: builder(buildHDF5Sink)},
+		Doc:     "Writes an HDF5 file h5py and h5dump read: one dataset per input part or one for all (dataset, a path: group/data creates the groups), chunked, shuffled and compressed with deflate (every HDF5 reader has it), lz4 or zstd (h5py reads them with `import hdf5plugin`), or stored uncompressed (compression: none). Datasets of at most 4 KiB are stored compact, uncompressed. Types as h5py writes them: numbers in this machine's byte order (big-endian input is converted, and its type says so), bool as h5py's enum, complex as the compound {r, i}, S as fixed-length ASCII, U as UTF-8 strings (strings), datetime64 and timedelta64 as h5py's opaque type tagged NUMPY:<dtype> (times), records as compounds (their datatype message must fit in 64 KiB); void and object arrays are refused. A .nc or .nc4 file (or format: netcdf4) is netCDF-4 as netCDF-C writes it (ncdump, netCDF4-python and xarray read it): a table is one dimension with one variable per field (nested fields joined with _), another array one variable over one dimension per axis (named by dims, else dim_0, dim_1...), datetime64 CF time (units \"<unit> since 1970-01-01\", calendar proleptic_gregorian), bool int8 with xarray's dtype: bool; one group, no strings yet (refused naming the variable).",
+		Options: hdf5SinkOpts{},
+		Impl:    builder(buildHDF5Sink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.HDF5(f, f.Size(), name)
 	},
@@ -102,15 +78,17 @@ func hdf5CompressionFlag(text string) (any, error) {
 	default:
 		c, err := hdf5.ParseCompression(t)
 		if err != nil {
-			return nil, fmt.Errorf("--compression %q is not available for HDF5 (%s)", text, strings.Join(hdf5CompressionNames(), ", "))
+			names := hdf5CompressionNames()
+			return nil, fmt.Errorf("want %s or %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 		}
 		return string(c), nil
 	}
 }
 
 func newHDF5Reader(c *job.Component) (fileReader, error) {
-	strict, dim := c.Bool("strict"), c.String("dimension")
-	if dim != "" && len(c.Strings("datasets")) > 0 {
+	o := job.Options[hdf5SourceOpts](c)
+	strict, dim := o.Strict, o.Dimension
+	if dim != "" && len(o.Datasets) > 0 {
 		return nil, c.Errorf("dimension", "dimension and datasets exclude each other: a dimension's table holds the variables along it")
 	}
 	list := func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
@@ -125,7 +103,7 @@ func newHDF5Reader(c *job.Component) (fileReader, error) {
 		}
 		hint = "--dimension NAME"
 	}
-	return &containerReader{list: list, pick: c.Strings("datasets"), hint: hint}, nil
+	return &containerReader{list: list, pick: o.Datasets, hint: hint}, nil
 }
 
 // hdf5Error is err of the hdf5 package about the file name without the
@@ -242,30 +220,15 @@ func (s *batchStream) Read(p []byte) (int, error) {
 
 func (s *batchStream) Close() error { return nil }
 
-// compressedField is the compressed option of the mat and hdf5 sinks,
-// whose flag is --compression deflate|none.
-func compressedField(doc, format string) job.Field {
-	return job.Field{Name: "compressed", Type: job.Bool, Default: true, Doc: doc,
-		Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (the default) or none",
-		FlagValue: func(text string) (any, error) {
-			switch strings.ToLower(text) {
-			case "", "deflate", "zlib", "gzip":
-				return true, nil
-			case "none", "uncompressed":
-				return false, nil
-			}
-			return nil, fmt.Errorf("--compression %q is not available for %s (deflate or none)", text, format)
-		}}
-}
-
 func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
+	o := job.Options[hdf5SinkOpts](c)
 	opts, err := hdf5SinkOptions(c)
 	if err != nil {
 		return nil, err
 	}
 	if hdf5WritesNetCDF(c) {
-		dims := c.Strings("dims")
-		s, err := newMemberSink(c, in, env, "dataset", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+		dims := o.Dims
+		s, err := newMemberSink(c, in, env, "dataset", o.Dataset, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 			w, err := hdf5.NewNetCDFWriter(f, nil)
 			if err != nil {
 				return nil, err
@@ -278,11 +241,11 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		s.seekable = func() bool { return true }
 		return s, nil
 	}
-	if c.Has("dims") {
+	if len(o.Dims) > 0 {
 		return nil, c.Errorf("dims", "dims names netCDF dimensions: write a .nc or .nc4 file, or format: netcdf4")
 	}
-	strs, times := hdf5.Strings(c.String("strings")), c.String("times")
-	s, err := newMemberSink(c, in, env, "dataset", func(s *memberSink, f *sinkFile) (arrayFile, error) {
+	strs, times := hdf5.Strings(o.Strings), o.Times
+	s, err := newMemberSink(c, in, env, "dataset", o.Dataset, func(s *memberSink, f *sinkFile) (arrayFile, error) {
 		w, err := hdf5.NewWriter(f, nil)
 		if err != nil {
 			return nil, err
@@ -300,14 +263,18 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 // hdf5SinkOptions are the dataset options of an hdf5 sink's compressed
 // datasets (nil: none are compressed), its options checked.
 func hdf5SinkOptions(c *job.Component) (*hdf5.DatasetOptions, error) {
-	comp := hdf5.Compression(c.String("compression"))
-	if !c.Bool("compressed") {
-		if c.Has("compression") && comp != hdf5.CompressionNone {
+	o := job.Options[hdf5SinkOpts](c)
+	comp := hdf5.CompressionDeflate // the option's default
+	if o.Compression != nil {
+		comp = hdf5.Compression(*o.Compression)
+	}
+	if !o.Compressed {
+		if o.Compression != nil && comp != hdf5.CompressionNone {
 			return nil, c.Errorf("compressed", "compressed: false is compression: none, but compression is %s", comp)
 		}
 		comp = hdf5.CompressionNone
 	}
-	level := int(c.Int("compression_level"))
+	level := int(o.CompressionLevel)
 	var lo, hi int
 	switch comp {
 	case hdf5.CompressionDeflate:

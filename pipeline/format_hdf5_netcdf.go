@@ -26,25 +26,16 @@ import (
 // counts with units, bool as int8 0/1 with xarray's dtype = "bool".
 // Types netCDF has no form for are refused naming the variable.
 
-// hdf5NetCDFFields are the hdf5 sink's options of its netCDF-4 form.
-func hdf5NetCDFFields() []job.Field {
-	return []job.Field{
-		{Name: "format", Type: job.String, Enum: []string{"", "hdf5", "netcdf4"}, Flag: "format",
-			Doc: "hdf5, or netcdf4: variables and dimensions as netCDF-C writes them, which ncdump, netCDF4-python and xarray read (default: netcdf4 for .nc and .nc4, hdf5 otherwise)"},
-		{Name: "dims", Type: job.StringList, Flag: "dims",
-			Doc: "netCDF-4: the dimension names of each array's axes, first axis first (a table's one dimension is the first name); default dim_0, dim_1, ..."},
-	}
-}
-
 // hdf5WritesNetCDF reports whether the sink writes netCDF-4.
 func hdf5WritesNetCDF(c *job.Component) bool {
-	switch c.String("format") {
+	o := job.Options[hdf5SinkOpts](c)
+	switch o.Format {
 	case "netcdf4":
 		return true
 	case "hdf5":
 		return false
 	}
-	ext := strings.ToLower(filepath.Ext(c.String("path")))
+	ext := strings.ToLower(filepath.Ext(o.Path))
 	return ext == ".nc" || ext == ".nc4"
 }
 

@@ -29,47 +29,20 @@ var matFormat = &Format{
 	Archive: true,
 	Source: fileSourceSpec("read variables of MATLAB MAT-files",
 		"Reads MAT-files (v7.3 through the hdf5 package, v7 and v6 Level 5). Every array of every variable is one input part, its member the MATLAB-style path: x, s.a for a struct field, s(2).a for a struct array element, c{3} for a cell element. Shapes are MATLAB's (at least 2-D), values in MATLAB's order (a[i, j] is a(i+1, j+1)); char arrays become U strings, one per row; sparse matrices become dense. Function handles and objects are skipped with one warning per variable (an error with strict).",
-		newMATReader,
-		job.Field{Name: "variables", Type: job.StringList, Doc: "the variables (or array paths such as s.a) to read (default: every one)",
-			Flag: "variable", FlagType: &flagString, FlagDoc: "use only this variable (or array path such as s.a) of the MAT-file"},
-		job.Field{Name: "strict", Type: job.Bool, Default: false, Flag: "strict",
-			Doc: "make a value numpy cannot hold (function handle, MATLAB object) an error instead of a warning"},
-		job.Field{Name: "fortran_order", Type: job.Bool, Default: false, Flag: "fortran-order",
-			Doc: "write arrays of two or more dimensions to npy and npz sinks fed directly by this source as stored, in MATLAB's column-major order, as Fortran-order .npy (np.load gives the same values, as scipy.io.loadmat returns them); nothing is reordered, so a compressed v7 variable streams too (vectors and tables go as rows)"},
-		job.Field{Name: "validity", Type: job.StringList, Flag: "validity",
-			Doc: "table columns (by name, in any table read) and plain arrays (by path; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool validity, false where MATLAB has <missing>, <undefined> or a NaN part: a field <column>_valid right after a table column (<column>_items_valid of its row shape for an N-by-k one), a member <path>_valid (N rows) after an N-by-1 array or <path>_items_valid (its shape) after a wider one; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"},
-		job.Field{Name: "nulls", Type: job.Bool, Default: false,
-			Doc: "give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column or a plain array that misses values gets its validity as with validity, which those sinks write as nulls and leave out (a plain array's only with table: true; an element validity, _items_valid, is the nulls of the list's elements in Arrow, and Parquet writes it as a column); other sinks write it as a field or member; npyflow convert sets it when the output is a table format"},
-		tableField("arrays")),
+		newMATReader, matSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a MATLAB MAT-file",
-		Doc: "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
-		Fields: append(fileSinkFields(),
-			job.Field{Name: "variable", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
-				Doc: "the variable name; with {stem} etc. in it, one variable per input part; an empty name (a plain .npy has no {member}) is the input file's stem"},
-			job.Field{Name: "version", Type: job.String, Default: "7.3", Enum: []string{"7.3", "7", "6"}, Flag: "mat-version",
-				Doc: "the MAT-file version as MATLAB's save names it: 7.3 (HDF5, no 2 GiB limit), 7 (Level 5, zlib-compressed variables) or 6 (Level 5, uncompressed)",
-				FlagValue: func(text string) (any, error) {
-					switch text {
-					case "7.3", "7", "6":
-						return text, nil
-					case "":
-						return "7.3", nil
-					}
-					return nil, fmt.Errorf("--mat-version %q: want 7.3, 7 or 6", text)
-				}},
-			compressedField("compress variables (v7.3 deflate chunks, v7 zlib)", "mat"),
-			job.Field{Name: "rename_invalid", Type: job.Bool, Default: false, Flag: "rename-invalid",
-				Doc: "rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"}),
-		Impl: builder(buildMATSink)},
+		Doc:     "Writes MAT-files MATLAB, scipy and hdf5storage read: one variable per input part or one for all (variable). Numeric classes keep their type, bool is logical, strings are char, a structured array (a table) is a 1x1 struct of column vectors. Names that are not valid MATLAB identifiers are refused before anything is written, or renamed with rename_invalid.",
+		Options: matSinkOpts{}, Impl: builder(buildMATSink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.MAT(f, f.Size(), name)
 	},
 }
 
 func newMATReader(c *job.Component) (fileReader, error) {
-	r := &matReader{strict: c.Bool("strict"), table: c.Bool("table"), nulls: c.Bool("nulls"), validity: c.Strings("validity"),
+	o := job.Options[matSourceOpts](c)
+	r := &matReader{strict: o.Strict, table: o.Table, nulls: o.Nulls, validity: o.Validity,
 		meta: map[[2]string]map[string]*FieldMeta{}}
-	r.containerReader = &containerReader{list: r.list, pick: c.Strings("variables"), hint: "--variable NAME", fortran: c.Bool("fortran_order")}
+	r.containerReader = &containerReader{list: r.list, pick: o.Variables, hint: "--variable NAME", fortran: o.FortranOrder}
 	return r, nil
 }
 
@@ -337,11 +310,12 @@ func (r *matReader) tableMember(path string, t *matfile.Table) (containerMember,
 }
 
 func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	s, err := newMemberSink(c, in, env, "variable", func(s *memberSink, f *sinkFile) (arrayFile, error) {
+	o := job.Options[matSinkOpts](c)
+	s, err := newMemberSink(c, in, env, "variable", o.Variable, func(s *memberSink, f *sinkFile) (arrayFile, error) {
 		mw, err := matfile.NewWriter(f, &matfile.WriteOptions{
-			Version:       c.String("version"),
-			NoCompression: !c.Bool("compressed"),
-			RenameInvalid: c.Bool("rename_invalid"),
+			Version:       o.Version,
+			NoCompression: !o.Compressed,
+			RenameInvalid: o.RenameInvalid,
 			TempDir:       s.scratchDir(), // large v7 variables are laid out there
 			OnRename: func(r matfile.Rename) {
 				env.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", storage.Redact(s.curP), r.Old, r.New))
@@ -359,7 +333,7 @@ func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	// Names are checked before anything is written; the writer renames
 	// (rename_invalid) and reports each rename.
 	s.check = func(names []string) error {
-		if _, _, err := matfile.CheckNames(names, c.Bool("rename_invalid")); err != nil {
+		if _, _, err := matfile.CheckNames(names, o.RenameInvalid); err != nil {
 			return &dataError{pos: c.PosOf("variable"), path: c.Path() + ".variable", err: fmt.Errorf("%w (set rename_invalid: true)", err)}
 		}
 		return nil

@@ -20,23 +20,13 @@ var npyFormat = &Format{
 	Magic: []Magic{{Prefix: "\x93NUMPY"}},
 	Source: fileSourceSpec("read .npy files",
 		"Reads .npy files row by row (axis 0) in bounded memory. All files must share one dtype and row shape; they are read in path order.",
-		func(*job.Component) (fileReader, error) { return npyReader{}, nil }),
+		func(*job.Component) (fileReader, error) { return npyReader{}, nil }, npySourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write .npy files (streaming)",
-		Doc:    "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
-		Fields: fileSinkFields(), Impl: builder(buildNPYSink)},
+		Doc:     "Writes rows with numpy's header, byte-identical to np.save of the same array; the row count is filled in on close.",
+		Options: npySinkOpts{}, Impl: builder(buildNPYSink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.NPY(f, f.Size(), name)
 	},
-}
-
-// fileSinkFields are the options of every file sink, first in its list.
-func fileSinkFields() []job.Field {
-	return []job.Field{
-		{Name: "path", Type: job.String, Required: true, Check: checkTemplate,
-			Doc: "the output file; with {stem}, {name}, {dir}, {member}, {array}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"},
-		{Name: "mode", Type: job.String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "skip_existing"},
-			Doc: "what to do when an output exists: overwrite it, fail, or leave it alone (and skip writing it)"},
-	}
 }
 
 // npyReader reads .npy files: each is one part.

@@ -25,31 +25,10 @@ var npzFormat = &Format{
 	Archive: true, DropsTimeZones: true,
 	Source: fileSourceSpec("read arrays from .npz archives",
 		"Reads members of .npz archives (np.savez, np.savez_compressed). Each selected member of each archive is one input part (with table: true, the members of an archive are the columns of one part).",
-		newNPZReader,
-		job.Field{Name: "members", Type: job.StringList, Doc: "the member keys to read (default: every member)",
-			Flag: "member", FlagType: &flagString, FlagDoc: "use only this member of the archive"},
-		tableField("members")),
+		newNPZReader, npzSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write an .npz archive",
-		Doc: "Writes members with numpy's headers, like np.savez (or np.savez_compressed). A member made of one 0-d input (shape ()) that came through select, drop, rename, cast or flatten is written 0-d, byte-identical to numpy's.",
-		Fields: append(fileSinkFields(),
-			job.Field{Name: "member", Type: job.String, Default: "arr_0", Check: checkTemplate,
-				Doc:  "the member key; with {stem}, {member}, {array} etc. in it, one member per input part; an empty name is the input file's stem",
-				Flag: "name", FlagDoc: "the name of the array written (a Parquet or Arrow column, an .npz member, a MAT-file variable, an HDF5 dataset; default: the input's own name for it, or its base name)",
-				ConvertDefault: "{array}"},
-			job.Field{Name: "compressed", Type: job.Bool, Default: false, Doc: "Deflate members like np.savez_compressed",
-				Flag: "compression", FlagType: &flagString, FlagDoc: "deflate (np.savez_compressed) or none (np.savez, the default)",
-				FlagValue: func(text string) (any, error) {
-					switch strings.ToLower(text) {
-					case "deflate", "zip":
-						return true, nil
-					case "", "none", "stored", "uncompressed":
-						return false, nil
-					}
-					return nil, fmt.Errorf("--compression %q is not available for .npz (deflate or none)", text)
-				}},
-			job.Field{Name: "split_fields", Type: job.Bool, Default: false,
-				Doc: "write each field of a record input as its own member, named by the field (np.savez(**table)), rather than one structured member; npyflow convert does this for Parquet and Arrow inputs"}),
-		Impl: builder(buildNPZSink)},
+		Doc:     "Writes members with numpy's headers, like np.savez (or np.savez_compressed). A member made of one 0-d input (shape ()) that came through select, drop, rename, cast or flatten is written 0-d, byte-identical to numpy's.",
+		Options: npzSinkOpts{}, Impl: builder(buildNPZSink)},
 	Inspect: func(_ context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {
 		return inspect.NPZ(f, f.Size(), name)
 	},
@@ -67,7 +46,7 @@ type npzReader struct {
 func (r *npzReader) closeHandles() { r.files.close() }
 
 func newNPZReader(c *job.Component) (fileReader, error) {
-	return &npzReader{c: c, members: c.Strings("members")}, nil
+	return &npzReader{c: c, members: job.Options[npzSourceOpts](c).Members}, nil
 }
 
 func (r *npzReader) pickHint() string { return "--member NAME" }
@@ -147,8 +126,9 @@ func (r *npzReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio
 }
 
 func buildNPZSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	s, err := newMemberSink(c, in, env, "member", func(s *memberSink, f *sinkFile) (arrayFile, error) {
-		return &npzArchive{z: npyio.NewNPZWriter(f, c.Bool("compressed"))}, nil
+	o := job.Options[npzSinkOpts](c)
+	s, err := newMemberSink(c, in, env, "member", o.Member, func(s *memberSink, f *sinkFile) (arrayFile, error) {
+		return &npzArchive{z: npyio.NewNPZWriter(f, o.Compressed)}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -30,39 +30,13 @@ var parquetFormat = &Format{
 	Source: fileSourceSpec("read Parquet files",
 		"Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value; decimals, INT96, TIME, INTERVAL and nulls as `npyflow inspect` shows).",
 		func(*job.Component) (fileReader, error) { return &parquetReader{}, nil },
-		foreign.Fields()...),
+		parquetSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write Parquet files or datasets",
-		Doc:    "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel. With partition_by or dataset: true, path is a dataset directory that Spark, Trino and DuckDB read (hive_partitioning), published atomically when the run commits.",
-		Fields: parquetSinkFields(), Impl: builder(buildParquetOutput)},
+		Doc:     "Writes Parquet with numpy's types mapped as arrowconv does (records become columns, subarrays lists, datetime64 timestamps), with the numpy dtype kept in the footer so the file reads back exactly. Row groups are encoded in parallel. With partition_by or dataset: true, path is a dataset directory that Spark, Trino and DuckDB read (hive_partitioning), published atomically when the run commits.",
+		Options: parquetSinkOpts{}, Impl: builder(buildParquetOutput)},
 	Inspect: func(_ context.Context, f storage.File, name string, src *job.Component) (inspect.Info, error) {
-		return inspect.Parquet(f, f.Size(), name, foreign.FromComponent(src))
+		return inspect.Parquet(f, f.Size(), name, foreignOf(src))
 	},
-}
-
-func parquetSinkFields() []job.Field {
-	fields := append(fileSinkFields()[:1],
-		job.Field{Name: "mode", Type: job.String, Default: "overwrite", Enum: []string{"overwrite", "error_if_exists", "append", "skip_existing"},
-			Doc: "what to do when the output exists: overwrite it (a dataset loses its earlier files when the run commits), fail, add part files next to the existing ones (datasets only), or leave it alone"},
-		job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: []string{"zstd", "snappy", "gzip", "lz4", "none"}, Doc: "the codec of every column", Flag: "compression",
-			FlagDoc:   "the codec of every column: zstd (the default), snappy, gzip, lz4 or none",
-			FlagValue: func(text string) (any, error) { return text, nil }}, // parquetio says which it knows
-		job.Field{Name: "row_group_rows", Type: job.Int, Min: ptr(1), Doc: "rows per row group (default: 1Mi rows, fewer if over 128 MiB)", Flag: "row-group-rows"},
-		job.Field{Name: "page_size", Type: job.Int, Min: ptr(1024), Doc: "target data page size in bytes (default 1 MiB)", Flag: "page-size"},
-		job.Field{Name: "timestamp_unit", Type: job.String, Enum: []string{"ms", "us", "ns"}, Doc: "convert datetime64 columns to this unit (default: numpy's, s/m/h become ms; us for Spark)", Flag: "timestamp-unit"},
-		job.Field{Name: "dictionary", Type: job.StringList, Doc: "columns to dictionary-encode", Flag: "dictionary"},
-		job.Field{Name: "bloom_filters", Type: job.StringList, Doc: "columns to write bloom filters for", Flag: "bloom-filter"},
-		job.Field{Name: "column", Type: job.String, Default: "value", Check: checkTemplate, Doc: "the column name of a plain (non-record) array; with {array} etc. in it, named after the input part (the first of a file)", Flag: "name",
-			FlagDoc: "the column name of a plain (non-record) array (default: the input's base name)", ConvertDefault: "{array}"},
-		job.Field{Name: "concurrency", Type: job.Int, Default: int64(0), Min: ptr(0), Flag: "concurrency",
-			Doc: "row groups encoded at once besides the one filling (0: 1; memory is this plus one row group)"},
-		job.Field{Name: "partition_by", Type: job.StringList,
-			Doc: "write a dataset partitioned Hive-style by these columns (path is its directory): path/col=value/.../part-<shard>-<seq>.parquet, values escaped as Hive does; the columns are not stored in the files. Captures of the source's paths are columns, so they can be partition keys"},
-		job.Field{Name: "dataset", Type: job.Bool, Default: false,
-			Doc: "write a dataset (a directory of part-<shard>-<seq>.parquet files) even without partition_by; sharded runs need a dataset or a per-input path"},
-		job.Field{Name: "max_rows_per_file", Type: job.Int, Min: ptr(1), Doc: "start a new part file after this many rows (datasets)"},
-		job.Field{Name: "max_bytes_per_file", Type: job.Int, Min: ptr(1024), Doc: "start a new part file once a file reaches about this many bytes (datasets; estimated at the numpy row size until a file has 1 MiB of output, then at its compressed bytes per row)"},
-		job.Field{Name: "max_open_files", Type: job.Int, Default: int64(16), Min: ptr(1), Doc: "part files open at once in a partitioned dataset; the least recently written is finished when another is needed"})
-	return fields
 }
 
 // parquetReader reads Parquet files: each is one part. What a file's
@@ -185,7 +159,7 @@ type parquetSink struct {
 }
 
 func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	fs, col, err := newTableSink(c, in, env, "Parquet", func(h *npyio.Header, col string) error {
+	fs, col, err := newTableSink(c, in, env, "Parquet", job.Options[parquetSinkOpts](c).Column, func(h *npyio.Header, col string) error {
 		_, err := parquetio.NewArraySchema(h, col)
 		return err
 	})
@@ -394,14 +368,15 @@ func (s *parquetSink) copyPart(ctx context.Context, src source, p *Part, progres
 
 // parquetOptions are the writer options of a parquet sink.
 func parquetOptions(c *job.Component) *parquetio.Options {
+	o := job.Options[parquetSinkOpts](c)
 	return &parquetio.Options{
-		Compression:   c.String("compression"),
-		RowGroupRows:  int(c.Int("row_group_rows")),
-		PageSize:      int(c.Int("page_size")),
-		TimestampUnit: c.String("timestamp_unit"),
-		Dictionary:    c.Strings("dictionary"),
-		BloomFilters:  c.Strings("bloom_filters"),
-		Concurrency:   int(c.Int("concurrency")),
+		Compression:   o.Compression,
+		RowGroupRows:  int(o.RowGroupRows),
+		PageSize:      int(o.PageSize),
+		TimestampUnit: o.TimestampUnit,
+		Dictionary:    o.Dictionary,
+		BloomFilters:  o.BloomFilters,
+		Concurrency:   int(o.Concurrency),
 	}
 }
 

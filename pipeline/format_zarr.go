@@ -31,11 +31,10 @@ var zarrFormat = &Format{
 	Archive: true, Dir: true,
 	Source: fileSourceSpec("read arrays of Zarr stores",
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
-		newZarrReader, zarrSourceFields()...),
+		newZarrReader, zarrSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
-		Doc:    "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
-		Fields: zarrSinkFields(),
-		Impl:   builder(buildZarrSink)},
+		Doc:     "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
+		Options: zarrSinkOpts{}, Impl: builder(buildZarrSink)},
 	InspectPath: inspectZarr,
 }
 
@@ -50,45 +49,11 @@ var zarrZipFormat = &Format{
 	Archive: true,
 	Source: fileSourceSpec("read arrays of Zarr stores in .zip files",
 		"Reads the arrays of a Zarr v2 or v3 store kept in a .zip file (zarr-python's ZipStore: each key an entry), as the zarr source reads a .zarr directory. Entries may be stored or deflated; a zip whose directory lies about sizes or offsets, or holds no Zarr metadata, is refused.",
-		newZarrReader, zarrSourceFields()...),
+		newZarrReader, zarrSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store into a .zip file",
-		Doc:    "Writes a Zarr group into one .zip file the way zarr-python's ZipStore does (each key an entry, stored uncompressed; zarr.ZipStore(path, mode='r') reads it), with the zarr sink's options. Chunks are written as the rows arrive, the metadata and the zip's directory last.",
-		Fields: zarrSinkFields(),
-		Impl:   builder(buildZarrZipSink)},
+		Doc:     "Writes a Zarr group into one .zip file the way zarr-python's ZipStore does (each key an entry, stored uncompressed; zarr.ZipStore(path, mode='r') reads it), with the zarr sink's options. Chunks are written as the rows arrive, the metadata and the zip's directory last.",
+		Options: zarrSinkOpts{}, Impl: builder(buildZarrZipSink)},
 	Inspect: inspectZarrZip,
-}
-
-// zarrSourceFields are the options of the zarr and zarr_zip sources.
-func zarrSourceFields() []job.Field {
-	return []job.Field{
-		{Name: "arrays", Type: job.StringList, Doc: "the array paths to read, group/data (default: every array of the group)",
-			Flag: "array", FlagType: &flagString, FlagDoc: "use only this array of the Zarr store (group/data)"},
-		tableField("arrays"),
-		{Name: "band_rows", Type: job.Int, Default: int64(0), Min: ptr(0),
-			Doc: "read each array as input parts of about this many rows, each a band of whole chunks (or shards) along the first axis: rounded up to a multiple of the chunk's rows, the last band shorter. A sharded run spreads the bands over its tasks, so each reads only its own chunks; a band's member is the array's path and its rows, data[0:1000]. 0: one part per array"},
-	}
-}
-
-// zarrSinkFields are the options of the zarr and zarr_zip sinks.
-func zarrSinkFields() []job.Field {
-	return append(fileSinkFields(),
-		job.Field{Name: "array", Type: job.String, Default: "{member}", Check: checkTemplate, Flag: "name", ConvertDefault: "{array}",
-			Doc: "the array's path in the group; with {stem} etc. in it, one array per input part; an empty name is the input file's stem"},
-		job.Field{Name: "zarr_format", Type: job.Int, Default: int64(3), Min: ptr(2), Max: ptr(3), Flag: "zarr-format",
-			Doc: "the Zarr format written: 3 (zarr.json) or 2 (.zarray, for zarr-python 2)"},
-		job.Field{Name: "chunks", Type: job.String, Flag: "chunks",
-			Doc: "the chunk shape, extents separated by commas (1000,100); fewer extents than axes leave the last axes whole; default: about 4 MiB chunks, whole trailing axes first"},
-		job.Field{Name: "shards", Type: job.String, Flag: "shards",
-			Doc: "the shard shape (v3 only), each extent a multiple of the chunk's: chunks are then inner chunks of shards of this shape; default: no sharding"},
-		job.Field{Name: "compression", Type: job.String, Default: "zstd", Enum: zarr.Compressions,
-			Doc:  "the codec compressing each chunk: zstd (level 1-22, default 3), blosc (lz4 inside with byte shuffle, level 1-9), gzip (1-9), lz4 and zlib (v2 only), none",
-			Flag: "compression", FlagType: &flagString, FlagDoc: "zstd (the default), blosc, gzip, lz4 (v2), zlib (v2) or none"},
-		job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
-			Doc: "the compression level (0: the codec's default)"},
-		job.Field{Name: "consolidated", Type: job.Bool, Default: true, Flag: "consolidated",
-			Doc: "write consolidated metadata (.zmetadata in v2, inline in the group's zarr.json in v3), so readers list the arrays in one request"},
-		job.Field{Name: "split_fields", Type: job.Bool, Default: false,
-			Doc: "write each field of a record input as its own array, named by the field (Zarr v3 has no structured types; xarray's variables); npyflow convert does this for Parquet and Arrow inputs"})
 }
 
 // zarrStore opens the store at path (a directory or bucket prefix).
@@ -232,7 +197,8 @@ type zarrReader struct {
 }
 
 func newZarrReader(c *job.Component) (fileReader, error) {
-	return &zarrReader{c: c, arrays: c.Strings("arrays"), band: c.Int("band_rows")}, nil
+	o := job.Options[zarrSourceOpts](c)
+	return &zarrReader{c: c, arrays: o.Arrays, band: o.BandRows}, nil
 }
 
 // zarrBand is a band's member: the array's path and its rows, as a
@@ -438,9 +404,10 @@ func (z *zarrRows) ReadRows(dst []byte) (int, error) {
 
 // zarrSinkOptions are a zarr sink's array options, checked.
 func zarrSinkOptions(c *job.Component) (zarr.CreateOptions, bool, error) {
-	o := zarr.CreateOptions{Format: int(c.Int("zarr_format")), Compression: c.String("compression"), Level: int(c.Int("compression_level"))}
-	parse := func(field string) ([]int64, error) {
-		text := strings.TrimSpace(c.String(field))
+	zo := job.Options[zarrSinkOpts](c)
+	o := zarr.CreateOptions{Format: int(zo.ZarrFormat), Compression: zo.Compression, Level: int(zo.CompressionLevel)}
+	parse := func(field, text string) ([]int64, error) {
+		text = strings.TrimSpace(text)
 		if text == "" {
 			return nil, nil
 		}
@@ -455,10 +422,10 @@ func zarrSinkOptions(c *job.Component) (zarr.CreateOptions, bool, error) {
 		return out, nil
 	}
 	var err error
-	if o.Chunks, err = parse("chunks"); err != nil {
+	if o.Chunks, err = parse("chunks", zo.Chunks); err != nil {
 		return o, false, err
 	}
-	if o.Shards, err = parse("shards"); err != nil {
+	if o.Shards, err = parse("shards", zo.Shards); err != nil {
 		return o, false, err
 	}
 	if o.Shards != nil && o.Format != 3 {
@@ -467,7 +434,7 @@ func zarrSinkOptions(c *job.Component) (zarr.CreateOptions, bool, error) {
 	if (o.Compression == "lz4" || o.Compression == "zlib") && o.Format == 3 {
 		return o, false, c.Errorf("compression", "%s is not a Zarr v3 codec: use zstd, blosc or gzip, or zarr_format 2", o.Compression)
 	}
-	return o, c.Bool("consolidated"), nil
+	return o, zo.Consolidated, nil
 }
 
 func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
@@ -475,7 +442,7 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := newMemberSink(c, in, env, "array", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+	s, err := newMemberSink(c, in, env, "array", job.Options[zarrSinkOpts](c).Array, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarrStore(f.dir)
 		if err := st.ShareRoot(); err != nil {
 			return nil, err
@@ -495,7 +462,7 @@ func buildZarrZipSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	if err != nil {
 		return nil, err
 	}
-	return newMemberSink(c, in, env, "array", func(_ *memberSink, f *sinkFile) (arrayFile, error) {
+	return newMemberSink(c, in, env, "array", job.Options[zarrSinkOpts](c).Array, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarr.NewZipWriter(f)
 		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
 	})

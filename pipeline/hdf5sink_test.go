@@ -137,7 +137,7 @@ func TestHDF5SinkCompressionErrors(t *testing.T) {
 		flags map[string]string
 		msg   string
 	}{
-		{map[string]string{"compression": "bogus"}, `--compression "bogus" is not available for HDF5 (deflate, lz4, zstd, none)`},
+		{map[string]string{"compression": "bogus"}, `--compression "bogus": want deflate, lz4, zstd or none`},
 		{map[string]string{"compression": "lz4", "compression-level": "3"}, "compression lz4 has no level"},
 		{map[string]string{"compression": "deflate", "compression-level": "12"}, "deflate levels are 1 to 9, not 12"},
 	} {

@@ -117,13 +117,13 @@ func componentDef(kind job.Kind, name string, spec *job.Spec, flags map[string]s
 			if f.Flag != flag {
 				continue
 			}
-			v, err := flagValue(&f, text)
+			v, err := f.ParseFlag(text)
 			if err != nil {
 				return d, &optionError{err.Error()}
 			}
 			d.Options[f.Name] = v
 			d.Origins[f.Name] = "--" + flag + " " + text
-			d.Checked[f.Name] = f.FlagValue != nil
+			d.Checked[f.Name] = true
 			set = true
 		}
 		if !set && kind == job.Source {

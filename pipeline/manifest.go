@@ -87,7 +87,7 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 	fp.Sources = p.frozenSources()
 	for _, o := range p.Outputs {
 		c := p.Job.Component(o.Sink)
-		fo := FrozenOutput{Sink: o.Sink, Type: o.Type, Mode: c.String("mode"), Root: shard.AbsPath(shard.SinkRoot(c))}
+		fo := FrozenOutput{Sink: o.Sink, Type: o.Type, Mode: sinkMode(c), Root: shard.AbsPath(shard.SinkRoot(c))}
 		if ds, ok := p.sinkNodeOf(o.Sink).(*datasetSink); ok {
 			fo.Dataset, fo.PartitionBy, fo.Files = true, ds.keyNames(), ds.filePattern()
 		} else {
@@ -234,7 +234,7 @@ func (e *buildEnv) expand(c *job.Component) ([]match, []capture, error) {
 		return expandPaths(e.ctx, c)
 	}
 	var caps []capture
-	if pats := c.Strings("paths"); len(pats) > 0 {
+	if pats := fileSourceOf(c).Paths; len(pats) > 0 {
 		pt, _, err := compilePattern(c.ResolvePath(pats[0]), true)
 		if err != nil {
 			return nil, nil, c.ItemErrorf("paths", 0, "invalid pattern: %v", err)

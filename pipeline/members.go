@@ -46,17 +46,17 @@ type memberSink struct {
 	check func(names []string) error
 }
 
-func newMemberSink(c *job.Component, in *Schema, env *buildEnv, field string, newFile func(s *memberSink, f *sinkFile) (arrayFile, error)) (*memberSink, error) {
+func newMemberSink(c *job.Component, in *Schema, env *buildEnv, field, name string, newFile func(s *memberSink, f *sinkFile) (arrayFile, error)) (*memberSink, error) {
 	fs, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, err
 	}
-	t, _, err := parseTemplate(c.String(field))
+	t, _, err := parseTemplate(name)
 	if err != nil {
 		return nil, c.Errorf(field, "%v", err)
 	}
 	s := &memberSink{fileSink: fs, name: t, field: field}
-	if c.Spec.Field("split_fields") != nil && c.Bool("split_fields") {
+	if sp, ok := c.Opts().(splitSink); ok && sp.splitFields() {
 		// Records split into their fields; other rows are one array.
 		s.split = in.DType.Kind == npyio.Struct
 	}

@@ -165,11 +165,13 @@ type fileRec struct {
 
 // buildParquetOutput builds a parquet sink: a dataset or a file.
 func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, error) {
-	mode := c.String("mode")
+	o := job.Options[parquetSinkOpts](c)
+	mode := o.Mode
 	if !shard.IsDataset(c) {
-		for _, o := range []string{"max_rows_per_file", "max_bytes_per_file", "max_open_files"} {
-			if c.Has(o) {
-				return nil, c.Errorf(o, "applies to datasets only: set partition_by or dataset: true")
+		for i, set := range []bool{o.MaxRowsPerFile != 0, o.MaxBytesPerFile != 0, o.MaxOpenFiles != nil} {
+			if set {
+				opt := [...]string{"max_rows_per_file", "max_bytes_per_file", "max_open_files"}[i]
+				return nil, c.Errorf(opt, "applies to datasets only: set partition_by or dataset: true")
 			}
 		}
 		if mode == "append" {
@@ -177,20 +179,24 @@ func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, erro
 		}
 		return buildParquetSink(c, in, env)
 	}
-	if strings.Contains(c.String("path"), "{") {
+	if strings.Contains(o.Path, "{") {
 		return nil, c.Errorf("path", "a dataset path is one directory: no placeholders (use partition_by to split the rows)")
 	}
-	s := &datasetSink{c: c, schema: in, env: env, root: c.ResolvePath(c.String("path")), mode: mode,
-		column: c.String("column"), maxRows: c.Int("max_rows_per_file"), maxBytes: c.Int("max_bytes_per_file"),
-		maxOpen: int(c.Int("max_open_files")), open: map[string]*partFile{}, dirs: map[string]string{}, keyIdx: map[string]int{},
+	maxOpen := 16 // the option's default
+	if o.MaxOpenFiles != nil {
+		maxOpen = int(*o.MaxOpenFiles)
+	}
+	s := &datasetSink{c: c, schema: in, env: env, root: c.ResolvePath(o.Path), mode: mode,
+		column: o.Column, maxRows: o.MaxRowsPerFile, maxBytes: o.MaxBytesPerFile,
+		maxOpen: maxOpen, open: map[string]*partFile{}, dirs: map[string]string{}, keyIdx: map[string]int{},
 		st: SinkStats{Sink: c.Name, Type: c.Type}}
 	fileDT, shape := in.DType, in.Shape
-	if c.Has("partition_by") {
+	if len(o.PartitionBy) > 0 {
 		if err := needRecords(c, in); err != nil {
 			return nil, err
 		}
 		drop := map[int]bool{}
-		for i, name := range c.Strings("partition_by") {
+		for i, name := range o.PartitionBy {
 			k := rowbytes.FieldIndex(in.DType, name)
 			if k < 0 {
 				return nil, noField(c, "partition_by", i, name, in.DType)

@@ -60,8 +60,9 @@ type pcaScores struct {
 }
 
 func newPCAScores(c *job.Component, in *Schema, env *buildEnv, cols *numCols, keep []int, k int) (node, error) {
+	o := job.Options[pcaTransformOpts](c)
 	s := &pcaScores{c: c, env: env, cols: cols, k: k,
-		opts: gonumconv.PCAOptions{Components: k, SampleRows: int(c.Int("sample_rows")), Seed: uint64(c.Int("seed"))}}
+		opts: gonumconv.PCAOptions{Components: k, SampleRows: int(o.SampleRows), Seed: uint64(o.Seed)}}
 	var fields []npyio.Field
 	if len(keep) > 0 {
 		p, dt, err := newProjection(in.DType, keep)
@@ -76,7 +77,7 @@ func newPCAScores(c *job.Component, in *Schema, env *buildEnv, cols *numCols, ke
 	for j := 1; j <= k; j++ {
 		name := "pc" + strconv.Itoa(j)
 		if i := rowbytes.FieldIndex(in.DType, name); i >= 0 && s.keep != nil {
-			for n, kn := range c.Strings("keep") {
+			for n, kn := range o.Keep {
 				if kn == name {
 					return nil, c.ItemErrorf("keep", n, "column %q clashes with a score column; rename it first", name)
 				}

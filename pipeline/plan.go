@@ -447,7 +447,7 @@ func (b *planBuild) checkOutputs(ctx context.Context) {
 			}
 			written[path] = o.Sink
 		}
-		if c.String("mode") == "error_if_exists" {
+		if sinkMode(c) == "error_if_exists" {
 			for _, path := range o.Paths {
 				if _, err := storage.Stat(ctx, path); err == nil {
 					b.fail(&dataError{pos: c.PosOf("mode"), path: c.Path() + ".mode", err: fmt.Errorf("%s exists (mode: error_if_exists)", path)})

@@ -48,7 +48,7 @@ func projections(j *job.Job) map[string]*pushdown {
 	out := map[string]*pushdown{}
 	memo := map[string]need{}
 	for _, src := range j.Of(job.Source) {
-		if src.Spec.Field("columns") == nil || len(src.Strings("columns")) > 0 {
+		if fo, ok := src.Opts().(interface{ ForeignOptions() *foreign.SourceOptions }); !ok || len(fo.ForeignOptions().Columns) > 0 {
 			continue
 		}
 		n := needOf(j, src.Name, memo)
@@ -115,11 +115,11 @@ func needOf(j *job.Job, name string, memo map[string]need) need {
 
 			in = need{all: true}
 		case c.Type == "select":
-			in = need{set: c.Strings("fields")}
+			in = need{set: job.Options[selectTransformOpts](c).Fields}
 		case c.Type == "drop":
 			in = needOf(j, c.Name, memo)
 			if in.all { // every field but those and the dropped ones
-				for _, f := range c.Strings("fields") {
+				for _, f := range job.Options[dropTransformOpts](c).Fields {
 					if !slices.Contains(in.set, f) {
 						in.set = append(slices.Clip(in.set), f)
 					}
@@ -127,13 +127,13 @@ func needOf(j *job.Job, name string, memo map[string]need) need {
 			}
 		case c.Type == "filter":
 			in = need{all: true}
-			if p, err := expr.Parse(c.String("where")); err == nil {
+			if p, err := expr.Parse(job.Options[filterTransformOpts](c).Where); err == nil {
 				in = needOf(j, c.Name, memo).with(p.Fields())
 			}
 		case c.Type == "cast":
 			in = needOf(j, c.Name, memo)
 			var fields []string
-			for _, kv := range c.Map("fields") {
+			for _, kv := range job.Options[castTransformOpts](c).Fields {
 				fields = append(fields, kv.Key)
 			}
 			in = in.with(fields)
@@ -241,7 +241,7 @@ func (s *fileSource) project(p *pushdown) {
 // drop's projection leaves out are recorded in env.dropped.
 func (s *fileSource) firstProjected(ctx context.Context, path string, pr projector, env *buildEnv) (*npyio.Header, error) {
 	read := func(path string, fo *foreign.Options) (*npyio.Header, error) { return pr.headerWith(ctx, path, fo) }
-	full := foreign.FromComponent(s.c)
+	full := foreignOf(s.c)
 	all, err := pr.columnNames(ctx, path)
 	if err != nil {
 		s.columns = nil
@@ -250,7 +250,7 @@ func (s *fileSource) firstProjected(ctx context.Context, path string, pr project
 	if s.push.keep != nil {
 		s.columns = fileColumns(s.columns, all)
 	} else {
-		validity := s.c.Strings("validity")
+		validity := foreignOf(s.c).Validity
 		var fullNames []string // the fields of every column read, once needed
 		hasItems := func(n string) bool {
 			if fullNames == nil {

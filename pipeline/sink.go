@@ -247,16 +247,16 @@ type template struct {
 // newTableSink is the file sink of a table format (Arrow, Parquet) with
 // its column template, after checking that what (the format's name) can
 // hold rows of in, so that plan reports an unsupported dtype.
-func newTableSink(c *job.Component, in *Schema, env *buildEnv, what string, check func(h *npyio.Header, column string) error) (*fileSink, *template, error) {
+func newTableSink(c *job.Component, in *Schema, env *buildEnv, what, column string, check func(h *npyio.Header, column string) error) (*fileSink, *template, error) {
 	s, err := newFileSink(c, in, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	col, _, err := parseTemplate(c.String("column"))
+	col, _, err := parseTemplate(column)
 	if err != nil {
 		return nil, nil, c.Errorf("column", "%v", err)
 	}
-	if err := check(&npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}, c.String("column")); err != nil {
+	if err := check(&npyio.Header{DType: in.DType, Shape: append([]int{0}, in.Shape...)}, column); err != nil {
 		return nil, nil, c.Errorf("input", "cannot write %s to %s: %v", in, what, err)
 	}
 	return s, col, nil
@@ -401,7 +401,8 @@ func (s *fileSink) scratchDir() string {
 }
 
 func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error) {
-	t, _, err := parseTemplate(c.String("path"))
+	path, _ := fileSinkOf(c)
+	t, _, err := parseTemplate(path)
 	if err != nil {
 		return nil, c.Errorf("path", "%v", err)
 	}
@@ -461,7 +462,7 @@ func (s *fileSink) plannedPaths(parts []*Part) ([]string, error) {
 }
 
 func (s *fileSink) start(final string, p *Part) error {
-	if s.c.String("mode") == "error_if_exists" {
+	if _, mode := fileSinkOf(s.c); mode == "error_if_exists" {
 		if _, err := storage.Stat(s.env.ctx, final); err == nil {
 			return fmt.Errorf("%s: %s exists (mode: error_if_exists)", s.c.Path(), storage.Redact(final))
 		}

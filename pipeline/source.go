@@ -83,34 +83,10 @@ type partHead struct {
 type newReader func(c *job.Component) (fileReader, error)
 
 // fileSourceFields are the options of every file source, first in its
-// field list.
-func fileSourceFields() []job.Field {
-	return []job.Field{
-		{Name: "paths", Type: job.StringList, Required: true, Check: checkPattern,
-			Doc: "files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file; '-' alone reads standard input (copied to a temporary file when the job is planned; not in a sharded run)"},
-		{Name: "exclude", Type: job.StringList, Check: checkExclude,
-			Doc: "patterns of files to skip; one without '/' matches the base name"},
-		{Name: "column", Type: job.String, Default: "value",
-			Doc: "the column name of a plain (non-record) array when captures add columns next to it"},
-		{Name: "allow_empty", Type: job.Bool, Default: false,
-			Doc: "allow a pattern to match no file (by default that is an error)"},
-	}
-}
-
-// tableField is the option of archive sources (npz, hdf5, mat) that reads
-// a file's members as the columns of one table; what is a member is the
-// format's word.
-func tableField(members string) job.Field {
-	return job.Field{Name: "table", Type: job.Bool, Default: false,
-		Doc: "read the " + members + " of each file as the columns of one table: one input part per file, one record per row, a field per " +
-			"array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"}
-}
-
 // fileSourceSpec is the job source of a format whose reader is made by
-// newR, with the options fields after the common ones.
-func fileSourceSpec(summary, doc string, newR newReader, fields ...job.Field) *job.Spec {
-	return &job.Spec{Kind: job.Source, Summary: summary, Doc: doc,
-		Fields: append(fileSourceFields(), fields...),
+// newR, with the options struct opts (which embeds fileSourceOpts).
+func fileSourceSpec(summary, doc string, newR newReader, opts any) *job.Spec {
+	return &job.Spec{Kind: job.Source, Summary: summary, Doc: doc, Options: opts,
 		Impl: builder(func(c *job.Component, _ *Schema, env *buildEnv) (node, error) {
 			r, err := newR(c)
 			if err != nil {
@@ -147,7 +123,7 @@ type fileSource struct {
 // foreign returns the options of a parquet or arrow source, with the
 // projection the plan pushed down.
 func (s *fileSource) foreign() *foreign.Options {
-	o := foreign.FromComponent(s.c)
+	o := foreignOf(s.c)
 	if len(o.Columns) == 0 {
 		o.Columns = s.columns
 	}
@@ -187,13 +163,13 @@ func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error
 	if hc, ok := r.(handleCloser); ok {
 		env.cleanup = append(env.cleanup, hc.closeHandles)
 	}
-	if c.Spec.Field("table") != nil {
-		s.table = c.Bool("table")
+	if t, ok := c.Opts().(tableSource); ok {
+		s.table = t.tableOpt()
 	}
 	var matches []match
 	var caps []capture
 	var err error
-	if ps := c.Strings("paths"); len(ps) == 1 && ps[0] == StdinName {
+	if ps := fileSourceOf(c).Paths; len(ps) == 1 && ps[0] == StdinName {
 		matches, err = env.stdinMatch(c)
 	} else {
 		matches, caps, err = env.expand(c)
@@ -220,7 +196,7 @@ func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error
 		}
 	}
 	if len(s.parts) == 0 {
-		if !c.Bool("allow_empty") {
+		if !fileSourceOf(c).AllowEmpty {
 			return nil, pathsError(c, errors.New("no input files (set allow_empty: true to allow)"))
 		}
 		return nil, pathsError(c, errors.New("no input files: the schema is unknown"))
@@ -274,8 +250,9 @@ func (s *fileSource) addFile(ctx context.Context, m match, env *buildEnv) error 
 // expandPaths expands a source's path patterns less its exclusions, in
 // pattern order, sorted within each pattern, without duplicates.
 func expandPaths(ctx context.Context, c *job.Component) ([]match, []capture, error) {
+	o := fileSourceOf(c)
 	var ex []*pattern
-	for _, e := range c.Strings("exclude") {
+	for _, e := range o.Exclude {
 		p := e
 		if strings.Contains(e, "/") {
 			p = c.ResolvePath(e)
@@ -290,7 +267,7 @@ func expandPaths(ctx context.Context, c *job.Component) ([]match, []capture, err
 	var caps []capture
 	var out []match
 	seen := map[string]bool{}
-	for i, raw := range c.Strings("paths") {
+	for i, raw := range o.Paths {
 		pt, _, err := compilePattern(c.ResolvePath(raw), true)
 		if err != nil {
 			return nil, nil, c.ItemErrorf("paths", i, "invalid pattern: %v", err)
@@ -313,7 +290,7 @@ func expandPaths(ctx context.Context, c *job.Component) ([]match, []capture, err
 			out = append(out, m)
 			n++
 		}
-		if n == 0 && !c.Bool("allow_empty") {
+		if n == 0 && !o.AllowEmpty {
 			return nil, nil, &dataError{pos: c.PosOfItem("paths", i), path: fmt.Sprintf("%s.paths[%d]", c.Path(), i),
 				err: fmt.Errorf("pattern %q matched no files (looked in %s%s; set allow_empty: true to allow)", storage.Redact(raw), storage.Redact(pt.root+pt.query), missingDir(pt.root))}
 		}
@@ -361,7 +338,7 @@ func (s *fileSource) addPart(m match, h partHead, cols []string) error {
 		if s.mixed == nil {
 			where := &Part{Path: m.Path, Member: h.member}
 			hint := ""
-			if s.c.Spec.Field("table") != nil && !s.table && m.Path == s.parts[0].Path {
+			if _, ok := s.c.Opts().(tableSource); ok && !s.table && m.Path == s.parts[0].Path {
 				hint = " (table: true reads an archive's members as the columns of one table, as convert does)"
 			}
 			s.mixed = pathsError(s.c, fmt.Errorf("%s holds %s, but %s holds %s: all inputs of a source must have the same dtype and row shape%s", where, fs, s.parts[0], s.file, hint))
@@ -425,7 +402,7 @@ func (s *fileSource) buildSchema() error {
 		fields = append(fields, s.file.DType.Fields...)
 	} else {
 		s.wrap = true
-		fields = []npyio.Field{{Name: s.c.String("column"), Type: s.file.DType, Shape: s.file.Shape}}
+		fields = []npyio.Field{{Name: fileSourceOf(s.c).Column, Type: s.file.DType, Shape: s.file.Shape}}
 	}
 	names := map[string]bool{}
 	for _, f := range fields {

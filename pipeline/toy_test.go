@@ -32,11 +32,11 @@ var toyFormat = &Format{
 	Magic: []Magic{{Prefix: "TOY1"}},
 	Source: fileSourceSpec("read toy files", "Reads toy files: one float64 vector each.",
 		func(c *job.Component) (fileReader, error) {
-			return toyReader{scale: float64(c.Int("scale")), panics: c.Bool("panic")}, nil
+			o := job.Options[toySourceOpts](c)
+			return toyReader{scale: float64(o.Scale), panics: o.Panic}, nil
 		},
-		job.Field{Name: "scale", Type: job.Int, Default: int64(1), Flag: "toy-scale", Doc: "multiply every value by this"},
-		job.Field{Name: "panic", Type: job.Bool, Default: false, Doc: "panic while reading (a test of the engine)"}),
-	Sink: &job.Spec{Kind: job.Sink, Summary: "write toy files", Fields: fileSinkFields(),
+		toySourceOpts{}),
+	Sink: &job.Spec{Kind: job.Sink, Summary: "write toy files", Options: fileSinkOpts{},
 		Impl: builder(func(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 			if !in.DType.Equal(npyio.Float64Type) || len(in.Shape) > 0 {
 				return nil, c.Errorf("input", "a toy file holds float64 values, not %s", in)
@@ -55,6 +55,13 @@ var toyFormat = &Format{
 		}
 		return &toyInfo{File: name, Values: binary.LittleEndian.Uint32(head[4:])}, nil
 	},
+}
+
+// toySourceOpts are the toy source's options.
+type toySourceOpts struct {
+	fileSourceOpts
+	Scale int64 `opt:"scale" default:"1" flag:"toy-scale" doc:"multiply every value by this"`
+	Panic bool  `opt:"panic" default:"false" doc:"panic while reading (a test of the engine)"`
 }
 
 type toyInfo struct {

@@ -79,7 +79,7 @@ func buildSelect(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	}
 	var keep []int
 	seen := map[string]bool{}
-	for i, name := range c.Strings("fields") {
+	for i, name := range job.Options[selectTransformOpts](c).Fields {
 		k := rowbytes.FieldIndex(in.DType, name)
 		if k < 0 {
 			return nil, noField(c, "fields", i, name, in.DType)
@@ -109,7 +109,7 @@ func buildDrop(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	// dropped.
 	pushed := env.leftOut(c.Name)
 	drop := map[int]bool{}
-	for i, name := range c.Strings("fields") {
+	for i, name := range job.Options[dropTransformOpts](c).Fields {
 		k := rowbytes.FieldIndex(in.DType, name)
 		if k < 0 && slices.Contains(pushed, name) {
 			continue
@@ -136,7 +136,7 @@ func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 		return nil, err
 	}
 	fields := append([]npyio.Field(nil), in.DType.Fields...)
-	for _, kv := range c.Map("fields") {
+	for _, kv := range job.Options[renameTransformOpts](c).Fields {
 		k := rowbytes.FieldIndex(in.DType, kv.Key)
 		if k < 0 {
 			return nil, &job.Error{Pos: kv.Pos, Path: c.Path() + ".fields." + kv.Key, Msg: rowbytes.NoField(in.DType, kv.Key)}
@@ -159,7 +159,8 @@ func buildRename(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 }
 
 func buildFlatten(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	sep := c.String("separator")
+	o := job.Options[flattenTransformOpts](c)
+	sep := o.Separator
 	var fields []npyio.Field
 	var add func(name string, t *npyio.DType, shape []int, off int)
 	add = func(name string, t *npyio.DType, shape []int, off int) {
@@ -184,7 +185,7 @@ func buildFlatten(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 	}
 	name := ""
 	if in.DType.Kind != npyio.Struct {
-		name = c.String("column")
+		name = o.Column
 	} else if len(in.Shape) > 0 {
 		return nil, c.Errorf("input", "flatten of records with a row shape %s: unstack the rows first", npyio.FormatShape(in.Shape))
 	}
@@ -223,26 +224,27 @@ type unstackIndex struct {
 }
 
 func buildUnstack(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	axes := int(c.Int("axes"))
+	o := job.Options[unstackTransformOpts](c)
+	axes := int(o.Axes)
 	if axes > len(in.Shape) {
 		return nil, c.Errorf("axes", "the rows have %d axes (row shape %s); cannot unstack %d", len(in.Shape), npyio.FormatShape(in.Shape), axes)
 	}
 	u := &unstack{k: int(prod(in.Shape[:axes]))}
 	rest := append([]int(nil), in.Shape[axes:]...)
 	u.schema = &Schema{DType: in.DType, Shape: rest}
-	if !c.Has("index") && !c.Has("row_number") {
+	if len(o.Index) == 0 && o.RowNumber == nil {
 		return u, nil
 	}
 	x := &unstackIndex{}
 	var names []string
 	var opts []string // the option each name came from, and its item
 	var items []int
-	if c.Has("row_number") {
+	if o.RowNumber != nil {
 		x.rowNum = true
-		names, opts, items = append(names, c.String("row_number")), append(opts, "row_number"), append(items, -1)
+		names, opts, items = append(names, *o.RowNumber), append(opts, "row_number"), append(items, -1)
 	}
-	if c.Has("index") {
-		idx := c.Strings("index")
+	if len(o.Index) > 0 {
+		idx := o.Index
 		switch len(idx) {
 		case 1:
 		case axes:
@@ -266,7 +268,7 @@ func buildUnstack(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 			fields = append(fields, f)
 		}
 	} else {
-		fields = append(fields, npyio.Field{Name: c.String("column"), Type: in.DType, Shape: rest, Offset: hdr})
+		fields = append(fields, npyio.Field{Name: o.Column, Type: in.DType, Shape: rest, Offset: hdr})
 	}
 	data := map[string]bool{}
 	for _, f := range fields[len(names):] {
@@ -394,10 +396,11 @@ func newRowSelect(in *Schema) *rowSelect {
 }
 
 func buildSlice(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	start, step := c.Int("start"), c.Int("step")
+	o := job.Options[sliceTransformOpts](c)
+	start, step := o.Start, o.Step
 	stop := int64(math.MaxInt64)
-	if c.Has("stop") {
-		stop = c.Int("stop")
+	if o.Stop != nil {
+		stop = *o.Stop
 	}
 	s := newRowSelect(in)
 	s.keep = func(r int64) bool { return r >= start && r < stop && (r-start)%step == 0 }
@@ -413,7 +416,7 @@ func buildSlice(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 }
 
 func buildLimit(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	n := c.Int("rows")
+	n := job.Options[limitTransformOpts](c).Rows
 	s := newRowSelect(in)
 	s.keep = func(r int64) bool { return r < n }
 	s.done = func(r int64) bool { return r >= n }
@@ -422,8 +425,9 @@ func buildLimit(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
 }
 
 func buildSample(c *job.Component, in *Schema, _ *buildEnv) (node, error) {
-	frac := c.Float("fraction")
-	seed := uint64(c.Int("seed"))
+	o := job.Options[sampleTransformOpts](c)
+	frac := o.Fraction
+	seed := uint64(o.Seed)
 	limit := uint64(frac * (1 << 53))
 	s := newRowSelect(in)
 	s.keep = func(r int64) bool { return splitmix(seed^uint64(r)*0x9e3779b97f4a7c15)>>11 < limit }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/pipeline"
@@ -17,15 +18,34 @@ import (
 // and the terminal concerns (progress bar, exit codes) are the CLI's.
 
 func init() {
-	register("convert", "convert between .npy, .npz, .parquet, .arrow/.feather, .h5 and .mat (by extension)", runConvert)
-	usages["convert"] = convertUsage
+	register("convert", "convert between "+formatExts()+" (by extension)", runConvert)
+	usages["convert"] = "usage: npyflow convert [flags] IN OUT\n\n" + formatTable() + convertNotes
 }
 
-const convertUsage = `usage: npyflow convert [flags] IN OUT
+// formatExts names the registered formats by their usual extensions:
+// ".npy, .npz, ... and .zarr".
+func formatExts() string {
+	var exts []string
+	for _, f := range pipeline.Formats() {
+		exts = append(exts, f.Exts[0])
+	}
+	return strings.Join(exts[:len(exts)-1], ", ") + " and " + exts[len(exts)-1]
+}
 
-IN and OUT are .npy, .npz, .parquet, .arrow/.feather (Arrow IPC files),
-.arrows (Arrow IPC streams), .h5/.hdf5/.nc or .mat files; the formats follow
-the extensions. IN "-" reads standard input (an Arrow stream from another
+// formatTable lists the registered formats for convert's usage: name,
+// extensions and summary, one a line.
+func formatTable() string {
+	var b strings.Builder
+	b.WriteString("IN and OUT are files of these formats, known by their extensions:\n")
+	for _, f := range pipeline.Formats() {
+		fmt.Fprintf(&b, "  %-8s %-26s %s\n", f.Name, strings.Join(f.Exts, " "), f.Summary)
+	}
+	return b.String()
+}
+
+// convertNotes is what convert's usage says about the formats after
+// listing them.
+const convertNotes = `IN "-" reads standard input (an Arrow stream from another
 program, or any of these formats: recognized by its first bytes). An .npz whose members have the same length along
 axis 0 becomes one table (one column per member, in archive order); pick one
 member with --member. A 0-d member counts as one row: np.savez(lr=0.01,
@@ -110,12 +130,14 @@ type optionFlag struct {
 	name    string
 	isBool  bool
 	current string
+	err     error // why Set refused a value: the message parseFlags gives
 }
 
 func (f *optionFlag) String() string   { return f.current }
 func (f *optionFlag) IsBoolFlag() bool { return f.isBool }
 func (f *optionFlag) Set(v string) error {
 	if err := f.opts.Set(f.name, v); err != nil {
+		f.err = err
 		return err
 	}
 	f.current = v

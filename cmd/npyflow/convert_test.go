@@ -114,7 +114,7 @@ func TestConvertErrors(t *testing.T) {
 		{"unknown flag", []string{"convert", trunc, filepath.Join(dir, "u.parquet"), "--quiet"}, 2, "npyflow convert: flag provided but not defined: -quiet (see npyflow convert -h)\n"},
 		{"unknown inspect flag", []string{"inspect", trunc, "--bogus"}, 2, "npyflow inspect: flag provided but not defined: -bogus (see npyflow inspect -h)\n"},
 		{"bad out ext", []string{"convert", trunc, filepath.Join(dir, "x.csv")}, 2, "unknown output format"},
-		{"bad flag", []string{"convert", "--compression", "brotli", filepath.Join(fixtures.Root(), "npy", "i1_1d.npy"), filepath.Join(dir, "y.parquet")}, 1, "Compression"},
+		{"bad flag", []string{"convert", "--compression", "brotli", filepath.Join(fixtures.Root(), "npy", "i1_1d.npy"), filepath.Join(dir, "y.parquet")}, 2, "npyflow convert: --compression \"brotli\": want zstd, snappy, gzip, lz4 or none\n"},
 		{"truncated", []string{"convert", trunc, filepath.Join(dir, "t.parquet")}, 1, "trunc.npy: truncated data"},
 		{"npz lengths", []string{"convert", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, "--member"},
 		{"missing member", []string{"convert", "--member", "nope", filepath.Join(fixtures.Root(), "npz", "savez_mixed.npz"), filepath.Join(dir, "m.parquet")}, 1, `no member "nope"`},

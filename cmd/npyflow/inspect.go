@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/npyflow/npyflow/pipeline/inspect"
 
@@ -13,14 +14,27 @@ import (
 )
 
 func init() {
-	usages["inspect"] = inspectUsage
+	usages["inspect"] = inspectUsage + inspectFormats() + inspectNotes
 	register("inspect", "show what a file holds without reading its data: an .npy header, .npz members, a Parquet or Arrow schema, HDF5 datasets, MAT-file variables", runInspect)
 }
 
 const inspectUsage = `usage: npyflow inspect [--json] [--columns C,...] [--decimal f8|scaled] [--fill C=V,...] [--validity C,...|*] FILE
 
-FILE is an .npy, .npz, Parquet, Arrow IPC (file or stream), HDF5 or MAT
-file (recognized by its first bytes); "-" reads standard input. Only headers and metadata are read:
+`
+
+// inspectFormats names the formats inspect reads, from the registry.
+func inspectFormats() string {
+	var names []string
+	for _, f := range pipeline.Formats() {
+		if f.Inspect != nil || f.InspectPath != nil {
+			names = append(names, f.Name)
+		}
+	}
+	return "FILE is a file of one of the formats " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] +
+		"\n(recognized by its first bytes, else its extension; see npyflow list);\n"
+}
+
+const inspectNotes = `"-" reads standard input. Only headers and metadata are read:
   .npy      version, descr, shape, order, item size, data offset and size
   .npz      each member's header, compression and sizes
   .parquet  rows, and each column's numpy dtype and shape; for files other

@@ -47,6 +47,15 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, helpError{usageText(fs)}
 			}
+			var bad error // an option's value, refused naming its flag
+			fs.VisitAll(func(f *flag.Flag) {
+				if o, ok := f.Value.(*optionFlag); ok && o.err != nil && bad == nil {
+					bad = o.err
+				}
+			})
+			if bad != nil {
+				return nil, usageError{bad}
+			}
 			return nil, usagef("%v (see npyflow %s -h)", err, fs.Name())
 		}
 		args = fs.Args()

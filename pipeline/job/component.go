@@ -12,72 +12,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Option accessors. Values were type-checked by Load, so these only fall
-// back to the spec's defaults.
-
-// Has reports whether the option was given in the job file.
-func (c *Component) Has(name string) bool { return c.vals[name] != nil }
-
-func (c *Component) def(name string) any {
-	f := c.Spec.Field(name)
-	if f == nil {
-		panic(fmt.Sprintf("job: %s %s has no option %q", c.Kind, c.Type, name))
-	}
-	return f.Default
-}
-
-// value returns option name parsed from its text, or its default.
-func value[T any](c *Component, name string, parse func(string) T) T {
-	if v := c.vals[name]; v != nil {
-		return parse(v.Value)
-	}
-	x, _ := c.def(name).(T)
-	return x
-}
-
-// String returns a string option.
-func (c *Component) String(name string) string {
-	return value(c, name, func(s string) string { return s })
-}
-
-// Int returns an integer option.
-func (c *Component) Int(name string) int64 {
-	return value(c, name, func(s string) int64 {
-		n, _ := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
-		return n
-	})
-}
-
-// Float returns a number option.
-func (c *Component) Float(name string) float64 {
-	return value(c, name, func(s string) float64 {
-		x, _ := strconv.ParseFloat(s, 64)
-		return x
-	})
-}
-
-// Bool returns a boolean option.
-func (c *Component) Bool(name string) bool {
-	return value(c, name, func(s string) bool { return s == "true" })
-}
-
-// Strings returns a string-or-list option as a list.
-func (c *Component) Strings(name string) []string {
-	if v := c.vals[name]; v != nil {
-		return scalars(v)
-	}
-	s, _ := c.def(name).([]string)
-	return s
-}
-
 // KV is one entry of a mapping option.
 type KV struct {
 	Key, Value string
 	Pos        Pos // of the value
 }
 
-// Map returns a mapping option's entries in file order.
-func (c *Component) Map(name string) []KV {
+// kvs returns a mapping option's entries in file order.
+func (c *Component) kvs(name string) []KV {
 	v := c.vals[name]
 	if v == nil {
 		return nil

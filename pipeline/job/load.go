@@ -44,6 +44,7 @@ type Component struct {
 	job    *Job
 	vals   map[string]*yaml.Node
 	pos    func(n *yaml.Node) Pos
+	opts   any // the options struct (Spec.Options), filled by Load
 }
 
 // Path is the component's key path in the job file, like "sinks.table".
@@ -141,9 +142,10 @@ type loader struct {
 	setPos map[*yaml.Node]string
 	bad    map[*yaml.Node]bool // values whose expansion failed (already reported)
 	lookup func(string) (string, bool)
-	// checked are values checked by their field's FlagValue already
-	// (New): Enum does not apply to them.
-	checked map[*yaml.Node]bool
+	// checked are the values of flags, checked by Field.ParseFlag
+	// already (New): they are not checked again, and their Go values
+	// fill the options struct as they are (no reparsing of their text).
+	checked map[*yaml.Node]any
 }
 
 func (l *loader) pos(n *yaml.Node) Pos {
@@ -335,6 +337,9 @@ func (l *loader) component(k Kind, name string, kn, vn *yaml.Node, job *Job) *Co
 	if in := c.vals["input"]; in != nil {
 		c.Inputs = scalars(in)
 	}
+	if c.Spec.plan != nil {
+		c.opts = c.Spec.plan.fill(c, l.checked)
+	}
 	return c
 }
 
@@ -357,6 +362,9 @@ func isNull(n *yaml.Node) bool {
 func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 	if l.bad[v] {
 		return false
+	}
+	if _, ok := l.checked[v]; ok {
+		return true // a flag's value, checked by Field.ParseFlag
 	}
 	bad := func(n *yaml.Node, format string, args ...any) bool {
 		l.errs.add(l.pos(n), path, format, args...)
@@ -387,7 +395,7 @@ func (l *loader) checkField(path string, f *Field, v *yaml.Node) bool {
 		if !scalar(v, path) {
 			return false
 		}
-		if f.Enum != nil && !l.checked[v] && !slices.Contains(f.Enum, v.Value) {
+		if f.Enum != nil && !slices.Contains(f.Enum, v.Value) {
 			return bad(v, "invalid value %q%s; one of %s", v.Value, suggest.DidYouMean(v.Value, f.Enum), quoteList(f.Enum))
 		}
 	case Int:

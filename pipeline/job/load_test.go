@@ -236,22 +236,22 @@ sinks:
 		t.Fatal(err)
 	}
 	raw, keep, out := j.Component("raw"), j.Component("keep"), j.Component("out")
-	if got := strings.Join(raw.Strings("paths"), "|"); got != "data/*.npz|more/**/*.npz" {
+	if got := strings.Join(job.Value(raw, "paths").([]string), "|"); got != "data/*.npz|more/**/*.npz" {
 		t.Errorf("paths = %q", got)
 	}
-	if got := strings.Join(raw.Strings("members"), "|"); got != "x|y" {
+	if got := strings.Join(job.Value(raw, "members").([]string), "|"); got != "x|y" {
 		t.Errorf("members = %q", got)
 	}
-	if got := keep.Int("rows"); got != 12 {
+	if got := job.Value(keep, "rows").(int64); got != 12 {
 		t.Errorf("rows = %d", got)
 	}
-	if got := out.String("path"); got != "${literal}/o.npy" {
+	if got := job.Value(out, "path").(string); got != "${literal}/o.npy" {
 		t.Errorf("path = %q", got)
 	}
-	if got := out.String("mode"); got != "error_if_exists" {
+	if got := job.Value(out, "mode").(string); got != "error_if_exists" {
 		t.Errorf("mode = %q", got)
 	}
-	if got := raw.Bool("allow_empty"); got {
+	if got := job.Value(raw, "allow_empty").(bool); got {
 		t.Errorf("allow_empty default = %v", got)
 	}
 	if got := raw.ResolvePath("x.npz"); got != "dir/x.npz" {

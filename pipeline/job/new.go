@@ -21,7 +21,7 @@ type Def struct {
 	// about option "compression" reads "--compression zstd: ...".
 	Origins map[string]string
 	// Checked are the options whose values the caller checked already
-	// (a Field's FlagValue did): their Enum is not applied again.
+	// ([Field.ParseFlag] did): they are not checked again.
 	Checked map[string]bool
 }
 
@@ -71,7 +71,7 @@ func NewComponent(name string, d Def) (*Component, error) {
 }
 
 func newDefLoader(name string) *loader {
-	return &loader{file: name, setPos: map[*yaml.Node]string{}, bad: map[*yaml.Node]bool{}, checked: map[*yaml.Node]bool{}}
+	return &loader{file: name, setPos: map[*yaml.Node]string{}, bad: map[*yaml.Node]bool{}, checked: map[*yaml.Node]any{}}
 }
 
 // values is the YAML mapping of the component as Go values.
@@ -102,7 +102,7 @@ func (l *loader) mark(d Def, n *yaml.Node) {
 			l.markSet(v, o)
 		}
 		if d.Checked[k] {
-			l.checked[v] = true
+			l.checked[v] = d.Options[k]
 		}
 	}
 }

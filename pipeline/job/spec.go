@@ -67,9 +67,11 @@ type Field struct {
 	FlagType *FieldType
 	// FlagValue turns the flag's command-line text into the option's
 	// value (string, int64, float64, bool, []string, or []KV for a
-	// mapping), or says why the text is not one; nil converts by the
-	// option's type (a list is comma-separated, a mapping's items are
-	// key=value). What it returns is not checked against Enum again.
+	// mapping), or says what it wants ("want deflate or none";
+	// [Field.ParseFlag] puts the flag and the text in front); nil
+	// converts by the option's type (a list is comma-separated, a
+	// mapping's items are key=value). What it returns is not checked
+	// against Enum again.
 	FlagValue func(text string) (any, error)
 	// ConvertDefault, if not nil, is the value `npyflow convert` gives the
 	// option when its flag is not set, in place of Default (a name
@@ -92,10 +94,17 @@ type Spec struct {
 	Type    string
 	Summary string
 	Doc     string
+	// Options is a value of the struct declaring the component's options
+	// (see [FieldsOf] for its tags): Register generates Fields from it,
+	// and [Load] fills a new one per component ([Options]). A spec
+	// without one declares Fields itself: its options are validated,
+	// and there is nothing to read them with.
+	Options any
 	Fields  []Field
 	// Impl is what runs the component, for the package that registered
 	// it (package pipeline: its builder); package job does not use it.
 	Impl any
+	plan *optsPlan
 }
 
 // Field returns the option named name, or nil.
@@ -126,6 +135,12 @@ func commonFields(k Kind) []Field {
 // sinks) in front of its own. It panics if the kind already has the type:
 // registration happens in init functions, and a duplicate is a bug.
 func Register(s *Spec) {
+	if s.Options != nil {
+		if s.Fields != nil {
+			panic(fmt.Sprintf("job: %s %q declares both Options and Fields", s.Kind, s.Type))
+		}
+		s.Fields, s.plan = planOf(s.Options)
+	}
 	s.Fields = append(commonFields(s.Kind), s.Fields...)
 	if _, dup := registry[s.Kind][s.Type]; dup {
 		panic(fmt.Sprintf("job: %s %q registered twice", s.Kind, s.Type))

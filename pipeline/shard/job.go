@@ -30,10 +30,28 @@ func Shardable(j *job.Job) string {
 	return ""
 }
 
+// SinkOptions is what a sharded run reads of a file sink's options: the
+// options struct of every sink npyflow registers implements it.
+type SinkOptions interface {
+	// OutPath is the sink's path option, as written in the job.
+	OutPath() string
+	// WritesDataset reports whether the sink writes a dataset directory
+	// (a parquet sink with partition_by or dataset: true).
+	WritesDataset() bool
+}
+
+// outputOf returns the options of sink c as SinkOptions, or nil for a
+// component whose options are not a file sink's.
+func outputOf(c *job.Component) SinkOptions {
+	o, _ := c.Opts().(SinkOptions)
+	return o
+}
+
 // IsDataset reports whether a sink writes a dataset directory (a parquet
 // sink with partition_by or dataset: true).
 func IsDataset(c *job.Component) bool {
-	return c.Spec.Field("partition_by") != nil && (c.Has("partition_by") || c.Bool("dataset"))
+	o := outputOf(c)
+	return o != nil && o.WritesDataset()
 }
 
 // urlQueryRE finds where a URL's query (?endpoint=..., ?region=...)
@@ -43,7 +61,11 @@ var urlQueryRE = regexp.MustCompile(`\?[A-Za-z_][A-Za-z0-9_]*=`)
 // SinkRoot is the directory a sink writes under: a dataset's directory,
 // or the directory before the first placeholder of a file path.
 func SinkRoot(c *job.Component) string {
-	path := c.String("path")
+	o := outputOf(c)
+	if o == nil {
+		return ""
+	}
+	path := o.OutPath()
 	if storage.Scheme(path) != "" {
 		// A URL: the dataset's prefix, or the one before the first
 		// placeholder of a file name.

@@ -56,14 +56,12 @@ func (o *Options) Project(schema *arrow.Schema) (*arrow.Schema, []int, error) {
 	return arrow.NewSchema(fields, &md), idx, nil
 }
 
-// FromComponent reads the options of a parquet or arrow source (or of a
-// conversion or inspection, given as one).
-func FromComponent(c *job.Component) *Options {
-	o := &Options{Validity: c.Strings("validity"), Scaled: strings.EqualFold(c.String("decimal"), "scaled"), Columns: c.Strings("columns")}
-	if c.Spec.Field("string_chars") != nil {
-		o.StringChars = int(c.Int("string_chars"))
-	}
-	for _, kv := range c.Map("fill") {
+// FromSource reads the options of a parquet or arrow source (or of a
+// conversion or inspection, given as one): so, and stringChars (Arrow
+// sources; 0 otherwise).
+func FromSource(so *SourceOptions, stringChars int64) *Options {
+	o := &Options{Validity: so.Validity, Scaled: strings.EqualFold(so.Decimal, "scaled"), Columns: so.Columns, StringChars: int(stringChars)}
+	for _, kv := range so.Fill {
 		if o.Fill == nil {
 			o.Fill = map[string]any{}
 		}
@@ -165,25 +163,28 @@ func (o *Options) ArrowMapping(schema *arrow.Schema, open func() (array.RecordRe
 }
 
 // Fields are the options of reading Parquet and Arrow files other tools
-// wrote, declared once: they are fields of the parquet and arrow job
-// sources and, by their Flag, convert's and inspect's --fill, --validity,
-// --columns and --decimal (so validate, the schema, list and convert -h
-// all show them). [FromComponent] reads them.
-func Fields() []job.Field {
-	return []job.Field{
-		{Name: "fill", Type: job.StringMap, Flag: "fill", FlagType: &stringList, FlagValue: fillValue,
-			FlagDoc: "column=value,...: the value written where a column is null (numbers, true/false, text; a datetime in numpy's ISO form); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row",
-			Doc:     "column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"},
-		{Name: "validity", Type: job.StringList, Flag: "validity",
-			Doc: "columns that get a bool field <column>_valid right after them, false where the column is null (a struct or list row too; the null slots hold the fill value, NaN, NaT or zeros); inside a struct column, each nullable field x gets x_valid right after it; a list column of one length also gets <column>_items_valid, a bool subarray of its shape, false where an element is null; * for every nullable column (and every list whose elements are nullable)"},
-		{Name: "columns", Type: job.StringList, Flag: "columns",
-			Doc: "the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest; in a job, a source whose consumers are select and drop transforms (directly or through filter and cast) reads only the columns they keep"},
-		{Name: "decimal", Type: job.String, Default: "f8", Enum: []string{"f8", "scaled"}, Flag: "decimal", FlagValue: decimalValue,
-			Doc: "DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"},
-	}
+// wrote ([SourceOptions]), for the flags of inspect.
+func Fields() []job.Field { return job.FieldsOf(SourceOptions{}) }
+
+var _ = registerFlagValues()
+
+func registerFlagValues() bool {
+	job.RegisterFlagValue("fill", fillValue)
+	job.RegisterFlagValue("decimal", decimalValue)
+	return true
 }
 
-var stringList = job.StringList
+// SourceOptions are the options of a parquet or arrow source that map
+// other tools' files, embedded in their options structs.
+type SourceOptions struct {
+	Fill     []job.KV `opt:"fill" flag:"fill" flagtype:"list" flagvalue:"fill" flagdoc:"column=value,...: the value written where a column is null (numbers, true/false, text; a datetime in numpy's ISO form); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row" doc:"column: value written where the column is null (numbers, true/false, text); without one, nulls in integer, bool, string and bytes columns are refused naming the column and its first null row"`
+	Validity []string `opt:"validity" flag:"validity" doc:"columns that get a bool field <column>_valid right after them, false where the column is null (a struct or list row too; the null slots hold the fill value, NaN, NaT or zeros); inside a struct column, each nullable field x gets x_valid right after it; a list column of one length also gets <column>_items_valid, a bool subarray of its shape, false where an element is null; * for every nullable column (and every list whose elements are nullable)"`
+	Columns  []string `opt:"columns" flag:"columns" doc:"the top-level columns to read, in this order (default: all); the others are not mapped, so a column numpy has no type for (a map, a list of varying length) does not stop the rest; in a job, a source whose consumers are select and drop transforms (directly or through filter and cast) reads only the columns they keep"`
+	Decimal  string   `opt:"decimal" enum:"f8,scaled" default:"f8" flag:"decimal" flagvalue:"decimal" doc:"DECIMAL columns as float64 correctly rounded (f8), or exactly as int64 holding value*10^scale in a field renamed <column>_x1e<scale> (scaled; precision 18 at most)"`
+}
+
+// ForeignOptions returns o, for the structs embedding it.
+func (o *SourceOptions) ForeignOptions() *SourceOptions { return o }
 
 // fillValue reads --fill column=value,...
 func fillValue(text string) (any, error) {
@@ -194,7 +195,7 @@ func fillValue(text string) (any, error) {
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--fill %q: want column=value", kv)
+			return nil, fmt.Errorf("want column=value, not %q", kv)
 		}
 		out = append(out, job.KV{Key: k, Value: v})
 	}
@@ -209,5 +210,5 @@ func decimalValue(text string) (any, error) {
 	case "scaled":
 		return v, nil
 	}
-	return nil, fmt.Errorf("--decimal %q: want f8 or scaled", text)
+	return nil, fmt.Errorf("want f8 or scaled")
 }
