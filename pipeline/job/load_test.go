@@ -57,7 +57,7 @@ sinks:
   out: {type: nyp, input: t, path: o.npy}
 `, nil, []string{
 			`job.yaml:6:11: transforms.t.type: unknown transform type "parquet" ("parquet" is a source type, not a transform); one of "cast", "describe", "drop", "filter", "flatten", "limit", "pca", "rename", "sample", "select", "slice" or "unstack"`,
-			`job.yaml:9:15: sinks.out.type: unknown sink type "nyp" (did you mean "npy"?); one of "arrow", "hdf5", "mat", "npy", "npz", "parquet" or "zarr"`}},
+			`job.yaml:9:15: sinks.out.type: unknown sink type "nyp" (did you mean "npy"?); one of "arrow", "hdf5", "mat", "npy", "npz", "parquet", "zarr" or "zarr_zip"`}},
 		{"values", `version: 1
 sources:
   raw:
