@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/npyflow/npyflow/internal/codec"
 )
@@ -35,6 +36,10 @@ type CreateOptions struct {
 	Fill           []byte
 	Attrs          map[string]any
 	DimensionNames []string
+	// Threads is how many chunks (shards) are encoded at once (0:
+	// GOMAXPROCS). WriteRows hands each full band of chunks to them and
+	// returns; at most 2 x Threads chunks are in flight.
+	Threads int
 }
 
 // DefaultChunks is a chunk shape of about 4 MiB for shape and elements
@@ -66,6 +71,13 @@ type ArrayWriter struct {
 	group  *GroupWriter
 	name   string
 	closed bool
+
+	// Bands being encoded in the background (WriteRows).
+	slots    chan struct{} // one token per chunk in flight
+	inflight sync.WaitGroup
+	errMu    sync.Mutex
+	err      error // the first error of a background chunk: sticky
+	bands    sync.Pool
 }
 
 // encoderPool keeps compressors (megabytes of Zstandard tables each)
@@ -118,6 +130,9 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 		return bad("%v", err)
 	}
 	w := &ArrayWriter{opts: o, comp: comp, es: es}
+	if th := threads(o.Threads); th > 1 {
+		w.slots = make(chan struct{}, 2*th)
+	}
 	var doc map[string]any
 	if o.Format == 2 {
 		if o.DType.Fields == nil {
@@ -299,6 +314,9 @@ func (w *ArrayWriter) rowBytes() int64 {
 // each full band is encoded and stored.
 func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 	a := w.a
+	if err := w.failed(); err != nil {
+		return err
+	}
 	if len(a.Shape) == 0 {
 		if int64(len(data)) != int64(w.es) || w.rows > 0 {
 			return a.errf("", "a 0-d array takes one element")
@@ -323,7 +341,12 @@ func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 		room := min(bandRows-(w.rows-w.bandAt), a.Shape[0]-w.bandAt-(w.rows-w.bandAt))
 		k := min(room, int64(len(data))/rb)
 		if w.band == nil {
-			w.band = make([]byte, 0, min(bandRows, a.Shape[0]-w.bandAt)*rb)
+			size := min(bandRows, a.Shape[0]-w.bandAt) * rb
+			if p, ok := w.bands.Get().(*[]byte); ok && int64(cap(*p)) >= size {
+				w.band = (*p)[:0]
+			} else {
+				w.band = make([]byte, 0, size)
+			}
 		}
 		w.band = append(w.band, data[:k*rb]...)
 		data = data[k*rb:]
@@ -343,10 +366,59 @@ func (w *ArrayWriter) flushBand(ctx context.Context) error {
 	count := append([]int64(nil), a.Shape...)
 	start[0] = w.bandAt
 	count[0] = w.rows - w.bandAt
-	err := w.WriteRegion(ctx, start, count, w.band)
+	band := w.band
 	w.bandAt = w.rows
-	w.band = w.band[:0]
-	return err
+	if w.slots == nil {
+		w.band = w.band[:0]
+		return w.WriteRegion(ctx, start, count, band)
+	}
+	// In the background: the band belongs to its chunks now, and the
+	// next rows go to another buffer.
+	w.band = nil
+	cells, err := w.cells(start, count)
+	if err != nil {
+		return err
+	}
+	if int64(len(band)) != w.regionBytes(count) {
+		return a.errf("", "%d bytes for %d elements of %d", len(band), w.regionBytes(count)/int64(w.es), w.es)
+	}
+	var left atomic.Int64
+	left.Store(int64(len(cells)))
+	for _, cell := range cells {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := w.failed(); err != nil {
+			<-w.slots
+			return err
+		}
+		w.inflight.Add(1)
+		go func() {
+			defer w.inflight.Done()
+			err := w.writeCell(ctx, cell, start, count, band)
+			<-w.slots
+			if err != nil {
+				w.errMu.Lock()
+				if w.err == nil {
+					w.err = err
+				}
+				w.errMu.Unlock()
+			}
+			if left.Add(-1) == 0 {
+				w.bands.Put(&band)
+			}
+		}()
+	}
+	return nil
+}
+
+// failed is the first error of a chunk written in the background.
+func (w *ArrayWriter) failed() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.err
 }
 
 // WriteRegion stores the region start+count (data in C order), which
@@ -356,23 +428,43 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 	if len(a.Shape) == 0 {
 		start, count = []int64{}, []int64{}
 	}
-	n, err := a.checkRegion(start, count)
+	cells, err := w.cells(start, count)
 	if err != nil {
 		return err
 	}
-	if n*int64(w.es) != int64(len(data)) {
-		return a.errf("", "%d bytes for %d elements of %d", len(data), n, w.es)
+	if int64(len(data)) != w.regionBytes(count) {
+		return a.errf("", "%d bytes for %d elements of %d", len(data), w.regionBytes(count)/int64(w.es), w.es)
 	}
-	// The outer grid cells (chunks or shards) the region covers.
+	return parallel(ctx, threads(w.opts.Threads), len(cells), func(i int) error {
+		return w.writeCell(ctx, cells[i], start, count, data)
+	})
+}
+
+// regionBytes is the size of a region of count elements.
+func (w *ArrayWriter) regionBytes(count []int64) int64 {
+	n := int64(w.es)
+	for _, c := range count {
+		n *= c
+	}
+	return n
+}
+
+// cells lists the outer grid cells (chunks or shards) of the region
+// start+count, checked to cover them whole.
+func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
+	a := w.a
+	if _, err := a.checkRegion(start, count); err != nil {
+		return nil, err
+	}
 	nd := len(a.Shape)
 	lo := make([]int64, nd)
 	hi := make([]int64, nd)
 	for i := range start {
 		if start[i]%a.Chunks[i] != 0 || (start[i]+count[i])%a.Chunks[i] != 0 && start[i]+count[i] != a.Shape[i] {
-			return a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
+			return nil, a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
 		}
 		if count[i] == 0 {
-			return nil
+			return nil, nil
 		}
 		lo[i] = start[i] / a.Chunks[i]
 		hi[i] = (start[i] + count[i] - 1) / a.Chunks[i]
@@ -390,37 +482,57 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 			cur[k] = lo[k]
 		}
 		if k < 0 {
-			break
+			return cells, nil
 		}
 	}
-	pool := &encoderPool
-	return parallel(ctx, len(cells), func(i int) error {
-		enc, _ := pool.Get().(*codec.Encoder)
-		if enc == nil {
-			enc = new(codec.Encoder)
+}
+
+// outPool holds the buffers chunks are encoded into. A Store copies or
+// writes out a value before Put returns (an io.Writer's contract), so
+// the buffer is free again after it.
+var outPool sync.Pool
+
+// writeCell encodes and stores one grid cell (chunk or shard) of the
+// region start+count whose elements are data.
+func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64, data []byte) error {
+	a := w.a
+	enc, _ := encoderPool.Get().(*codec.Encoder)
+	if enc == nil {
+		enc = new(codec.Encoder)
+	}
+	defer encoderPool.Put(enc)
+	ob, _ := outPool.Get().(*[]byte)
+	if ob == nil {
+		ob = new([]byte)
+	}
+	defer outPool.Put(ob)
+	key := a.ChunkKey(cell)
+	var out []byte
+	var err error
+	if a.Inner == nil {
+		// A chunk whole and contiguous in the region is encoded where it is.
+		buf := a.segment(cell, start, count, data, int64(w.es))
+		if buf == nil {
+			buf = w.extract(cell, a.Chunks, start, count, data)
 		}
-		defer pool.Put(enc)
-		cell := cells[i]
-		key := a.ChunkKey(cell)
-		var out []byte
-		var err error
-		if a.Inner == nil {
-			buf := w.extract(cell, a.Chunks, start, count, data)
-			out, err = w.encodeUnit(enc, buf)
-		} else {
-			out, err = w.encodeShard(enc, cell, start, count, data)
+		if w.comp == nil {
+			out = buf
+		} else if out, err = w.comp.encode(enc, (*ob)[:0], buf); err == nil {
+			*ob = out
 		}
-		if err != nil {
-			return a.errf(key, "%v", err)
-		}
-		if out == nil {
-			return nil // an empty shard is not stored
-		}
-		if err := a.store.Put(ctx, key, out); err != nil {
-			return a.errf(key, "%v", err)
-		}
-		return nil
-	})
+	} else {
+		out, err = w.encodeShard(enc, cell, start, count, data)
+	}
+	if err != nil {
+		return a.errf(key, "%v", err)
+	}
+	if out == nil {
+		return nil // an empty shard is not stored
+	}
+	if err := a.store.Put(ctx, key, out); err != nil {
+		return a.errf(key, "%v", err)
+	}
+	return nil
 }
 
 // extract copies grid cell idx of shape unit (in units of unit) out of the
@@ -566,8 +678,13 @@ func (w *ArrayWriter) Close(ctx context.Context) error {
 	a := w.a
 	if len(w.band) > 0 {
 		if err := w.flushBand(ctx); err != nil {
+			w.inflight.Wait()
 			return err
 		}
+	}
+	w.inflight.Wait()
+	if err := w.failed(); err != nil {
+		return err
 	}
 	if w.rows != 0 && len(a.Shape) > 0 && w.rows != a.Shape[0] {
 		return a.errf("", "%d of %d rows written", w.rows, a.Shape[0])

@@ -158,6 +158,25 @@ func DecodeLZ4Numcodecs(src []byte, want, limit int64) ([]byte, error) {
 	return out, nil
 }
 
+// DecodeLZ4NumcodecsInto decodes numcodecs' LZ4 framing into dst, which
+// the data must fill exactly.
+func DecodeLZ4NumcodecsInto(src, dst []byte) error {
+	if len(src) < 4 {
+		return fmt.Errorf("lz4: %d bytes, shorter than its size header", len(src))
+	}
+	if n := int64(binary.LittleEndian.Uint32(src)); n != int64(len(dst)) {
+		return fmt.Errorf("lz4: declares %d decoded bytes, want %d", n, len(dst))
+	}
+	k, err := lz4.UncompressBlock(src[4:], dst)
+	if err != nil {
+		return fmt.Errorf("lz4: %v", err)
+	}
+	if k != len(dst) {
+		return fmt.Errorf("lz4: decodes to %d bytes, want %d", k, len(dst))
+	}
+	return nil
+}
+
 // ReadBounded reads r to its end into a buffer grown with the output
 // (so a tiny stream claiming much costs nothing up front); more than
 // limit bytes is an error.
