@@ -114,8 +114,12 @@ func TestWriteRowsBackgroundError(t *testing.T) {
 	for r := 0; r < 100 && werr == nil; r++ {
 		werr = w.WriteRows(ctx, row)
 	}
+	cerr := w.Close(ctx) // waits for the chunks in flight
+	if cerr == nil {
+		t.Fatal("Close after a failed chunk gave no error")
+	}
 	if werr == nil {
-		werr = w.Close(ctx)
+		werr = cerr
 	}
 	if werr == nil || !strings.Contains(werr.Error(), "chunk a/c/2/0") || !strings.Contains(werr.Error(), "disk full") {
 		t.Fatalf("error %v, want chunk a/c/2/0: disk full", werr)

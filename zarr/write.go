@@ -668,8 +668,10 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64
 	return out, nil
 }
 
-// Close writes whatever rows are still buffered and the metadata (last,
-// so a reader never sees an array whose chunks are not all there).
+// Close writes whatever rows are still buffered, waits for the chunks
+// being encoded, and writes the metadata (last, so a reader never sees
+// an array whose chunks are not all there). After an error of WriteRows,
+// Close still waits for the chunks in flight and returns the error.
 func (w *ArrayWriter) Close(ctx context.Context) error {
 	if w.closed {
 		return nil
