@@ -48,6 +48,9 @@ var zarrFormat = &Format{
 				Flag: "compression", FlagType: &flagString, FlagDoc: "zstd (the default), blosc, gzip, lz4 (v2), zlib (v2) or none"},
 			job.Field{Name: "compression_level", Type: job.Int, Default: int64(0), Min: ptr(0), Max: ptr(22), Flag: "compression-level",
 				Doc: "the compression level (0: the codec's default)"},
+			job.Field{Name: "strings", Type: job.String, Default: "fixed", Enum: []string{"fixed", "vlen"},
+				Doc:  "how numpy U and S strings are stored: fixed (the default, as zarr-python does) or vlen (v2 object arrays with numcodecs' vlen-utf8 or vlen-bytes, v3 the string data type with vlen-utf8; no trailing NULs)",
+				Flag: "strings", FlagType: &flagString, FlagDoc: "fixed (the default) or vlen: how numpy U and S strings are stored"},
 			job.Field{Name: "consolidated", Type: job.Bool, Default: true, Flag: "consolidated",
 				Doc: "write consolidated metadata (.zmetadata in v2, inline in the group's zarr.json in v3), so readers list the arrays in one request"},
 			job.Field{Name: "split_fields", Type: job.Bool, Default: false,
@@ -292,7 +295,7 @@ func (z *zarrRows) ReadRows(dst []byte) (int, error) {
 
 // zarrSinkOptions are a zarr sink's array options, checked.
 func zarrSinkOptions(c *job.Component) (zarr.CreateOptions, bool, error) {
-	o := zarr.CreateOptions{Format: int(c.Int("zarr_format")), Compression: c.String("compression"), Level: int(c.Int("compression_level"))}
+	o := zarr.CreateOptions{Format: int(c.Int("zarr_format")), Compression: c.String("compression"), Level: int(c.Int("compression_level")), Strings: c.String("strings")}
 	parse := func(field string) ([]int64, error) {
 		text := strings.TrimSpace(c.String(field))
 		if text == "" {

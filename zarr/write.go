@@ -36,6 +36,15 @@ type CreateOptions struct {
 	Fill           []byte
 	Attrs          map[string]any
 	DimensionNames []string
+	// Strings is how numpy U and S arrays are stored (other types are
+	// not affected): "fixed" (or "", the default, as zarr-python does)
+	// fixed-width, "vlen" as
+	// variable-length strings: v2 "|O" with the vlen-utf8 (U) or
+	// vlen-bytes (S) filter of numcodecs, v3 the string data type with
+	// the vlen-utf8 codec (S has no v3 type then). Trailing NULs are
+	// numpy's padding and are not stored; rows are still given in DType's
+	// fixed width.
+	Strings string
 	// Threads is how many chunks (shards) are encoded at once (0:
 	// GOMAXPROCS). WriteRows hands each full band of chunks to them and
 	// returns; at most 2 x Threads chunks are in flight.
@@ -68,6 +77,7 @@ type ArrayWriter struct {
 	band   []byte // rows buffered for the current band of chunks (shards)
 	rows   int64  // rows written so far
 	bandAt int64  // first row of the band
+	in     DType  // the type rows are given in, for variable-length strings
 	group  *GroupWriter
 	name   string
 	closed bool
@@ -97,11 +107,32 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 		return bad("zarr format %d: 2 or 3", o.Format)
 	}
 	if o.DType.VarString || o.DType.Descr == "|O" {
-		return bad("writing variable-length strings is not supported")
+		return bad("data type %s: give variable-length strings as fixed-width U or S with Strings \"vlen\"", o.DType.name())
 	}
 	es := o.DType.ItemSize()
 	if es <= 0 {
 		return bad("data type %s has no fixed size", o.DType.name())
+	}
+	var vlen *DType // the stored type of variable-length strings
+	switch o.Strings {
+	case "", "fixed":
+	case "vlen":
+		k := o.DType.Kind()
+		if o.DType.Fields != nil || k != 'U' && k != 'S' {
+			break // only U and S arrays change
+		}
+		if k == 'S' && o.Format == 3 {
+			return bad("strings vlen: Zarr v3 has no registered variable-length bytes type for %s; write Zarr format 2 or fixed strings", o.DType.name())
+		}
+		if o.Shards != nil {
+			return bad("strings vlen: sharding variable-length strings is not supported")
+		}
+		vlen = &DType{Descr: "<U0", VarString: true}
+		if k == 'S' {
+			vlen.Descr = "|S0"
+		}
+	default:
+		return bad("strings %q: fixed or vlen", o.Strings)
 	}
 	if o.Chunks == nil {
 		o.Chunks = DefaultChunks(o.Shape, es)
@@ -125,11 +156,21 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if o.Fill != nil && len(o.Fill) != es {
 		return bad("fill value of %d bytes for elements of %d", len(o.Fill), es)
 	}
-	comp, cjson, err := compressionFor(o, es)
+	ces := es
+	if vlen != nil {
+		ces = 1 // the codec sees the vlen encoding's bytes
+	}
+	comp, cjson, err := compressionFor(o, ces)
 	if err != nil {
 		return bad("%v", err)
 	}
 	w := &ArrayWriter{opts: o, comp: comp, es: es}
+	var vfill []byte
+	if vlen != nil && o.Fill != nil {
+		if vfill, err = stringItem(o.DType, o.Fill); err != nil {
+			return bad("fill value: %v", err)
+		}
+	}
 	if th := threads(o.Threads); th > 1 {
 		w.slots = make(chan struct{}, 2*th)
 	}
@@ -149,6 +190,14 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			"dtype": o.DType.v2JSON(), "compressor": cj, "fill_value": fillJSON(o.Fill, o.DType, false),
 			"order": "C", "filters": nil, "dimension_separator": ".",
 		}
+		if vlen != nil {
+			id := "vlen-utf8"
+			if vlen.Kind() == 'S' {
+				id = "vlen-bytes"
+			}
+			doc["dtype"], doc["fill_value"] = "|O", fillJSON(vfill, *vlen, false)
+			doc["filters"] = []any{map[string]any{"id": id}}
+		}
 		attrs := map[string]any{}
 		for k, v := range o.Attrs {
 			attrs[k] = v
@@ -160,7 +209,11 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			w.attrs, _ = json.MarshalIndent(attrs, "", "    ")
 		}
 	} else {
-		name, err := o.DType.v3Name()
+		dt := o.DType
+		if vlen != nil {
+			dt = *vlen
+		}
+		name, err := dt.v3Name()
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -169,6 +222,9 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			endian = "big"
 		}
 		codecs := []any{map[string]any{"name": "bytes", "configuration": map[string]any{"endian": endian}}}
+		if vlen != nil {
+			codecs = []any{map[string]any{"name": "vlen-utf8", "configuration": map[string]any{}}}
+		}
 		if cjson != nil {
 			codecs = append(codecs, cjson)
 		}
@@ -193,7 +249,7 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			"zarr_format": 3, "node_type": "array", "shape": o.Shape, "data_type": name,
 			"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": chunks}},
 			"chunk_key_encoding": map[string]any{"name": "default", "configuration": map[string]any{"separator": "/"}},
-			"fill_value":         fillJSON(o.Fill, o.DType, true), "codecs": codecs, "attributes": attrs,
+			"fill_value":         fillJSON(o.Fill, dt, true), "codecs": codecs, "attributes": attrs,
 		}
 		if o.DimensionNames != nil {
 			doc["dimension_names"] = o.DimensionNames
@@ -212,8 +268,11 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if err != nil {
 		return nil, err
 	}
-	if w.a.Fill == nil && o.Fill != nil {
+	if w.a.Fill == nil && o.Fill != nil && vlen == nil {
 		w.a.Fill = o.Fill
+	}
+	if vlen != nil {
+		w.in = o.DType
 	}
 	return w, nil
 }
@@ -509,7 +568,18 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 	key := a.ChunkKey(cell)
 	var out []byte
 	var err error
-	if a.Inner == nil {
+	if a.vlen {
+		buf := w.extract(cell, a.Chunks, start, count, data)
+		var items [][]byte
+		if items, err = stringItems(w.in, buf); err == nil {
+			out = encodeVlen(items)
+			if w.comp != nil {
+				if out, err = w.comp.encode(enc, (*ob)[:0], out); err == nil {
+					*ob = out
+				}
+			}
+		}
+	} else if a.Inner == nil {
 		// A chunk whole and contiguous in the region is encoded where it is.
 		buf := a.segment(cell, start, count, data, int64(w.es))
 		if buf == nil {
@@ -556,7 +626,7 @@ func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []by
 			full = false
 		}
 	}
-	if !full {
+	if !full && !a.vlen { // variable-length strings overhang as "", as zarr-python writes them
 		a.fill(buf)
 	}
 	// Copy rows of the last axis from the region (the inverse of copyUnit).
