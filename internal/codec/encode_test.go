@@ -17,9 +17,21 @@ func testData(n int) []byte {
 	return b
 }
 
+// TestZstdFrameHasContentSize: every frame declares its content size
+// (tensorstore issue 182: readers that size their output from it), small
+// chunks and chunks past 1 MiB and past the window alike, whichever size
+// an Encoder saw first.
 func TestZstdFrameHasContentSize(t *testing.T) {
-	var e Encoder
-	for _, n := range []int{0, 1, 1000, 40000} {
+	var e, e2 Encoder
+	sizes := []int{0, 1, 1000, 40000, 300000, 1100000}
+	for i := range sizes {
+		sizes = append(sizes, sizes[len(sizes)-1-2*i]) // then largest first, on e2
+	}
+	for i, n := range sizes {
+		e := &e
+		if i >= len(sizes)/2 {
+			e = &e2
+		}
 		src := testData(n)
 		enc, err := e.Zstd(nil, src, 3)
 		if err != nil {
