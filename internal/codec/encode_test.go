@@ -130,3 +130,26 @@ func TestShuffleInvertsUnshuffle(t *testing.T) {
 		}
 	}
 }
+
+// TestShuffleDefinition checks Shuffle against its definition (plane j
+// holds byte j of every element), for counts around the 8-element steps
+// of its fast path.
+func TestShuffleDefinition(t *testing.T) {
+	for _, es := range []int{2, 4, 8} {
+		for n := 0; n <= 70; n++ {
+			src := testData(n + 1)[:n*es+es-1] // a tail of no whole element
+			got := make([]byte, len(src))
+			Shuffle(src, es, got)
+			want := make([]byte, len(src))
+			for i := 0; i < n; i++ {
+				for j := 0; j < es; j++ {
+					want[j*n+i] = src[i*es+j]
+				}
+			}
+			copy(want[n*es:], src[n*es:])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("es %d, %d elements: shuffle differs", es, n)
+			}
+		}
+	}
+}
