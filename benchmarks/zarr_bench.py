@@ -19,8 +19,8 @@
         and back by npyflow under /usr/bin/time -v: the peak RSS of each.
 
 Nothing it makes is kept but DIR/in*.npy (rm -rf DIR to free the disk).
-`make -C benchmarks bench-zarr` runs both; the numbers are in
-RESULTS.md's Zarr section.
+`make -C benchmarks bench-zarr` runs both (data/zarr.md); a run is in
+zarr_results.md.
 """
 import os
 import re
