@@ -63,6 +63,11 @@ type Array struct {
 	// Threads is how many chunks Read decodes at once (0: GOMAXPROCS).
 	// Set it before the first Read.
 	Threads int
+	// ReadAheadTo, when above 0, is the row (index along the first
+	// axis) where reading ahead stops: a reader of rows [a, b) of a
+	// larger array (a task of a sharded run) sets b, so that no chunk
+	// past its part is fetched.
+	ReadAheadTo int64
 
 	store      Store
 	unit       []int64 // the shape decoded at once: Inner or Chunks

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -82,6 +83,57 @@ func TestRowReads(t *testing.T) {
 					t.Errorf("%d units kept after reading", len(a.ra.slots))
 				}
 			})
+		}
+	}
+}
+
+// countStore counts the reads of each key.
+type countStore struct {
+	MemStore
+	mu    sync.Mutex
+	reads map[string]int
+}
+
+func (c *countStore) ReadAt(ctx context.Context, key string, p []byte, off int64) error {
+	c.mu.Lock()
+	c.reads[key]++
+	c.mu.Unlock()
+	return c.MemStore.ReadAt(ctx, key, p, off)
+}
+
+// TestReadAheadTo: reading rows 0-29 of 100 in small steps decodes each
+// chunk once, and with ReadAheadTo 30 no chunk past row 30 is fetched.
+func TestReadAheadTo(t *testing.T) {
+	ctx := context.Background()
+	s := &countStore{reads: map[string]int{}}
+	w, err := CreateArray(ctx, s, "a", CreateOptions{Format: 2, Shape: []int64{100, 3}, Chunks: []int64{10, 3}, DType: DType{Descr: "<i2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(ctx, make([]byte, 100*6)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenArray(ctx, s, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Threads, a.ReadAheadTo = 2, 30
+	for r := int64(0); r < 30; r += 3 {
+		if err := a.Read(ctx, []int64{r, 0}, []int64{3, 3}, make([]byte, 18)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := 0; k < 10; k++ {
+		key := fmt.Sprintf("a/%d.0", k)
+		want := 0
+		if k < 3 {
+			want = 1
+		}
+		if s.reads[key] != want {
+			t.Errorf("chunk %s read %d times, want %d", key, s.reads[key], want)
 		}
 	}
 }

@@ -162,7 +162,11 @@ func (a *Array) readRows(ctx context.Context, start, count []int64, dst []byte, 
 				ahead++
 			}
 		}
-		for b := b1 + 1; ahead < window && b*a.unit[0] < a.Shape[0]; b++ {
+		end := a.Shape[0]
+		if a.ReadAheadTo > 0 {
+			end = min(end, a.ReadAheadTo)
+		}
+		for b := b1 + 1; ahead < window && b*a.unit[0] < end; b++ {
 			for _, u := range a.bandUnits(b, window-ahead) {
 				if ra.slots[a.linear(u)] == nil {
 					a.decodeSlot(ctx, u)
