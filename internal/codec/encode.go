@@ -356,33 +356,6 @@ func bloscZstdLevel(clevel int) int {
 	return clevel * 2
 }
 
-// transpose8 reads eight little-endian uint64 words from b (64 bytes) and
-// returns them transposed as an 8x8 byte matrix: byte i of word j is
-// byte j of word i.
-func transpose8(b []byte) [8]uint64 {
-	_ = b[63]
-	var r [8]uint64
-	for k := range r {
-		r[k] = binary.LittleEndian.Uint64(b[8*k:])
-	}
-	for k := 0; k < 8; k += 2 {
-		a, c := r[k], r[k+1]
-		r[k] = a&0x00ff00ff00ff00ff | c<<8&0xff00ff00ff00ff00
-		r[k+1] = a>>8&0x00ff00ff00ff00ff | c&0xff00ff00ff00ff00
-	}
-	for _, k := range [4]int{0, 1, 4, 5} {
-		a, c := r[k], r[k+2]
-		r[k] = a&0x0000ffff0000ffff | c<<16&0xffff0000ffff0000
-		r[k+2] = a>>16&0x0000ffff0000ffff | c&0xffff0000ffff0000
-	}
-	for k := 0; k < 4; k++ {
-		a, c := r[k], r[k+4]
-		r[k] = a&0x00000000ffffffff | c<<32
-		r[k+4] = a>>32 | c&0xffffffff00000000
-	}
-	return r
-}
-
 // Shuffle is the byte shuffle (HDF5's filter, Blosc's): dst gets byte 0
 // of every element of src, then byte 1 of every element, ...; bytes past
 // the last whole element are copied as they are.
@@ -392,20 +365,7 @@ func Shuffle(src []byte, es int, dst []byte) {
 	case 8:
 		p0, p1, p2, p3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
 		p4, p5, p6, p7 := dst[4*n:5*n], dst[5*n:6*n], dst[6*n:7*n], dst[7*n:8*n]
-		// Eight elements at a time: an 8x8 byte transpose in registers.
-		i := 0
-		for ; i+8 <= n; i += 8 {
-			r := transpose8(src[8*i:])
-			binary.LittleEndian.PutUint64(p0[i:], r[0])
-			binary.LittleEndian.PutUint64(p1[i:], r[1])
-			binary.LittleEndian.PutUint64(p2[i:], r[2])
-			binary.LittleEndian.PutUint64(p3[i:], r[3])
-			binary.LittleEndian.PutUint64(p4[i:], r[4])
-			binary.LittleEndian.PutUint64(p5[i:], r[5])
-			binary.LittleEndian.PutUint64(p6[i:], r[6])
-			binary.LittleEndian.PutUint64(p7[i:], r[7])
-		}
-		for ; i < n; i++ {
+		for i := range p0 {
 			v := binary.LittleEndian.Uint64(src[8*i:])
 			p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 			p4[i], p5[i], p6[i], p7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)

@@ -153,3 +153,24 @@ func TestShuffleDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestUnshuffleDefinition checks Unshuffle against its definition (byte
+// j of element i comes from plane j), around its 8-element steps.
+func TestUnshuffleDefinition(t *testing.T) {
+	for _, es := range []int{2, 4, 8} {
+		for n := 1; n <= 70; n++ {
+			src := testData(n + 1)[:n*es+es-1]
+			got := Unshuffle(src, es, make([]byte, len(src)))
+			want := make([]byte, len(src))
+			for i := 0; i < n; i++ {
+				for j := 0; j < es; j++ {
+					want[i*es+j] = src[j*n+i]
+				}
+			}
+			copy(want[n*es:], src[n*es:])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("es %d, %d elements: unshuffle differs", es, n)
+			}
+		}
+	}
+}
