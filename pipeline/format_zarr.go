@@ -405,7 +405,7 @@ func (z *zarrRows) ReadRows(dst []byte) (int, error) {
 // zarrSinkOptions are a zarr sink's array options, checked.
 func zarrSinkOptions(c *job.Component) (zarr.CreateOptions, bool, error) {
 	zo := job.Options[zarrSinkOpts](c)
-	o := zarr.CreateOptions{Format: int(zo.ZarrFormat), Compression: zo.Compression, Level: int(zo.CompressionLevel)}
+	o := zarr.CreateOptions{Format: int(zo.ZarrFormat), Compression: zo.Compression, Level: int(zo.CompressionLevel), Strings: zo.Strings}
 	parse := func(field, text string) ([]int64, error) {
 		text = strings.TrimSpace(text)
 		if text == "" {

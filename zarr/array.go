@@ -61,6 +61,14 @@ type Array struct {
 	DimensionNames []string
 	// KeyEncoding is "default" or "v2", Separator "/" or ".".
 	KeyEncoding, Separator string
+	// Threads is how many chunks Read decodes at once (0: GOMAXPROCS).
+	// Set it before the first Read.
+	Threads int
+	// ReadAheadTo, when above 0, is the row (index along the first
+	// axis) where reading ahead stops: a reader of rows [a, b) of a
+	// larger array (a task of a sharded run) sets b, so that no chunk
+	// past its part is fetched.
+	ReadAheadTo int64
 
 	store      Store
 	unit       []int64 // the shape decoded at once: Inner or Chunks
@@ -72,6 +80,7 @@ type Array struct {
 	idxBig     bool
 	perShard   []int64 // inner chunks per shard, per axis
 	shardCache *shardCache
+	ra         *readahead // row reads' window of decoded units
 }
 
 func (a *Array) errf(chunk string, format string, args ...any) error {
@@ -128,7 +137,7 @@ func parseV2Array(s Store, path string, doc, attrs []byte) (*Array, error) {
 	if err := json.Unmarshal(doc, &m); err != nil {
 		return nil, &Error{Array: path, Msg: ".zarray is not valid JSON: " + err.Error()}
 	}
-	a := &Array{Path: path, Format: 2, store: s, KeyEncoding: "v2", Separator: "."}
+	a := &Array{Path: path, Format: 2, store: s, KeyEncoding: "v2", Separator: ".", ra: &readahead{}}
 	bad := func(f string, args ...any) (*Array, error) { return nil, a.errf("", f, args...) }
 	if m.ZarrFormat != 2 {
 		return bad(".zarray zarr_format is %d, not 2", m.ZarrFormat)
@@ -308,7 +317,7 @@ func parseCodecList(raw []json.RawMessage) ([]Codec, error) {
 
 func parseV3Array(s Store, path string, doc []byte) (*Array, error) {
 	var m v3Meta
-	a := &Array{Path: path, Format: 3, store: s, Order: 'C'}
+	a := &Array{Path: path, Format: 3, store: s, Order: 'C', ra: &readahead{}}
 	if err := json.Unmarshal(doc, &m); err != nil {
 		return nil, a.errf("", "zarr.json is not valid JSON: %v", err)
 	}

@@ -30,6 +30,29 @@ type bytesCodec interface {
 	encode(e *codec.Encoder, dst, src []byte) ([]byte, error)
 }
 
+// intoDecoder is a bytesCodec that decodes straight into a buffer of
+// the decoded size (no allocation, no copy).
+type intoDecoder interface {
+	decodeInto(src, dst []byte) error
+}
+
+// decodeInto decodes src into dst, which it must fill exactly: in place
+// when c can, else through a buffer of its own.
+func decodeInto(c bytesCodec, src, dst []byte) error {
+	if d, ok := c.(intoDecoder); ok {
+		return d.decodeInto(src, dst)
+	}
+	out, err := c.decode(src, int64(len(dst)), int64(len(dst)))
+	if err != nil {
+		return err
+	}
+	if len(out) != len(dst) {
+		return fmt.Errorf("decodes to %d bytes, want %d", len(out), len(dst))
+	}
+	copy(dst, out)
+	return nil
+}
+
 type zstdCodec struct{ level int }
 
 func (c zstdCodec) decode(src []byte, want, limit int64) ([]byte, error) {
@@ -37,6 +60,10 @@ func (c zstdCodec) decode(src []byte, want, limit int64) ([]byte, error) {
 		want = limit
 	}
 	return codec.DecodeZstd(codec.Params{}, src, uint64(want), nil)
+}
+
+func (zstdCodec) decodeInto(src, dst []byte) error {
+	return codec.ZstdDecodeInto(src, dst)
 }
 
 func (c zstdCodec) encode(e *codec.Encoder, dst, src []byte) ([]byte, error) {
@@ -61,6 +88,11 @@ func (c bloscCodec) decode(src []byte, want, limit int64) ([]byte, error) {
 	return out, err
 }
 
+func (bloscCodec) decodeInto(src, dst []byte) error {
+	_, err := codec.DecodeBlosc(codec.Params{}, src, uint64(len(dst)), dst)
+	return err
+}
+
 func (c bloscCodec) encode(e *codec.Encoder, dst, src []byte) ([]byte, error) {
 	return e.Blosc(dst, src, c.cname, c.clevel, c.shuffle, c.typesize)
 }
@@ -69,6 +101,10 @@ type lz4Codec struct{}
 
 func (lz4Codec) decode(src []byte, want, limit int64) ([]byte, error) {
 	return codec.DecodeLZ4Numcodecs(src, want, limit)
+}
+
+func (lz4Codec) decodeInto(src, dst []byte) error {
+	return codec.DecodeLZ4NumcodecsInto(src, dst)
 }
 
 func (lz4Codec) encode(e *codec.Encoder, dst, src []byte) ([]byte, error) {

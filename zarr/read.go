@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"runtime"
 	"sync"
 )
 
@@ -43,10 +42,27 @@ func (a *Array) unitElems() int64 {
 // fetchUnit returns the stored bytes of the unit at unit-grid index u, or
 // nil when it is missing (read as the fill value), and the key that names
 // it in errors.
-func (a *Array) fetchUnit(ctx context.Context, u []int64) ([]byte, string, error) {
+func (a *Array) fetchUnit(ctx context.Context, u []int64, scratch *[]byte) ([]byte, string, error) {
+	alloc := func(n int64) []byte {
+		if scratch == nil {
+			return make([]byte, n)
+		}
+		if int64(cap(*scratch)) < n {
+			*scratch = make([]byte, n)
+		}
+		return (*scratch)[:n]
+	}
 	if a.Inner == nil {
 		key := a.ChunkKey(u)
-		b, err := get(ctx, a.store, key, maxChunkBytes+1<<20)
+		n, err := a.store.Size(ctx, key)
+		if err == nil && n > maxChunkBytes+1<<20 {
+			err = fmt.Errorf("%s is %d bytes, more than the %d it may have", key, n, maxChunkBytes+1<<20)
+		}
+		var b []byte
+		if err == nil {
+			b = alloc(n)
+			err = a.store.ReadAt(ctx, key, b, 0)
+		}
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, key, nil
@@ -75,7 +91,7 @@ func (a *Array) fetchUnit(ctx context.Context, u []int64) ([]byte, string, error
 	if off == math.MaxUint64 && n == math.MaxUint64 {
 		return nil, name, nil
 	}
-	b := make([]byte, n)
+	b := alloc(int64(n))
 	if err := a.store.ReadAt(ctx, key, b, int64(off)); err != nil {
 		return nil, name, a.errf(name, "%v", err)
 	}
@@ -216,6 +232,52 @@ func (a *Array) decodeUnit(raw []byte, name string) ([]byte, error) {
 	return raw, nil
 }
 
+// rawPool holds the buffers stored units are read into.
+var rawPool sync.Pool
+
+// loadUnit reads unit u and decodes it into dst (one unit long); false
+// when the unit is missing (dst untouched: the caller fills it).
+func (a *Array) loadUnit(ctx context.Context, u []int64, dst []byte) (bool, error) {
+	scratch, _ := rawPool.Get().(*[]byte)
+	if scratch == nil {
+		scratch = new([]byte)
+	}
+	defer rawPool.Put(scratch)
+	raw, name, err := a.fetchUnit(ctx, u, scratch)
+	if err != nil || raw == nil {
+		return false, err
+	}
+	return true, a.decodeUnitInto(raw, name, dst)
+}
+
+// decodeUnitInto is decodeUnit into dst (one unit long): the last
+// decompressor writes straight into dst when it can.
+func (a *Array) decodeUnitInto(raw []byte, name string, dst []byte) error {
+	if len(a.a2a) > 0 || len(a.b2b) == 0 {
+		src, err := a.decodeUnit(raw, name)
+		if err != nil {
+			return err
+		}
+		copy(dst, src)
+		return nil
+	}
+	var err error
+	for i := len(a.b2b) - 1; i >= 1; i-- {
+		if raw, err = a.b2b[i].decode(raw, -1, maxChunkBytes); err != nil {
+			return a.errf(name, "%v", err)
+		}
+	}
+	if err := decodeInto(a.b2b[0], raw, dst); err != nil {
+		return a.errf(name, "%v (chunk shape %v of %s)", err, a.unit, a.DType.name())
+	}
+	if a.bigEndian {
+		if u := swapUnit(a.DType); u > 1 {
+			swapBytes(dst, u)
+		}
+	}
+	return nil
+}
+
 // decodeStrings turns a stored unit of a variable-length string array
 // into its items.
 func (a *Array) decodeStrings(raw []byte, name string) ([][]byte, error) {
@@ -278,10 +340,10 @@ func (a *Array) units(start, count []int64) [][]int64 {
 	}
 }
 
-// parallel runs f on each item with GOMAXPROCS workers, stopping at the
-// first error.
-func parallel(ctx context.Context, n int, f func(i int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
+// parallel runs f on each of n items with at most workers goroutines,
+// stopping at the first error.
+func parallel(ctx context.Context, workers, n int, f func(i int) error) error {
+	workers = min(workers, n)
 	if workers <= 1 {
 		for i := 0; i < n; i++ {
 			if err := ctx.Err(); err != nil {
@@ -347,17 +409,28 @@ func (a *Array) Read(ctx context.Context, start, count []int64, dst []byte) erro
 		return a.errf("", "destination of %d bytes for %d elements of %d", len(dst), n, es)
 	}
 	units := a.units(start, count)
-	return parallel(ctx, len(units), func(i int) error {
+	if a.rowRead(start, count) && a.ra.mu.TryLock() {
+		defer a.ra.mu.Unlock()
+		return a.readRows(ctx, start, count, dst, units, es)
+	}
+	return parallel(ctx, threads(a.Threads), len(units), func(i int) error {
 		u := units[i]
-		raw, name, err := a.fetchUnit(ctx, u)
+		if seg := a.segment(u, start, count, dst, es); seg != nil {
+			present, err := a.loadUnit(ctx, u, seg)
+			if err == nil && !present {
+				a.fill(seg)
+			}
+			return err
+		}
+		buf := a.getBuf()
+		defer a.putBuf(buf)
+		present, err := a.loadUnit(ctx, u, *buf)
 		if err != nil {
 			return err
 		}
-		var src []byte
-		if raw != nil {
-			if src, err = a.decodeUnit(raw, name); err != nil {
-				return err
-			}
+		src := *buf
+		if !present {
+			src = nil
 		}
 		a.copyUnit(u, src, start, count, dst, es)
 		return nil
@@ -456,9 +529,9 @@ func (a *Array) ReadStrings(ctx context.Context, start, count []int64) ([][]byte
 	slots := make([]byte, 8*n)
 	var mu sync.Mutex
 	pieces := make([][][]byte, len(units))
-	err = parallel(ctx, len(units), func(i int) error {
+	err = parallel(ctx, threads(a.Threads), len(units), func(i int) error {
 		u := units[i]
-		raw, name, err := a.fetchUnit(ctx, u)
+		raw, name, err := a.fetchUnit(ctx, u, nil)
 		if err != nil {
 			return err
 		}

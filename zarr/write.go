@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/npyflow/npyflow/internal/codec"
 )
@@ -35,6 +36,19 @@ type CreateOptions struct {
 	Fill           []byte
 	Attrs          map[string]any
 	DimensionNames []string
+	// Strings is how numpy U and S arrays are stored (other types are
+	// not affected): "fixed" (or "", the default, as zarr-python does)
+	// fixed-width, "vlen" as
+	// variable-length strings: v2 "|O" with the vlen-utf8 (U) or
+	// vlen-bytes (S) filter of numcodecs, v3 the string data type with
+	// the vlen-utf8 codec (S has no v3 type then). Trailing NULs are
+	// numpy's padding and are not stored; rows are still given in DType's
+	// fixed width.
+	Strings string
+	// Threads is how many chunks (shards) are encoded at once (0:
+	// GOMAXPROCS). WriteRows hands each full band of chunks to them and
+	// returns; at most 2 x Threads chunks are in flight.
+	Threads int
 }
 
 // DefaultChunks is a chunk shape of about 4 MiB for shape and elements
@@ -63,9 +77,17 @@ type ArrayWriter struct {
 	band   []byte // rows buffered for the current band of chunks (shards)
 	rows   int64  // rows written so far
 	bandAt int64  // first row of the band
+	in     DType  // the type rows are given in, for variable-length strings
 	group  *GroupWriter
 	name   string
 	closed bool
+
+	// Bands being encoded in the background (WriteRows).
+	slots    chan struct{} // one token per chunk in flight
+	inflight sync.WaitGroup
+	errMu    sync.Mutex
+	err      error // the first error of a background chunk: sticky
+	bands    sync.Pool
 }
 
 // encoderPool keeps compressors (megabytes of Zstandard tables each)
@@ -85,11 +107,32 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 		return bad("zarr format %d: 2 or 3", o.Format)
 	}
 	if o.DType.VarString || o.DType.Descr == "|O" {
-		return bad("writing variable-length strings is not supported")
+		return bad("data type %s: give variable-length strings as fixed-width U or S with Strings \"vlen\"", o.DType.name())
 	}
 	es := o.DType.ItemSize()
 	if es <= 0 {
 		return bad("data type %s has no fixed size", o.DType.name())
+	}
+	var vlen *DType // the stored type of variable-length strings
+	switch o.Strings {
+	case "", "fixed":
+	case "vlen":
+		k := o.DType.Kind()
+		if o.DType.Fields != nil || k != 'U' && k != 'S' {
+			break // only U and S arrays change
+		}
+		if k == 'S' && o.Format == 3 {
+			return bad("strings vlen: Zarr v3 has no registered variable-length bytes type for %s; write Zarr format 2 or fixed strings", o.DType.name())
+		}
+		if o.Shards != nil {
+			return bad("strings vlen: sharding variable-length strings is not supported")
+		}
+		vlen = &DType{Descr: "<U0", VarString: true}
+		if k == 'S' {
+			vlen.Descr = "|S0"
+		}
+	default:
+		return bad("strings %q: fixed or vlen", o.Strings)
 	}
 	if o.Chunks == nil {
 		o.Chunks = DefaultChunks(o.Shape, es)
@@ -113,11 +156,24 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if o.Fill != nil && len(o.Fill) != es {
 		return bad("fill value of %d bytes for elements of %d", len(o.Fill), es)
 	}
-	comp, cjson, err := compressionFor(o, es)
+	ces := es
+	if vlen != nil {
+		ces = 1 // the codec sees the vlen encoding's bytes
+	}
+	comp, cjson, err := compressionFor(o, ces)
 	if err != nil {
 		return bad("%v", err)
 	}
 	w := &ArrayWriter{opts: o, comp: comp, es: es}
+	var vfill []byte
+	if vlen != nil && o.Fill != nil {
+		if vfill, err = stringItem(o.DType, o.Fill); err != nil {
+			return bad("fill value: %v", err)
+		}
+	}
+	if th := threads(o.Threads); th > 1 {
+		w.slots = make(chan struct{}, 2*th)
+	}
 	var doc map[string]any
 	if o.Format == 2 {
 		if o.DType.Fields == nil {
@@ -134,6 +190,14 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			"dtype": o.DType.v2JSON(), "compressor": cj, "fill_value": fillJSON(o.Fill, o.DType, false),
 			"order": "C", "filters": nil, "dimension_separator": ".",
 		}
+		if vlen != nil {
+			id := "vlen-utf8"
+			if vlen.Kind() == 'S' {
+				id = "vlen-bytes"
+			}
+			doc["dtype"], doc["fill_value"] = "|O", fillJSON(vfill, *vlen, false)
+			doc["filters"] = []any{map[string]any{"id": id}}
+		}
 		attrs := map[string]any{}
 		for k, v := range o.Attrs {
 			attrs[k] = v
@@ -145,7 +209,11 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			w.attrs, _ = json.MarshalIndent(attrs, "", "    ")
 		}
 	} else {
-		name, err := o.DType.v3Name()
+		dt := o.DType
+		if vlen != nil {
+			dt = *vlen
+		}
+		name, err := dt.v3Name()
 		if err != nil {
 			return bad("%v", err)
 		}
@@ -154,6 +222,9 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			endian = "big"
 		}
 		codecs := []any{map[string]any{"name": "bytes", "configuration": map[string]any{"endian": endian}}}
+		if vlen != nil {
+			codecs = []any{map[string]any{"name": "vlen-utf8", "configuration": map[string]any{}}}
+		}
 		if cjson != nil {
 			codecs = append(codecs, cjson)
 		}
@@ -178,7 +249,7 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 			"zarr_format": 3, "node_type": "array", "shape": o.Shape, "data_type": name,
 			"chunk_grid":         map[string]any{"name": "regular", "configuration": map[string]any{"chunk_shape": chunks}},
 			"chunk_key_encoding": map[string]any{"name": "default", "configuration": map[string]any{"separator": "/"}},
-			"fill_value":         fillJSON(o.Fill, o.DType, true), "codecs": codecs, "attributes": attrs,
+			"fill_value":         fillJSON(o.Fill, dt, true), "codecs": codecs, "attributes": attrs,
 		}
 		if o.DimensionNames != nil {
 			doc["dimension_names"] = o.DimensionNames
@@ -197,8 +268,11 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if err != nil {
 		return nil, err
 	}
-	if w.a.Fill == nil && o.Fill != nil {
+	if w.a.Fill == nil && o.Fill != nil && vlen == nil {
 		w.a.Fill = o.Fill
+	}
+	if vlen != nil {
+		w.in = o.DType
 	}
 	return w, nil
 }
@@ -299,6 +373,9 @@ func (w *ArrayWriter) rowBytes() int64 {
 // each full band is encoded and stored.
 func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 	a := w.a
+	if err := w.failed(); err != nil {
+		return err
+	}
 	if len(a.Shape) == 0 {
 		if int64(len(data)) != int64(w.es) || w.rows > 0 {
 			return a.errf("", "a 0-d array takes one element")
@@ -323,7 +400,12 @@ func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 		room := min(bandRows-(w.rows-w.bandAt), a.Shape[0]-w.bandAt-(w.rows-w.bandAt))
 		k := min(room, int64(len(data))/rb)
 		if w.band == nil {
-			w.band = make([]byte, 0, min(bandRows, a.Shape[0]-w.bandAt)*rb)
+			size := min(bandRows, a.Shape[0]-w.bandAt) * rb
+			if p, ok := w.bands.Get().(*[]byte); ok && int64(cap(*p)) >= size {
+				w.band = (*p)[:0]
+			} else {
+				w.band = make([]byte, 0, size)
+			}
 		}
 		w.band = append(w.band, data[:k*rb]...)
 		data = data[k*rb:]
@@ -343,10 +425,59 @@ func (w *ArrayWriter) flushBand(ctx context.Context) error {
 	count := append([]int64(nil), a.Shape...)
 	start[0] = w.bandAt
 	count[0] = w.rows - w.bandAt
-	err := w.WriteRegion(ctx, start, count, w.band)
+	band := w.band
 	w.bandAt = w.rows
-	w.band = w.band[:0]
-	return err
+	if w.slots == nil {
+		w.band = w.band[:0]
+		return w.WriteRegion(ctx, start, count, band)
+	}
+	// In the background: the band belongs to its chunks now, and the
+	// next rows go to another buffer.
+	w.band = nil
+	cells, err := w.cells(start, count)
+	if err != nil {
+		return err
+	}
+	if int64(len(band)) != w.regionBytes(count) {
+		return a.errf("", "%d bytes for %d elements of %d", len(band), w.regionBytes(count)/int64(w.es), w.es)
+	}
+	var left atomic.Int64
+	left.Store(int64(len(cells)))
+	for _, cell := range cells {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := w.failed(); err != nil {
+			<-w.slots
+			return err
+		}
+		w.inflight.Add(1)
+		go func() {
+			defer w.inflight.Done()
+			err := w.writeCell(ctx, cell, start, count, band)
+			<-w.slots
+			if err != nil {
+				w.errMu.Lock()
+				if w.err == nil {
+					w.err = err
+				}
+				w.errMu.Unlock()
+			}
+			if left.Add(-1) == 0 {
+				w.bands.Put(&band)
+			}
+		}()
+	}
+	return nil
+}
+
+// failed is the first error of a chunk written in the background.
+func (w *ArrayWriter) failed() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.err
 }
 
 // WriteRegion stores the region start+count (data in C order), which
@@ -356,23 +487,43 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 	if len(a.Shape) == 0 {
 		start, count = []int64{}, []int64{}
 	}
-	n, err := a.checkRegion(start, count)
+	cells, err := w.cells(start, count)
 	if err != nil {
 		return err
 	}
-	if n*int64(w.es) != int64(len(data)) {
-		return a.errf("", "%d bytes for %d elements of %d", len(data), n, w.es)
+	if int64(len(data)) != w.regionBytes(count) {
+		return a.errf("", "%d bytes for %d elements of %d", len(data), w.regionBytes(count)/int64(w.es), w.es)
 	}
-	// The outer grid cells (chunks or shards) the region covers.
+	return parallel(ctx, threads(w.opts.Threads), len(cells), func(i int) error {
+		return w.writeCell(ctx, cells[i], start, count, data)
+	})
+}
+
+// regionBytes is the size of a region of count elements.
+func (w *ArrayWriter) regionBytes(count []int64) int64 {
+	n := int64(w.es)
+	for _, c := range count {
+		n *= c
+	}
+	return n
+}
+
+// cells lists the outer grid cells (chunks or shards) of the region
+// start+count, checked to cover them whole.
+func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
+	a := w.a
+	if _, err := a.checkRegion(start, count); err != nil {
+		return nil, err
+	}
 	nd := len(a.Shape)
 	lo := make([]int64, nd)
 	hi := make([]int64, nd)
 	for i := range start {
 		if start[i]%a.Chunks[i] != 0 || (start[i]+count[i])%a.Chunks[i] != 0 && start[i]+count[i] != a.Shape[i] {
-			return a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
+			return nil, a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
 		}
 		if count[i] == 0 {
-			return nil
+			return nil, nil
 		}
 		lo[i] = start[i] / a.Chunks[i]
 		hi[i] = (start[i] + count[i] - 1) / a.Chunks[i]
@@ -390,37 +541,68 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 			cur[k] = lo[k]
 		}
 		if k < 0 {
-			break
+			return cells, nil
 		}
 	}
-	pool := &encoderPool
-	return parallel(ctx, len(cells), func(i int) error {
-		enc, _ := pool.Get().(*codec.Encoder)
-		if enc == nil {
-			enc = new(codec.Encoder)
+}
+
+// outPool holds the buffers chunks are encoded into. A Store copies or
+// writes out a value before Put returns (an io.Writer's contract), so
+// the buffer is free again after it.
+var outPool sync.Pool
+
+// writeCell encodes and stores one grid cell (chunk or shard) of the
+// region start+count whose elements are data.
+func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64, data []byte) error {
+	a := w.a
+	enc, _ := encoderPool.Get().(*codec.Encoder)
+	if enc == nil {
+		enc = new(codec.Encoder)
+	}
+	defer encoderPool.Put(enc)
+	ob, _ := outPool.Get().(*[]byte)
+	if ob == nil {
+		ob = new([]byte)
+	}
+	defer outPool.Put(ob)
+	key := a.ChunkKey(cell)
+	var out []byte
+	var err error
+	if a.vlen {
+		buf := w.extract(cell, a.Chunks, start, count, data)
+		var items [][]byte
+		if items, err = stringItems(w.in, buf); err == nil {
+			out = encodeVlen(items)
+			if w.comp != nil {
+				if out, err = w.comp.encode(enc, (*ob)[:0], out); err == nil {
+					*ob = out
+				}
+			}
 		}
-		defer pool.Put(enc)
-		cell := cells[i]
-		key := a.ChunkKey(cell)
-		var out []byte
-		var err error
-		if a.Inner == nil {
-			buf := w.extract(cell, a.Chunks, start, count, data)
-			out, err = w.encodeUnit(enc, buf)
-		} else {
-			out, err = w.encodeShard(enc, cell, start, count, data)
+	} else if a.Inner == nil {
+		// A chunk whole and contiguous in the region is encoded where it is.
+		buf := a.segment(cell, start, count, data, int64(w.es))
+		if buf == nil {
+			buf = w.extract(cell, a.Chunks, start, count, data)
 		}
-		if err != nil {
-			return a.errf(key, "%v", err)
+		if w.comp == nil {
+			out = buf
+		} else if out, err = w.comp.encode(enc, (*ob)[:0], buf); err == nil {
+			*ob = out
 		}
-		if out == nil {
-			return nil // an empty shard is not stored
-		}
-		if err := a.store.Put(ctx, key, out); err != nil {
-			return a.errf(key, "%v", err)
-		}
-		return nil
-	})
+	} else {
+		out, err = w.encodeShard(enc, cell, start, count, data)
+	}
+	if err != nil {
+		return a.errf(key, "%v", err)
+	}
+	if out == nil {
+		return nil // an empty shard is not stored
+	}
+	if err := a.store.Put(ctx, key, out); err != nil {
+		return a.errf(key, "%v", err)
+	}
+	return nil
 }
 
 // extract copies grid cell idx of shape unit (in units of unit) out of the
@@ -444,7 +626,7 @@ func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []by
 			full = false
 		}
 	}
-	if !full {
+	if !full && !a.vlen { // variable-length strings overhang as "", as zarr-python writes them
 		a.fill(buf)
 	}
 	// Copy rows of the last axis from the region (the inverse of copyUnit).
@@ -556,8 +738,10 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64
 	return out, nil
 }
 
-// Close writes whatever rows are still buffered and the metadata (last,
-// so a reader never sees an array whose chunks are not all there).
+// Close writes whatever rows are still buffered, waits for the chunks
+// being encoded, and writes the metadata (last, so a reader never sees
+// an array whose chunks are not all there). After an error of WriteRows,
+// Close still waits for the chunks in flight and returns the error.
 func (w *ArrayWriter) Close(ctx context.Context) error {
 	if w.closed {
 		return nil
@@ -566,8 +750,13 @@ func (w *ArrayWriter) Close(ctx context.Context) error {
 	a := w.a
 	if len(w.band) > 0 {
 		if err := w.flushBand(ctx); err != nil {
+			w.inflight.Wait()
 			return err
 		}
+	}
+	w.inflight.Wait()
+	if err := w.failed(); err != nil {
+		return err
 	}
 	if w.rows != 0 && len(a.Shape) > 0 && w.rows != a.Shape[0] {
 		return a.errf("", "%d of %d rows written", w.rows, a.Shape[0])

@@ -201,6 +201,14 @@ func TestCrossTools(t *testing.T) {
 				write("f8_sharded_"+comp, f8, CreateOptions{Shape: []int64{301, 7}, Chunks: []int64{50, 4}, Shards: []int64{100, 8}, DType: DType{Descr: "<f8"}, Compression: comp})
 			}
 		}
+		// Variable-length strings (xcheck's STRINGS), as U and, in v2, S.
+		words := []string{"a", "", "grüße", "x\x00y", "日本語テキスト", "end", "z"}
+		for _, comp := range []string{"zstd", "blosc"} {
+			write("str_vlen_"+comp, fixedStrings("<U7", words), CreateOptions{Shape: []int64{7}, Chunks: []int64{3}, DType: DType{Descr: "<U7"}, Compression: comp, Strings: "vlen"})
+			if format == 2 {
+				write("str_vlen_bytes_"+comp, fixedStrings("|S21", words), CreateOptions{Shape: []int64{7}, Chunks: []int64{3}, DType: DType{Descr: "|S21"}, Compression: comp, Strings: "vlen"})
+			}
+		}
 		if err := g.Close(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // Encoder compresses chunks. One Encoder keeps its compressors from chunk
 // to chunk; it is not safe for concurrent use (give each worker its own).
 type Encoder struct {
-	zstd map[int]*zstd.Encoder
+	zstd map[int]*zstd.Encoder // by 2 x level, +1 single-segment
 	lz   lz4.Compressor
 	lzhc lz4.CompressorHC
 	zw   *zlib.Writer
@@ -29,22 +29,33 @@ type Encoder struct {
 // Zstd appends to dst one Zstandard frame of src at level (1-22, libzstd's
 // scale), with the frame content size in its header (tensorstore and
 // other readers need it) and no checksum.
+//
+// Frames of up to 1 MiB are single-segment (the window is the content);
+// larger ones keep the level's window, so that no reader needs a window
+// as large as a chunk. Each kind has its own encoder: a frame of fewer
+// than 256 bytes that is not single-segment has no room for its content
+// size in the format.
 func (e *Encoder) Zstd(dst, src []byte, level int) ([]byte, error) {
-	z := e.zstd[level]
+	single := len(src) <= 1<<20
+	key := 2 * level
+	if single {
+		key++
+	}
+	z := e.zstd[key]
 	if z == nil {
 		var err error
 		z, err = zstd.NewWriter(nil,
 			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
 			zstd.WithEncoderConcurrency(1),
 			zstd.WithEncoderCRC(false),
-			zstd.WithSingleSegment(len(src) <= 1<<20))
+			zstd.WithSingleSegment(single))
 		if err != nil {
 			return nil, err
 		}
 		if e.zstd == nil {
 			e.zstd = map[int]*zstd.Encoder{}
 		}
-		e.zstd[level] = z
+		e.zstd[key] = z
 	}
 	return z.EncodeAll(src, dst), nil
 }
@@ -156,6 +167,25 @@ func DecodeLZ4Numcodecs(src []byte, want, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("lz4: decodes to %d bytes, want %d", k, n)
 	}
 	return out, nil
+}
+
+// DecodeLZ4NumcodecsInto decodes numcodecs' LZ4 framing into dst, which
+// the data must fill exactly.
+func DecodeLZ4NumcodecsInto(src, dst []byte) error {
+	if len(src) < 4 {
+		return fmt.Errorf("lz4: %d bytes, shorter than its size header", len(src))
+	}
+	if n := int64(binary.LittleEndian.Uint32(src)); n != int64(len(dst)) {
+		return fmt.Errorf("lz4: declares %d decoded bytes, want %d", n, len(dst))
+	}
+	k, err := lz4.UncompressBlock(src[4:], dst)
+	if err != nil {
+		return fmt.Errorf("lz4: %v", err)
+	}
+	if k != len(dst) {
+		return fmt.Errorf("lz4: decodes to %d bytes, want %d", k, len(dst))
+	}
+	return nil
 }
 
 // ReadBounded reads r to its end into a buffer grown with the output

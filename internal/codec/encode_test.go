@@ -17,9 +17,21 @@ func testData(n int) []byte {
 	return b
 }
 
+// TestZstdFrameHasContentSize: every frame declares its content size
+// (tensorstore issue 182: readers that size their output from it), small
+// chunks and chunks past 1 MiB and past the window alike, whichever size
+// an Encoder saw first.
 func TestZstdFrameHasContentSize(t *testing.T) {
-	var e Encoder
-	for _, n := range []int{0, 1, 1000, 40000} {
+	var e, e2 Encoder
+	sizes := []int{0, 1, 1000, 40000, 300000, 1100000}
+	for i := range sizes {
+		sizes = append(sizes, sizes[len(sizes)-1-2*i]) // then largest first, on e2
+	}
+	for i, n := range sizes {
+		e := &e
+		if i >= len(sizes)/2 {
+			e = &e2
+		}
 		src := testData(n)
 		enc, err := e.Zstd(nil, src, 3)
 		if err != nil {
@@ -115,6 +127,50 @@ func TestShuffleInvertsUnshuffle(t *testing.T) {
 		back := Unshuffle(sh, es, make([]byte, len(sh)))
 		if !bytes.Equal(back, src) {
 			t.Fatalf("es %d: unshuffle(shuffle(x)) != x", es)
+		}
+	}
+}
+
+// TestShuffleDefinition checks Shuffle against its definition (plane j
+// holds byte j of every element), for counts around the 8-element steps
+// of its fast path.
+func TestShuffleDefinition(t *testing.T) {
+	for _, es := range []int{2, 4, 8} {
+		for n := 0; n <= 70; n++ {
+			src := testData(n + 1)[:n*es+es-1] // a tail of no whole element
+			got := make([]byte, len(src))
+			Shuffle(src, es, got)
+			want := make([]byte, len(src))
+			for i := 0; i < n; i++ {
+				for j := 0; j < es; j++ {
+					want[j*n+i] = src[i*es+j]
+				}
+			}
+			copy(want[n*es:], src[n*es:])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("es %d, %d elements: shuffle differs", es, n)
+			}
+		}
+	}
+}
+
+// TestUnshuffleDefinition checks Unshuffle against its definition (byte
+// j of element i comes from plane j), around its 8-element steps.
+func TestUnshuffleDefinition(t *testing.T) {
+	for _, es := range []int{2, 4, 8} {
+		for n := 1; n <= 70; n++ {
+			src := testData(n + 1)[:n*es+es-1]
+			got := Unshuffle(src, es, make([]byte, len(src)))
+			want := make([]byte, len(src))
+			for i := 0; i < n; i++ {
+				for j := 0; j < es; j++ {
+					want[i*es+j] = src[j*n+i]
+				}
+			}
+			copy(want[n*es:], src[n*es:])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("es %d, %d elements: unshuffle differs", es, n)
+			}
 		}
 	}
 }

@@ -72,6 +72,9 @@ add("S5", np.array([b"ab", b"", b"hello", b"x\x00y"], dtype="S5"), chunks=(3,), 
 add("U4", np.array(["ab", "", "héllo"[:4], "日本"], dtype="<U4"), chunks=(3,), fill_value="")
 add("vlen_utf8", np.array(["a", "", "grüße", "日本語テキスト", "end"], dtype=object), chunks=(2,), dtype=object, object_codec=numcodecs.VLenUTF8())
 add("vlen_bytes", np.array([b"a", b"", b"\x00\x01\x02", b"long bytes here"], dtype=object), chunks=(3,), dtype=object, object_codec=numcodecs.VLenBytes())
+# Raw (no compressor) vlen chunks: npyflow's writer must give these bytes.
+add("vlen_utf8_raw", np.array(["a", "", "grüße", "x\x00y", "日本語"], dtype=object), chunks=(2,), dtype=object, object_codec=numcodecs.VLenUTF8(), compressor=None)
+add("vlen_bytes_raw", np.array([b"ab", b"", b"\x00\x01\x02", b"x"], dtype=object), chunks=(3,), dtype=object, object_codec=numcodecs.VLenBytes(), compressor=None)
 add("structured", np.array([(1, 2.5, b"ab"), (-3, np.nan, b"c")], dtype=[("a", "<i2"), ("b", "<f8"), ("c", "S2")]), chunks=(1,))
 add("scalar", np.array(-123456, dtype="<i4"))
 g = root.create_group("nested/deeper")

@@ -6,6 +6,7 @@
                              DIR/zp_v2.zarr, for npyflow to read
     xcheck_v2.py read DIR    reads every array npyflow wrote to
                              DIR/npyflow_v2.zarr and checks its values
+                             (variable-length strings included)
 """
 import sys
 
@@ -33,6 +34,10 @@ COMPRESSORS = {
 }
 
 
+# The variable-length strings npyflow writes (TestCrossTools' words).
+STRINGS = ["a", "", "grüße", "x\x00y", "日本語テキスト", "end", "z"]
+
+
 def write(d):
     root = zarr.open_group(d + "/zp_v2.zarr", mode="w")
     img = image(512, 512)
@@ -51,6 +56,14 @@ def read(d):
             want = image(*a.shape[:2])
         elif name.startswith("f8"):
             want = (np.arange(a.size, dtype="<f8") * 1.25 - 40).reshape(a.shape)
+        elif name.startswith("str_vlen_bytes"):
+            want = np.array([s.encode() for s in STRINGS], dtype=object)
+            if a.filters[0].codec_id != "vlen-bytes":
+                raise SystemExit("npyflow's %s has filters %s" % (name, a.filters))
+        elif name.startswith("str_vlen"):
+            want = np.array(STRINGS, dtype=object)
+            if a.filters[0].codec_id != "vlen-utf8":
+                raise SystemExit("npyflow's %s has filters %s" % (name, a.filters))
         else:
             raise SystemExit("unexpected array %s" % name)
         if not np.array_equal(data, want):

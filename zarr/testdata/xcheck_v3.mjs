@@ -52,6 +52,7 @@ if (mode === "write") {
     let want;
     if (name.startsWith("image")) want = image(got.shape[0], got.shape[1]);
     else if (name.startsWith("f8")) want = Float64Array.from({ length: size }, (_, i) => i * 1.25 - 40);
+    else if (name.startsWith("str")) want = ["a", "", "grüße", "x\0y", "日本語テキスト", "end", "z"];
     else throw new Error(`unexpected array ${name}`);
     for (let i = 0; i < size; i++) {
       if (got.data[i] !== want[i]) throw new Error(`zarrita reads npyflow's ${name} wrong at ${i}: ${got.data[i]} != ${want[i]}`);
