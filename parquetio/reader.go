@@ -122,6 +122,9 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 }
 
 func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
+	if opts != nil && opts.Threads < 0 {
+		return nil, fmt.Errorf("parquetio: ReadOptions.Threads %d: want 0 (GOMAXPROCS) or more", opts.Threads)
+	}
 	held := newHeldReader(r)
 	f, err := openParquet(held, size)
 	if err != nil {
@@ -317,6 +320,13 @@ func physicalName(e *format.SchemaElement) string {
 // chunkValues checks the page headers of a column chunk (once) and
 // returns the number of values its data pages hold.
 func (r *Reader) chunkValues(rg, col int) (int64, error) {
+	return r.chunkValuesWith(&r.scan, rg, col)
+}
+
+// chunkValuesWith is chunkValues with the scanner cs: goroutines checking
+// different chunks at once, each with its scanner, may call it once
+// r.values[rg] is allocated.
+func (r *Reader) chunkValuesWith(cs *chunkScanner, rg, col int) (int64, error) {
 	if r.fmd.RowGroups[rg].NumRows == 0 {
 		return 0, nil // never read
 	}
@@ -335,9 +345,9 @@ func (r *Reader) chunkValues(rg, col int) (int64, error) {
 	var n int64
 	var err error
 	if r.held != nil {
-		n, err = r.scan.scanChunk(r.held, m)
+		n, err = cs.scanChunk(r.held, m)
 	} else {
-		n, err = r.scan.scan(r.ra, m)
+		n, err = cs.scan(r.ra, m)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(m.PathInSchema, "."), rg, err)
