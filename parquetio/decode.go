@@ -194,18 +194,38 @@ func (r *Reader) loadGroup() error {
 	if r.bufs == nil {
 		r.layout(false)
 	}
-	g0, g1 := r.rg, r.window()
-	// The pages of every column must hold the values of the row groups'
+	if a := r.ahead; a != nil {
+		// The window decoded ahead (prefetch) starts here.
+		r.ahead = nil
+		<-a.done
+		if a.err != nil {
+			return a.err
+		}
+		r.spare, r.bufs = r.bufs, a.bufs
+		r.bufRow, r.bufN, r.rg = r.next, a.n, a.g1
+		r.prefetch()
+		return nil
+	}
+	g0, g1 := r.rg, r.window(r.rg)
+	if g1 > g0+1 {
+		bufs, n, err := r.loadWindow(g0, g1, r.bufs, r.next)
+		r.bufs = bufs
+		if err != nil {
+			return err
+		}
+		r.bufRow, r.bufN, r.rg = r.next, n, g1
+		r.prefetch()
+		return nil
+	}
+	// The pages of every column must hold the values of the row group's
 	// rows: a row count the pages do not back is refused before anything
-	// is sized by it.
+	// is sized by it (and buffers grow as rows decode, step by step).
 	r.held.drop() // chunks held for a row group not read
 	if err := r.checkChunks(g0, g1); err != nil {
 		r.held.drop()
 		return err
 	}
-	if g1 > g0+1 {
-		return r.decodeWindow(g0, g1)
-	}
+	r.spare = nil // read-ahead buffers: not for a large row group
 	n := int(groups[r.rg].NumRows)
 	r.groupN = n
 	for i := range r.bufs {
@@ -282,16 +302,16 @@ func (r *Reader) newDecoder(i int) *leafDecoder {
 // column) pair a task of the decoding goroutines, with no barrier
 // between them. A larger row group is decoded alone, its columns in
 // parallel in steps of stepRows rows (the buffers grow step by step).
-const (
-	windowBytes  = 32 << 20
-	windowGroups = 64
-)
+const windowBytes = 32 << 20
 
-// window returns the end of the row groups decoded together from r.rg
-// (r.rg+1: the row group alone).
-func (r *Reader) window() int {
+// windowGroups is the most row groups of a window (a variable for tests).
+var windowGroups = 64
+
+// window returns the end of the row groups decoded together from g0
+// (g0+1: the row group alone).
+func (r *Reader) window(g0 int) int {
 	groups := r.fmd.RowGroups
-	g := r.rg
+	g := g0
 	if len(r.masks) > 0 || r.opts.threads() == 1 {
 		return g + 1
 	}
@@ -300,7 +320,7 @@ func (r *Reader) window() int {
 		rowBytes += int64(s)
 	}
 	var rows, stored int64
-	for ; g < len(groups) && g-r.rg < windowGroups; g++ {
+	for ; g < len(groups) && g-g0 < windowGroups; g++ {
 		n := groups[g].NumRows
 		var chunks int64
 		for i := range r.conv {
@@ -312,7 +332,61 @@ func (r *Reader) window() int {
 		rows += n
 		stored += chunks
 	}
-	return max(g, r.rg+1)
+	return max(g, g0+1)
+}
+
+// ahead is a window of row groups decoded ahead, on other goroutines,
+// while the rows before it are read: bounded read-ahead of one window.
+type ahead struct {
+	g0, g1 int
+	bufs   [][]byte
+	n      int // rows
+	err    error
+	done   chan struct{}
+}
+
+// prefetch starts decoding the window after the rows held (r.rg on), if
+// it is a window of several row groups, into the spare row buffers (those
+// of the rows before the ones held, which the caller no longer reads).
+// loadGroup waits for it. Nothing else the goroutine touches changes
+// meanwhile: the footer, the plan, the chunk values of its own row groups.
+func (r *Reader) prefetch() {
+	groups := r.fmd.RowGroups
+	g := r.rg
+	for g < len(groups) && groups[g].NumRows == 0 {
+		g++
+	}
+	if g >= len(groups) || r.opts.threads() == 1 {
+		return
+	}
+	g1 := r.window(g)
+	if g1 <= g+1 {
+		return // a large row group: decoded when it is read, step by step
+	}
+	bufs := r.spare
+	r.spare = nil
+	if bufs == nil {
+		bufs = make([][]byte, len(r.bufs))
+	}
+	a := &ahead{g0: g, g1: g1, done: make(chan struct{})}
+	row0 := r.bufRow + int64(r.bufN)
+	go func() {
+		defer close(a.done)
+		a.bufs, a.n, a.err = r.loadWindow(g, g1, bufs, row0)
+	}()
+	r.ahead = a
+}
+
+// loadWindow checks the chunks of row groups [g0, g1) and decodes them
+// into bufs (one per row buffer, reused), their first row row0 of the
+// file; it returns the buffers and the rows.
+func (r *Reader) loadWindow(g0, g1 int, bufs [][]byte, row0 int64) ([][]byte, int, error) {
+	r.held.drop()
+	defer r.held.drop()
+	if err := r.checkChunks(g0, g1); err != nil {
+		return bufs, 0, err
+	}
+	return r.decodeWindow(g0, g1, bufs, row0)
 }
 
 // checkChunks checks the page headers of the chunks read of row groups
@@ -332,7 +406,6 @@ func (r *Reader) checkChunks(g0, g1 int) error {
 	tasks := (g1 - g0) * nl
 	workers := min(r.opts.threads(), tasks)
 	scans := make([]chunkScanner, workers)
-	scans[0] = r.scan
 	err := runTasks(workers, tasks, func(w, t int) error {
 		g, i := g0+t/nl, t%nl
 		n := int(groups[g].NumRows)
@@ -353,7 +426,6 @@ func (r *Reader) checkChunks(g0, g1 int) error {
 		}
 		return nil
 	})
-	r.scan = scans[0]
 	return err
 }
 
@@ -402,10 +474,11 @@ func runTasks(workers, n int, f func(w, t int) error) error {
 	return nil
 }
 
-// decodeWindow decodes row groups [g0, g1), checked, into the row
-// buffers: one task per row group and column, on a fixed set of
-// goroutines, each with its decoding scratch.
-func (r *Reader) decodeWindow(g0, g1 int) error {
+// decodeWindow decodes row groups [g0, g1), checked, into bufs (one per
+// row buffer, reused; row0 the file row of the first): one task per row
+// group and column, on a fixed set of goroutines, each with its decoding
+// scratch. It returns the buffers and the rows.
+func (r *Reader) decodeWindow(g0, g1 int, bufs [][]byte, row0 int64) ([][]byte, int, error) {
 	groups := r.fmd.RowGroups
 	nl := len(r.s.leaves)
 	offs := make([]int, g1-g0+1) // first row of each row group in the buffers
@@ -413,10 +486,14 @@ func (r *Reader) decodeWindow(g0, g1 int) error {
 		offs[g-g0+1] = offs[g-g0] + int(groups[g].NumRows)
 	}
 	n := offs[g1-g0]
-	r.groupN = n
-	for i := range r.bufs {
-		r.bufs[i] = r.bufs[i][:0]
-		r.grow(i, n)
+	for i, b := range bufs {
+		need := n * r.strides[i]
+		if cap(b) < need {
+			b = alignedBytes(need)
+		}
+		b = b[:need]
+		clear(b)
+		bufs[i] = b
 	}
 	tasks := (g1 - g0) * nl
 	workers := min(r.opts.threads(), tasks)
@@ -438,10 +515,10 @@ func (r *Reader) decodeWindow(g0, g1 int) error {
 			stop.Store(true)
 			return fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(d.l.path, "."), g, err)
 		}
-		d.start(cr, g, r.next+int64(offs[g-g0]))
+		d.start(cr, g, row0+int64(offs[g-g0]))
 		defer func() { d.cr = nil }()
 		stride := r.strides[d.buf]
-		buf := r.bufs[d.buf][offs[g-g0]*stride+d.base:]
+		buf := bufs[d.buf][offs[g-g0]*stride+d.base:]
 		for row := 0; row < rows; row += stepRows {
 			if stop.Load() {
 				return nil // another task failed
@@ -461,14 +538,7 @@ func (r *Reader) decodeWindow(g0, g1 int) error {
 		}
 		return nil
 	})
-	r.held.drop()
-	if err != nil {
-		return err
-	}
-	r.bufRow = r.next
-	r.bufN = n
-	r.rg = g1
-	return nil
+	return bufs, n, err
 }
 
 // takeScratch moves the value and level buffers of p to d.
@@ -948,6 +1018,12 @@ func copyStrided[T int32 | int64 | float32 | float64](dst []byte, stride int, va
 func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 	off := d.l.entries[0].off
 	maxDef := int16(d.rc.maxDef)
+	if nv == n && allEqual(d.def[:n], maxDef) {
+		// No null in the batch (DuckDB declares every column OPTIONAL):
+		// the values are stored as a required column's.
+		d.vals += nv
+		return d.dense(buf[row*stride+off:], stride, nv)
+	}
 	j := 0
 	for i, lv := range d.def[:n] {
 		dst := buf[(row+i)*stride+off:]
@@ -971,6 +1047,16 @@ func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 	}
 	d.vals += nv
 	return nil
+}
+
+// allEqual reports whether every level is v.
+func allEqual(levels []int16, v int16) bool {
+	for _, l := range levels {
+		if l != v {
+			return false
+		}
+	}
+	return true
 }
 
 // nested places slots [i, n) of a repeated leaf, their values from j on

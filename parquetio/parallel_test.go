@@ -282,3 +282,74 @@ func mustSchema(t *testing.T, h *npyio.Header) *Schema {
 	}
 	return s
 }
+
+// TestParallelReadAhead reads 12 row groups in windows of 3, each window
+// decoded while the one before is read (prefetch): in batches of 7 rows
+// and of a whole window, by Next and NextColumns, the rows are those of
+// one thread; a null in row 3210 (the third window, decoded ahead) is the
+// same error, and a damaged chunk in it too.
+func TestParallelReadAhead(t *testing.T) {
+	defer func(v int) { windowGroups = v }(windowGroups)
+	windowGroups = 3
+	b := smallGroups(t, 6000, -1)
+	_, want, err := readThreads(b, ReadOptions{}, 1)
+	if err != nil || len(want) != 6000*17 {
+		t.Fatalf("one thread: %v, %d bytes", err, len(want))
+	}
+	for _, batch := range []int{7, 1500} {
+		rd, err := NewReaderOptions(bytes.NewReader(b), int64(len(b)), &ReadOptions{Threads: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for k := 0; ; k++ {
+			if k%2 == 0 {
+				bt, err := rd.Next(batch)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, bt.Data...)
+				continue
+			}
+			n, cols, err := rd.NextColumns(batch)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cols) != 1 { // an array: one source of whole records
+				t.Fatalf("%d column sources, want 1", len(cols))
+			}
+			got = append(got, cols[0][:n*17]...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("batches of %d rows: %d bytes, not the %d of one thread", batch, len(got), len(want))
+		}
+	}
+	before := runtime.NumGoroutine()
+	nb := smallGroups(t, 6000, 3210)
+	_, _, e1 := readThreads(nb, ReadOptions{}, 1)
+	_, got, e4 := readThreads(nb, ReadOptions{}, 4)
+	var ne *NullError
+	if !errors.As(e4, &ne) || ne.Row != 3210 || fmt.Sprint(e1) != fmt.Sprint(e4) || len(got) != 3000*16 {
+		t.Errorf("null: errors %v and %v after %d bytes, want the NullError of row 3210 after the 3000 rows before its window", e1, e4, len(got))
+	}
+	rd, err := NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &rd.fmd.RowGroups[7].Columns[0].MetaData
+	start, _ := chunkStart(m)
+	bad := bytes.Clone(b)
+	bad[start+m.TotalCompressedSize-3] ^= 0x0f
+	_, _, e1 = readThreads(bad, ReadOptions{}, 1)
+	_, _, e4 = readThreads(bad, ReadOptions{}, 4)
+	if e4 == nil || fmt.Sprint(e1) != fmt.Sprint(e4) || !strings.Contains(e4.Error(), "column i, row group 7") {
+		t.Errorf("damaged: errors %v and %v, want the same naming column i, row group 7", e1, e4)
+	}
+	waitGoroutines(t, before)
+}

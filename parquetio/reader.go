@@ -66,7 +66,9 @@ type Reader struct {
 	err    error
 	out    [][]byte
 	decs   []*leafDecoder
-	noData bool // Describe: read no data (string widths unknown)
+	ahead  *ahead   // the window decoded ahead (prefetch), if any
+	spare  [][]byte // row buffers of the rows before those held, for it
+	noData bool     // Describe: read no data (string widths unknown)
 	// warnings are what was read differently from what the file says
 	// (Reader.Warnings).
 	warnings []string
@@ -212,6 +214,11 @@ func openArrowFile(r io.ReaderAt, size int64, footer []byte) (pf *file.Reader, e
 		}
 		md.SetSourceFileSize(size)
 		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props), file.WithMetadata(md))
+		if err == nil {
+			// Cached on the first call: made here, before goroutines
+			// open row groups at once (RowGroup reads it).
+			pf.WriterVersion()
+		}
 		return err
 	})
 	if err != nil {
