@@ -37,9 +37,11 @@ import (
 // MAP and other list columns of foreign files are refused with an error
 // naming the column.
 //
-// Rows are decoded one row group at a time, so memory is bounded by the
-// largest row group; the columns of a row group are decoded in parallel
-// (up to GOMAXPROCS goroutines). A Reader is not safe for concurrent use.
+// Rows are decoded one row group at a time, or a window of small row
+// groups at a time (the next window decoded ahead), so memory is bounded
+// by the largest row group or two windows of 32 MiB; columns and row
+// groups are decoded in parallel (up to ReadOptions.Threads goroutines,
+// GOMAXPROCS by default). A Reader is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt
 	size   int64
