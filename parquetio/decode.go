@@ -302,7 +302,7 @@ func (r *Reader) newDecoder(i int) *leafDecoder {
 // column) pair a task of the decoding goroutines, with no barrier
 // between them. A larger row group is decoded alone, its columns in
 // parallel in steps of stepRows rows (the buffers grow step by step).
-const windowBytes = 32 << 20
+const windowBytes = 16 << 20
 
 // windowGroups is the most row groups of a window (a variable for tests).
 var windowGroups = 64

@@ -168,7 +168,7 @@
 // Decoding is parallel on at most ReadOptions.Threads goroutines
 // (GOMAXPROCS by default). Row groups of up to 128Ki rows (DuckDB writes
 // 122,880) are decoded a window at a time: consecutive row groups, at
-// most 32 MiB of numpy rows and of column chunks, each (row group,
+// most 16 MiB of numpy rows and of column chunks, each (row group,
 // column) pair a task taken by the next free goroutine, the chunks' page
 // checks too; the next window is decoded while the caller reads this one
 // (read-ahead of one window, so two windows of rows are held at most).

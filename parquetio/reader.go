@@ -39,7 +39,7 @@ import (
 //
 // Rows are decoded one row group at a time, or a window of small row
 // groups at a time (the next window decoded ahead), so memory is bounded
-// by the largest row group or two windows of 32 MiB; columns and row
+// by the largest row group or two windows of 16 MiB; columns and row
 // groups are decoded in parallel (up to ReadOptions.Threads goroutines,
 // GOMAXPROCS by default). A Reader is not safe for concurrent use.
 type Reader struct {
