@@ -353,3 +353,74 @@ func TestParallelReadAhead(t *testing.T) {
 	}
 	waitGoroutines(t, before)
 }
+
+// parallelBenchRows are the rows of the parallel benchmarks: 2Mi rows of
+// bench4 (i8, f8, f4, b1), 44 MB of numpy rows.
+const parallelBenchRows = 2 << 20
+
+func parallelBenchData(b *testing.B) (*npyio.Header, []byte) {
+	dt, err := npyio.ParseDescr(bench4.descr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := make([]byte, parallelBenchRows*dt.Size)
+	for r := 0; r < parallelBenchRows; r++ {
+		i, f64, f32, bo, _ := benchValue(r)
+		row := data[r*dt.Size:]
+		store(row[0:], i)
+		store(row[8:], f64)
+		store(row[16:], f32)
+		if bo {
+			row[20] = 1
+		}
+	}
+	return &npyio.Header{DType: dt, Shape: []int{parallelBenchRows}}, data
+}
+
+// BenchmarkParallelRead reads zstd Parquet of DuckDB's row groups (122,880
+// rows) and of npyflow's (1Mi rows) into numpy records, on as many
+// threads as -cpu gives: go test -run X -bench ParallelRead -cpu 1,2.
+func BenchmarkParallelRead(b *testing.B) {
+	h, data := parallelBenchData(b)
+	for _, groups := range []int{122880, 1 << 20} {
+		file, err := writeMem(b, h, data, &Options{RowGroupRows: groups})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprint("groups=", groups), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				rd, err := NewReader(bytes.NewReader(file), int64(len(file)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows := 0
+				for {
+					bt, err := rd.Next(1 << 16)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					rows += bt.Rows
+				}
+				if rows != parallelBenchRows {
+					b.Fatalf("%d rows", rows)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParallelWrite writes the same rows as zstd Parquet (1Mi-row
+// groups) to memory: go test -run X -bench ParallelWrite -cpu 1,2.
+func BenchmarkParallelWrite(b *testing.B) {
+	h, data := parallelBenchData(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := writeMem(b, h, data, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
