@@ -297,12 +297,18 @@ func (r *Reader) newDecoder(i int) *leafDecoder {
 
 // Row groups of few rows (DuckDB writes 122,880 rows a group, Spark and
 // pyarrow often fewer) are decoded several at once: the row groups of a
-// window, at most windowBytes of numpy rows and of column chunks and at
-// most windowGroups groups, go into one row buffer, each (row group,
+// window, at most windowBytes(threads) of numpy rows and of column chunks
+// and at most windowGroups groups, go into one row buffer, each (row group,
 // column) pair a task of the decoding goroutines, with no barrier
 // between them. A larger row group is decoded alone, its columns in
 // parallel in steps of stepRows rows (the buffers grow step by step).
-const windowBytes = 16 << 20
+//
+// A window is 16 MiB, 2 MiB a thread beyond 8 threads, at most 64 MiB:
+// enough tasks (4-5 DuckDB row groups of a 5-column table on 2 cores)
+// with two windows held (the one read, the one decoded ahead).
+func windowBytes(threads int) int64 {
+	return min(max(16<<20, int64(threads)*2<<20), 64<<20)
+}
 
 // windowGroups is the most row groups of a window (a variable for tests).
 var windowGroups = 64
@@ -320,13 +326,14 @@ func (r *Reader) window(g0 int) int {
 		rowBytes += int64(s)
 	}
 	var rows, stored int64
+	limit := windowBytes(r.opts.threads())
 	for ; g < len(groups) && g-g0 < windowGroups; g++ {
 		n := groups[g].NumRows
 		var chunks int64
 		for i := range r.conv {
 			chunks += groups[g].Columns[r.conv[i].fileCol].MetaData.TotalCompressedSize
 		}
-		if n > int64(stepRows)*2 || (rows+n)*max(rowBytes, 1) > windowBytes || stored+chunks > windowBytes {
+		if n > int64(stepRows)*2 || (rows+n)*max(rowBytes, 1) > limit || stored+chunks > limit {
 			break
 		}
 		rows += n

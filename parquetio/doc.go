@@ -168,15 +168,16 @@
 // Decoding is parallel on at most ReadOptions.Threads goroutines
 // (GOMAXPROCS by default). Row groups of up to 128Ki rows (DuckDB writes
 // 122,880) are decoded a window at a time: consecutive row groups, at
-// most 16 MiB of numpy rows and of column chunks, each (row group,
-// column) pair a task taken by the next free goroutine, the chunks' page
-// checks too; the next window is decoded while the caller reads this one
-// (read-ahead of one window, so two windows of rows are held at most).
+// most 16 MiB of numpy rows and of column chunks (2 MiB a thread beyond
+// 8 threads, at most 64 MiB), each (row group, column) pair a task taken
+// by the next free goroutine, the chunks' page checks too; the next
+// window is decoded while the caller reads this one (read-ahead of one
+// window, so two windows of rows are held at most).
 // A larger row group is decoded alone, its columns in parallel in steps
 // of 64Ki rows, so the row buffers grow with the rows decoded. Validity
 // fields ([ReadOptions].Validity) read a row group at a time. The values
 // are the same for every Threads; after an error no task starts, and the
-// error is that of the first failing task in file order.
+// error returned is that of the first task, in file order, that failed.
 // parquet-go is the writer only.
 //
 // Page CRCs (CRC-32 of the stored page bytes, which parquet-go and

@@ -39,9 +39,10 @@ import (
 //
 // Rows are decoded one row group at a time, or a window of small row
 // groups at a time (the next window decoded ahead), so memory is bounded
-// by the largest row group or two windows of 16 MiB; columns and row
-// groups are decoded in parallel (up to ReadOptions.Threads goroutines,
-// GOMAXPROCS by default). A Reader is not safe for concurrent use.
+// by the largest row group or two windows of 16 MiB (up to 64 MiB with
+// more than 8 threads); columns and row groups are decoded in parallel
+// (up to ReadOptions.Threads goroutines, GOMAXPROCS by default). A Reader
+// is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt
 	size   int64
