@@ -13,10 +13,10 @@
 # Each npyflow job runs with GOMAXPROCS=1, GOMAXPROCS=2 and under
 # `taskset -c 0`; OLD (optional) is a binary to compare with.
 #
-# usage: benchmarks/parquet_par.sh DIR NEW [OLD] [ROUNDS]
+# usage: benchmarks/parquet_par.sh DIR NEW [OLD] [ROUNDS]   (make parquet-par)
 #   DIR holds (or gets) struct.npy, struct.parquet and duck.parquet; it
-#   needs node with @duckdb/node-api resolvable from DIR (npm install
-#   @duckdb/node-api there) and bin/pqread (go build -o DIR/pqread ./pqread).
+#   needs node with @duckdb/node-api in a node_modules of DIR or a folder
+#   above it, and DIR/pqread (go build -o DIR/pqread ./pqread).
 set -e
 d=$1 new=$2 old=${3:-} rounds=${4:-3}
 here=$(cd "$(dirname "$0")" && pwd)
