@@ -42,7 +42,9 @@ import (
 // by the largest row group or two windows of 16 MiB (up to 64 MiB with
 // more than 8 threads); columns and row groups are decoded in parallel
 // (up to ReadOptions.Threads goroutines, GOMAXPROCS by default). A Reader
-// is not safe for concurrent use.
+// left before its last row may still be decoding the window after the
+// rows read, on its goroutines, which end when that window is done (its
+// rows dropped). A Reader is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt
 	size   int64
