@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -192,27 +191,42 @@ func (r *Reader) loadGroup() error {
 	if r.rg >= len(groups) {
 		return fmt.Errorf("parquetio: %w: row groups hold fewer rows than the footer's %d", io.ErrUnexpectedEOF, r.rows)
 	}
-	n := int(groups[r.rg].NumRows)
 	if r.bufs == nil {
 		r.layout(false)
 	}
-	// The pages of every column must hold the values of n rows: a row
-	// count the pages do not back is refused before anything is sized
-	// by it (and buffers grow as rows decode, step by step).
-	r.held.drop() // chunks held for a row group not read
-	for i, l := range r.s.leaves {
-		got, err := r.chunkValues(r.rg, r.conv[i].fileCol)
+	if a := r.ahead; a != nil {
+		// The window decoded ahead (prefetch) starts here.
+		r.ahead = nil
+		<-a.done
+		if a.err != nil {
+			return a.err
+		}
+		r.spare, r.bufs = r.bufs, a.bufs
+		r.bufRow, r.bufN, r.rg = r.next, a.n, a.g1
+		r.prefetch()
+		return nil
+	}
+	g0, g1 := r.rg, r.window(r.rg)
+	if g1 > g0+1 {
+		bufs, n, err := r.loadWindow(g0, g1, r.bufs, r.next)
+		r.bufs = bufs
 		if err != nil {
 			return err
 		}
-		want, ok := mulInt(n, len(l.entries))
-		if r.conv[i].nullList > 0 && ok && got >= int64(n) && got <= int64(want) {
-			continue // null rows of a list column are one value each
-		}
-		if !ok || int64(want) != got {
-			return fmt.Errorf("parquetio: corrupt Parquet file: row group %d claims %d rows, but the pages of column %s hold %d values (%d per row expected)", r.rg, n, strings.Join(l.path, "."), got, len(l.entries))
-		}
+		r.bufRow, r.bufN, r.rg = r.next, n, g1
+		r.prefetch()
+		return nil
 	}
+	// The pages of every column must hold the values of the row group's
+	// rows: a row count the pages do not back is refused before anything
+	// is sized by it (and buffers grow as rows decode, step by step).
+	r.held.drop() // chunks held for a row group not read
+	if err := r.checkChunks(g0, g1); err != nil {
+		r.held.drop()
+		return err
+	}
+	r.spare = nil // read-ahead buffers: not for a large row group
+	n := int(groups[r.rg].NumRows)
 	r.groupN = n
 	for i := range r.bufs {
 		r.bufs[i] = r.bufs[i][:0]
@@ -222,22 +236,8 @@ func (r *Reader) loadGroup() error {
 	}
 	if r.decs == nil {
 		r.decs = make([]*leafDecoder, len(r.s.leaves))
-		for i, l := range r.s.leaves {
-			d := &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol], buf: l.src}
-			if r.interleaved {
-				d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
-			}
-			if r.vrec != nil {
-				for _, v := range r.vrec[i] {
-					if v.items {
-						d.items, d.itemsW = &r.masks[v.mask], r.maskW[v.mask]
-						continue
-					}
-					d.vm = append(d.vm, vmask{m: &r.masks[v.mask], level: v.level})
-				}
-				d.explain = r.explain[i]
-			}
-			r.decs[i] = d
+		for i := range r.s.leaves {
+			r.decs[i] = r.newDecoder(i)
 		}
 	}
 	for i, d := range r.decs {
@@ -253,7 +253,7 @@ func (r *Reader) loadGroup() error {
 			d.cr = nil
 		}
 	}()
-	workers := min(runtime.GOMAXPROCS(0), len(r.decs))
+	workers := min(r.opts.threads(), len(r.decs))
 	for row := 0; row < n; row += stepRows {
 		k := min(stepRows, n-row)
 		for i := range r.bufs {
@@ -273,6 +273,287 @@ func (r *Reader) loadGroup() error {
 	r.bufN = n
 	r.rg++
 	return nil
+}
+
+// newDecoder makes the decoder of leaf i (no scratch buffers yet).
+func (r *Reader) newDecoder(i int) *leafDecoder {
+	l := r.s.leaves[i]
+	d := &leafDecoder{l: l, rc: r.conv[i], col: r.leaves[r.conv[i].fileCol], buf: l.src}
+	if r.interleaved {
+		d.buf, d.base = 0, r.dtype.Fields[l.src].Offset
+	}
+	if r.vrec != nil {
+		for _, v := range r.vrec[i] {
+			if v.items {
+				d.items, d.itemsW = &r.masks[v.mask], r.maskW[v.mask]
+				continue
+			}
+			d.vm = append(d.vm, vmask{m: &r.masks[v.mask], level: v.level})
+		}
+		d.explain = r.explain[i]
+	}
+	return d
+}
+
+// Row groups of few rows (DuckDB writes 122,880 rows a group, Spark and
+// pyarrow often fewer) are decoded several at once: the row groups of a
+// window, at most windowBytes(threads) of numpy rows and of column chunks
+// and at most windowGroups groups, go into one row buffer, each (row group,
+// column) pair a task of the decoding goroutines, with no barrier
+// between them. A larger row group is decoded alone, its columns in
+// parallel in steps of stepRows rows (the buffers grow step by step).
+//
+// A window is 16 MiB, 2 MiB a thread beyond 8 threads, at most 64 MiB:
+// enough tasks (4-5 DuckDB row groups of a 5-column table on 2 cores)
+// with two windows held (the one read, the one decoded ahead).
+func windowBytes(threads int) int64 {
+	return min(max(16<<20, int64(threads)*2<<20), 64<<20)
+}
+
+// windowGroups is the most row groups of a window (a variable for tests).
+var windowGroups = 64
+
+// window returns the end of the row groups decoded together from g0
+// (g0+1: the row group alone).
+func (r *Reader) window(g0 int) int {
+	groups := r.fmd.RowGroups
+	g := g0
+	if len(r.masks) > 0 || r.opts.threads() == 1 {
+		return g + 1
+	}
+	rowBytes := int64(0)
+	for _, s := range r.strides {
+		rowBytes += int64(s)
+	}
+	var rows, stored int64
+	limit := windowBytes(r.opts.threads())
+	for ; g < len(groups) && g-g0 < windowGroups; g++ {
+		n := groups[g].NumRows
+		var chunks int64
+		for i := range r.conv {
+			chunks += groups[g].Columns[r.conv[i].fileCol].MetaData.TotalCompressedSize
+		}
+		if n > int64(stepRows)*2 || (rows+n)*max(rowBytes, 1) > limit || stored+chunks > limit {
+			break
+		}
+		rows += n
+		stored += chunks
+	}
+	return max(g, g0+1)
+}
+
+// ahead is a window of row groups decoded ahead, on other goroutines,
+// while the rows before it are read: bounded read-ahead of one window.
+type ahead struct {
+	g0, g1 int
+	bufs   [][]byte
+	n      int // rows
+	err    error
+	done   chan struct{}
+}
+
+// prefetch starts decoding the window after the rows held (r.rg on), if
+// it is a window of several row groups, into the spare row buffers (those
+// of the rows before the ones held, which the caller no longer reads).
+// loadGroup waits for it. Nothing else the goroutine touches changes
+// meanwhile: the footer, the plan, the chunk values of its own row groups.
+func (r *Reader) prefetch() {
+	groups := r.fmd.RowGroups
+	g := r.rg
+	for g < len(groups) && groups[g].NumRows == 0 {
+		g++
+	}
+	if g >= len(groups) || r.opts.threads() == 1 {
+		return
+	}
+	g1 := r.window(g)
+	if g1 <= g+1 {
+		return // a large row group: decoded when it is read, step by step
+	}
+	bufs := r.spare
+	r.spare = nil
+	if bufs == nil {
+		bufs = make([][]byte, len(r.bufs))
+	}
+	a := &ahead{g0: g, g1: g1, done: make(chan struct{})}
+	row0 := r.bufRow + int64(r.bufN)
+	go func() {
+		defer close(a.done)
+		a.bufs, a.n, a.err = r.loadWindow(g, g1, bufs, row0)
+	}()
+	r.ahead = a
+}
+
+// loadWindow checks the chunks of row groups [g0, g1) and decodes them
+// into bufs (one per row buffer, reused), their first row row0 of the
+// file; it returns the buffers and the rows.
+func (r *Reader) loadWindow(g0, g1 int, bufs [][]byte, row0 int64) ([][]byte, int, error) {
+	r.held.drop()
+	defer r.held.drop()
+	if err := r.checkChunks(g0, g1); err != nil {
+		return bufs, 0, err
+	}
+	return r.decodeWindow(g0, g1, bufs, row0)
+}
+
+// checkChunks checks the page headers of the chunks read of row groups
+// [g0, g1) (in parallel) and that their pages hold the row groups' rows.
+func (r *Reader) checkChunks(g0, g1 int) error {
+	groups := r.fmd.RowGroups
+	nl := len(r.s.leaves)
+	for g := g0; g < g1; g++ {
+		if r.values[g] == nil && groups[g].NumRows > 0 {
+			vs := make([]int64, len(groups[g].Columns))
+			for i := range vs {
+				vs[i] = -1
+			}
+			r.values[g] = vs
+		}
+	}
+	tasks := (g1 - g0) * nl
+	workers := min(r.opts.threads(), tasks)
+	scans := make([]chunkScanner, workers)
+	err := runTasks(workers, tasks, func(w, t int) error {
+		g, i := g0+t/nl, t%nl
+		n := int(groups[g].NumRows)
+		if n == 0 {
+			return nil
+		}
+		l := r.s.leaves[i]
+		got, err := r.chunkValuesWith(&scans[w], g, r.conv[i].fileCol)
+		if err != nil {
+			return err
+		}
+		want, ok := mulInt(n, len(l.entries))
+		if r.conv[i].nullList > 0 && ok && got >= int64(n) && got <= int64(want) {
+			return nil // null rows of a list column are one value each
+		}
+		if !ok || int64(want) != got {
+			return fmt.Errorf("parquetio: corrupt Parquet file: row group %d claims %d rows, but the pages of column %s hold %d values (%d per row expected)", g, n, strings.Join(l.path, "."), got, len(l.entries))
+		}
+		return nil
+	})
+	return err
+}
+
+// runTasks runs f for tasks [0, n) on up to workers goroutines (the
+// caller's included; w is the goroutine's index, below workers), each
+// taking the next task as it finishes one. After a failure no task is
+// started; runTasks waits for the running ones and returns the error of
+// the first task (in task order) that failed.
+func runTasks(workers, n int, f func(w, t int) error) error {
+	if n == 0 {
+		return nil
+	}
+	workers = max(1, min(workers, n))
+	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
+	run := func(w int) {
+		for !failed.Load() {
+			t := int(next.Add(1) - 1)
+			if t >= n {
+				return
+			}
+			if errs[t] = f(w, t); errs[t] != nil {
+				failed.Store(true)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(w)
+		}()
+	}
+	run(0)
+	wg.Wait()
+	if !failed.Load() {
+		return nil
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeWindow decodes row groups [g0, g1), checked, into bufs (one per
+// row buffer, reused; row0 the file row of the first): one task per row
+// group and column, on a fixed set of goroutines, each with its decoding
+// scratch. It returns the buffers and the rows.
+func (r *Reader) decodeWindow(g0, g1 int, bufs [][]byte, row0 int64) ([][]byte, int, error) {
+	groups := r.fmd.RowGroups
+	nl := len(r.s.leaves)
+	offs := make([]int, g1-g0+1) // first row of each row group in the buffers
+	for g := g0; g < g1; g++ {
+		offs[g-g0+1] = offs[g-g0] + int(groups[g].NumRows)
+	}
+	n := offs[g1-g0]
+	for i, b := range bufs {
+		need := n * r.strides[i]
+		if cap(b) < need {
+			b = alignedBytes(need)
+		}
+		b = b[:need]
+		clear(b)
+		bufs[i] = b
+	}
+	tasks := (g1 - g0) * nl
+	workers := min(r.opts.threads(), tasks)
+	last := make([]*leafDecoder, workers) // each goroutine's scratch
+	var stop atomic.Bool
+	err := runTasks(workers, tasks, func(w, t int) error {
+		g, i := g0+t/nl, t%nl
+		rows := int(groups[g].NumRows)
+		if rows == 0 {
+			return nil
+		}
+		d := r.newDecoder(i)
+		if p := last[w]; p != nil {
+			d.takeScratch(p)
+		}
+		last[w] = d
+		cr, err := r.columnReader(g, r.conv[i].fileCol)
+		if err != nil {
+			stop.Store(true)
+			return fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(d.l.path, "."), g, err)
+		}
+		d.start(cr, g, row0+int64(offs[g-g0]))
+		defer func() { d.cr = nil }()
+		stride := r.strides[d.buf]
+		buf := bufs[d.buf][offs[g-g0]*stride+d.base:]
+		for row := 0; row < rows; row += stepRows {
+			if stop.Load() {
+				return nil // another task failed
+			}
+			if err := d.decode(buf, stride, row, min(stepRows, rows-row)); err != nil {
+				stop.Store(true)
+				var ne *NullError
+				if errors.As(err, &ne) {
+					ne.Nulls = r.nullCount(r.conv[i].fileCol)
+				}
+				return err
+			}
+		}
+		if err := d.finish(); err != nil {
+			stop.Store(true)
+			return err
+		}
+		return nil
+	})
+	return bufs, n, err
+}
+
+// takeScratch moves the value and level buffers of p to d.
+func (d *leafDecoder) takeScratch(p *leafDecoder) {
+	d.def, d.rep, d.arena = p.def, p.rep, p.arena
+	d.vb, d.v32, d.v64, d.vf32, d.vf64 = p.vb, p.v32, p.v64, p.vf32, p.vf64
+	d.v96, d.vba, d.vfl = p.v96, p.vba, p.vfl
+	*p = leafDecoder{}
 }
 
 // step decodes rows [row, row+k) of the row group into the row buffers,
@@ -744,6 +1025,12 @@ func copyStrided[T int32 | int64 | float32 | float64](dst []byte, stride int, va
 func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 	off := d.l.entries[0].off
 	maxDef := int16(d.rc.maxDef)
+	if nv == n && allEqual(d.def[:n], maxDef) {
+		// No null in the batch (DuckDB declares every column OPTIONAL):
+		// the values are stored as a required column's.
+		d.vals += nv
+		return d.dense(buf[row*stride+off:], stride, nv)
+	}
 	j := 0
 	for i, lv := range d.def[:n] {
 		dst := buf[(row+i)*stride+off:]
@@ -767,6 +1054,16 @@ func (d *leafDecoder) sparse(buf []byte, stride, row, n, nv int) error {
 	}
 	d.vals += nv
 	return nil
+}
+
+// allEqual reports whether every level is v.
+func allEqual(levels []int16, v int16) bool {
+	for _, l := range levels {
+		if l != v {
+			return false
+		}
+	}
+	return true
 }
 
 // nested places slots [i, n) of a repeated leaf, their values from j on

@@ -58,11 +58,16 @@
 // the numpy row bytes (no reflection, no per-row maps) and flushes a row
 // group every Options.RowGroupRows rows itself (parquet-go does not on
 // this path). A full row group is encoded while the next one fills: its
-// columns are encoded in parallel by up to GOMAXPROCS goroutines (one per
-// column at a time), and row groups are committed in order.
+// columns are encoded and compressed in parallel, one goroutine per column
+// at a time, at most Options.Threads (GOMAXPROCS by default) over all the
+// row groups being encoded, and row groups are committed in order, so the
+// file is the same bytes for every Threads and Concurrency. A table of
+// fewer columns than threads encodes several row groups at once by
+// default (Options.Concurrency: threads/columns, at most 4 and 256 MiB).
 //
 // Memory bound: a Writer holds at most Options.Concurrency+1 row groups of
-// numpy data, 2 by default (one filling, one encoding), each at most
+// numpy data, 2 by default where the table has as many columns as there
+// are threads (one filling, one encoding), each at most
 // RowGroupRows rows (by default 1Mi rows or 128 MiB, whichever is
 // smaller); its row-group buffers grow with the rows written (doubling
 // from 64 KiB, or sized to the rows left when reading an npy file), so a
@@ -159,10 +164,21 @@
 // are called page by page (a page that stops yielding values before its
 // value count is corrupt: arrow-go's own batch loop would spin). Their
 // values and levels go straight into the numpy rows: for a table of
-// several columns read with [Reader.Next], into the records themselves;
-// the columns of a row group are decoded in parallel (up to GOMAXPROCS
-// goroutines), in steps of 64Ki rows, so the row buffers grow with the
-// rows decoded. parquet-go is the writer only.
+// several columns read with [Reader.Next], into the records themselves.
+// Decoding is parallel on at most ReadOptions.Threads goroutines
+// (GOMAXPROCS by default). Row groups of up to 128Ki rows (DuckDB writes
+// 122,880) are decoded a window at a time: consecutive row groups, at
+// most 16 MiB of numpy rows and of column chunks (2 MiB a thread beyond
+// 8 threads, at most 64 MiB), each (row group, column) pair a task taken
+// by the next free goroutine, the chunks' page checks too; the next
+// window is decoded while the caller reads this one (read-ahead of one
+// window, so two windows of rows are held at most).
+// A larger row group is decoded alone, its columns in parallel in steps
+// of 64Ki rows, so the row buffers grow with the rows decoded. Validity
+// fields ([ReadOptions].Validity) read a row group at a time. The values
+// are the same for every Threads; after an error no task starts, and the
+// error returned is that of the first task, in file order, that failed.
+// parquet-go is the writer only.
 //
 // Page CRCs (CRC-32 of the stored page bytes, which parquet-go and
 // parquet-mr write) are verified when a page header has one: arrow-go does

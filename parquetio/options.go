@@ -3,6 +3,7 @@ package parquetio
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -48,6 +49,18 @@ type ReadOptions struct {
 	// others. With Columns, a file npyflow wrote is mapped from its
 	// Parquet types like any other.
 	Columns []string
+	// Threads caps the goroutines that check and decode column chunks at
+	// once: 0 means GOMAXPROCS, 1 decodes on the caller's goroutine alone.
+	// The values read are the same for every setting.
+	Threads int
+}
+
+// threads is the number of decoding goroutines (ReadOptions.Threads).
+func (o *ReadOptions) threads() int {
+	if o != nil && o.Threads > 0 {
+		return o.Threads
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // selects reports whether only some columns are read.

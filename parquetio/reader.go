@@ -37,9 +37,14 @@ import (
 // MAP and other list columns of foreign files are refused with an error
 // naming the column.
 //
-// Rows are decoded one row group at a time, so memory is bounded by the
-// largest row group; the columns of a row group are decoded in parallel
-// (up to GOMAXPROCS goroutines). A Reader is not safe for concurrent use.
+// Rows are decoded one row group at a time, or a window of small row
+// groups at a time (the next window decoded ahead), so memory is bounded
+// by the largest row group or two windows of 16 MiB (up to 64 MiB with
+// more than 8 threads); columns and row groups are decoded in parallel
+// (up to ReadOptions.Threads goroutines, GOMAXPROCS by default). A Reader
+// left before its last row may still be decoding the window after the
+// rows read, on its goroutines, which end when that window is done (its
+// rows dropped). A Reader is not safe for concurrent use.
 type Reader struct {
 	ra     io.ReaderAt
 	size   int64
@@ -66,7 +71,9 @@ type Reader struct {
 	err    error
 	out    [][]byte
 	decs   []*leafDecoder
-	noData bool // Describe: read no data (string widths unknown)
+	ahead  *ahead   // the window decoded ahead (prefetch), if any
+	spare  [][]byte // row buffers of the rows before those held, for it
+	noData bool     // Describe: read no data (string widths unknown)
 	// warnings are what was read differently from what the file says
 	// (Reader.Warnings).
 	warnings []string
@@ -122,6 +129,9 @@ func NewReader(r io.ReaderAt, size int64) (*Reader, error) {
 }
 
 func newReader(r io.ReaderAt, size int64, opts *ReadOptions) (*Reader, error) {
+	if opts != nil && opts.Threads < 0 {
+		return nil, fmt.Errorf("parquetio: ReadOptions.Threads %d: want 0 (GOMAXPROCS) or more", opts.Threads)
+	}
 	held := newHeldReader(r)
 	f, err := openParquet(held, size)
 	if err != nil {
@@ -209,6 +219,11 @@ func openArrowFile(r io.ReaderAt, size int64, footer []byte) (pf *file.Reader, e
 		}
 		md.SetSourceFileSize(size)
 		pf, err = file.NewParquetReader(io.NewSectionReader(r, 0, size), file.WithReadProps(props), file.WithMetadata(md))
+		if err == nil {
+			// Cached on the first call: made here, before goroutines
+			// open row groups at once (RowGroup reads it).
+			pf.WriterVersion()
+		}
 		return err
 	})
 	if err != nil {
@@ -317,6 +332,13 @@ func physicalName(e *format.SchemaElement) string {
 // chunkValues checks the page headers of a column chunk (once) and
 // returns the number of values its data pages hold.
 func (r *Reader) chunkValues(rg, col int) (int64, error) {
+	return r.chunkValuesWith(&r.scan, rg, col)
+}
+
+// chunkValuesWith is chunkValues with the scanner cs: goroutines checking
+// different chunks at once, each with its scanner, may call it once
+// r.values[rg] is allocated.
+func (r *Reader) chunkValuesWith(cs *chunkScanner, rg, col int) (int64, error) {
 	if r.fmd.RowGroups[rg].NumRows == 0 {
 		return 0, nil // never read
 	}
@@ -335,9 +357,9 @@ func (r *Reader) chunkValues(rg, col int) (int64, error) {
 	var n int64
 	var err error
 	if r.held != nil {
-		n, err = r.scan.scanChunk(r.held, m)
+		n, err = cs.scanChunk(r.held, m)
 	} else {
-		n, err = r.scan.scan(r.ra, m)
+		n, err = cs.scan(r.ra, m)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("parquetio: column %s, row group %d: %w", strings.Join(m.PathInSchema, "."), rg, err)

@@ -54,12 +54,16 @@ type Options struct {
 	// as any Parquet file with nulls (ReadOptions.Validity or Fill).
 	Nulls map[string]string
 	// Concurrency is the number of row groups encoded at once while the
-	// next one fills; 0 means 1. Each row group's columns are encoded by
-	// up to GOMAXPROCS goroutines, so one row group at a time keeps every
-	// CPU busy when the table has several columns; more row groups at
-	// once cost one more row group of memory each. Row groups are
-	// committed to the file in order.
+	// next one fills. 0 means as many as keep Threads goroutines busy with
+	// one column each (Threads divided by the columns, rounded up), at
+	// most 4 and at most 256 MiB of numpy rows: 1 wherever a table has at
+	// least as many columns as there are threads. More row groups at once cost one more row group of memory
+	// each. Row groups are committed to the file in order, so the file is
+	// the same for every Concurrency and Threads.
 	Concurrency int
+	// Threads caps the goroutines encoding and compressing column chunks
+	// at once, over every row group being encoded: 0 means GOMAXPROCS.
+	Threads int
 	// Metadata is extra key-value metadata for the file footer.
 	Metadata map[string]string
 }
@@ -141,6 +145,8 @@ type Writer struct {
 	tsUnit  string
 	onGroup func(rows int64)
 	extra   map[string]string
+	threads int
+	sem     chan struct{} // a token per column being encoded (threads)
 
 	out   io.Writer
 	opts  Options
@@ -197,8 +203,8 @@ func newWriter(out io.Writer, s *Schema, opts *Options, spec bool) (*Writer, err
 	default:
 		return nil, fmt.Errorf("parquetio: Options.TimestampUnit %q: want ms, us or ns", o.TimestampUnit)
 	}
-	if o.RowGroupRows < 0 || o.PageSize < 0 || o.Concurrency < 0 {
-		return nil, errors.New("parquetio: Options.RowGroupRows, PageSize and Concurrency must not be negative")
+	if o.RowGroupRows < 0 || o.PageSize < 0 || o.Concurrency < 0 || o.Threads < 0 {
+		return nil, errors.New("parquetio: Options.RowGroupRows, PageSize, Concurrency and Threads must not be negative")
 	}
 	for _, list := range [][]string{o.Dictionary, o.BloomFilters} {
 		for _, name := range list {
@@ -221,12 +227,21 @@ func newWriter(out io.Writer, s *Schema, opts *Options, spec bool) (*Writer, err
 			g = max(1, MaxRowGroupBytes/rowBytes)
 		}
 	}
+	threads := o.Threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
 	conc := o.Concurrency
 	if conc == 0 {
-		conc = 1
+		conc = min(maxAutoConcurrency, (threads+len(s.leaves)-1)/max(len(s.leaves), 1))
+		if rowBytes > 0 {
+			conc = min(conc, autoConcurrencyBytes/(g*rowBytes))
+		}
+		conc = max(conc, 1)
 	}
 	s.planned = true
-	w := &Writer{s: s, groupN: g, conc: conc, tsUnit: o.TimestampUnit, extra: o.Metadata, out: out, opts: o, codec: codec, spec: spec}
+	w := &Writer{s: s, groupN: g, conc: conc, tsUnit: o.TimestampUnit, extra: o.Metadata, out: out, opts: o, codec: codec, spec: spec,
+		threads: threads, sem: make(chan struct{}, threads)}
 	if !spec {
 		if err := w.start(); err != nil {
 			return nil, err
@@ -487,7 +502,7 @@ func (w *Writer) dispatch() error {
 	w.rows += int64(sl.rows)
 	j := &job{s: sl, done: make(chan error, 1)}
 	w.pending = append(w.pending, j)
-	go func() { j.done <- w.s.encode(sl) }()
+	go func() { j.done <- w.s.encode(sl, w.threads, w.sem) }()
 	for len(w.pending) > w.conc {
 		if err := w.commitOldest(); err != nil {
 			return err
@@ -620,12 +635,22 @@ func (w *Writer) Abort() {
 	w.drain()
 }
 
+// maxAutoConcurrency and autoConcurrencyBytes bound the row groups
+// encoded at once by default: at most 4, and more than one only while
+// they hold at most 256 MiB of numpy data.
+const (
+	maxAutoConcurrency   = 4
+	autoConcurrencyBytes = 256 << 20
+)
+
 // encode fills the row group's column writers from its buffers: up to
-// GOMAXPROCS goroutines take the columns one at a time (a column writer
-// is used by one goroutine; different columns are independent).
-func (s *Schema) encode(sl *slot) error {
+// threads goroutines take the columns one at a time (a column writer is
+// used by one goroutine; different columns are independent), each holding
+// a token of sem, shared by the row groups encoded at once, while it
+// encodes a column.
+func (s *Schema) encode(sl *slot, threads int, sem chan struct{}) error {
 	cws := sl.rg.ColumnWriters()
-	workers := min(runtime.GOMAXPROCS(0), len(s.leaves))
+	workers := max(1, min(threads, len(s.leaves)))
 	if len(sl.work) < workers {
 		sl.work = make([]encoder, workers)
 	}
@@ -641,14 +666,17 @@ func (s *Schema) encode(sl *slot) error {
 				return
 			}
 			l := s.leaves[i]
-			if err := s.encodeLeaf(l, cws[l.index], sl, e, 0, sl.rows); err != nil {
+			sem <- struct{}{}
+			err := s.encodeLeaf(l, cws[l.index], sl, e, 0, sl.rows)
+			if err == nil {
+				if err = cws[l.index].Flush(); err != nil {
+					err = fmt.Errorf("parquetio: encoding column %s: %w", strings.Join(l.path, "."), err)
+				}
+			}
+			<-sem
+			if err != nil {
 				errs[i] = err
 				next.Store(int64(len(s.leaves))) // stop taking columns
-				return
-			}
-			if err := cws[l.index].Flush(); err != nil {
-				errs[i] = fmt.Errorf("parquetio: encoding column %s: %w", strings.Join(l.path, "."), err)
-				next.Store(int64(len(s.leaves)))
 				return
 			}
 		}
