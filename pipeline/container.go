@@ -34,8 +34,8 @@ type containerMember struct {
 // HDF5 file r: when all are read, those of a type or filter npyflow
 // cannot read are skipped with a warning (an error if strict), netCDF's
 // dimension-only datasets silently.
-func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, strict bool, warn func(string)) ([]containerMember, error) {
-	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name})
+func hdf5Members(name string, r io.ReaderAt, size int64, pick []string, strict bool, warn func(string), threads int) ([]containerMember, error) {
+	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name, Threads: threads})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,9 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 	if opts != nil {
 		o = *opts
 	}
+	if o.Threads < 0 {
+		return nil, optionErrorf("--threads %d: want 0 (every core) or more", o.Threads)
+	}
 	var from *Format
 	if in == StdinName {
 		tmp, f, cleanup, err := spoolStdin(ctx, o.Stdin)
@@ -84,7 +87,7 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 			return nil, &FileError{Path: out, Err: errors.New("not a directory")}
 		}
 	}
-	plan, err := NewPlan(ctx, j, &PlanOptions{Warn: o.Warn})
+	plan, err := NewPlan(ctx, j, &PlanOptions{Warn: o.Warn, Threads: o.Threads})
 	if err != nil {
 		return nil, conversionError(in, out, err)
 	}
@@ -239,4 +242,7 @@ type ConvertOptions struct {
 	Progress Progress
 	// Stdin is read for the input name [StdinName] ("-"); nil: os.Stdin.
 	Stdin io.Reader
+	// Threads caps the goroutines reading and writing (PlanOptions.Threads):
+	// 0 means every core (GOMAXPROCS); OUT is the same bytes for every value.
+	Threads int
 }

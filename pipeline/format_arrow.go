@@ -143,12 +143,12 @@ func (r *arrowReader) open(ctx context.Context, s *fileSource, p *Part) (rowRead
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	in, err := arrowconv.NewIPCReader(f, nil)
+	fo := s.foreign()
+	in, err := arrowconv.NewIPCReaderThreads(f, nil, fo.Threads)
 	if err != nil {
 		f.Close()
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
-	fo := s.foreign()
 	schema, proj, err := fo.Project(in.Schema())
 	if err != nil {
 		in.Release()

@@ -91,14 +91,14 @@ func newHDF5Reader(c *job.Component) (fileReader, error) {
 	if dim != "" && len(o.Datasets) > 0 {
 		return nil, c.Errorf("dimension", "dimension and datasets exclude each other: a dimension's table holds the variables along it")
 	}
-	list := func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
-		ms, err := hdf5Members(name, r, size, pick, strict, warn)
+	list := func(name string, r io.ReaderAt, size int64, pick []string, warn func(string), threads int) ([]containerMember, error) {
+		ms, err := hdf5Members(name, r, size, pick, strict, warn, threads)
 		return ms, hdf5Error(name, err)
 	}
 	hint := "--dataset /PATH"
 	if dim != "" {
-		list = func(name string, r io.ReaderAt, size int64, _ []string, warn func(string)) ([]containerMember, error) {
-			ms, err := hdf5DimMembers(name, r, size, dim, strict, warn)
+		list = func(name string, r io.ReaderAt, size int64, _ []string, warn func(string), threads int) ([]containerMember, error) {
+			ms, err := hdf5DimMembers(name, r, size, dim, strict, warn, threads)
 			return ms, hdf5Error(name, err)
 		}
 		hint = "--dimension NAME"
@@ -132,8 +132,8 @@ func (e *hdf5FileError) Unwrap() error { return e.err }
 
 // hdf5DimMembers reads the table of the netCDF dimension dim (group/dim
 // for a subgroup's) of an HDF5 file as its one member, named dim.
-func hdf5DimMembers(name string, r io.ReaderAt, size int64, dim string, strict bool, warn func(string)) ([]containerMember, error) {
-	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name})
+func hdf5DimMembers(name string, r io.ReaderAt, size int64, dim string, strict bool, warn func(string), threads int) ([]containerMember, error) {
+	f, err := hdf5.Open(r, size, &hdf5.Options{Name: name, Threads: threads})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if hdf5WritesNetCDF(c) {
 		dims := o.Dims
 		s, err := newMemberSink(c, in, env, "dataset", o.Dataset, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
-			w, err := hdf5.NewNetCDFWriter(f, nil)
+			w, err := hdf5.NewNetCDFWriter(f, &hdf5.WriterOptions{Threads: env.libThreads("hdf5 writer")})
 			if err != nil {
 				return nil, err
 			}
@@ -246,7 +246,7 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	}
 	strs, times := hdf5.Strings(o.Strings), o.Times
 	s, err := newMemberSink(c, in, env, "dataset", o.Dataset, func(s *memberSink, f *sinkFile) (arrayFile, error) {
-		w, err := hdf5.NewWriter(f, nil)
+		w, err := hdf5.NewWriter(f, &hdf5.WriterOptions{Threads: env.libThreads("hdf5 writer")})
 		if err != nil {
 			return nil, err
 		}
@@ -510,8 +510,9 @@ func (f *hdf5File) close() error { return f.w.Close() }
 // part (see container.go).
 type containerReader struct {
 	// list lists the arrays picked (all when pick is empty) of the file
-	// r of size bytes, named name, warning about those it skips.
-	list    func(name string, r io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error)
+	// r of size bytes, named name, warning about those it skips, their
+	// data to be read on threads goroutines (0: GOMAXPROCS).
+	list    func(name string, r io.ReaderAt, size int64, pick []string, warn func(string), threads int) ([]containerMember, error)
 	pick    []string
 	hint    string // how to pick one array: "--dataset /PATH"
 	fortran bool   // fortran_order: matrices go to .npy as stored
@@ -537,14 +538,14 @@ func (r *containerReader) closeHandles() { r.files.close() }
 
 // file returns the open, listed file at path and the function that
 // releases it; warn hears the warnings of listing it (when the cache does
-// not hold it yet).
-func (r *containerReader) file(ctx context.Context, path string, warn func(string)) (*containerFile, func(), error) {
+// not hold it yet); its arrays are read on threads goroutines.
+func (r *containerReader) file(ctx context.Context, path string, warn func(string), threads int) (*containerFile, func(), error) {
 	return r.files.get(ctx, path, func(ctx context.Context, path string) (*containerFile, io.Closer, error) {
 		f, err := storage.Open(ctx, path)
 		if err != nil {
 			return nil, nil, err
 		}
-		members, err := r.list(path, f, f.Size(), r.pick, warn)
+		members, err := r.list(path, f, f.Size(), r.pick, warn, threads)
 		if err != nil {
 			f.Close()
 			return nil, nil, &FileError{Path: path, Err: err}
@@ -560,7 +561,7 @@ func (r *containerReader) file(ctx context.Context, path string, warn func(strin
 }
 
 func (r *containerReader) parts(ctx context.Context, s *fileSource, path string) ([]partHead, error) {
-	cf, release, err := r.file(ctx, path, s.warn)
+	cf, release, err := r.file(ctx, path, s.warn, s.threads())
 	if err != nil {
 		return nil, err
 	}
@@ -583,9 +584,10 @@ func (r *containerReader) parts(ctx context.Context, s *fileSource, path string)
 }
 
 // member finds the array of part p in its file (opened and listed once
-// for all its parts); release releases the file.
-func (r *containerReader) member(ctx context.Context, p *Part) (containerMember, func(), error) {
-	cf, release, err := r.file(ctx, p.Path, func(string) {})
+// for all its parts, its arrays read on threads goroutines); release
+// releases the file.
+func (r *containerReader) member(ctx context.Context, p *Part, threads int) (containerMember, func(), error) {
+	cf, release, err := r.file(ctx, p.Path, func(string) {}, threads)
 	if err != nil {
 		return containerMember{}, nil, err
 	}
@@ -596,8 +598,8 @@ func (r *containerReader) member(ctx context.Context, p *Part) (containerMember,
 	return containerMember{}, nil, fmt.Errorf("%s: %q disappeared", p.Path, p.Member)
 }
 
-func (r *containerReader) openNPY(ctx context.Context, _ *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
-	m, release, err := r.member(ctx, p)
+func (r *containerReader) openNPY(ctx context.Context, s *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
+	m, release, err := r.member(ctx, p, s.threads())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -620,7 +622,7 @@ func (r *containerReader) stored(p *Part) (*npyio.Header, func(context.Context) 
 		return nil, nil, false
 	}
 	open := func(ctx context.Context) (io.ReadCloser, error) {
-		m, release, err := r.member(ctx, p)
+		m, release, err := r.member(ctx, p, 0) // MAT-files only: their reader has no Threads
 		if err != nil {
 			return nil, err
 		}

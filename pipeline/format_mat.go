@@ -75,7 +75,7 @@ func (r *matReader) parts(ctx context.Context, s *fileSource, path string) ([]pa
 
 // list lists the arrays of the MAT-file r (of size bytes, named name)
 // picked by pick (every one when empty), warning about those it skips.
-func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string)) ([]containerMember, error) {
+func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string), _ int) ([]containerMember, error) {
 	mf, err := matfile.Open(rd, size, &matfile.Options{Strict: r.strict, Warn: func(w matfile.Warning) {
 		warn(fmt.Sprintf("%s: %s", name, w))
 	}})
@@ -317,6 +317,7 @@ func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 			NoCompression: !o.Compressed,
 			RenameInvalid: o.RenameInvalid,
 			TempDir:       s.scratchDir(), // large v7 variables are laid out there
+			Threads:       env.libThreads("mat writer"),
 			OnRename: func(r matfile.Rename) {
 				env.warn(fmt.Sprintf("%s: renamed %q to %q (not a valid MATLAB name)", storage.Redact(s.curP), r.Old, r.New))
 			},

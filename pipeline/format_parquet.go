@@ -169,7 +169,7 @@ func buildParquetSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	if in.RowSize() == 0 {
 		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
-	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c)}
+	s := &parquetSink{fileSink: fs, column: col, opts: parquetOptions(c, env)}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		h, name := s.header(p), s.column.name(p)
 		opts := in.parquetMeta(s.opts, name)
@@ -367,7 +367,7 @@ func (s *parquetSink) copyPart(ctx context.Context, src source, p *Part, progres
 }
 
 // parquetOptions are the writer options of a parquet sink.
-func parquetOptions(c *job.Component) *parquetio.Options {
+func parquetOptions(c *job.Component, env *buildEnv) *parquetio.Options {
 	o := job.Options[parquetSinkOpts](c)
 	return &parquetio.Options{
 		Compression:   o.Compression,
@@ -377,6 +377,7 @@ func parquetOptions(c *job.Component) *parquetio.Options {
 		Dictionary:    o.Dictionary,
 		BloomFilters:  o.BloomFilters,
 		Concurrency:   int(o.Concurrency),
+		Threads:       env.libThreads("parquet writer"),
 	}
 }
 

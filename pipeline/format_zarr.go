@@ -327,7 +327,7 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 	return out, nil
 }
 
-func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
+func (r *zarrReader) open(ctx context.Context, src *fileSource, p *Part) (rowReader, *npyio.Header, io.Closer, error) {
 	name, first, last := p.Member, int64(0), int64(-1)
 	if r.band > 0 {
 		// A band, or a whole array that has none (0-d, or no rows).
@@ -344,6 +344,7 @@ func (r *zarrReader) open(ctx context.Context, _ *fileSource, p *Part) (rowReade
 		s.Close()
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
+	a.Threads = src.threads()
 	h, err := zarrHeader(a)
 	if err != nil {
 		s.Close()
@@ -442,6 +443,7 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Threads = env.libThreads("zarr writer")
 	s, err := newMemberSink(c, in, env, "array", job.Options[zarrSinkOpts](c).Array, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarrStore(f.dir)
 		if err := st.ShareRoot(); err != nil {
@@ -462,6 +464,7 @@ func buildZarrZipSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	if err != nil {
 		return nil, err
 	}
+	opts.Threads = env.libThreads("zarr_zip writer")
 	return newMemberSink(c, in, env, "array", job.Options[zarrSinkOpts](c).Array, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarr.NewZipWriter(f)
 		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil

@@ -233,7 +233,7 @@ func buildParquetOutput(c *job.Component, in *Schema, env *buildEnv) (node, erro
 	if in.RowSize() == 0 {
 		return nil, c.Errorf("input", "rows of zero bytes cannot be written to Parquet")
 	}
-	s.opts = *parquetOptions(c)
+	s.opts = *parquetOptions(c, env)
 	rowBytes := int64(fileDT.Size) * max(1, prod(shape))
 	if s.opts.RowGroupRows == 0 && len(s.keys) > 0 {
 		// Many files may be open at once: keep each one's buffers small.

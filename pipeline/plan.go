@@ -27,6 +27,20 @@ type buildEnv struct {
 	frozen  map[string][]FrozenInput // by source
 	plan    *FrozenPlan              // the frozen plan, if any
 	dist    *distRun
+	threads int // PlanOptions.Threads: what each format library is given
+}
+
+// threadsHook, if set, hears the Threads option the engine gives a format
+// library (lib: "hdf5 reader", "parquet writer") (a test hook).
+var threadsHook func(lib string, threads int)
+
+// libThreads is the Threads option of the format library lib
+// (PlanOptions.Threads; 0: GOMAXPROCS).
+func (e *buildEnv) libThreads(lib string) int {
+	if threadsHook != nil {
+		threadsHook(lib, e.threads)
+	}
+	return e.threads
 }
 
 // leftOut returns the file columns the sources upstream of component
@@ -85,6 +99,12 @@ type PlanOptions struct {
 	// skipped, a MAT-file name renamed); nil prints
 	// "npyflow: warning: MSG" on standard error.
 	Warn func(msg string)
+	// Threads caps the goroutines of the run: each format library reads
+	// and writes (decodes, compresses) on at most Threads goroutines,
+	// and the engine reads at most Threads parts at once
+	// (RunOptions.Workers). 0 means runtime.GOMAXPROCS(0); it must not be
+	// negative. Outputs are the same bytes for every value.
+	Threads int
 }
 
 // stdinMatch is the input of a source reading standard input: its copy
@@ -178,6 +198,9 @@ type OutputPlan struct {
 // what the plan knows of its rows, record its plan), then checks the
 // outputs as a whole.
 func NewPlan(ctx context.Context, j *job.Job, o *PlanOptions) (*Plan, error) {
+	if o != nil && o.Threads < 0 {
+		return nil, fmt.Errorf("pipeline: PlanOptions.Threads %d: want 0 (every core) or more", o.Threads)
+	}
 	p := newPlan(ctx, j, o)
 	order, err := topoOrder(j)
 	if err != nil {
@@ -213,6 +236,7 @@ func newPlan(ctx context.Context, j *job.Job, o *PlanOptions) *Plan {
 	p := &Plan{Job: j, nodes: map[string]node{}, env: &buildEnv{ctx: ctx, out: &outputs{ctx: ctx}, warn: defaultWarn}}
 	if o != nil {
 		p.env.stdin = o.Stdin
+		p.env.threads = o.Threads
 		if o.Warn != nil {
 			p.env.warn = o.Warn
 		}

@@ -18,7 +18,8 @@ import (
 // RunOptions configures Plan.Run. The zero value means the defaults.
 type RunOptions struct {
 	// Workers is how many input parts are read at once; 0 means
-	// GOMAXPROCS. Output is the same for any number of workers: parts
+	// GOMAXPROCS, and never more than the plan's PlanOptions.Threads
+	// when that is set. Output is the same for any number of workers: parts
 	// reach transforms and sinks in plan order. With GOMAXPROCS 1, or
 	// one part to read, it is ignored: the parts are read one after the
 	// other by the goroutine that runs the sinks, into one reused batch
@@ -119,6 +120,9 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if t := p.env.threads; t > 0 {
+		workers = min(workers, t)
+	}
 	batchBytes := opts.BatchBytes
 	if batchBytes <= 0 {
 		batchBytes = DefaultBatchBytes
@@ -169,12 +173,12 @@ func (p *Plan) Run(ctx context.Context, opts *RunOptions) (sum *Summary, err err
 	slots := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	pools := &bufPools{bytes: batchBytes, pools: map[int64]*sync.Pool{}}
-	// With one thread for Go code, or one part to read (a conversion),
+	// With one thread for Go code (or Threads 1), or one part to read (a conversion),
 	// the driving goroutine reads each part itself, into one batch buffer
 	// it reuses (still in cache), with no hand-off between goroutines:
 	// reading ahead on another goroutine was measured to cost CPU and
 	// not to save time there (benchmarks/RESULTS.md, issue 20).
-	inline := runtime.GOMAXPROCS(0) == 1 || len(jobs) == 1
+	inline := runtime.GOMAXPROCS(0) == 1 || p.env.threads == 1 || len(jobs) == 1
 	if inline {
 		workers = 0
 	}

@@ -101,6 +101,7 @@ type fileSource struct {
 	c        *job.Component
 	r        fileReader
 	warn     func(string) // the plan's warnings
+	env      *buildEnv    // for its Threads (threads)
 	table    bool         // an archive's members are the columns of one table
 	schema   *Schema      // rows delivered, captures included
 	file     *Schema      // rows in the files (of the first part, when they differ)
@@ -127,8 +128,12 @@ func (s *fileSource) foreign() *foreign.Options {
 	if len(o.Columns) == 0 {
 		o.Columns = s.columns
 	}
+	o.Threads = s.threads()
 	return o
 }
+
+// threads is the Threads option of the source's format library.
+func (s *fileSource) threads() int { return s.env.libThreads(s.c.Type + " reader") }
 
 func (s *fileSource) Schema() *Schema   { return s.schema }
 func (s *fileSource) Parts() []*Part    { return s.parts }
@@ -159,7 +164,7 @@ func pathsError(c *job.Component, err error) error {
 }
 
 func buildFileSource(c *job.Component, r fileReader, env *buildEnv) (node, error) {
-	s := &fileSource{c: c, r: r, capWidth: map[string]int{}, warn: env.warn}
+	s := &fileSource{c: c, r: r, capWidth: map[string]int{}, warn: env.warn, env: env}
 	if hc, ok := r.(handleCloser); ok {
 		env.cleanup = append(env.cleanup, hc.closeHandles)
 	}

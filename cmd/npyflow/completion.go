@@ -82,6 +82,7 @@ func completionCommands() []completionCommand {
 				cc.flags = append(cc.flags, completionFlag{name: f.Name, doc: f.Doc, takesValue: f.Type != job.Bool})
 			}
 			cc.flags = append(cc.flags, completionFlag{name: "progress", doc: "progress bar: auto, always, never", takesValue: true})
+			cc.flags = append(cc.flags, completionFlag{name: "threads", doc: strings.ReplaceAll(threadsDoc, "`", ""), takesValue: true})
 		case "completion":
 		default:
 			// The flags the command declares, as its help prints them.

@@ -34,13 +34,13 @@ func TestCompletionBash(t *testing.T) {
 	if len(flags) < 10 {
 		t.Fatalf("only %d convert flags", len(flags))
 	}
-	for _, f := range append(flags, pipeline.Flag{Name: "progress"}) {
+	for _, f := range append(flags, pipeline.Flag{Name: "progress"}, pipeline.Flag{Name: "threads"}) {
 		if !strings.Contains(conv, " --"+f.Name+" ") {
 			t.Errorf("convert flags lack --%s: %s", f.Name, conv)
 		}
 	}
 	for cmd, want := range map[string][]string{
-		"run":      {"--workers", "--sync", "--no-commit", "--plan", "--shard", "--resume", "--set"},
+		"run":      {"--workers", "--threads", "--sync", "--no-commit", "--plan", "--shard", "--resume", "--set"},
 		"inspect":  {"--json", "--columns", "--decimal", "--fill", "--validity"},
 		"validate": {"--set", "--static"},
 		"commit":   {"--plan", "--state"},

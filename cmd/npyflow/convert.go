@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/npyflow/npyflow/internal/storage"
@@ -159,12 +160,31 @@ func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pip
 	}
 }
 
+// threadsFlag is --threads of convert and run: a count of 0 or more,
+// refused when parsed otherwise (a usage error naming the flag).
+type threadsFlag int
+
+// threadsDoc is the help line of --threads.
+const threadsDoc = "at most `N` goroutines decode, compress and read at once, in each format library and in the engine; 0: every core (GOMAXPROCS). The output is the same bytes for every value"
+
+func (t *threadsFlag) String() string { return strconv.Itoa(int(*t)) }
+func (t *threadsFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want 0 (every core) or a positive count")
+	}
+	*t = threadsFlag(n)
+	return nil
+}
+
 func runConvert(e *env) error {
 	var opts pipeline.ConvertOptions
 	var progress string
+	var threads threadsFlag
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	addOptionFlags(fs, &opts, pipeline.ConvertFlags())
 	fs.StringVar(&progress, "progress", "auto", "progress bar: auto (on a terminal), always, never")
+	fs.Var(&threads, "threads", threadsDoc)
 	args, err := parseFlags(fs, e.args)
 	if err != nil {
 		return err
@@ -183,6 +203,7 @@ func runConvert(e *env) error {
 		opts.Progress = newBarProgress(e.stderr)
 	}
 	opts.Warn = e.warn
+	opts.Threads = int(threads)
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}

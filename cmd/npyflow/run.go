@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register("run", "run a job file: npyflow run job.yaml [--set k=v] [--workers N] [--quiet] [--shard i/n | --plan plan.json --shard i] [--resume]", runRun)
+	register("run", "run a job file: npyflow run job.yaml [--set k=v] [--workers N] [--threads N] [--quiet] [--shard i/n | --plan plan.json --shard i] [--resume]", runRun)
 }
 
 // setFlags collects repeated --set path=value flags.
@@ -111,7 +111,9 @@ func runRun(e *env) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var set setFlags
 	fs.Var(&set, "set", "override a job value: --set sinks.out.path=x.parquet (repeatable)")
-	workers := fs.Int("workers", 0, "input files read at once (default: the number of cores)")
+	workers := fs.Int("workers", 0, "input files read at once (default: the number of cores, at most --threads)")
+	var threads threadsFlag
+	fs.Var(&threads, "threads", threadsDoc)
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	noProgress := fs.Bool("no-progress", false, "no progress bar, even on a terminal")
 	batch := fs.Int("batch-bytes", pipeline.DefaultBatchBytes, "bytes per batch")
@@ -129,7 +131,7 @@ func runRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn})
+	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn, Threads: int(threads)})
 	if err != nil {
 		return jobError(err)
 	}

@@ -27,6 +27,7 @@ type Options struct {
 	Scaled      bool           // decimals as exact scaled int64
 	StringChars int            // Arrow sources: width of strings without numpy metadata (0: a pass over the data)
 	Columns     []string       // the top-level columns read, in this order (nil: all)
+	Threads     int            // goroutines decoding (0: GOMAXPROCS), the engine's PlanOptions.Threads
 }
 
 // Project returns the schema of the columns read and their indexes in
@@ -75,7 +76,7 @@ func (o *Options) Parquet() *parquetio.ReadOptions {
 	if o == nil {
 		return nil
 	}
-	ro := &parquetio.ReadOptions{Fill: o.Fill, Validity: o.Validity, Columns: o.Columns}
+	ro := &parquetio.ReadOptions{Fill: o.Fill, Validity: o.Validity, Columns: o.Columns, Threads: o.Threads}
 	if o.Scaled {
 		ro.Decimal = arrowconv.DecimalScaledInt64
 	}
@@ -89,6 +90,7 @@ func (o *Options) Arrow(schema *arrow.Schema) *arrowconv.MapOptions {
 	if o == nil {
 		return mo
 	}
+	mo.Threads = o.Threads
 	if o.Scaled {
 		mo.Decimal = arrowconv.DecimalScaledInt64
 	}
