@@ -135,6 +135,7 @@ type optionFlag struct {
 }
 
 func (f *optionFlag) String() string   { return f.current }
+func (f *optionFlag) refused() error   { return f.err }
 func (f *optionFlag) IsBoolFlag() bool { return f.isBool }
 func (f *optionFlag) Set(v string) error {
 	if err := f.opts.Set(f.name, v); err != nil {
@@ -162,18 +163,23 @@ func addOptionFlags(fs *flag.FlagSet, opts *pipeline.ConvertOptions, flags []pip
 
 // threadsFlag is --threads of convert and run: a count of 0 or more,
 // refused when parsed otherwise (a usage error naming the flag).
-type threadsFlag int
+type threadsFlag struct {
+	n   int
+	err error // why Set refused a value
+}
 
 // threadsDoc is the help line of --threads.
 const threadsDoc = "at most `N` goroutines decode, compress and read at once, in each format library and in the engine; 0: every core (GOMAXPROCS). The output is the same bytes for every value"
 
-func (t *threadsFlag) String() string { return strconv.Itoa(int(*t)) }
+func (t *threadsFlag) String() string { return strconv.Itoa(t.n) }
+func (t *threadsFlag) refused() error { return t.err }
 func (t *threadsFlag) Set(v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return fmt.Errorf("want 0 (every core) or a positive count")
+		t.err = fmt.Errorf("--threads %q: want 0 (every core) or a positive count", v)
+		return t.err
 	}
-	*t = threadsFlag(n)
+	t.n = n
 	return nil
 }
 
@@ -203,7 +209,7 @@ func runConvert(e *env) error {
 		opts.Progress = newBarProgress(e.stderr)
 	}
 	opts.Warn = e.warn
-	opts.Threads = int(threads)
+	opts.Threads = threads.n
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}

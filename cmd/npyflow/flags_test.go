@@ -114,6 +114,8 @@ func TestConvertFlagMessages(t *testing.T) {
 		{"y.zarr", []string{"--chunks", "10,x0"}, `--chunks "10,x0": "10,x0" is not a shape of positive integers (1000,100)`},
 		{"y.parquet", []string{"--name", "a{b"}, `--name "a{b": unclosed {`},
 		{"y.parquet", []string{"--sync=maybe"}, `--sync "maybe": want true or false`},
+		{"y.parquet", []string{"--threads", "-1"}, `--threads "-1": want 0 (every core) or a positive count`},
+		{"y.parquet", []string{"--threads=two"}, `--threads "two": want 0 (every core) or a positive count`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, msg := runCLI(t, slices.Concat([]string{"convert"}, c.args, []string{in, filepath.Join(dir, c.out)})...)

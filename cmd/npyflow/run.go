@@ -49,8 +49,8 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			}
 			var bad error // an option's value, refused naming its flag
 			fs.VisitAll(func(f *flag.Flag) {
-				if o, ok := f.Value.(*optionFlag); ok && o.err != nil && bad == nil {
-					bad = o.err
+				if o, ok := f.Value.(interface{ refused() error }); ok && o.refused() != nil && bad == nil {
+					bad = o.refused()
 				}
 			})
 			if bad != nil {
@@ -131,7 +131,7 @@ func runRun(e *env) error {
 	if err != nil {
 		return err
 	}
-	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn, Threads: int(threads)})
+	plan, err := pipeline.NewPlan(e.ctx, jb, &pipeline.PlanOptions{Frozen: frozen, Warn: e.warn, Threads: threads.n})
 	if err != nil {
 		return jobError(err)
 	}

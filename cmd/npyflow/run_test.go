@@ -45,6 +45,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"rnu"}, 2, "", `unknown command "rnu"`},
 		{"run ok", []string{"run", good, "--quiet"}, 0, "", ""},
 		{"run prints what it wrote", []string{"run", "--workers", "2", good}, 0, "wrote " + out + "/d.npy", ""},
+		{"run one thread", []string{"run", "--threads", "1", "--workers", "4", good}, 0, "wrote " + out + "/d.npy", ""},
+		{"run negative threads", []string{"run", good, "--threads", "-2"}, 2, "", `--threads "-2": want 0 (every core) or a positive count`},
 		{"run without job", []string{"run"}, 2, "", "want one job file"},
 		{"run bad flag", []string{"run", good, "--wokers", "2"}, 2, "", "flag provided but not defined: -wokers"},
 		{"run invalid job", []string{"run", badJob}, 2, "", `job.yaml:3:18: sources.m.pathz: unknown option of source "npy" (did you mean "paths"?)`},
