@@ -3,8 +3,8 @@ package pipeline
 import (
 	"archive/zip"
 	"bytes"
-	"io"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
