@@ -169,7 +169,7 @@ type threadsFlag struct {
 }
 
 // threadsDoc is the help line of --threads.
-const threadsDoc = "at most `N` goroutines decode, compress and read at once, in each format library and in the engine; 0: every core (GOMAXPROCS). The output is the same bytes for every value"
+const threadsDoc = "at most `N` goroutines decode, compress and read at once, in each format library and in the engine; 0: every core (GOMAXPROCS). The output is the same for every value"
 
 func (t *threadsFlag) String() string { return strconv.Itoa(t.n) }
 func (t *threadsFlag) refused() error { return t.err }
