@@ -67,7 +67,7 @@ func (r *arrowReader) header(ctx context.Context, path string, fo *foreign.Optio
 	if err != nil {
 		return nil, nil, &FileError{Path: path, Err: err}
 	}
-	m, err := fo.ArrowMapping(schema, reread(ctx, path, schema, proj))
+	m, err := fo.ArrowMapping(schema, reread(ctx, path, schema, proj, fo.Threads))
 	if err != nil {
 		return nil, nil, &FileError{Path: path, Err: err}
 	}
@@ -156,7 +156,7 @@ func (r *arrowReader) open(ctx context.Context, s *fileSource, p *Part) (rowRead
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
 	rr := projectRecords(in, schema, proj)
-	m, err := fo.ArrowMapping(schema, reread(ctx, p.Path, schema, proj))
+	m, err := fo.ArrowMapping(schema, reread(ctx, p.Path, schema, proj, fo.Threads))
 	closer := closeFunc(func() error {
 		rr.Release()
 		return f.Close()
@@ -201,14 +201,15 @@ func (r *arrowReader) copyNPY(ctx context.Context, s *fileSource, p *Part, w io.
 var arrowCopies atomic.Int64
 
 // reread returns a function reading the records of the file at path
-// again, projected (for a mapping's pass over string widths).
-func reread(ctx context.Context, path string, schema *arrow.Schema, proj []int) func() (array.RecordReader, error) {
+// again, projected (for a mapping's pass over string widths), decoded
+// on threads goroutines.
+func reread(ctx context.Context, path string, schema *arrow.Schema, proj []int, threads int) func() (array.RecordReader, error) {
 	return func() (array.RecordReader, error) {
 		g, err := storage.Open(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		sr, err := arrowconv.NewIPCReader(g, nil)
+		sr, err := arrowconv.NewIPCReaderThreads(g, nil, threads)
 		if err != nil {
 			g.Close()
 			return nil, err
