@@ -486,7 +486,8 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s.dirOut = true
-	return s, nil
+	// In a sharded run its tasks write their own chunks (zarr_shard.go).
+	return &zarrSink{memberSink: s, opts: opts, consolidated: consolidated}, nil
 }
 
 // buildZarrZipSink is the zarr sink writing into a .zip file.
@@ -510,16 +511,30 @@ type zarrArchive struct {
 }
 
 func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) {
+	o, err := zarrArrayOptions(name, h, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := f.g.CreateArray(f.ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+}
+
+// zarrArrayOptions are the options of the array name of header h, the
+// sink's options o completed: its type, shape, and chunks and shards
+// fitted to its axes.
+func zarrArrayOptions(name string, h *npyio.Header, o zarr.CreateOptions) (zarr.CreateOptions, error) {
 	// Rows arrive in native byte order (h.DType may be the input's, as
 	// stored): the array is declared so.
 	dt, err := npyToZarr(h.DType.Native())
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %v", name, err)
+		return o, fmt.Errorf("array %s: %v", name, err)
 	}
-	if dt.Fields != nil && f.opts.Format == 3 {
-		return nil, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
+	if dt.Fields != nil && o.Format == 3 {
+		return o, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
 	}
-	o := f.opts
 	o.DType = dt
 	o.Shape = make([]int64, len(h.Shape))
 	for i, n := range h.Shape {
@@ -539,7 +554,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 		return out
 	}
 	if len(o.Chunks) > len(o.Shape) || len(o.Shards) > len(o.Shape) {
-		return nil, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
+		return o, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
 	}
 	o.Chunks, o.Shards = fit(o.Chunks), fit(o.Shards)
 	if o.Shards != nil && o.Chunks == nil {
@@ -551,11 +566,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 			}
 		}
 	}
-	w, err := f.g.CreateArray(f.ctx, name, o)
-	if err != nil {
-		return nil, err
-	}
-	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+	return o, nil
 }
 
 func (f *zarrArchive) close() error {
