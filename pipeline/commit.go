@@ -370,7 +370,8 @@ func (e *buildEnv) create(final string, seekable bool) (io.WriteSeeker, error) {
 }
 
 // createDir makes a directory output (a Zarr store) and returns where
-// to write it; sharded runs do not stage directories yet.
+// to write it; sharded runs do not stage directories (the zarr sink
+// stages each of its files instead: zarr_shard.go).
 func (e *buildEnv) createDir(final string) (string, error) {
 	if e.dist != nil {
 		return "", &FileError{Path: final, Err: fmt.Errorf("a sharded run cannot write a directory output (a Zarr store) yet")}

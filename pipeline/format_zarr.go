@@ -23,8 +23,10 @@ import (
 // chunks an input part of its own, which sharded runs spread over their
 // tasks); the sink writes a group of arrays (v3 by default, or v2), the
 // chunks as rows arrive and every metadata document last, into a
-// staging directory renamed into place at the commit. zarr_zip is the
-// same in one .zip file.
+// staging directory renamed into place at the commit; in a sharded run
+// its tasks write one store, each its own chunks, and the commit
+// publishes the metadata last (zarr_shard.go). zarr_zip is the same in
+// one .zip file.
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
@@ -33,7 +35,7 @@ var zarrFormat = &Format{
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
 		newZarrReader, zarrSourceFields()...),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
-		Doc:    "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
+		Doc:    "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end. The tasks of a sharded run write one store together, each its own chunks, published with the metadata last when the run is committed: every input must then start on a chunk (shard) boundary of its array.",
 		Fields: zarrSinkFields(),
 		Impl:   builder(buildZarrSink)},
 	InspectPath: inspectZarr,
