@@ -201,6 +201,22 @@ sinks:
 	if _, err := os.Stat(filepath.Join(dir, "bad.zarr")); !os.IsNotExist(err) {
 		t.Errorf("a refused run left bad.zarr (%v)", err)
 	}
+	// One task writes any layout, as a single run does.
+	if _, err := runDataset(t, dir, jobText("single.zarr", "20"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if errs := runShards(t, dir, jobText("task.zarr", "20"), 1); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	want, got := zarrKeys(t, filepath.Join(dir, "single.zarr")), zarrKeys(t, filepath.Join(dir, "task.zarr"))
+	if len(want) != 8 || len(got) != len(want) {
+		t.Errorf("one task wrote %d keys, the single run %d, want 8", len(got), len(want))
+	}
+	for k, v := range want {
+		if !bytes.Equal(got[k], v) {
+			t.Errorf("one task: %s differs from the single run's", k)
+		}
+	}
 	// A Zarr source read in bands of 100 rows by 3 tasks, into chunks of
 	// 50: the task reading the band with a damaged chunk fails after the
 	// others wrote theirs, and readers see nothing of the output.
@@ -287,6 +303,48 @@ sinks:
 	for k, v := range want {
 		if !bytes.Equal(got[k], v) {
 			t.Errorf("%s differs from the single run's", k)
+		}
+	}
+}
+
+// TestZarrShardedSinkPerInput: a store per input ({stem}.zarr), each
+// written whole by the task of its input, metadata included.
+func TestZarrShardedSinkPerInput(t *testing.T) {
+	dir := t.TempDir()
+	ins := writeShardInputs(t, dir, []int{7, 12, 5})
+	jobText := func(out string) string {
+		return `version: 1
+sources:
+  s:
+    type: npy
+    paths: [` + strings.Join(ins, ", ") + `]
+sinks:
+  z:
+    type: zarr
+    input: s
+    path: ` + out + `/{stem}.zarr
+    array: v
+    chunks: "4"
+`
+	}
+	if _, err := runDataset(t, dir, jobText("one"), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, err := range runShards(t, dir, jobText("n2"), 2) {
+		if err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+	}
+	for _, in := range ins {
+		st := strings.TrimSuffix(in, ".npy") + ".zarr"
+		want, got := zarrKeys(t, filepath.Join(dir, "one", st)), zarrKeys(t, filepath.Join(dir, "n2", st))
+		if len(want) < 3 || len(got) != len(want) {
+			t.Errorf("%s: %d keys, the single run %d", st, len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Errorf("%s: %s differs from the single run's", st, k)
+			}
 		}
 	}
 }
