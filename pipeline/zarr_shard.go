@@ -98,13 +98,16 @@ func zarrAligned(o zarr.CreateOptions, row int64) bool {
 	return row%unit == 0 || row == o.Shape[0]
 }
 
+var (
+	_ sharedSink  = (*zarrSink)(nil)
+	_ partsKeeper = (*zarrSink)(nil)
+	_ zarr.Store  = (*stagedZarr)(nil)
+)
+
 func (s *zarrSink) knowParts(parts []*Part, f sinkFeed) {
 	s.memberSink.knowParts(parts, f)
 	s.parts = parts
 }
-
-// sharedOutput: several tasks of a sharded run may write one store.
-func (s *zarrSink) sharedOutput() bool { return true }
 
 // layout computes (once) where every part goes, and checks that tasks
 // write disjoint chunks: with tasks > 1, every part starts on a chunk
@@ -237,6 +240,9 @@ func gcd(a, b int64) int64 {
 
 // largestDivisor is the largest divisor of n not above limit (0 if n is 0).
 func largestDivisor(n, limit int64) int64 {
+	if n <= limit {
+		return n
+	}
 	best := int64(0)
 	for d := int64(1); d*d <= n; d++ {
 		if n%d == 0 {

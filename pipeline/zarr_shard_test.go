@@ -109,8 +109,16 @@ func TestZarrShardedSink(t *testing.T) {
 		{"v2", "zarr_format: 2\n    chunks: \"20\"\n    compression: blosc"},
 		{"v3", "chunks: \"10\"\n    shards: \"20\""},
 	} {
-		jobText := func(out string) string {
-			return `version: 1
+		t.Run(tc.name, func(t *testing.T) { checkZarrShardedSink(t, dir, ins, tc.name, tc.opts) })
+	}
+}
+
+// checkZarrShardedSink runs the job writing ins into a store with the
+// zarr sink's options opts, as one run and as 1, 2 and 3 tasks.
+func checkZarrShardedSink(t *testing.T, dir string, ins []string, name, opts string) {
+	t.Helper()
+	jobText := func(out string) string {
+		return `version: 1
 sources:
   s:
     type: npy
@@ -121,51 +129,50 @@ sinks:
     input: s
     path: ` + out + `
     array: grp/data
-    ` + tc.opts + "\n"
-		}
-		one := filepath.Join(tc.name, "one.zarr")
-		if _, err := runDataset(t, dir, jobText(one), nil); err != nil {
-			t.Fatal(err)
-		}
-		want := zarrKeys(t, filepath.Join(dir, one))
-		if len(want) < 8 {
-			t.Fatalf("%s: the single run wrote %d keys", tc.name, len(want))
-		}
-		for n := 1; n <= 3; n++ {
-			out := filepath.Join(tc.name, fmt.Sprintf("n%d.zarr", n))
-			for i, err := range runShards(t, dir, jobText(out), n) {
-				if err != nil {
-					t.Fatalf("%s: task %d of %d: %v", tc.name, i, n, err)
-				}
-			}
-			got := zarrKeys(t, filepath.Join(dir, out))
-			for k, v := range want {
-				if !bytes.Equal(got[k], v) {
-					t.Errorf("%s, %d tasks: %s differs from the single run's (%d bytes, want %d)", tc.name, n, k, len(got[k]), len(v))
-				}
-			}
-			for k := range got {
-				if _, ok := want[k]; !ok {
-					t.Errorf("%s, %d tasks: extra key %s", tc.name, n, k)
-				}
+    ` + opts + "\n"
+	}
+	one := filepath.Join(name, "one.zarr")
+	if _, err := runDataset(t, dir, jobText(one), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := zarrKeys(t, filepath.Join(dir, one))
+	if len(want) < 8 {
+		t.Fatalf("%s: the single run wrote %d keys", name, len(want))
+	}
+	for n := 1; n <= 3; n++ {
+		out := filepath.Join(name, fmt.Sprintf("n%d.zarr", n))
+		for i, err := range runShards(t, dir, jobText(out), n) {
+			if err != nil {
+				t.Fatalf("%s: task %d of %d: %v", name, i, n, err)
 			}
 		}
-		// The values, read back.
-		a, err := zarr.OpenArray(context.Background(), zarr.NewFSStore(filepath.Join(dir, tc.name, "n3.zarr")), "grp/data")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(a.Shape, []int64{125, 3}) {
-			t.Fatalf("%s: shape %v", tc.name, a.Shape)
-		}
-		buf := make([]byte, 125*3*8)
-		if err := a.Read(context.Background(), []int64{0, 0}, []int64{125, 3}, buf); err != nil {
-			t.Fatal(err)
-		}
-		for k := range 125 * 3 {
-			if v := math.Float64frombits(binary.NativeEndian.Uint64(buf[8*k:])); v != float64(k)/8 {
-				t.Fatalf("%s: element %d = %v", tc.name, k, v)
+		got := zarrKeys(t, filepath.Join(dir, out))
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Errorf("%s, %d tasks: %s differs from the single run's (%d bytes, want %d)", name, n, k, len(got[k]), len(v))
 			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s, %d tasks: extra key %s", name, n, k)
+			}
+		}
+	}
+	// The values, read back.
+	a, err := zarr.OpenArray(context.Background(), zarr.NewFSStore(filepath.Join(dir, name, "n3.zarr")), "grp/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Shape, []int64{125, 3}) {
+		t.Fatalf("%s: shape %v", name, a.Shape)
+	}
+	buf := make([]byte, 125*3*8)
+	if err := a.Read(context.Background(), []int64{0, 0}, []int64{125, 3}, buf); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 125 * 3 {
+		if v := math.Float64frombits(binary.NativeEndian.Uint64(buf[8*k:])); v != float64(k)/8 {
+			t.Fatalf("%s: element %d = %v", name, k, v)
 		}
 	}
 }
