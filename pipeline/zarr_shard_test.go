@@ -15,6 +15,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage/storagetest"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/shardrun"
 	"github.com/npyflow/npyflow/zarr"
 )
@@ -398,6 +399,71 @@ sinks:
 	got := zarrKeys(t, out)
 	if len(got) != len(want) {
 		t.Errorf("%d keys, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if !bytes.Equal(got[k], v) {
+			t.Errorf("%s differs from the single run's", k)
+		}
+	}
+}
+
+// TestZarrShardedSinkResume: a task stopped after its first input keeps
+// the chunks it checkpointed; resumed, it writes only the rest, and the
+// committed store is the single run's.
+func TestZarrShardedSinkResume(t *testing.T) {
+	dir := t.TempDir()
+	ins := writeShardInputs(t, dir, []int{20, 20, 20, 20, 20, 13})
+	jobText := func(out string) string {
+		return `version: 1
+sources:
+  s:
+    type: npy
+    paths: [` + strings.Join(ins, ", ") + `]
+sinks:
+  z:
+    type: zarr
+    input: s
+    path: ` + out + `
+    array: data
+    chunks: "10"
+`
+	}
+	if _, err := runDataset(t, dir, jobText("one.zarr"), nil); err != nil {
+		t.Fatal(err)
+	}
+	run := func(i int, resume, stop bool) (*Summary, error) {
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), []byte(jobText("n2.zarr")), &job.LoadOptions{LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(context.Background(), j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		o := ShardOptions{Shard: shardrun.Shard{Index: i, Count: 2}, Resume: resume, CheckpointBytes: 1}
+		if stop {
+			o.AfterPart = func(*Part) { cancel() }
+		}
+		return p.Run(ctx, &RunOptions{Workers: 2, Shard: &o})
+	}
+	if _, err := run(0, false, true); err == nil {
+		t.Fatal("task 0 was not stopped")
+	}
+	sum, err := run(0, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Shard.Resumed != 1 {
+		t.Errorf("task 0 resumed %d inputs, want 1", sum.Shard.Resumed)
+	}
+	if _, err := run(1, false, false); err != nil {
+		t.Fatal(err)
+	}
+	want, got := zarrKeys(t, filepath.Join(dir, "one.zarr")), zarrKeys(t, filepath.Join(dir, "n2.zarr"))
+	if len(want) != 14 || len(got) != len(want) { // 12 chunks, 2 documents
+		t.Errorf("%d keys, the single run %d, want 14", len(got), len(want))
 	}
 	for k, v := range want {
 		if !bytes.Equal(got[k], v) {
