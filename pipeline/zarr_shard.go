@@ -42,10 +42,11 @@ type zarrSink struct {
 	consolidated bool
 	parts        []*Part // every part reaching the sink, in plan order
 
-	lay  *zarrLayout
-	cur  *zarrRegion // the region being written
-	mu   sync.Mutex  // guards done (stores put from several goroutines)
-	done []fileRec   // staged outputs, for the next checkpoint
+	lay     *zarrLayout
+	aligned bool        // lay was checked for several tasks
+	cur     *zarrRegion // the region being written
+	mu      sync.Mutex  // guards done (stores put from several goroutines)
+	done    []fileRec   // staged outputs, for the next checkpoint
 }
 
 // zarrLayout is where every part of a sharded run's zarr sink goes.
@@ -113,9 +114,28 @@ func (s *zarrSink) knowParts(parts []*Part, f sinkFeed) {
 // write disjoint chunks: with tasks > 1, every part starts on a chunk
 // boundary.
 func (s *zarrSink) layout(tasks int) (*zarrLayout, error) {
-	if s.lay != nil {
-		return s.lay, nil
+	if s.lay == nil {
+		lay, err := s.newLayout()
+		if err != nil {
+			return nil, err
+		}
+		s.lay = lay
 	}
+	if tasks > 1 && !s.aligned {
+		for _, out := range s.lay.stores {
+			for _, arr := range out.arrays {
+				if err := s.checkAligned(out, arr, s.lay); err != nil {
+					return nil, err
+				}
+			}
+		}
+		s.aligned = true
+	}
+	return s.lay, nil
+}
+
+// newLayout computes where every part goes.
+func (s *zarrSink) newLayout() (*zarrLayout, error) {
 	if s.split {
 		return nil, s.c.Errorf("split_fields", "a sharded run cannot split records into arrays yet: run it as one task")
 	}
@@ -162,16 +182,10 @@ func (s *zarrSink) layout(tasks int) (*zarrLayout, error) {
 	for _, out := range lay.stores {
 		for _, arr := range out.arrays {
 			if err := s.arrayOptions(arr); err != nil {
-				return nil, fmt.Errorf("%s: %w", out.path, err)
-			}
-			if tasks > 1 {
-				if err := s.checkAligned(out, arr, lay); err != nil {
-					return nil, err
-				}
+				return nil, fmt.Errorf("%s: %w", storage.Redact(out.path), err)
 			}
 		}
 	}
-	s.lay = lay
 	return lay, nil
 }
 
