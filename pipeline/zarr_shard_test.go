@@ -471,3 +471,78 @@ sinks:
 		}
 	}
 }
+
+// TestZarrShardedSinkFrozen: planning refuses inputs off the chunk
+// boundaries as a run does; the tasks of a frozen plan write the single
+// run's store.
+func TestZarrShardedSinkFrozen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ins := writeShardInputs(t, dir, []int{16, 8, 24, 3})
+	jobText := func(chunks string) []byte {
+		return []byte(`version: 1
+sources:
+  s:
+    type: npy
+    paths: [` + strings.Join(ins, ", ") + `]
+sinks:
+  z:
+    type: zarr
+    input: s
+    path: planned.zarr
+    array: data
+    chunks: "` + chunks + `"
+`)
+	}
+	plan := func(text []byte) (*Plan, error) {
+		j, err := job.Load(filepath.Join(dir, "job.yaml"), text, &job.LoadOptions{LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewPlan(ctx, j, nil)
+	}
+	p, err := plan(jobText("16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Freeze(ctx, 2, jobText("16"), nil); err == nil || !strings.Contains(err.Error(), "starts at row 24, inside a chunk of 16 rows") || !strings.Contains(err.Error(), "chunks of 8 rows") {
+		t.Fatalf("freezing inputs off the chunks: %v", err)
+	}
+	p, err = plan(jobText("8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := p.Freeze(ctx, 2, jobText("8"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		jb, err := fp.LoadJob(&job.LoadOptions{LookupEnv: env(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(ctx, jb, &PlanOptions{Frozen: fp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Run(ctx, &RunOptions{Shard: &ShardOptions{Shard: shardrun.Shard{Index: i}}}); err != nil {
+			t.Fatalf("task %d: %v", i, err)
+		}
+	}
+	got := zarrKeys(t, filepath.Join(dir, "planned.zarr"))
+	if err := os.Rename(filepath.Join(dir, "planned.zarr"), filepath.Join(dir, "sharded.zarr")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runDataset(t, dir, string(jobText("8")), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := zarrKeys(t, filepath.Join(dir, "planned.zarr"))
+	if len(want) != 9 || len(got) != len(want) { // 7 chunks, 2 documents
+		t.Errorf("%d keys, the single run %d, want 9", len(got), len(want))
+	}
+	for k, v := range want {
+		if !bytes.Equal(got[k], v) {
+			t.Errorf("%s differs from the single run's", k)
+		}
+	}
+}
