@@ -23,8 +23,10 @@ import (
 // chunks an input part of its own, which sharded runs spread over their
 // tasks); the sink writes a group of arrays (v3 by default, or v2), the
 // chunks as rows arrive and every metadata document last, into a
-// staging directory renamed into place at the commit. zarr_zip is the
-// same in one .zip file.
+// staging directory renamed into place at the commit; in a sharded run
+// its tasks write one store, each its own chunks, and the commit
+// publishes the metadata last (zarr_shard.go). zarr_zip is the same in
+// one .zip file.
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
@@ -33,7 +35,7 @@ var zarrFormat = &Format{
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
 		newZarrReader, zarrSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
-		Doc:     "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
+		Doc:     "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end. The tasks of a sharded run write one store together, each its own chunks, published with the metadata last when the run is committed: every input must then start on a chunk (shard) boundary of its array.",
 		Options: zarrSinkOpts{}, Impl: builder(buildZarrSink)},
 	InspectPath: inspectZarr,
 }
@@ -453,7 +455,8 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s.dirOut = true
-	return s, nil
+	// In a sharded run its tasks write their own chunks (zarr_shard.go).
+	return &zarrSink{memberSink: s, opts: opts, consolidated: consolidated}, nil
 }
 
 // buildZarrZipSink is the zarr sink writing into a .zip file.
@@ -477,16 +480,30 @@ type zarrArchive struct {
 }
 
 func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) {
+	o, err := zarrArrayOptions(name, h, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := f.g.CreateArray(f.ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+}
+
+// zarrArrayOptions are the options of the array name of header h, the
+// sink's options o completed: its type, shape, and chunks and shards
+// fitted to its axes.
+func zarrArrayOptions(name string, h *npyio.Header, o zarr.CreateOptions) (zarr.CreateOptions, error) {
 	// Rows arrive in native byte order (h.DType may be the input's, as
 	// stored): the array is declared so.
 	dt, err := npyToZarr(h.DType.Native())
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %v", name, err)
+		return o, fmt.Errorf("array %s: %v", name, err)
 	}
-	if dt.Fields != nil && f.opts.Format == 3 {
-		return nil, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
+	if dt.Fields != nil && o.Format == 3 {
+		return o, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
 	}
-	o := f.opts
 	o.DType = dt
 	o.Shape = make([]int64, len(h.Shape))
 	for i, n := range h.Shape {
@@ -506,7 +523,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 		return out
 	}
 	if len(o.Chunks) > len(o.Shape) || len(o.Shards) > len(o.Shape) {
-		return nil, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
+		return o, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
 	}
 	o.Chunks, o.Shards = fit(o.Chunks), fit(o.Shards)
 	if o.Shards != nil && o.Chunks == nil {
@@ -518,11 +535,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 			}
 		}
 	}
-	w, err := f.g.CreateArray(f.ctx, name, o)
-	if err != nil {
-		return nil, err
-	}
-	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+	return o, nil
 }
 
 func (f *zarrArchive) close() error {
