@@ -56,6 +56,7 @@ type distRun struct {
 	shard    shardrun.Shard
 	runID    string
 	include  map[*Part]bool
+	mine     map[*Part]bool // assigned to this shard (include less what a resume skips)
 	fps      map[*Part]shard.Fingerprint
 	noChecks string // why checkpoints happen only at the end
 }
@@ -122,13 +123,33 @@ func (p *Plan) sourcesOf(name string) map[string]bool {
 	return out
 }
 
-// checkShardable reports why the job cannot run as several shards.
-func (p *Plan) checkShardable() error {
+// sharedSink is a sink whose outputs the tasks of a sharded run may
+// share (a Zarr store: each task writes its own chunks, the commit
+// publishes the metadata last).
+type sharedSink interface {
+	// checkShards reports why count tasks cannot share the outputs.
+	checkShards(count int) error
+	stager
+}
+
+// checkShardable reports why the job cannot run as count shards.
+func (p *Plan) checkShardable(count int) error {
 	if why := p.shardable(); why != "" {
 		return fmt.Errorf("cannot shard this job: %s; run it as one shard", why)
 	}
 	for _, s := range p.sinks {
-		if t, ok := s.(*trackedSink); ok && !t.perPart {
+		t, ok := s.(*trackedSink)
+		if !ok {
+			continue
+		}
+		if sh, ok := t.sinkNode.(sharedSink); ok {
+			// Its tasks write disjoint pieces of the shared outputs.
+			if err := sh.checkShards(count); err != nil {
+				return fmt.Errorf("cannot shard this job: %w", err)
+			}
+			continue
+		}
+		if !t.perPart {
 			return fmt.Errorf("cannot shard this job: %s writes one file for all inputs, which several shards cannot share; "+
 				"put a placeholder such as {stem} in its path, or write a Parquet dataset (partition_by or dataset: true)", t.c.Path())
 		}
@@ -171,7 +192,7 @@ func (p *Plan) needsDist() bool {
 // With a frozen plan, only this shard's inputs are looked at (their
 // fingerprints checked again by shardrun.Start).
 func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error) {
-	d := &distRun{p: p, opts: *o, shard: o.Shard, include: map[*Part]bool{}, fps: map[*Part]shard.Fingerprint{}}
+	d := &distRun{p: p, opts: *o, shard: o.Shard, include: map[*Part]bool{}, mine: map[*Part]bool{}, fps: map[*Part]shard.Fingerprint{}}
 	fp := p.frozen
 	if d.shard.Count == 0 {
 		d.shard.Count = 1
@@ -186,7 +207,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		return nil, fmt.Errorf("the plan has %d shards, not %d", fp.Shards, d.shard.Count)
 	}
 	if d.shard.Count > 1 {
-		if err := p.checkShardable(); err != nil {
+		if err := p.checkShardable(d.shard.Count); err != nil {
 			return nil, err
 		}
 	}
@@ -225,6 +246,7 @@ func (p *Plan) startDist(ctx context.Context, o *ShardOptions) (*distRun, error)
 		d.fps[pt] = fps[i]
 		if assign[i] == d.shard.Index {
 			mine = append(mine, pt)
+			d.mine[pt] = true
 			cfg.Assigned = append(cfg.Assigned, d.input(pt))
 		}
 	}
@@ -310,7 +332,7 @@ func (d *distRun) finished() ([]shardrun.Output, error) {
 			return nil, err
 		}
 		for _, r := range recs {
-			out = append(out, shardrun.Output{Sink: r.sink, Final: r.final, Rows: r.rows})
+			out = append(out, shardrun.Output{Sink: r.sink, Final: r.final, Rows: r.rows, Last: r.last})
 		}
 	}
 	return out, nil
@@ -348,7 +370,8 @@ func (e *buildEnv) create(final string, seekable bool) (io.WriteSeeker, error) {
 }
 
 // createDir makes a directory output (a Zarr store) and returns where
-// to write it; sharded runs do not stage directories yet.
+// to write it; sharded runs do not stage directories (the zarr sink
+// stages each of its files instead: zarr_shard.go).
 func (e *buildEnv) createDir(final string) (string, error) {
 	if e.dist != nil {
 		return "", &FileError{Path: final, Err: fmt.Errorf("a sharded run cannot write a directory output (a Zarr store) yet")}
@@ -477,11 +500,20 @@ func (t *trackedSink) Finish() error {
 	return nil
 }
 
-func (t *trackedSink) busy() bool { return !t.perPart && t.started && !t.finished }
+func (t *trackedSink) busy() bool {
+	if sh, ok := t.sinkNode.(sharedSink); ok && t.env.dist != nil {
+		return sh.busy()
+	}
+	return !t.perPart && t.started && !t.finished
+}
 
 func (t *trackedSink) flush() ([]fileRec, error) {
 	d := t.done
 	t.done = nil
+	if sh, ok := t.sinkNode.(sharedSink); ok && t.env.dist != nil {
+		// Its outputs are the pieces it staged (t.done names stores).
+		return sh.flush()
+	}
 	return d, nil
 }
 

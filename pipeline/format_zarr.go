@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
@@ -23,17 +24,19 @@ import (
 // chunks an input part of its own, which sharded runs spread over their
 // tasks); the sink writes a group of arrays (v3 by default, or v2), the
 // chunks as rows arrive and every metadata document last, into a
-// staging directory renamed into place at the commit. zarr_zip is the
-// same in one .zip file.
+// staging directory renamed into place at the commit; in a sharded run
+// its tasks write one store, each its own chunks, and the commit
+// publishes the metadata last (zarr_shard.go). zarr_zip is the same in
+// one .zip file.
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
 	Archive: true, Dir: true,
 	Source: fileSourceSpec("read arrays of Zarr stores",
-		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays are refused for now.",
+		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays (vlen-utf8, vlen-bytes, v3 string) read as numpy U (S) of their longest item, found by reading every chunk once when the parts are listed.",
 		newZarrReader, zarrSourceOpts{}),
 	Sink: &job.Spec{Kind: job.Sink, Summary: "write a Zarr store",
-		Doc:     "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end.",
+		Doc:     "Writes a Zarr group (a .zarr directory, or a bucket prefix) of one array per input part or one for all, read by zarr-python, xarray and zarrita: v3 by default (zarr_format: 2 for zarr-python 2), chunked (chunks, default about 4 MiB each), optionally sharded (v3), compressed with zstd, blosc (lz4 inside, byte shuffle), gzip, lz4 or zlib (v2) or none, with consolidated metadata. Chunks are written as the rows arrive and the metadata last; a local output is staged beside its name and renamed into place at the end. The tasks of a sharded run write one store together, each its own chunks, published with the metadata last when the run is committed: every input must then start on a chunk (shard) boundary of its array.",
 		Options: zarrSinkOpts{}, Impl: builder(buildZarrSink)},
 	InspectPath: inspectZarr,
 }
@@ -99,26 +102,39 @@ func openZarrStore(ctx context.Context, path string) (openedStore, error) {
 
 // zarrHeader is the npy header of an array's rows (C order), or an error
 // saying why npyflow cannot stream it.
-func zarrHeader(a *zarr.Array) (*npyio.Header, error) {
-	if a.DType.VarString {
-		return nil, fmt.Errorf("array %s: variable-length strings are not supported by the engine yet", a.Path)
+//
+// A variable-length string array (numcodecs vlen-utf8/vlen-bytes, v3
+// string) reads as numpy U (S) of its longest item, as numpy and h5py
+// read such strings: width is that length when known (>= 0), else it is
+// found by reading every chunk (StringWidth) and returned.
+func zarrHeader(ctx context.Context, a *zarr.Array, width int) (*npyio.Header, int, error) {
+	zt := a.DType
+	if zt.VarString {
+		if width < 0 {
+			w, err := a.StringWidth(ctx)
+			if err != nil {
+				return nil, 0, err
+			}
+			width = w
+		}
+		zt = a.FixedType(width)
 	}
-	descr, err := zarrDescr(a.DType)
+	descr, err := zarrDescr(zt)
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %v", a.Path, err)
+		return nil, 0, fmt.Errorf("array %s: %v", a.Path, err)
 	}
 	dt, err := npyio.ParseDescr(descr)
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %v", a.Path, err)
+		return nil, 0, fmt.Errorf("array %s: %v", a.Path, err)
 	}
 	shape := make([]int, len(a.Shape))
 	for i, n := range a.Shape {
 		if n > 1<<53 {
-			return nil, fmt.Errorf("array %s: shape %v too large", a.Path, a.Shape)
+			return nil, 0, fmt.Errorf("array %s: shape %v too large", a.Path, a.Shape)
 		}
 		shape[i] = int(n)
 	}
-	return &npyio.Header{Major: 1, DType: dt, Shape: shape}, nil
+	return &npyio.Header{Major: 1, DType: dt, Shape: shape}, width, nil
 }
 
 // zarrDescr is numpy's descr of a zarr type, as an npy header writes it.
@@ -194,6 +210,32 @@ type zarrReader struct {
 	c      *job.Component
 	arrays []string
 	band   int64 // band_rows: 0 one part per array
+
+	// widths are the string widths of the variable-length string arrays
+	// found when the parts were listed (by store path and array), so
+	// that opening a part does not read every chunk again.
+	mu     sync.Mutex
+	widths map[[2]string]int
+}
+
+// width returns the string width found for array name of the store at
+// path, or -1.
+func (r *zarrReader) width(path, name string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if w, ok := r.widths[[2]string{path, name}]; ok {
+		return w
+	}
+	return -1
+}
+
+func (r *zarrReader) setWidth(path, name string, w int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.widths == nil {
+		r.widths = map[[2]string]int{}
+	}
+	r.widths[[2]string{path, name}] = w
 }
 
 func newZarrReader(c *job.Component) (fileReader, error) {
@@ -311,13 +353,17 @@ func (r *zarrReader) parts(ctx context.Context, src *fileSource, path string) ([
 		if err != nil {
 			return nil, &FileError{Path: path, Err: err}
 		}
-		h, err := zarrHeader(a)
+		a.Threads = src.threads() // a string array's widths are read now
+		h, w, err := zarrHeader(ctx, a, -1)
 		if err != nil {
 			if len(r.arrays) == 0 && src.warn != nil && len(pick) > 1 {
 				src.warn(fmt.Sprintf("%s: skipping %v", path, err))
 				continue
 			}
 			return nil, &FileError{Path: path, Err: err}
+		}
+		if a.DType.VarString {
+			r.setWidth(path, n, w)
 		}
 		out = append(out, r.bands(n, a, h)...)
 	}
@@ -345,7 +391,7 @@ func (r *zarrReader) open(ctx context.Context, src *fileSource, p *Part) (rowRea
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
 	}
 	a.Threads = src.threads()
-	h, err := zarrHeader(a)
+	h, width, err := zarrHeader(ctx, a, r.width(p.Path, name))
 	if err != nil {
 		s.Close()
 		return nil, nil, nil, &FileError{Path: p.Path, Err: err}
@@ -354,7 +400,7 @@ func (r *zarrReader) open(ctx context.Context, src *fileSource, p *Part) (rowRea
 	for _, n := range a.Shape[min(1, len(a.Shape)):] {
 		rb *= n
 	}
-	zr := &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path}
+	zr := &zarrRows{ctx: ctx, a: a, rowBytes: rb, rows: h.Rows(), path: p.Path, width: width}
 	if last >= 0 {
 		if len(a.Shape) == 0 || last > h.Rows() {
 			s.Close()
@@ -362,6 +408,7 @@ func (r *zarrReader) open(ctx context.Context, src *fileSource, p *Part) (rowRea
 		}
 		zr.next, zr.rows = first, last
 		h.Shape[0] = int(last - first)
+		a.ReadAheadTo = last // a band's task fetches no chunk past it
 	}
 	return zr, h, s, nil
 }
@@ -374,6 +421,7 @@ type zarrRows struct {
 	rows     int64
 	next     int64
 	path     string
+	width    int // of a variable-length string array's items, read fixed
 }
 
 func (z *zarrRows) ReadRows(dst []byte) (int, error) {
@@ -387,13 +435,18 @@ func (z *zarrRows) ReadRows(dst []byte) (int, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("%s: a buffer of %d bytes holds no row of %d", z.path, len(dst), z.rowBytes)
 	}
-	var err error
-	if len(z.a.Shape) == 0 {
-		err = z.a.Read(z.ctx, nil, nil, dst[:z.rowBytes])
-	} else {
-		start := make([]int64, len(z.a.Shape))
-		count := append([]int64(nil), z.a.Shape...)
+	var start, count []int64
+	if len(z.a.Shape) > 0 {
+		start = make([]int64, len(z.a.Shape))
+		count = append([]int64(nil), z.a.Shape...)
 		start[0], count[0] = z.next, n
+	} else {
+		n = 1
+	}
+	var err error
+	if z.a.DType.VarString {
+		err = z.a.ReadFixed(z.ctx, start, count, z.width, dst[:n*z.rowBytes])
+	} else {
 		err = z.a.Read(z.ctx, start, count, dst[:n*z.rowBytes])
 	}
 	if err != nil {
@@ -455,7 +508,8 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		return nil, err
 	}
 	s.dirOut = true
-	return s, nil
+	// In a sharded run its tasks write their own chunks (zarr_shard.go).
+	return &zarrSink{memberSink: s, opts: opts, consolidated: consolidated}, nil
 }
 
 // buildZarrZipSink is the zarr sink writing into a .zip file.
@@ -480,16 +534,30 @@ type zarrArchive struct {
 }
 
 func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) {
+	o, err := zarrArrayOptions(name, h, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := f.g.CreateArray(f.ctx, name, o)
+	if err != nil {
+		return nil, err
+	}
+	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+}
+
+// zarrArrayOptions are the options of the array name of header h, the
+// sink's options o completed: its type, shape, and chunks and shards
+// fitted to its axes.
+func zarrArrayOptions(name string, h *npyio.Header, o zarr.CreateOptions) (zarr.CreateOptions, error) {
 	// Rows arrive in native byte order (h.DType may be the input's, as
 	// stored): the array is declared so.
 	dt, err := npyToZarr(h.DType.Native())
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %v", name, err)
+		return o, fmt.Errorf("array %s: %v", name, err)
 	}
-	if dt.Fields != nil && f.opts.Format == 3 {
-		return nil, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
+	if dt.Fields != nil && o.Format == 3 {
+		return o, fmt.Errorf("array %s: a record (structured) type has no Zarr v3 data type: write it with zarr_format 2 (--zarr-format 2), or one array per field (split_fields)", name)
 	}
-	o := f.opts
 	o.DType = dt
 	o.Shape = make([]int64, len(h.Shape))
 	for i, n := range h.Shape {
@@ -509,7 +577,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 		return out
 	}
 	if len(o.Chunks) > len(o.Shape) || len(o.Shards) > len(o.Shape) {
-		return nil, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
+		return o, fmt.Errorf("array %s of shape %v: chunks %v or shards %v have more axes", name, h.Shape, o.Chunks, o.Shards)
 	}
 	o.Chunks, o.Shards = fit(o.Chunks), fit(o.Shards)
 	if o.Shards != nil && o.Chunks == nil {
@@ -521,11 +589,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 			}
 		}
 	}
-	w, err := f.g.CreateArray(f.ctx, name, o)
-	if err != nil {
-		return nil, err
-	}
-	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+	return o, nil
 }
 
 func (f *zarrArchive) close() error {
@@ -591,6 +655,14 @@ func zarrInfo(ctx context.Context, s zarr.Store, g *zarr.Group, names []string, 
 			FillValue: fillText(a), Attrs: a.Attrs, DimensionNames: a.DimensionNames}
 		if a.DType.Fields != nil {
 			za.DType, _ = zarrDescr(a.DType)
+		}
+		if a.DType.VarString {
+			// Its width is the longest item's, known only by reading
+			// every chunk: convert reads it as U (S) of that width.
+			za.DType = "variable-length text (read as <U of the longest item)"
+			if a.DType.Kind() == 'S' {
+				za.DType = "variable-length bytes (read as |S of the longest item)"
+			}
 		}
 		if a.Inner != nil {
 			za.Shards, za.Chunks = a.Chunks, a.Inner

@@ -27,6 +27,12 @@ import (
 //
 // Wildcards do not match names starting with ".", so temporary files
 // (which npyflow names ".*.tmp-*") are never picked up.
+//
+// A pattern matches files, and the stores of formats whose inputs are
+// directories (Format.Dir: "data/*.zarr"): a directory or bucket prefix
+// whose name has such a format's extension and that holds one of
+// storeMarkers at its top is one match, and the walk never descends into
+// a store (its chunks and nested groups are not inputs).
 
 var urlQueryRE = regexp.MustCompile(`\?[A-Za-z_][A-Za-z0-9_]*=`)
 
@@ -209,15 +215,40 @@ func checkExclude(v string) (string, int) {
 	return "", 0
 }
 
-// match is one file found by a pattern.
+// storeMarkers are the names a directory store holds at its top, one at
+// least: a Zarr v3 store's zarr.json, a v2 group's .zgroup or a v2
+// array's .zarray.
+var storeMarkers = []string{"zarr.json", ".zgroup", ".zarray"}
+
+// isStore reports whether dir, a local directory or a bucket prefix (its
+// URL's query in query), is a store of a Dir format: its name has the
+// format's extension and it holds one of storeMarkers.
+func isStore(ctx context.Context, dir, query string) bool {
+	if f := FormatOf(dir); f == nil || !f.Dir {
+		return false
+	}
+	for _, m := range storeMarkers {
+		name := dir + "/" + m
+		if storage.Scheme(dir) == "" {
+			name = filepath.Join(dir, m)
+		}
+		if st, err := storage.Stat(ctx, name+query); err == nil && !st.IsDir {
+			return true
+		}
+	}
+	return false
+}
+
+// match is one file (or store, see isStore) found by a pattern.
 type match struct {
 	Path string
 	Size int64
 	Caps map[string]string
 }
 
-// glob lists the regular files matching pat, sorted by path. The pattern
-// must already be resolved against the job directory.
+// glob lists the regular files and the stores (see isStore) matching
+// pat, sorted by path. The pattern must already be resolved against the
+// job directory.
 func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	if pt.literal {
 		if f := FormatOf(pt.root + pt.query); f != nil && f.Dir {
@@ -256,16 +287,19 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 			if err := ctx.Err(); err != nil {
 				return err // Ctrl-C during a walk of a large tree
 			}
+			if p != pt.root && isStore(ctx, p, "") {
+				if m, ok := pt.match(pt.slash(p)); ok {
+					m.Path = p
+					out = append(out, m)
+				}
+				return filepath.SkipDir // a store's files and groups are not inputs
+			}
 			if p != pt.root && !pt.deep && strings.Count(filepath.ToSlash(filepath.Clean(p)), "/")-rootDepth >= pt.depth {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		slash := filepath.ToSlash(p)
-		if pt.root == "." {
-			slash = strings.TrimPrefix(slash, "./")
-		}
-		m, ok := pt.match(slash)
+		m, ok := pt.match(pt.slash(p))
 		if !ok {
 			return nil
 		}
@@ -274,6 +308,10 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 			if d.Type()&fs.ModeSymlink != 0 {
 				if st, e := os.Stat(p); e == nil && st.Mode().IsRegular() {
 					info, err = st, nil
+				} else if e == nil && st.IsDir() && isStore(ctx, p, "") {
+					m.Path = p // a link to a store
+					out = append(out, m)
+					return nil
 				}
 			}
 			if err != nil || info == nil || !info.Mode().IsRegular() {
@@ -289,6 +327,16 @@ func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// slash is the local path p as the pattern matches it: slash-separated,
+// without the "./" of a walk from ".".
+func (pt *pattern) slash(p string) string {
+	s := filepath.ToSlash(p)
+	if pt.root == "." {
+		s = strings.TrimPrefix(s, "./")
+	}
+	return s
 }
 
 // match matches the slash-separated path p, with its captures.
@@ -311,7 +359,9 @@ func (pt *pattern) match(p string) (match, bool) {
 
 // globStorage is glob for a URL pattern: it lists the prefixes under the
 // root through the storage backend, one page at a time, descending only as
-// deep as the pattern reaches.
+// deep as the pattern reaches. A prefix that is a store (see isStore: up
+// to len(storeMarkers) Stat calls for a name with a Dir format's
+// extension) is one match if it matches, and is not listed.
 func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
 	if s := storage.Scheme(pt.root); s == "http" || s == "https" {
 		return nil, fmt.Errorf("%s is a pattern, but %s:// URLs cannot be matched: HTTP has no listing (a server answers for the names it is asked for, "+
@@ -334,6 +384,13 @@ func (pt *pattern) globStorage(ctx context.Context) ([]match, error) {
 			for _, e := range page {
 				p := storage.Path(e.Name)
 				if e.IsDir {
+					if isStore(ctx, p, pt.query) {
+						if m, ok := pt.match(p); ok {
+							m.Path = p + pt.query // a store: one input
+							out = append(out, m)
+						}
+						continue // its objects and groups are not inputs
+					}
 					if !pt.deep && strings.Count(p, "/")-rootDepth >= pt.depth {
 						continue
 					}

@@ -46,7 +46,7 @@ func (p *Plan) Freeze(ctx context.Context, shards int, jobText []byte, set []str
 		return nil, fmt.Errorf("source %q reads standard input (-), which a frozen plan cannot read again", p.env.spooled)
 	}
 	if shards > 1 {
-		if err := p.checkShardable(); err != nil {
+		if err := p.checkShardable(shards); err != nil {
 			return nil, err
 		}
 	}

@@ -161,6 +161,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 type fileRec struct {
 	sink, final string
 	rows        int64
+	last        int // publishing order (shardrun.Output.Last): 0 for data
 }
 
 // buildParquetOutput builds a parquet sink: a dataset or a file.

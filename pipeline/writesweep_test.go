@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -19,6 +22,8 @@ import (
 
 	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // The write sweep: numpy's fixtures (every dtype in both byte orders,
@@ -31,7 +36,9 @@ import (
 // Python or Node: it writes every output again, compares the tool's
 // reading with the values numpy wrote under the format's documented
 // mapping (sweepMap), and checks that the output's bytes are the ones
-// the tool read (the MAT header's creation time aside). Where they are
+// the tool read (the MAT header's creation time and Parquet's created_by
+// aside: both name when and by which build the file was made, not what
+// it holds). Where they are
 // not (another writer changed; NPYFLOW_SWEEP_READBACK=1 forces it),
 // npyflow's own reading of the new output must give the values the tool
 // read, and the test logs that the readings want refreshing.
@@ -132,7 +139,8 @@ type sweepReading struct {
 }
 
 // sweepHash is the SHA-256 of an output, a MAT header's text (its
-// creation time) left out; of a directory (a Zarr store), of its files'
+// creation time) left out and a Parquet footer's created_by cleared (see
+// sweepClearCreatedBy); of a directory (a Zarr store), of its files'
 // names and hashes, in order.
 func sweepHash(f sweepFormat, path string) (string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -159,8 +167,49 @@ func sweepHash(f sweepFormat, path string) (string, error) {
 		b = slices.Clone(b)
 		clear(b[:116])
 	}
+	if f.ext == ".parquet" {
+		if b, err = sweepClearCreatedBy(b); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:]), nil
+}
+
+// sweepClearCreatedBy returns the Parquet file b as written with an
+// empty created_by: the string internal/buildinfo stamps ("npyflow
+// version devel" in a test binary, the version and commit in a release)
+// changes with the build, not with the writer. The footer's created_by
+// (a compact-protocol string: its length as a varint, then its bytes) is
+// cut to length 0 and the footer's length adjusted; every other byte is
+// kept. (A file without created_by is left as it is: npyflow always
+// writes one.)
+func sweepClearCreatedBy(b []byte) ([]byte, error) {
+	const magic = "PAR1"
+	if len(b) < 12 || string(b[len(b)-4:]) != magic {
+		return nil, errors.New("not a Parquet file: no PAR1 at the end")
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	start := len(b) - 8 - n
+	if n <= 0 || start < 4 {
+		return nil, fmt.Errorf("footer length %d out of range", n)
+	}
+	footer := b[start : len(b)-8]
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, &md); err != nil {
+		return nil, fmt.Errorf("footer: %w", err)
+	}
+	if md.CreatedBy == "" {
+		return b, nil
+	}
+	enc := append(binary.AppendUvarint(nil, uint64(len(md.CreatedBy))), md.CreatedBy...)
+	if c := bytes.Count(footer, enc); c != 1 {
+		return nil, fmt.Errorf("created_by %q appears %d times in the footer", md.CreatedBy, c)
+	}
+	i := bytes.Index(footer, enc)
+	out := slices.Concat(b[:start], footer[:i], []byte{0}, footer[i+len(enc):])
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)-start))
+	return append(out, magic...), nil
 }
 
 // sweepWrite converts in to format f under dir; refused is npyflow's
@@ -640,5 +689,85 @@ func TestWriteSweepCoversFormats(t *testing.T) {
 				t.Errorf("format %s writes %s, which the write sweep does not read back: add it to sweepFormats with a reader in testdata/sweep (read.py or read.mjs)", f.Name, e)
 			}
 		}
+	}
+}
+
+// TestSweepHashParquetCreatedBy: the sweep's hash of a Parquet output is
+// the same whichever build stamped created_by, and still changes with
+// any other byte.
+func TestSweepHashParquetCreatedBy(t *testing.T) {
+	f := sweepFormat{name: "parquet", ext: ".parquet"}
+	dir := t.TempDir()
+	out, refused, err := sweepWrite(context.Background(), f, filepath.Join("testdata", "sweep", "in", "M8_D_be.npy"), dir)
+	if err != nil || refused != "" {
+		t.Fatal(err, refused)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sweepHash(f, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// withCreatedBy is b with its footer encoded again with created_by cb.
+	withCreatedBy := func(cb string) []byte {
+		n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+		start := len(b) - 8 - n
+		var md format.FileMetaData
+		if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[start:len(b)-8], &md); err != nil {
+			t.Fatal(err)
+		}
+		md.CreatedBy = cb
+		footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := slices.Concat(b[:start], footer)
+		c = binary.LittleEndian.AppendUint32(c, uint32(len(footer)))
+		return append(c, "PAR1"...)
+	}
+	hashOf := func(c []byte) string {
+		p := filepath.Join(dir, "variant.parquet")
+		if err := os.WriteFile(p, c, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := sweepHash(f, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	var md format.FileMetaData
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[len(b)-8-n:len(b)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(withCreatedBy(md.CreatedBy), b) {
+		t.Fatal("the footer encoded again differs from the writer's: the variants below would test nothing")
+	}
+	for _, cb := range []string{"npyflow version (build )", "n", "npyflow version 1.2.0 (build 0123456789ab)"} {
+		if h := hashOf(withCreatedBy(cb)); h != want {
+			t.Errorf("created_by %q: hash %s, want %s (as with %q)", cb, h, want, md.CreatedBy)
+		}
+	}
+	// Any other change still shows: a byte of the first page, a
+	// key-value pair of the footer.
+	c := slices.Clone(b)
+	c[len(b)-8-n-1] ^= 1
+	if hashOf(c) == want {
+		t.Error("a changed data byte hashes alike")
+	}
+	md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: "x", Value: "y"})
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = binary.LittleEndian.AppendUint32(slices.Concat(b[:len(b)-8-n], footer), uint32(len(footer)))
+	if hashOf(append(c, "PAR1"...)) == want {
+		t.Error("an added footer key hashes alike")
+	}
+	if _, err := sweepClearCreatedBy(b[:len(b)-1]); err == nil {
+		t.Error("a truncated file: no error")
 	}
 }

@@ -407,7 +407,8 @@ func (c *commit) startPublishing(ctx context.Context) error {
 	return nil
 }
 
-// publishOutputs moves each staged file to its final name: renamed where
+// publishOutputs moves each staged file to its final name, in the order
+// of their Last (data before the metadata describing it): renamed where
 // the storage can (the staged file is gone afterwards), else copied (the
 // staged object stays until the run is marked committed, so an
 // interrupted commit can be run again). Outputs an interrupted commit
@@ -417,7 +418,17 @@ func (c *commit) startPublishing(ctx context.Context) error {
 // it between two outputs with ctx's error.
 func (c *commit) publishOutputs(ctx context.Context) (done *CommitSummary, err error) {
 	dirs := map[string]bool{} // renamed into, to sync
-	for _, o := range c.outs {
+	outs := append([]ManifestOutput(nil), c.outs...)
+	sort.SliceStable(outs, func(i, j int) bool { return outs[i].Last < outs[j].Last })
+	last := 0
+	for _, o := range outs {
+		if o.Last != last {
+			// What follows describes what came before: make that durable first.
+			for dir := range dirs {
+				SyncDir(dir)
+			}
+			last = o.Last
+		}
 		if !c.stagedNow[o.Staged] {
 			c.published++
 			continue // renamed by an earlier, interrupted commit

@@ -60,6 +60,11 @@ type ManifestOutput struct {
 	Staged string `json:"staged"`
 	Rows   int64  `json:"rows"`
 	Bytes  int64  `json:"bytes"`
+	// Last orders publishing: the commit publishes every output of a
+	// lower Last before any of a higher one (a Zarr store's chunks, then
+	// its arrays' metadata, then its group's), so readers never see
+	// metadata before the data it describes.
+	Last int `json:"last,omitempty"`
 }
 
 // ManifestName is shard i's manifest in a run directory.

@@ -102,6 +102,8 @@ type Output struct {
 	Sink  string
 	Final string
 	Rows  int64
+	// Last orders publishing (see ManifestOutput.Last); 0 for data.
+	Last int
 }
 
 // Run is one shard's attempt of a run: the driver a pipeline talks to
@@ -472,7 +474,7 @@ func (r *Run) Checkpoint(ctx context.Context, done []Output, complete bool) erro
 		if err := f.Commit(); err != nil {
 			return err
 		}
-		staged = append(staged, ManifestOutput{Sink: o.Sink, Path: f.final, Staged: f.staged, Rows: o.Rows, Bytes: f.size})
+		staged = append(staged, ManifestOutput{Sink: o.Sink, Path: f.final, Staged: f.staged, Rows: o.Rows, Bytes: f.size, Last: o.Last})
 		if !f.remote && (len(dirs) == 0 || dirs[len(dirs)-1] != Dir(f.staged)) {
 			dirs = append(dirs, Dir(f.staged))
 		}

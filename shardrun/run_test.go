@@ -208,3 +208,56 @@ func TestInterrupted(t *testing.T) {
 		t.Error("an error that is not a cancellation was changed")
 	}
 }
+
+// TestCommitPublishesLastAfter: the commit publishes every output of a
+// lower Last before any of a higher one, whichever shard staged them (a
+// Zarr store's chunks, then its arrays' metadata, then its group's), and
+// the manifest keeps Last.
+func TestCommitPublishesLastAfter(t *testing.T) {
+	r := newFileRun(t)
+	last := map[string]int{"group.json": 2, "array.json": 1, "a0": 0, "a1": 0, "b0": 0, "b1": 0}
+	names := [][]string{{"group.json", "a0", "array.json", "a1"}, {"b0", "b1"}}
+	for shard := range 2 {
+		cfg := r.config(shard, nil)
+		cfg.NoCommit = true
+		ru, err := Start(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs []Output
+		for _, n := range names[shard] {
+			final := filepath.Join(r.root, n)
+			f, err := ru.Stage(context.Background(), final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write([]byte(n))
+			outs = append(outs, Output{Sink: "ds", Final: final, Last: last[n]})
+		}
+		for _, in := range cfg.Assigned {
+			ru.Done(in, 1)
+		}
+		if err := ru.Finish(context.Background(), outs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := ReadManifest(context.Background(), ManifestName(filepath.Join(r.state, "run0"), 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range m.Outputs {
+		if o.Last != last[filepath.Base(o.Path)] {
+			t.Errorf("manifest: %s has Last %d", o.Path, o.Last)
+		}
+	}
+	var order []string
+	_, err = CommitRun(context.Background(), filepath.Join(r.state, "run0"), &CommitOptions{BeforePublish: func(final string) {
+		order = append(order, filepath.Base(final))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 6 || order[4] != "array.json" || order[5] != "group.json" {
+		t.Fatalf("published in the order %v", order)
+	}
+}

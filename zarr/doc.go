@@ -12,7 +12,9 @@
 // variable-length string array. [CreateArray] and [GroupWriter] write:
 // rows along the first axis ([ArrayWriter.WriteRows], buffered one band
 // of chunks or shards deep) or whole-chunk regions, the metadata last
-// (Close), consolidated metadata after every array.
+// (Close), consolidated metadata after every array. [CreateRegion] writes
+// one band of whole chunks of an array and no metadata, for several
+// writers of one array (the tasks of a sharded run).
 //
 // Supported: every numpy type of v2 (both byte orders, datetimes,
 // strings, structured types), v3's core types, raw bits and strings;

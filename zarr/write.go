@@ -68,19 +68,22 @@ func DefaultChunks(shape []int64, es int) []int64 {
 // ArrayWriter writes one array: whole chunks, or rows along the first
 // axis (WriteRows), then Close writes the metadata, last.
 type ArrayWriter struct {
-	a      *Array // the array as a reader would see it
-	opts   CreateOptions
-	doc    []byte // metadata document (zarr.json or .zarray)
-	attrs  []byte // v2 .zattrs
-	comp   bytesCodec
-	es     int
-	band   []byte // rows buffered for the current band of chunks (shards)
-	rows   int64  // rows written so far
-	bandAt int64  // first row of the band
-	in     DType  // the type rows are given in, for variable-length strings
-	group  *GroupWriter
-	name   string
-	closed bool
+	a        *Array // the array as a reader would see it
+	opts     CreateOptions
+	doc      []byte // metadata document (zarr.json or .zarray)
+	attrs    []byte // v2 .zattrs
+	comp     bytesCodec
+	es       int
+	band     []byte // rows buffered for the current band of chunks (shards)
+	rows     int64  // rows written so far
+	bandAt   int64  // first row of the band
+	in       DType  // the type rows are given in, for variable-length strings
+	group    *GroupWriter
+	name     string
+	closed   bool
+	end      int64 // the row after the last one this writer takes
+	region   bool  // CreateRegion's: rows [rowsFrom, end), no metadata
+	rowsFrom int64
 
 	// Bands being encoded in the background (WriteRows).
 	slots    chan struct{} // one token per chunk in flight
@@ -274,6 +277,9 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if vlen != nil {
 		w.in = o.DType
 	}
+	if len(o.Shape) > 0 {
+		w.end = o.Shape[0]
+	}
 	return w, nil
 }
 
@@ -392,15 +398,15 @@ func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 		return a.errf("", "%d bytes are not whole rows of %d", len(data), rb)
 	}
 	n := int64(len(data)) / rb
-	if w.rows+n > a.Shape[0] {
-		return a.errf("", "%d rows written to an array of %d", w.rows+n, a.Shape[0])
+	if w.rows+n > w.end {
+		return a.errf("", "%d rows written to an array of %d", w.rows+n, w.end)
 	}
 	bandRows := a.Chunks[0]
 	for len(data) > 0 {
-		room := min(bandRows-(w.rows-w.bandAt), a.Shape[0]-w.bandAt-(w.rows-w.bandAt))
+		room := min(bandRows-(w.rows-w.bandAt), w.end-w.rows)
 		k := min(room, int64(len(data))/rb)
 		if w.band == nil {
-			size := min(bandRows, a.Shape[0]-w.bandAt) * rb
+			size := min(bandRows, w.end-w.bandAt) * rb
 			if p, ok := w.bands.Get().(*[]byte); ok && int64(cap(*p)) >= size {
 				w.band = (*p)[:0]
 			} else {
@@ -410,7 +416,7 @@ func (w *ArrayWriter) WriteRows(ctx context.Context, data []byte) error {
 		w.band = append(w.band, data[:k*rb]...)
 		data = data[k*rb:]
 		w.rows += k
-		if w.rows-w.bandAt == bandRows || w.rows == a.Shape[0] {
+		if w.rows-w.bandAt == bandRows || w.rows == w.end {
 			if err := w.flushBand(ctx); err != nil {
 				return err
 			}
@@ -757,6 +763,12 @@ func (w *ArrayWriter) Close(ctx context.Context) error {
 	w.inflight.Wait()
 	if err := w.failed(); err != nil {
 		return err
+	}
+	if w.region {
+		if w.rows != w.end {
+			return a.errf("", "rows %d to %d: %d written", w.rowsFrom, w.end, w.rows-w.rowsFrom)
+		}
+		return nil // the metadata is written by another writer
 	}
 	if w.rows != 0 && len(a.Shape) > 0 && w.rows != a.Shape[0] {
 		return a.errf("", "%d of %d rows written", w.rows, a.Shape[0])
