@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -169,7 +170,20 @@ type threadsFlag struct {
 }
 
 // threadsDoc is the help line of --threads.
-const threadsDoc = "at most `N` goroutines decode, compress and read at once, in each format library and in the engine; 0: every core (GOMAXPROCS). The output is the same for every value"
+const threadsDoc = "use `N` cores: at most N goroutines decode, compress and read at once, in each format library and in the engine, and GOMAXPROCS is at most N; 0: every core. The output is the same for every value"
+
+// limit caps GOMAXPROCS at the count for the command (the Go runtime's
+// own work, the garbage collector's, then shares those cores too: with
+// --threads 1 the process runs as under taskset -c 0) and returns what
+// restores it.
+func (t *threadsFlag) limit() (restore func()) {
+	old := runtime.GOMAXPROCS(0)
+	if t.n == 0 || t.n >= old {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(t.n)
+	return func() { runtime.GOMAXPROCS(old) }
+}
 
 func (t *threadsFlag) String() string { return strconv.Itoa(t.n) }
 func (t *threadsFlag) refused() error { return t.err }
@@ -210,6 +224,7 @@ func runConvert(e *env) error {
 	}
 	opts.Warn = e.warn
 	opts.Threads = threads.n
+	defer threads.limit()()
 	if _, err := pipeline.Convert(e.ctx, in, out, &opts); err != nil {
 		if errors.Is(err, pipeline.ErrOptions) {
 			return usageError{err}

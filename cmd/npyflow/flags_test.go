@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/npyflow/npyflow/internal/fixtures"
 	"github.com/npyflow/npyflow/pipeline"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -123,5 +128,34 @@ func TestConvertFlagMessages(t *testing.T) {
 				t.Errorf("exit %d %q, want %d %q", code, msg, exitUsage, want)
 			}
 		})
+	}
+}
+
+// TestThreadsGOMAXPROCS: --threads 1 converts (the same bytes as
+// without it) and leaves GOMAXPROCS as it found it.
+func TestThreadsGOMAXPROCS(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS 2 or more")
+	}
+	before := runtime.GOMAXPROCS(0)
+	dir := t.TempDir()
+	in := fixtures.NPYByName(t, "rec_2d_f").Path
+	var outs [2][]byte
+	for i, args := range [][]string{{"--threads", "1"}, nil} {
+		out := filepath.Join(dir, fmt.Sprintf("%d.parquet", i))
+		if code, msg := runCLI(t, slices.Concat([]string{"convert"}, args, []string{in, out})...); code != 0 {
+			t.Fatalf("convert %v: %d %s", args, code, msg)
+		}
+		if got := runtime.GOMAXPROCS(0); got != before {
+			t.Fatalf("convert %v left GOMAXPROCS %d, was %d", args, got, before)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i] = b
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("--threads 1 wrote other bytes than the default")
 	}
 }

@@ -127,6 +127,7 @@ func runRun(e *env) error {
 	if *workers < 0 {
 		return usagef("--workers must be positive")
 	}
+	defer threads.limit()()
 	jb, frozen, err := loadJobOrPlan(e.ctx, args, set, sf.plan, "run")
 	if err != nil {
 		return err
