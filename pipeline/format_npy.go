@@ -7,6 +7,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -16,7 +17,7 @@ import (
 // to np.save of the same array.
 
 var npyFormat = &Format{
-	Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file", DropsTimeZones: true,
+	Name: "npy", Exts: []string{".npy"}, Summary: "NumPy array file", Caps: format.Caps{DropsTimeZones: true},
 	Magic: []Magic{{Prefix: "\x93NUMPY"}},
 	Source: fileSourceSpec("read .npy files",
 		"Reads .npy files row by row (axis 0) in bounded memory. All files must share one dtype and row shape; they are read in path order.",

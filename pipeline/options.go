@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline/expr"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/internal/foreign"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -81,52 +82,33 @@ func checkShape(v string) (string, int) {
 	return "", 0
 }
 
-// fileSourceOpts are the options every format's source has, first.
-type fileSourceOpts struct {
-	Paths      []string `opt:"paths,required" check:"pattern" doc:"files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file; '-' alone reads standard input (copied to a temporary file when the job is planned; not in a sharded run)"`
-	Exclude    []string `opt:"exclude" check:"exclude" doc:"patterns of files to skip; one without '/' matches the base name"`
-	Column     string   `opt:"column" default:"value" doc:"the column name of a plain (non-record) array when captures add columns next to it"`
-	AllowEmpty bool     `opt:"allow_empty" default:"false" doc:"allow a pattern to match no file (by default that is an error)"`
-}
-
-func (o *fileSourceOpts) fileSource() *fileSourceOpts { return o }
+// fileSourceOpts are the options every format's source has, first: the
+// format contract's (a format outside the engine embeds them too).
+type fileSourceOpts = format.SourceOptions
 
 // fileSourceOf returns the options every file source has.
 func fileSourceOf(c *job.Component) *fileSourceOpts {
-	return c.Opts().(interface{ fileSource() *fileSourceOpts }).fileSource()
+	return c.Opts().(interface{ FileSource() *fileSourceOpts }).FileSource()
 }
 
 // tableSource is the options of an archive source, which may read a
 // file's arrays as one table.
 type tableSource interface{ tableOpt() bool }
 
-// sinkPath is the path option of every file sink.
-type sinkPath struct {
-	Path string `opt:"path,required" check:"template" doc:"the output file; with {stem}, {name}, {dir}, {member}, {array}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"`
-}
-
-// OutPath is the path option (shard.SinkOptions).
-func (o *sinkPath) OutPath() string { return o.Path }
-
-// WritesDataset reports false: only a parquet sink writes a dataset
-// (shard.SinkOptions).
-func (o *sinkPath) WritesDataset() bool { return false }
-
-// fileSinkOpts are the options of most file sinks, first.
-type fileSinkOpts struct {
-	sinkPath
-	Mode string `opt:"mode" enum:"overwrite,error_if_exists,skip_existing" default:"overwrite" doc:"what to do when an output exists: overwrite it, fail, or leave it alone (and skip writing it)"`
-}
-
-func (o *fileSinkOpts) outMode() string { return o.Mode }
+// sinkPath is the path option of every file sink; fileSinkOpts are the
+// options of most file sinks, first (the format contract's).
+type (
+	sinkPath     = format.SinkPath
+	fileSinkOpts = format.SinkOptions
+)
 
 // fileSinkOf returns the path and mode options of a sink.
 func fileSinkOf(c *job.Component) (path, mode string) {
 	o := c.Opts().(interface {
 		OutPath() string
-		outMode() string
+		OutMode() string
 	})
-	return o.OutPath(), o.outMode()
+	return o.OutPath(), o.OutMode()
 }
 
 // sinkMode returns the mode option of a sink.
@@ -353,7 +335,8 @@ func (o *hdf5SourceOpts) tableOpt() bool { return o.Table }
 func (o *matSourceOpts) tableOpt() bool  { return o.Table }
 func (o *zarrSourceOpts) tableOpt() bool { return o.Table }
 
-func (o *parquetSinkOpts) outMode() string { return o.Mode }
+// OutMode is the mode option.
+func (o *parquetSinkOpts) OutMode() string { return o.Mode }
 
 // WritesDataset reports whether the sink writes a dataset directory:
 // with partition_by or dataset: true (shard.SinkOptions).
