@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -46,4 +47,8 @@ func init() {
 	register(&job.Spec{Kind: job.Transform, Type: "pca", Summary: "principal components of numeric columns (gonum)",
 		Doc:     "Fits the principal components of the numeric columns (or of a 2-d array's columns) with gonum's stat.PC, on every row or a sample. output: components emits one row per component: its explained variance and ratio and its loading on each column. output: scores projects every input row onto the components and emits one row per input row, in order and in the input's parts: the kept columns, then pc1..pck (float64) = (row - mean) . component; component signs are fixed so each one's largest loading is positive. Scores come after the fit, so every row is held: in memory (at most 2 GiB of float64 values and kept columns) when fitting on every row, or spilled to a temporary file ($TMPDIR) when fitting on sample_rows, with only the sample in memory.",
 		Options: pcaTransformOpts{}}, buildPCA)
+
+	// The formats of the contract (package format), after the built-in
+	// ones, as each registers.
+	format.OnRegister(func(f *format.Format) { RegisterFormat(contractFormat(f)) })
 }
