@@ -28,6 +28,14 @@ import (
 // [Convert], [Inspect], `npyflow list`, `validate`, the JSON schema and
 // shell completion are all generated from these values: nothing else
 // names a format.
+//
+// A Format is the engine's view of a format. A format outside package
+// pipeline implements the public contract of package
+// github.com/npyflow/npyflow/pipeline/format and registers there
+// (format.Register); the engine adopts each such format as a Format
+// (format_contract.go), after the built-in ones. The built-in formats
+// still fill a Format in directly, with the engine's own readers and
+// sinks and their fast paths (copy.go).
 type Format struct {
 	Name    string   // the format, and the type of its job source and sink: "npy"
 	Exts    []string // lower-case file extensions, with the dot; the first is the usual one
@@ -60,7 +68,8 @@ var (
 )
 
 // RegisterFormat adds a format, and its source and sink to the job
-// component registry. It panics if the name or an extension is taken, or
+// component registry. It is the engine's: a format package calls
+// format.Register. It panics if the name or an extension is taken, or
 // if the source's or sink's options struct lacks the options every file
 // source or sink has: a format registers in an init function, and either
 // is a bug.

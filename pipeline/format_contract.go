@@ -169,9 +169,6 @@ func buildContractSink(c *job.Component, in *Schema, env *buildEnv, spec *format
 	}
 	s := &contractSink{fileSink: fs, spec: spec, first: sk}
 	fs.dirOut = caps.Dir
-	if caps.SeeksBack {
-		fs.seekable = func() bool { return true }
-	}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		sk := s.first
 		if ps := partSchema(in, p); ps != in && !ps.Equal(in) {

@@ -406,7 +406,11 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 	if err != nil {
 		return nil, c.Errorf("path", "%v", err)
 	}
-	return &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}, nil
+	s := &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}
+	if f := formatNamed(c.Type); f != nil && f.Caps.SeeksBack {
+		s.seekable = func() bool { return true } // a format's writers may override
+	}
+	return s, nil
 }
 
 func (s *fileSink) Schema() *Schema   { return s.schema }
