@@ -63,14 +63,22 @@ func contractFormat(cf *format.Format) *Format {
 type contractReader struct {
 	src   format.Source
 	dir   bool // inputs are directories: no file to open
-	files handles[format.Handle]
+	files handles[*contractHandle]
+}
+
+// contractHandle is an open input and its parts by member, so that
+// opening each of N parts costs O(1), not O(N).
+type contractHandle struct {
+	h     format.Handle
+	parts []format.Part
+	heads map[string]*npyio.Header
 }
 
 func (r *contractReader) closeHandles() { r.files.close() }
 
 // handle returns the open handle of the input at path, and its releaser.
-func (r *contractReader) handle(ctx context.Context, path string) (format.Handle, func(), error) {
-	return r.files.get(ctx, path, func(ctx context.Context, path string) (format.Handle, io.Closer, error) {
+func (r *contractReader) handle(ctx context.Context, path string) (*contractHandle, func(), error) {
+	return r.files.get(ctx, path, func(ctx context.Context, path string) (*contractHandle, io.Closer, error) {
 		in := format.Input{Name: path}
 		var f storage.File
 		if !r.dir {
@@ -94,7 +102,15 @@ func (r *contractReader) handle(ctx context.Context, path string) (format.Handle
 		if f != nil {
 			c = append(c, f)
 		}
-		return h, c, nil
+		ch := &contractHandle{h: h, parts: h.Parts(), heads: map[string]*npyio.Header{}}
+		for _, p := range ch.parts {
+			if _, dup := ch.heads[p.Member]; p.Header == nil || dup || len(ch.parts) > 1 && p.Member == "" {
+				c.Close()
+				return nil, nil, &FileError{Path: path, Err: fmt.Errorf("part %q has no header, or a name that does not tell it apart (a bug of the format)", p.Member)}
+			}
+			ch.heads[p.Member] = p.Header
+		}
+		return ch, c, nil
 	})
 }
 
@@ -104,17 +120,11 @@ func (r *contractReader) parts(ctx context.Context, _ *fileSource, path string) 
 		return nil, err
 	}
 	defer release()
-	ps := h.Parts()
-	if len(ps) == 0 {
+	if len(h.parts) == 0 {
 		return nil, &FileError{Path: path, Err: errors.New("holds no arrays")}
 	}
-	seen := map[string]bool{}
-	out := make([]partHead, 0, len(ps))
-	for _, p := range ps {
-		if p.Header == nil || seen[p.Member] || len(ps) > 1 && p.Member == "" {
-			return nil, &FileError{Path: path, Err: fmt.Errorf("part %q has no header, or a name that does not tell it apart (a bug of the format)", p.Member)}
-		}
-		seen[p.Member] = true
+	out := make([]partHead, 0, len(h.parts))
+	for _, p := range h.parts {
 		out = append(out, partHead{member: p.Member, array: p.Array, header: p.Header, size: p.Size})
 	}
 	return out, nil
@@ -125,18 +135,12 @@ func (r *contractReader) open(ctx context.Context, _ *fileSource, p *Part) (rowR
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var head *npyio.Header
-	for _, q := range h.Parts() {
-		if q.Member == p.Member {
-			head = q.Header
-			break
-		}
-	}
+	head := h.heads[p.Member]
 	if head == nil {
 		release()
 		return nil, nil, nil, &FileError{Path: p.String(), Err: errors.New("disappeared since planning")}
 	}
-	rd, err := h.OpenPart(ctx, p.Member)
+	rd, err := h.h.OpenPart(ctx, p.Member)
 	if err != nil {
 		release()
 		return nil, nil, nil, &FileError{Path: p.String(), Err: err}
