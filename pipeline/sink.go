@@ -16,6 +16,7 @@ import (
 	"github.com/npyflow/npyflow/internal/atomicfile"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -407,8 +408,13 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 		return nil, c.Errorf("path", "%v", err)
 	}
 	s := &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}
-	if f := formatNamed(c.Type); f != nil && f.Caps.SeeksBack {
-		s.seekable = func() bool { return true } // a format's writers may override
+	if f := formatNamed(c.Type); f != nil {
+		switch f.Caps.Seeks {
+		case format.SeeksAlways:
+			s.seekable = func() bool { return true }
+		case format.SeeksWithoutRows:
+			s.seekable = func() bool { return !s.known }
+		}
 	}
 	return s, nil
 }

@@ -28,7 +28,7 @@ func init() {
 	format.Register(&format.Format{
 		Name: "toy", Exts: []string{".toy"}, Summary: "toy float64 vector (a test)",
 		Magic: []format.Magic{{Prefix: magic}},
-		Caps:  format.Caps{SeeksBack: true}, // the count is patched in when the rows were not known
+		Caps:  format.Caps{Seeks: format.SeeksWithoutRows}, // the count is patched in when the rows were not known
 		Source: &format.SourceSpec{Summary: "read toy files", Doc: "Reads toy files: one float64 vector each.",
 			Options: SourceOptions{},
 			New: func(opts any) (format.Source, error) {
@@ -168,7 +168,7 @@ func (sink) Create(_ context.Context, out format.Output) (format.Writer, error) 
 }
 
 // writer writes a toy file. When the engine knows the count it is
-// written first; if not, it is patched in at the end (Caps.SeeksBack).
+// written first; if not, it is patched in at the end (Caps.Seeks).
 type writer struct {
 	w    io.WriteSeeker
 	want int64 // -1: unknown

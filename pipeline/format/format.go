@@ -87,11 +87,33 @@ type Caps struct {
 	// DropsTimeZones: the sink writes a datetime with a time zone as its
 	// UTC instants, without the zone; the plan warns, naming the zone.
 	DropsTimeZones bool
-	// SeeksBack: the sink's [Writer] seeks back in its output (to patch a
-	// count into a header), so an upload to an object store spools the
-	// whole file first. Without it the writer only appends.
-	SeeksBack bool
+	// Seeks says when the sink's [Writer] seeks back in its output (to
+	// patch a count into a header): an upload to an object store then
+	// spools the whole file first.
+	Seeks Seeks
+	// NPYRows: the [RowReader] a source's handle opens is an
+	// *npyio.Reader of the part as stored (the part's header). The
+	// engine then also reads the part through it in pieces of whole
+	// arrays (an .npz member copied, a Parquet file written in one
+	// pass); the bytes are those ReadRows gives.
+	NPYRows bool
+	// NPYFile: each output of the sink that holds one part is that
+	// part's array as an .npy file, byte for byte what np.save writes
+	// for the header of Output.DType (shape () if Output.ZeroD). Where a
+	// source's part already is such an array (an .npy member, an Arrow
+	// column whose data is the .npy data) the engine writes it there
+	// itself, without the Writer: the same bytes.
+	NPYFile bool
 }
+
+// Seeks is when a sink's writer seeks back in its output.
+type Seeks int
+
+const (
+	SeeksNever       Seeks = iota // the writer only appends
+	SeeksWithoutRows              // only when Output.Rows is unknown (-1)
+	SeeksAlways                   // anywhere, always
+)
 
 // SourceSpec is a format's job source.
 type SourceSpec struct {
@@ -273,6 +295,15 @@ type Output struct {
 	// Rows is the rows the output will get, when the plan knows them
 	// (no filter between); -1 if not.
 	Rows int64
+	// DType is the dtype to store the rows as: the layout's, or, when
+	// one source feeds the sink and the output holds one part, the
+	// part's own dtype as stored (its byte order), which a format that
+	// keeps byte orders writes. The rows still arrive in native order.
+	DType *npyio.DType
+	// ZeroD: the output holds one 0-d input (shape ()) whose one row
+	// reached the sink through transforms keeping every row; a format
+	// that records shapes writes it 0-d, as numpy saves np.load of it.
+	ZeroD bool
 }
 
 // Sink is a format's writer, made once per job sink ([SinkSpec].New).
