@@ -5,8 +5,9 @@
 // # Where things live
 //
 // Formats. Each file format is one registered [Format] value in its own
-// file (format_npy.go, format_npz.go, format_parquet.go, format_arrow.go,
-// format_hdf5.go, format_mat.go; registry.go lists them in order): its
+// file (format_npz.go, format_parquet.go, format_arrow.go, format_hdf5.go,
+// format_mat.go, format_zarr.go; the .npy format is a package on the
+// contract, pipeline/format/npyformat; registry.go lists them in order): its
 // names, extensions and magic bytes, its job source and sink with their
 // options declared once, as a tagged struct each (options.go; a field's
 // flag tag is its name on convert's command line, and a builder reads

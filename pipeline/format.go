@@ -33,9 +33,10 @@ import (
 // pipeline implements the public contract of package
 // github.com/npyflow/npyflow/pipeline/format and registers there
 // (format.Register); the engine adopts each such format as a Format
-// (format_contract.go), after the built-in ones. The built-in formats
-// still fill a Format in directly, with the engine's own readers and
-// sinks and their fast paths (copy.go).
+// (format_contract.go): the .npy format (package npyformat) among the
+// built-in ones, the others after them. The other built-in formats still
+// fill a Format in directly, with the engine's own readers and sinks and
+// their fast paths (copy.go).
 type Format struct {
 	Name    string   // the format, and the type of its job source and sink: "npy"
 	Exts    []string // lower-case file extensions, with the dot; the first is the usual one
@@ -57,6 +58,8 @@ type Format struct {
 	// InspectPath is Inspect for a Dir format: it gets the path (name),
 	// not an open file, and the name to show (display).
 	InspectPath func(ctx context.Context, name, display string, src *job.Component) (inspect.Info, error)
+
+	contract *format.Format // the contract format adapted, if it is one
 }
 
 // Magic is how files of a format start (the contract's).

@@ -19,16 +19,29 @@ import (
 // sink is a file sink writing through the contract's writers, and whose
 // inspect calls its Inspector. Nothing here knows a format by name.
 
+// adoptFormat registers the contract format cf, unless it is already (a
+// built-in format on the contract, registry.go).
+func adoptFormat(cf *format.Format) {
+	if f := formatNamed(cf.Name); f != nil && f.contract == cf {
+		return
+	}
+	RegisterFormat(contractFormat(cf))
+}
+
 // contractFormat is the engine's Format of the contract format cf.
 func contractFormat(cf *format.Format) *Format {
-	f := &Format{Name: cf.Name, Exts: cf.Exts, Aliases: cf.Aliases, Magic: cf.Magic, Summary: cf.Summary, Caps: cf.Caps}
+	f := &Format{Name: cf.Name, Exts: cf.Exts, Aliases: cf.Aliases, Magic: cf.Magic, Summary: cf.Summary, Caps: cf.Caps, contract: cf}
 	if spec := cf.Source; spec != nil {
 		f.Source = fileSourceSpec(spec.Summary, spec.Doc, func(c *job.Component) (fileReader, error) {
 			src, err := spec.New(c.Opts())
 			if err != nil {
 				return nil, c.Errorf("", "%v", err)
 			}
-			return &contractReader{src: src, dir: cf.Caps.Dir}, nil
+			r := &contractReader{src: src, dir: cf.Caps.Dir}
+			if cf.Caps.NPYRows {
+				return &contractNPYReader{r}, nil
+			}
+			return r, nil
 		}, spec.Options)
 	}
 	if spec := cf.Sink; spec != nil {
@@ -173,6 +186,10 @@ func buildContractSink(c *job.Component, in *Schema, env *buildEnv, spec *format
 	}
 	s := &contractSink{fileSink: fs, spec: spec, first: sk}
 	fs.dirOut = caps.Dir
+	var n node = s
+	if caps.NPYFile {
+		n = &contractNPYSink{s}
+	}
 	fs.open = func(f *sinkFile, p *Part) (batchWriter, error) {
 		sk := s.first
 		if ps := partSchema(in, p); ps != in && !ps.Equal(in) {
@@ -181,7 +198,8 @@ func buildContractSink(c *job.Component, in *Schema, env *buildEnv, spec *format
 				return nil, fmt.Errorf("input %s: %v", p, err)
 			}
 		}
-		out := format.Output{Name: storage.Redact(s.curP), Dir: f.dir, Rows: -1}
+		out := format.Output{Name: storage.Redact(s.curP), Dir: f.dir, Rows: -1,
+			DType: storedDType(in, p, s.stored && s.onePerFile()), ZeroD: s.zeroDFor(p)}
 		if f.WriteSeeker != nil {
 			out.File = f
 		}
@@ -194,7 +212,74 @@ func buildContractSink(c *job.Component, in *Schema, env *buildEnv, spec *format
 		}
 		return contractWriter{w}, nil
 	}
-	return s, nil
+	return n, nil
+}
+
+// zeroDFor reports whether the file of part p is written 0-d: one 0-d
+// input whose row reaches the sink through transforms keeping every row
+// (format.Output.ZeroD).
+func (s *contractSink) zeroDFor(p *Part) bool {
+	return s.zeroD && p != nil && p.zeroD && (s.path.perPart() || s.nparts == 1)
+}
+
+// contractNPYReader is the reader of a source whose parts open as
+// npyio.Readers (format.Caps.NPYRows): an npyOpener, for the fast paths.
+type contractNPYReader struct{ *contractReader }
+
+func (r *contractNPYReader) openNPY(ctx context.Context, s *fileSource, p *Part) (*npyio.Reader, io.Closer, error) {
+	rd, _, c, err := r.open(ctx, s, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	nr, ok := rd.(*npyio.Reader)
+	if !ok {
+		c.Close()
+		return nil, nil, &FileError{Path: p.String(), Err: fmt.Errorf("the format declares NPYRows but opened a %T (a bug of the format)", rd)}
+	}
+	return nr, c, nil
+}
+
+// contractNPYSink is the sink of a format whose outputs of one part are
+// that part's array as an .npy (format.Caps.NPYFile): a partCopier, which
+// writes a part's array as stored, or has its reader copy it (npyCopier),
+// where those are the bytes its rows give through the format's writer.
+type contractNPYSink struct{ *contractSink }
+
+func (s *contractNPYSink) takesStored() bool { return true }
+
+// copies: a part whose reader writes it as an .npy itself, or whose array
+// goes as stored, alone in its file.
+func (s *contractNPYSink) copies(src source, p *Part) bool {
+	as, ok := src.(*fileSource)
+	return ok && s.direct && s.onePerFile() && !s.zeroDFor(p) && (as.copiesArray(p) || as.npyCopier(p) != nil)
+}
+
+func (s *contractNPYSink) copyPart(ctx context.Context, src source, p *Part, progress func(int64)) (bool, int64, error) {
+	as := src.(*fileSource)
+	if as.copiesArray(p) {
+		err := as.copyArray(ctx, p, s.curP, p.Member, func(h *npyio.Header) (arrayWriter, error) {
+			wr, err := npyio.NewWriter(s.curF, h)
+			return npyArrayWriter{wr}, err
+		})
+		if err != nil {
+			return false, 0, err
+		}
+	} else {
+		c := as.npyCopier(p)
+		if c == nil || s.curF.OSFile() == nil {
+			return false, 0, nil
+		}
+		ok, err := c.copyNPY(ctx, as, p, s.curF.OSFile())
+		if err == nil && ok {
+			err = s.curF.written()
+		}
+		if !ok || err != nil {
+			return ok, 0, err
+		}
+	}
+	s.copiedRows(p.Rows)
+	progress(p.Rows)
+	return true, p.Rows, nil
 }
 
 // layoutOf is the contract's layout of the rows of schema s.

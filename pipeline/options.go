@@ -148,11 +148,6 @@ type matSourceOpts struct {
 	Table        bool     `opt:"table" default:"false" doc:"read the arrays of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
 }
 
-// npySourceOpts are the options of the npy source.
-type npySourceOpts struct {
-	fileSourceOpts
-}
-
 // npzSourceOpts are the options of the npz source.
 type npzSourceOpts struct {
 	fileSourceOpts
@@ -281,11 +276,6 @@ type matSinkOpts struct {
 	Version       string `opt:"version" enum:"7.3,7,6" default:"7.3" flag:"mat-version" doc:"the MAT-file version as MATLAB's save names it: 7.3 (HDF5, no 2 GiB limit), 7 (Level 5, zlib-compressed variables) or 6 (Level 5, uncompressed)"`
 	Compressed    bool   `opt:"compressed" default:"true" flag:"compression" flagtype:"string" flagvalue:"deflate-or-none" flagdoc:"deflate (the default) or none" doc:"compress variables (v7.3 deflate chunks, v7 zlib)"`
 	RenameInvalid bool   `opt:"rename_invalid" default:"false" flag:"rename-invalid" doc:"rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"`
-}
-
-// npySinkOpts are the options of the npy sink.
-type npySinkOpts struct {
-	fileSinkOpts
 }
 
 // npzSinkOpts are the options of the npz sink.
