@@ -663,26 +663,6 @@ func partSchema(in *Schema, p *Part) *Schema {
 	return in
 }
 
-// npyWriter streams rows into an .npy file, fixing the header on Close.
-type npyWriter struct {
-	w    *npyio.Writer
-	rows int
-	zero bool
-}
-
-func (w *npyWriter) Write(b Batch) error {
-	w.rows += b.Rows
-	_, err := w.w.Write(b.Data)
-	return err
-}
-
-func (w *npyWriter) Close() error {
-	if w.zero {
-		return w.w.SetRows(w.rows)
-	}
-	return w.w.Close()
-}
-
 // rowPreserving are the transforms that keep every row of every part, so
 // a 0-d input stays one row.
 var rowPreserving = map[string]bool{"select": true, "drop": true, "rename": true, "cast": true, "flatten": true}
