@@ -251,7 +251,7 @@ type match struct {
 // job directory.
 func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	if pt.literal {
-		if f := FormatOf(pt.root + pt.query); f != nil && f.Dir {
+		if f := FormatOf(pt.root + pt.query); f != nil && f.Caps.Dir {
 			// A store (a directory or bucket prefix): its reader says
 			// whether it is one.
 			return []match{{Path: pt.root + pt.query}}, nil
