@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"strings"
 	"sync"
@@ -91,6 +92,9 @@ type ArrayWriter struct {
 	errMu    sync.Mutex
 	err      error // the first error of a background chunk: sticky
 	bands    sync.Pool
+
+	fillOnce  sync.Once
+	fillChunk []byte // one inner chunk of the fill value (sharding)
 }
 
 // encoderPool keeps compressors (megabytes of Zstandard tables each)
@@ -571,11 +575,17 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 		ob = new([]byte)
 	}
 	defer outPool.Put(ob)
+	// A chunk copied out of the region goes to a reused buffer too.
+	sb, _ := extractPool.Get().(*[]byte)
+	if sb == nil {
+		sb = new([]byte)
+	}
+	defer extractPool.Put(sb)
 	key := a.ChunkKey(cell)
 	var out []byte
 	var err error
 	if a.vlen {
-		buf := w.extract(cell, a.Chunks, start, count, data)
+		buf := w.extract(sb, cell, a.Chunks, start, count, data)
 		var items [][]byte
 		if items, err = stringItems(w.in, buf); err == nil {
 			out = encodeVlen(items)
@@ -589,7 +599,7 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 		// A chunk whole and contiguous in the region is encoded where it is.
 		buf := a.segment(cell, start, count, data, int64(w.es))
 		if buf == nil {
-			buf = w.extract(cell, a.Chunks, start, count, data)
+			buf = w.extract(sb, cell, a.Chunks, start, count, data)
 		}
 		if w.comp == nil {
 			out = buf
@@ -597,7 +607,9 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 			*ob = out
 		}
 	} else {
-		out, err = w.encodeShard(enc, cell, start, count, data)
+		if out, err = w.encodeShard(enc, sb, (*ob)[:0], cell, start, count, data); err == nil && out != nil {
+			*ob = out
+		}
 	}
 	if err != nil {
 		return a.errf(key, "%v", err)
@@ -611,16 +623,26 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 	return nil
 }
 
+// extractPool holds the buffers chunks are copied out of a region into
+// when they are not contiguous in it (or overhang the array's end), so
+// that no chunk costs a fresh allocation of its size.
+var extractPool sync.Pool
+
 // extract copies grid cell idx of shape unit (in units of unit) out of the
-// region data, the parts past the array's end set to the fill value.
-func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []byte) []byte {
+// region data into *scratch (grown when short), the parts past the
+// array's end set to the fill value. The region must cover the cell
+// wherever the cell is inside the array: every other byte is written.
+func (w *ArrayWriter) extract(scratch *[]byte, idx, unit []int64, start, count []int64, data []byte) []byte {
 	a := w.a
 	es := int64(w.es)
 	n := es
 	for _, u := range unit {
 		n *= u
 	}
-	buf := make([]byte, n)
+	if int64(cap(*scratch)) < n {
+		*scratch = make([]byte, n)
+	}
+	buf := (*scratch)[:n]
 	nd := len(unit)
 	if nd == 0 {
 		copy(buf, data)
@@ -632,8 +654,12 @@ func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []by
 			full = false
 		}
 	}
-	if !full && !a.vlen { // variable-length strings overhang as "", as zarr-python writes them
-		a.fill(buf)
+	if !full {
+		if a.vlen { // variable-length strings overhang as "", as zarr-python writes them
+			clear(buf)
+		} else {
+			a.fill(buf)
+		}
 	}
 	// Copy rows of the last axis from the region (the inverse of copyUnit).
 	lo := make([]int64, nd)
@@ -681,19 +707,29 @@ func (w *ArrayWriter) extract(idx, unit []int64, start, count []int64, data []by
 	}
 }
 
-// encodeUnit runs one decoded unit through the bytes codec and the
-// compressor.
-func (w *ArrayWriter) encodeUnit(enc *codec.Encoder, buf []byte) ([]byte, error) {
+// encodeUnit appends one decoded unit, run through the compressor, to
+// dst.
+func (w *ArrayWriter) encodeUnit(enc *codec.Encoder, dst, buf []byte) ([]byte, error) {
 	if w.comp == nil {
-		return buf, nil
+		return append(dst, buf...), nil
 	}
-	return w.comp.encode(enc, nil, buf)
+	return w.comp.encode(enc, dst, buf)
 }
 
-// encodeShard builds shard cell: its inner chunks (all-fill ones left out
-// as empty) then the index (offset, size pairs, little endian) and its
-// CRC-32C. nil when every inner chunk is empty.
-func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64, data []byte) ([]byte, error) {
+// fillUnit is one inner chunk of the fill value (made once).
+func (w *ArrayWriter) fillUnit() []byte {
+	w.fillOnce.Do(func() {
+		w.fillChunk = make([]byte, w.a.unitBytes())
+		w.a.fill(w.fillChunk)
+	})
+	return w.fillChunk
+}
+
+// encodeShard appends to dst shard cell: its inner chunks (all-fill ones
+// left out as empty) then the index (offset, size pairs, little endian)
+// and its CRC-32C. Inner chunks are copied out through scratch. nil when
+// every inner chunk is empty.
+func (w *ArrayWriter) encodeShard(enc *codec.Encoder, scratch *[]byte, dst []byte, cell, start, count []int64, data []byte) ([]byte, error) {
 	a := w.a
 	nd := len(cell)
 	per := a.perShard
@@ -702,9 +738,8 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64
 		total *= p
 	}
 	index := make([]byte, 16*total)
-	var body bytes.Buffer
-	fill := make([]byte, a.unitBytes())
-	a.fill(fill)
+	body := dst
+	fill := w.fillUnit()
 	inner := make([]int64, nd)
 	any := false
 	for j := int64(0); j < total; j++ {
@@ -720,7 +755,7 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64
 		empty := outside
 		var buf []byte
 		if !outside {
-			buf = w.extract(inner, a.Inner, start, count, data)
+			buf = w.extract(scratch, inner, a.Inner, start, count, data)
 			empty = bytes.Equal(buf, fill)
 		}
 		if empty {
@@ -728,20 +763,20 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, cell, start, count []int64
 			binary.LittleEndian.PutUint64(index[16*j+8:], math.MaxUint64)
 			continue
 		}
-		out, err := w.encodeUnit(enc, buf)
-		if err != nil {
+		at := len(body)
+		var err error
+		if body, err = w.encodeUnit(enc, body, buf); err != nil {
 			return nil, err
 		}
-		binary.LittleEndian.PutUint64(index[16*j:], uint64(body.Len()))
-		binary.LittleEndian.PutUint64(index[16*j+8:], uint64(len(out)))
-		body.Write(out)
+		binary.LittleEndian.PutUint64(index[16*j:], uint64(at-len(dst)))
+		binary.LittleEndian.PutUint64(index[16*j+8:], uint64(len(body)-at))
 		any = true
 	}
 	if !any {
 		return nil, nil
 	}
-	out, _ := crc32cCodec{}.encode(nil, body.Bytes(), index)
-	return out, nil
+	body = append(body, index...)
+	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(index, castagnoli)), nil
 }
 
 // Close writes whatever rows are still buffered, waits for the chunks
