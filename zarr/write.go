@@ -86,8 +86,12 @@ type ArrayWriter struct {
 	region   bool  // CreateRegion's: rows [rowsFrom, end), no metadata
 	rowsFrom int64
 
-	// Bands being encoded in the background (WriteRows).
-	slots    chan struct{} // one token per chunk in flight
+	// Bands being encoded in the background (WriteRows): at most
+	// workers goroutines, each with its own encoder and buffers, take
+	// chunks from jobs (workers deep) and end when it is empty.
+	workers  int32
+	running  atomic.Int32
+	jobs     chan cellJob
 	inflight sync.WaitGroup
 	errMu    sync.Mutex
 	err      error // the first error of a background chunk: sticky
@@ -97,9 +101,35 @@ type ArrayWriter struct {
 	fillChunk []byte // one inner chunk of the fill value (sharding)
 }
 
-// encoderPool keeps compressors (megabytes of Zstandard tables each)
-// from one chunk, and one writer, to the next.
-var encoderPool sync.Pool
+// cellJob is one grid cell of a band, for the background encoders.
+type cellJob struct {
+	ctx                context.Context
+	cell, start, count []int64
+	band               *[]byte
+	left               *atomic.Int64 // cells of the band not yet written; the last frees it
+}
+
+// cellScratch is what one encoding goroutine reuses from chunk to chunk:
+// its compressor (megabytes of Zstandard tables), the buffer chunks are
+// encoded into, and the one chunks are copied out of a region into when
+// they are not contiguous in it. A Store writes out a value before Put
+// returns (an io.Writer's contract), so the buffers are free after it.
+type cellScratch struct {
+	enc codec.Encoder
+	out []byte
+	ext []byte
+}
+
+// scratchPool keeps cellScratch from one goroutine, and one writer, to
+// the next.
+var scratchPool sync.Pool
+
+func getScratch() *cellScratch {
+	if sc, ok := scratchPool.Get().(*cellScratch); ok {
+		return sc
+	}
+	return new(cellScratch)
+}
 
 // CreateArray starts writing an array at path in s.
 func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*ArrayWriter, error) {
@@ -179,7 +209,8 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 		}
 	}
 	if th := threads(o.Threads); th > 1 {
-		w.slots = make(chan struct{}, 2*th)
+		w.workers = int32(th)
+		w.jobs = make(chan cellJob, th)
 	}
 	var doc map[string]any
 	if o.Format == 2 {
@@ -437,7 +468,7 @@ func (w *ArrayWriter) flushBand(ctx context.Context) error {
 	count[0] = w.rows - w.bandAt
 	band := w.band
 	w.bandAt = w.rows
-	if w.slots == nil {
+	if w.jobs == nil {
 		w.band = w.band[:0]
 		return w.WriteRegion(ctx, start, count, band)
 	}
@@ -451,36 +482,82 @@ func (w *ArrayWriter) flushBand(ctx context.Context) error {
 	if int64(len(band)) != w.regionBytes(count) {
 		return a.errf("", "%d bytes for %d elements of %d", len(band), w.regionBytes(count)/int64(w.es), w.es)
 	}
-	var left atomic.Int64
+	left := new(atomic.Int64)
 	left.Store(int64(len(cells)))
-	for _, cell := range cells {
-		select {
-		case w.slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if err := w.failed(); err != nil {
-			<-w.slots
-			return err
-		}
-		w.inflight.Add(1)
-		go func() {
-			defer w.inflight.Done()
-			err := w.writeCell(ctx, cell, start, count, band)
-			<-w.slots
-			if err != nil {
-				w.errMu.Lock()
-				if w.err == nil {
-					w.err = err
-				}
-				w.errMu.Unlock()
+	bp := &band
+	for i, cell := range cells {
+		err := w.failed()
+		if err == nil {
+			select {
+			case w.jobs <- cellJob{ctx: ctx, cell: cell, start: start, count: count, band: bp, left: left}:
+				w.startWorker()
+				continue
+			case <-ctx.Done():
+				err = ctx.Err()
 			}
-			if left.Add(-1) == 0 {
-				w.bands.Put(&band)
-			}
-		}()
+		}
+		if left.Add(-int64(len(cells)-i)) == 0 {
+			w.bands.Put(bp)
+		}
+		return err
 	}
 	return nil
+}
+
+// startWorker starts an encoding goroutine if fewer than w.workers run.
+// A job is sent before this is called: either a running worker sees it
+// before it ends, or the count it left room in starts one here.
+func (w *ArrayWriter) startWorker() {
+	for {
+		n := w.running.Load()
+		if n >= w.workers {
+			return
+		}
+		if w.running.CompareAndSwap(n, n+1) {
+			w.inflight.Add(1)
+			go w.encodeLoop()
+			return
+		}
+	}
+}
+
+// encodeLoop writes the chunks of w.jobs until none is waiting. A
+// goroutine per core, each keeping its compressor, and no more: chunks
+// in goroutines of their own, more than the cores, were preempted in
+// turn and thrashed the caches (a third more CPU for zstd on 2 cores).
+func (w *ArrayWriter) encodeLoop() {
+	defer w.inflight.Done()
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	for {
+		select {
+		case j := <-w.jobs:
+			if w.failed() == nil {
+				if err := w.writeCell(j.ctx, sc, j.cell, j.start, j.count, *j.band); err != nil {
+					w.errMu.Lock()
+					if w.err == nil {
+						w.err = err
+					}
+					w.errMu.Unlock()
+				}
+			}
+			if j.left.Add(-1) == 0 {
+				w.bands.Put(j.band)
+			}
+			continue
+		default:
+		}
+		w.running.Add(-1)
+		if len(w.jobs) == 0 {
+			return
+		}
+		// A job came after the look above: keep going if there is
+		// still room for this goroutine (else another was started).
+		n := w.running.Load()
+		if n >= w.workers || !w.running.CompareAndSwap(n, n+1) {
+			return
+		}
+	}
 }
 
 // failed is the first error of a chunk written in the background.
@@ -505,7 +582,9 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 		return a.errf("", "%d bytes for %d elements of %d", len(data), w.regionBytes(count)/int64(w.es), w.es)
 	}
 	return parallel(ctx, threads(w.opts.Threads), len(cells), func(i int) error {
-		return w.writeCell(ctx, cells[i], start, count, data)
+		sc := getScratch()
+		defer scratchPool.Put(sc)
+		return w.writeCell(ctx, sc, cells[i], start, count, data)
 	})
 }
 
@@ -556,31 +635,11 @@ func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
 	}
 }
 
-// outPool holds the buffers chunks are encoded into. A Store copies or
-// writes out a value before Put returns (an io.Writer's contract), so
-// the buffer is free again after it.
-var outPool sync.Pool
-
 // writeCell encodes and stores one grid cell (chunk or shard) of the
 // region start+count whose elements are data.
-func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64, data []byte) error {
+func (w *ArrayWriter) writeCell(ctx context.Context, sc *cellScratch, cell, start, count []int64, data []byte) error {
 	a := w.a
-	enc, _ := encoderPool.Get().(*codec.Encoder)
-	if enc == nil {
-		enc = new(codec.Encoder)
-	}
-	defer encoderPool.Put(enc)
-	ob, _ := outPool.Get().(*[]byte)
-	if ob == nil {
-		ob = new([]byte)
-	}
-	defer outPool.Put(ob)
-	// A chunk copied out of the region goes to a reused buffer too.
-	sb, _ := extractPool.Get().(*[]byte)
-	if sb == nil {
-		sb = new([]byte)
-	}
-	defer extractPool.Put(sb)
+	enc, ob, sb := &sc.enc, &sc.out, &sc.ext
 	key := a.ChunkKey(cell)
 	var out []byte
 	var err error
@@ -622,11 +681,6 @@ func (w *ArrayWriter) writeCell(ctx context.Context, cell, start, count []int64,
 	}
 	return nil
 }
-
-// extractPool holds the buffers chunks are copied out of a region into
-// when they are not contiguous in it (or overhang the array's end), so
-// that no chunk costs a fresh allocation of its size.
-var extractPool sync.Pool
 
 // extract copies grid cell idx of shape unit (in units of unit) out of the
 // region data into *scratch (grown when short), the parts past the
