@@ -524,7 +524,8 @@ func (w *ArrayWriter) startWorker() {
 // encodeLoop writes the chunks of w.jobs until none is waiting. A
 // goroutine per core, each keeping its compressor, and no more: chunks
 // in goroutines of their own, more than the cores, were preempted in
-// turn and thrashed the caches (a third more CPU for zstd on 2 cores).
+// turn and thrashed the caches when the machine was busy (up to a third
+// more CPU for zstd on 2 shared cores; on idle ones the same CPU).
 func (w *ArrayWriter) encodeLoop() {
 	defer w.inflight.Done()
 	sc := getScratch()
