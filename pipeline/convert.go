@@ -73,7 +73,7 @@ func Convert(ctx context.Context, in, out string, opts *ConvertOptions) (*Summar
 	}
 	// The input must be a file, and OUT's directory exist (a job makes
 	// its outputs' directories).
-	if from.Dir {
+	if from.Caps.Dir {
 		// A store is a directory or a bucket prefix: its reader checks it.
 	} else if st, err := storage.Stat(ctx, in); err != nil {
 		return nil, &FileError{Path: in, Err: bare(err)}
@@ -111,7 +111,7 @@ func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, 
 	for _, f := range runFlags {
 		delete(flags, f.Name)
 	}
-	if from.Archive {
+	if from.Caps.Archive {
 		// An archive's arrays keep their names: --name names an
 		// unnamed one (a plain .npy's).
 		delete(flags, "name")
@@ -127,13 +127,13 @@ func convertJob(in, out string, from, to *Format, o *ConvertOptions) (*job.Job, 
 	src.Options["paths"] = []string{escapePattern(in)}
 	sink.Options["path"] = escapeTemplate(out)
 	sink.Inputs = []string{"in"}
-	if from.Archive && !to.Archive && from.Source.Field("table") != nil {
+	if from.Caps.Archive && !to.Caps.Archive && from.Source.Field("table") != nil {
 		src.Options["table"] = true // an archive's arrays: one table
 	}
-	if to.Table && from.Source.Field("nulls") != nil {
+	if to.Caps.Table && from.Source.Field("nulls") != nil {
 		src.Options["nulls"] = true // missing values as the output's nulls
 	}
-	if from.Table && to.Sink.Field("split_fields") != nil {
+	if from.Caps.Table && to.Sink.Field("split_fields") != nil {
 		sink.Options["split_fields"] = true // a table's columns: one array each
 	}
 	j, err := job.New("convert", "", []job.Def{src, sink})

@@ -5,16 +5,21 @@
 // # Where things live
 //
 // Formats. Each file format is one registered [Format] value in its own
-// file (format_npy.go, format_npz.go, format_parquet.go, format_arrow.go,
-// format_hdf5.go, format_mat.go; registry.go lists them in order): its
+// file (format_npz.go, format_parquet.go, format_arrow.go, format_hdf5.go,
+// format_mat.go, format_zarr.go; the .npy format is a package on the
+// contract, pipeline/format/npyformat; registry.go lists them in order): its
 // names, extensions and magic bytes, its job source and sink with their
 // options declared once, as a tagged struct each (options.go; a field's
 // flag tag is its name on convert's command line, and a builder reads
 // its struct with job.Options), and its inspection (package inspect). format.go holds
 // the registry ([RegisterFormat], [FormatOf], the one magic-byte sniffer)
 // and the flags generated from it ([ConvertFlags]). Nothing else names a
-// format: a format registered by another file (a test registers a toy
-// one) converts, runs, inspects and is listed like the others.
+// format. A format outside the engine implements the contract of package
+// format (pipeline/format: a capabilities value, source, sink and
+// inspector interfaces, the common options) and registers there;
+// format_contract.go adapts each to a Format, after the built-in ones.
+// The toy format of the tests (internal/toyformat) is one: it converts,
+// runs, inspects, shards and is listed like the others.
 //
 // The engine. plan.go makes a [Plan] of a job: it expands the sources'
 // path patterns (glob.go, with captures that become columns), reads the

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/npyflow/npyflow/internal/storage"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -27,32 +28,24 @@ import (
 // [Convert], [Inspect], `npyflow list`, `validate`, the JSON schema and
 // shell completion are all generated from these values: nothing else
 // names a format.
+//
+// A Format is the engine's view of a format. A format outside package
+// pipeline implements the public contract of package
+// github.com/npyflow/npyflow/pipeline/format and registers there
+// (format.Register); the engine adopts each such format as a Format
+// (format_contract.go): the .npy format (package npyformat) among the
+// built-in ones, the others after them. The other built-in formats still
+// fill a Format in directly, with the engine's own readers and sinks and
+// their fast paths (copy.go).
 type Format struct {
 	Name    string   // the format, and the type of its job source and sink: "npy"
 	Exts    []string // lower-case file extensions, with the dot; the first is the usual one
 	Aliases []string // extensions also recognized but not listed (.pq)
 	Magic   []Magic  // how its files start, for standard input and inspect
 	Summary string
-	// Archive says a file holds named arrays (.npz, HDF5, MAT-file): its
-	// source reads each array as an input part (or, with its table
-	// option, the arrays as the columns of one table), and its sink
-	// writes one array per input part. Convert reads an archive as one
-	// table into a format that is not one, and copies array by array
-	// into one that is.
-	Archive bool
-	// Table says a file holds one table of named columns (Parquet,
-	// Arrow): Convert writes its columns to an archive whose sink has a
-	// split_fields option as one array each.
-	Table bool
-	// Dir says the format's inputs and outputs are directories (or
-	// bucket prefixes) rather than files, a Zarr store: a path naming
-	// one is one input, and the sink writes a directory, staged beside
-	// its name and renamed into place at the commit.
-	Dir bool
-	// DropsTimeZones says the sink writes a datetime that has a time zone
-	// (a MATLAB zoned datetime) as its UTC instants without the zone
-	// (datetime64 has none): the plan warns, naming the zone.
-	DropsTimeZones bool
+	// Caps is what the format can do (archive, table, directory, drops
+	// time zones): the engine decides from it, never from the name.
+	Caps format.Caps
 	// Source and Sink are the format's job components; their Impl is the
 	// engine's builder (see fileSourceSpec and the sinks), their Options
 	// the struct of their options (options.go), which embeds what every
@@ -65,18 +58,12 @@ type Format struct {
 	// InspectPath is Inspect for a Dir format: it gets the path (name),
 	// not an open file, and the name to show (display).
 	InspectPath func(ctx context.Context, name, display string, src *job.Component) (inspect.Info, error)
+
+	contract *format.Format // the contract format adapted, if it is one
 }
 
-// Magic is how files of a format start.
-type Magic struct {
-	Prefix string // the first bytes
-	// Ext is the extension that names such a file, when it is not the
-	// format's first (an Arrow IPC stream is .arrows).
-	Ext string
-	// UserBlock: the prefix may also follow a user block, at 512, 1024,
-	// 2048, ... bytes (an HDF5 superblock).
-	UserBlock bool
-}
+// Magic is how files of a format start (the contract's).
+type Magic = format.Magic
 
 var (
 	formatsMu sync.RWMutex
@@ -84,7 +71,8 @@ var (
 )
 
 // RegisterFormat adds a format, and its source and sink to the job
-// component registry. It panics if the name or an extension is taken, or
+// component registry. It is the engine's: a format package calls
+// format.Register. It panics if the name or an extension is taken, or
 // if the source's or sink's options struct lacks the options every file
 // source or sink has: a format registers in an init function, and either
 // is a bug.
@@ -121,12 +109,12 @@ func formatOptions(spec *job.Spec) bool {
 	}
 	o := reflect.New(reflect.TypeOf(spec.Options)).Interface()
 	if spec.Kind == job.Source {
-		_, ok := o.(interface{ fileSource() *fileSourceOpts })
+		_, ok := o.(interface{ FileSource() *fileSourceOpts })
 		return ok
 	}
 	_, ok := o.(interface {
 		OutPath() string
-		outMode() string
+		OutMode() string
 	})
 	return ok
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/npyflow/npyflow/arrowconv"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/internal/foreign"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -28,7 +29,7 @@ var arrowFormat = &Format{
 	Name: "arrow", Exts: []string{".arrow", ".arrows", ".feather"}, Aliases: []string{".ipc"},
 	Summary: "Arrow IPC file (Feather v2) or stream (.arrows)",
 	Magic:   []Magic{{Prefix: "ARROW1"}, {Prefix: "\xff\xff\xff\xff", Ext: ".arrows"}},
-	Table:   true,
+	Caps:    format.Caps{Table: true},
 	Source: fileSourceSpec("read Arrow IPC files or streams",
 		"Reads Arrow IPC files (.arrow, .feather v2) or streams: files npyflow wrote come back with their exact numpy dtype and shape; others become records (one field per column). Planning reads only the schema and row counts from the IPC metadata (and string lengths, by a pass over the data, when no width is known).",
 		func(*job.Component) (fileReader, error) { return &arrowReader{copyable: map[string]bool{}}, nil },

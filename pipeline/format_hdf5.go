@@ -13,6 +13,7 @@ import (
 	"github.com/npyflow/npyflow/hdf5"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -32,8 +33,8 @@ import (
 
 var hdf5Format = &Format{
 	Name: "hdf5", Exts: []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}, Summary: "HDF5 file (h5py, netCDF-4; pure-Go reader and writer)",
-	Magic:   hdf5Magic(),
-	Archive: true,
+	Magic: hdf5Magic(),
+	Caps:  format.Caps{Archive: true, Seeks: format.SeeksAlways}, // the writer patches sizes anywhere
 	Source: fileSourceSpec("read datasets of HDF5 and netCDF-4 files",
 		"Reads datasets of HDF5 files (h5py, MATLAB v7.3, hdf5storage, PyTables, netCDF-4) through the pure-Go hdf5 package, in row batches. Each dataset is one input part, its member the path without the leading slash (group/data). Types map as h5py maps them: compound to structured, enum to its base integer, ASCII fixed strings to S, UTF-8 strings (fixed or variable-length) to U of the longest value (ASCII variable-length ones to S), h5py's opaque types tagged with a numpy dtype (NUMPY:<M8[ms]>, how h5py stores datetime64 and timedelta64) to that dtype; references, other opaque types, HDF5 time and variable-length sequences are refused, and so are datasets whose chunks need a filter without a decoder (lossy sz, an unknown id; zfp is decoded): when every dataset is read, such datasets are skipped with a warning naming the dataset and the type or filter (an error with strict). Values are kept as stored: a netCDF variable's _FillValue, scale_factor and add_offset are not applied (inspect shows them). netCDF's dimension-only datasets (a dimension without a coordinate variable) hold no values and are left out. netCDF-3 files are refused as such (they are not HDF5).",
 		newHDF5Reader, hdf5SourceOpts{}),
@@ -238,7 +239,6 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.seekable = func() bool { return true }
 		return s, nil
 	}
 	if len(o.Dims) > 0 {
@@ -256,7 +256,6 @@ func buildHDF5Sink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.seekable = func() bool { return true } // the writer patches sizes anywhere
 	return s, nil
 }
 

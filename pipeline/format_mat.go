@@ -14,6 +14,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/matfile"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -25,8 +26,8 @@ import (
 
 var matFormat = &Format{
 	Name: "mat", Exts: []string{".mat"}, Summary: "MATLAB MAT-file (v7.3 HDF5, v7 and v6 Level 5)",
-	Magic:   []Magic{{Prefix: "MATLAB"}},
-	Archive: true,
+	Magic: []Magic{{Prefix: "MATLAB"}},
+	Caps:  format.Caps{Archive: true, Seeks: format.SeeksAlways}, // the writer patches sizes anywhere
 	Source: fileSourceSpec("read variables of MATLAB MAT-files",
 		"Reads MAT-files (v7.3 through the hdf5 package, v7 and v6 Level 5). Every array of every variable is one input part, its member the MATLAB-style path: x, s.a for a struct field, s(2).a for a struct array element, c{3} for a cell element. Shapes are MATLAB's (at least 2-D), values in MATLAB's order (a[i, j] is a(i+1, j+1)); char arrays become U strings, one per row; sparse matrices become dense. Function handles and objects are skipped with one warning per variable (an error with strict).",
 		newMATReader, matSourceOpts{}),
@@ -330,7 +331,6 @@ func buildMATSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.seekable = func() bool { return true } // the writer patches sizes anywhere
 	// Names are checked before anything is written; the writer renames
 	// (rename_invalid) and reports each rename.
 	s.check = func(names []string) error {

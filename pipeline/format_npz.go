@@ -9,6 +9,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -21,8 +22,8 @@ import (
 
 var npzFormat = &Format{
 	Name: "npz", Exts: []string{".npz"}, Summary: "NumPy archive of arrays (np.savez)",
-	Magic:   []Magic{{Prefix: "PK\x03\x04"}, {Prefix: "PK\x05\x06"}},
-	Archive: true, DropsTimeZones: true,
+	Magic: []Magic{{Prefix: "PK\x03\x04"}, {Prefix: "PK\x05\x06"}},
+	Caps:  format.Caps{Archive: true, DropsTimeZones: true},
 	Source: fileSourceSpec("read arrays from .npz archives",
 		"Reads members of .npz archives (np.savez, np.savez_compressed). Each selected member of each archive is one input part (with table: true, the members of an archive are the columns of one part).",
 		newNPZReader, npzSourceOpts{}),

@@ -12,6 +12,7 @@ import (
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
 	"github.com/npyflow/npyflow/parquetio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/internal/foreign"
 	"github.com/npyflow/npyflow/pipeline/job"
@@ -26,7 +27,7 @@ import (
 var parquetFormat = &Format{
 	Name: "parquet", Exts: []string{".parquet"}, Aliases: []string{".pq"}, Summary: "Apache Parquet",
 	Magic: []Magic{{Prefix: "PAR1"}},
-	Table: true,
+	Caps:  format.Caps{Table: true},
 	Source: fileSourceSpec("read Parquet files",
 		"Reads Parquet files: files written by npyflow come back with their exact numpy dtype and shape; others become records (strings as fixed-width U/S columns sized by the longest value; decimals, INT96, TIME, INTERVAL and nulls as `npyflow inspect` shows).",
 		func(*job.Component) (fileReader, error) { return &parquetReader{}, nil },

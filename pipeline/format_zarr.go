@@ -12,6 +12,7 @@ import (
 
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/inspect"
 	"github.com/npyflow/npyflow/pipeline/job"
 	"github.com/npyflow/npyflow/zarr"
@@ -31,7 +32,7 @@ import (
 
 var zarrFormat = &Format{
 	Name: "zarr", Exts: []string{".zarr"}, Summary: "Zarr v2 or v3 store of chunked arrays (a directory or bucket prefix)",
-	Archive: true, Dir: true,
+	Caps: format.Caps{Archive: true, Dir: true},
 	Source: fileSourceSpec("read arrays of Zarr stores",
 		"Reads the arrays of Zarr v2 and v3 stores (zarr-python, xarray, dask, zarrita, TensorStore): a .zarr directory or bucket prefix holding a group (every array under it, by its consolidated metadata when it has some) or one array. Each array is one input part, its member the array's path (group/data), read along its first axis a band of chunks at a time; missing chunks read as the fill value. Variable-length string arrays (vlen-utf8, vlen-bytes, v3 string) read as numpy U (S) of their longest item, found by reading every chunk once when the parts are listed.",
 		newZarrReader, zarrSourceOpts{}),
@@ -49,7 +50,7 @@ var zarrFormat = &Format{
 // files) is refused as not a Zarr store.
 var zarrZipFormat = &Format{
 	Name: "zarr_zip", Exts: []string{".zip"}, Summary: "Zarr v2 or v3 store in a .zip file (zarr-python's ZipStore)",
-	Archive: true,
+	Caps: format.Caps{Archive: true},
 	Source: fileSourceSpec("read arrays of Zarr stores in .zip files",
 		"Reads the arrays of a Zarr v2 or v3 store kept in a .zip file (zarr-python's ZipStore: each key an entry), as the zarr source reads a .zarr directory. Entries may be stored or deflated; a zip whose directory lies about sizes or offsets, or holds no Zarr metadata, is refused.",
 		newZarrReader, zarrSourceOpts{}),

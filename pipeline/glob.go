@@ -29,7 +29,7 @@ import (
 // (which npyflow names ".*.tmp-*") are never picked up.
 //
 // A pattern matches files, and the stores of formats whose inputs are
-// directories (Format.Dir: "data/*.zarr"): a directory or bucket prefix
+// directories (Format.Caps.Dir: "data/*.zarr"): a directory or bucket prefix
 // whose name has such a format's extension and that holds one of
 // storeMarkers at its top is one match, and the walk never descends into
 // a store (its chunks and nested groups are not inputs).
@@ -224,7 +224,7 @@ var storeMarkers = []string{"zarr.json", ".zgroup", ".zarray"}
 // URL's query in query), is a store of a Dir format: its name has the
 // format's extension and it holds one of storeMarkers.
 func isStore(ctx context.Context, dir, query string) bool {
-	if f := FormatOf(dir); f == nil || !f.Dir {
+	if f := FormatOf(dir); f == nil || !f.Caps.Dir {
 		return false
 	}
 	for _, m := range storeMarkers {
@@ -251,7 +251,7 @@ type match struct {
 // job directory.
 func (pt *pattern) glob(ctx context.Context) ([]match, error) {
 	if pt.literal {
-		if f := FormatOf(pt.root + pt.query); f != nil && f.Dir {
+		if f := FormatOf(pt.root + pt.query); f != nil && f.Caps.Dir {
 			// A store (a directory or bucket prefix): its reader says
 			// whether it is one.
 			return []match{{Path: pt.root + pt.query}}, nil

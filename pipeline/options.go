@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/npyflow/npyflow/pipeline/expr"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/internal/foreign"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -81,52 +82,33 @@ func checkShape(v string) (string, int) {
 	return "", 0
 }
 
-// fileSourceOpts are the options every format's source has, first.
-type fileSourceOpts struct {
-	Paths      []string `opt:"paths,required" check:"pattern" doc:"files to read: paths or patterns with *, ?, [abc], ** (any directories) and captures like runs/{run_id}/frame_{step:int}.npy that become columns; relative to the job file; '-' alone reads standard input (copied to a temporary file when the job is planned; not in a sharded run)"`
-	Exclude    []string `opt:"exclude" check:"exclude" doc:"patterns of files to skip; one without '/' matches the base name"`
-	Column     string   `opt:"column" default:"value" doc:"the column name of a plain (non-record) array when captures add columns next to it"`
-	AllowEmpty bool     `opt:"allow_empty" default:"false" doc:"allow a pattern to match no file (by default that is an error)"`
-}
-
-func (o *fileSourceOpts) fileSource() *fileSourceOpts { return o }
+// fileSourceOpts are the options every format's source has, first: the
+// format contract's (a format outside the engine embeds them too).
+type fileSourceOpts = format.SourceOptions
 
 // fileSourceOf returns the options every file source has.
 func fileSourceOf(c *job.Component) *fileSourceOpts {
-	return c.Opts().(interface{ fileSource() *fileSourceOpts }).fileSource()
+	return c.Opts().(interface{ FileSource() *fileSourceOpts }).FileSource()
 }
 
 // tableSource is the options of an archive source, which may read a
 // file's arrays as one table.
 type tableSource interface{ tableOpt() bool }
 
-// sinkPath is the path option of every file sink.
-type sinkPath struct {
-	Path string `opt:"path,required" check:"template" doc:"the output file; with {stem}, {name}, {dir}, {member}, {array}, {source}, {index} or a capture name in it, one file per input part; relative to the job file"`
-}
-
-// OutPath is the path option (shard.SinkOptions).
-func (o *sinkPath) OutPath() string { return o.Path }
-
-// WritesDataset reports false: only a parquet sink writes a dataset
-// (shard.SinkOptions).
-func (o *sinkPath) WritesDataset() bool { return false }
-
-// fileSinkOpts are the options of most file sinks, first.
-type fileSinkOpts struct {
-	sinkPath
-	Mode string `opt:"mode" enum:"overwrite,error_if_exists,skip_existing" default:"overwrite" doc:"what to do when an output exists: overwrite it, fail, or leave it alone (and skip writing it)"`
-}
-
-func (o *fileSinkOpts) outMode() string { return o.Mode }
+// sinkPath is the path option of every file sink; fileSinkOpts are the
+// options of most file sinks, first (the format contract's).
+type (
+	sinkPath     = format.SinkPath
+	fileSinkOpts = format.SinkOptions
+)
 
 // fileSinkOf returns the path and mode options of a sink.
 func fileSinkOf(c *job.Component) (path, mode string) {
 	o := c.Opts().(interface {
 		OutPath() string
-		outMode() string
+		OutMode() string
 	})
-	return o.OutPath(), o.outMode()
+	return o.OutPath(), o.OutMode()
 }
 
 // sinkMode returns the mode option of a sink.
@@ -164,11 +146,6 @@ type matSourceOpts struct {
 	Validity     []string `opt:"validity" flag:"validity" doc:"table columns (by name, in any table read) and plain arrays (by path; * for all) of a class that can miss values (string, categorical, calendarDuration) that get a bool validity, false where MATLAB has <missing>, <undefined> or a NaN part: a field <column>_valid right after a table column (<column>_items_valid of its row shape for an N-by-k one), a member <path>_valid (N rows) after an N-by-1 array or <path>_items_valid (its shape) after a wider one; without it those values are \"\" (zeros for calendarDuration), and Parquet and Arrow outputs get nulls anyway (nulls)"`
 	Nulls        bool     `opt:"nulls" default:"false" doc:"give Parquet and Arrow sinks fed directly by this source MATLAB's missing values as nulls: a table column or a plain array that misses values gets its validity as with validity, which those sinks write as nulls and leave out (a plain array's only with table: true; an element validity, _items_valid, is the nulls of the list's elements in Arrow, and Parquet writes it as a column); other sinks write it as a field or member; npyflow convert sets it when the output is a table format"`
 	Table        bool     `opt:"table" default:"false" doc:"read the arrays of each file as the columns of one table: one input part per file, one record per row, a field per array named by it, in file order; they must have the same length along axis 0 (a 0-d array counts as one row; members all 0-d are one 0-d record); a file of one array reads as that array (npyflow convert does this when the output is not an archive)"`
-}
-
-// npySourceOpts are the options of the npy source.
-type npySourceOpts struct {
-	fileSourceOpts
 }
 
 // npzSourceOpts are the options of the npz source.
@@ -301,11 +278,6 @@ type matSinkOpts struct {
 	RenameInvalid bool   `opt:"rename_invalid" default:"false" flag:"rename-invalid" doc:"rename names that are not valid MATLAB identifiers (each rename is a warning) instead of refusing them"`
 }
 
-// npySinkOpts are the options of the npy sink.
-type npySinkOpts struct {
-	fileSinkOpts
-}
-
 // npzSinkOpts are the options of the npz sink.
 type npzSinkOpts struct {
 	fileSinkOpts
@@ -353,7 +325,8 @@ func (o *hdf5SourceOpts) tableOpt() bool { return o.Table }
 func (o *matSourceOpts) tableOpt() bool  { return o.Table }
 func (o *zarrSourceOpts) tableOpt() bool { return o.Table }
 
-func (o *parquetSinkOpts) outMode() string { return o.Mode }
+// OutMode is the mode option.
+func (o *parquetSinkOpts) OutMode() string { return o.Mode }
 
 // WritesDataset reports whether the sink writes a dataset directory:
 // with partition_by or dataset: true (shard.SinkOptions).

@@ -454,7 +454,7 @@ func (b *planBuild) record(c *job.Component, n node, in nodeInput) {
 			b.fail(err)
 			return
 		}
-		if f := formatNamed(c.Type); f != nil && f.DropsTimeZones {
+		if f := formatNamed(c.Type); f != nil && f.Caps.DropsTimeZones {
 			warnLostZones(p.env.warn, f.Exts[0], in.parts)
 		}
 		p.Outputs = append(p.Outputs, &OutputPlan{Sink: c.Name, Type: c.Type, Schema: in.schema, Paths: paths, Rows: in.rows, RowsExact: in.exact})

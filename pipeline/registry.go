@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"github.com/npyflow/npyflow/pipeline/format"
+	"github.com/npyflow/npyflow/pipeline/format/npyformat"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
 
@@ -10,8 +12,10 @@ import (
 // all generated from these specs.
 
 func init() {
-	// The built-in formats, in the order npyflow lists them.
-	for _, f := range []*Format{npyFormat, npzFormat, parquetFormat, arrowFormat, hdf5Format, matFormat, zarrFormat, zarrZipFormat} {
+	// The built-in formats, in the order npyflow lists them (the .npy
+	// format is a package on the contract), then every other format of
+	// the contract (package format), as each registers.
+	for _, f := range []*Format{contractFormat(npyformat.Format), npzFormat, parquetFormat, arrowFormat, hdf5Format, matFormat, zarrFormat, zarrZipFormat} {
 		RegisterFormat(f)
 	}
 
@@ -46,4 +50,6 @@ func init() {
 	register(&job.Spec{Kind: job.Transform, Type: "pca", Summary: "principal components of numeric columns (gonum)",
 		Doc:     "Fits the principal components of the numeric columns (or of a 2-d array's columns) with gonum's stat.PC, on every row or a sample. output: components emits one row per component: its explained variance and ratio and its loading on each column. output: scores projects every input row onto the components and emits one row per input row, in order and in the input's parts: the kept columns, then pc1..pck (float64) = (row - mean) . component; component signs are fixed so each one's largest loading is positive. Scores come after the fit, so every row is held: in memory (at most 2 GiB of float64 values and kept columns) when fitting on every row, or spilled to a temporary file ($TMPDIR) when fitting on sample_rows, with only the sample in memory.",
 		Options: pcaTransformOpts{}}, buildPCA)
+
+	format.OnRegister(adoptFormat)
 }

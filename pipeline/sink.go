@@ -16,6 +16,7 @@ import (
 	"github.com/npyflow/npyflow/internal/atomicfile"
 	"github.com/npyflow/npyflow/internal/storage"
 	"github.com/npyflow/npyflow/npyio"
+	"github.com/npyflow/npyflow/pipeline/format"
 	"github.com/npyflow/npyflow/pipeline/internal/suggest"
 	"github.com/npyflow/npyflow/pipeline/job"
 )
@@ -406,7 +407,16 @@ func newFileSink(c *job.Component, in *Schema, env *buildEnv) (*fileSink, error)
 	if err != nil {
 		return nil, c.Errorf("path", "%v", err)
 	}
-	return &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}, nil
+	s := &fileSink{c: c, schema: in, env: env, path: t, st: SinkStats{Sink: c.Name, Type: c.Type}}
+	if f := formatNamed(c.Type); f != nil {
+		switch f.Caps.Seeks {
+		case format.SeeksAlways:
+			s.seekable = func() bool { return true }
+		case format.SeeksWithoutRows:
+			s.seekable = func() bool { return !s.known }
+		}
+	}
+	return s, nil
 }
 
 func (s *fileSink) Schema() *Schema   { return s.schema }
@@ -651,26 +661,6 @@ func partSchema(in *Schema, p *Part) *Schema {
 		return p.schema
 	}
 	return in
-}
-
-// npyWriter streams rows into an .npy file, fixing the header on Close.
-type npyWriter struct {
-	w    *npyio.Writer
-	rows int
-	zero bool
-}
-
-func (w *npyWriter) Write(b Batch) error {
-	w.rows += b.Rows
-	_, err := w.w.Write(b.Data)
-	return err
-}
-
-func (w *npyWriter) Close() error {
-	if w.zero {
-		return w.w.SetRows(w.rows)
-	}
-	return w.w.Close()
 }
 
 // rowPreserving are the transforms that keep every row of every part, so

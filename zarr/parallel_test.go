@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestRowReads reads arrays along the first axis in steps that do not
@@ -178,5 +179,78 @@ func TestWriteRowsBackgroundError(t *testing.T) {
 	}
 	if _, ok := s.M["a/zarr.json"]; ok {
 		t.Error("metadata written after a failed chunk")
+	}
+}
+
+// peakStore counts the Puts running at once.
+type peakStore struct {
+	MemStore
+	mu        sync.Mutex
+	now, peak int
+	chunkPuts int
+}
+
+func (p *peakStore) Put(ctx context.Context, key string, value []byte) error {
+	p.mu.Lock()
+	p.now++
+	p.peak = max(p.peak, p.now)
+	if strings.Contains(key, "/c/") {
+		p.chunkPuts++
+	}
+	p.mu.Unlock()
+	time.Sleep(200 * time.Microsecond) // let the other encoders catch up
+	err := p.MemStore.Put(ctx, key, value)
+	p.mu.Lock()
+	p.now--
+	p.mu.Unlock()
+	return err
+}
+
+// TestWriteRowsEncoders: bands of several chunks written in the
+// background go through no more than Threads encoders at once, every
+// chunk is stored once, the encoders are gone after Close, and the array
+// reads back as written.
+func TestWriteRowsEncoders(t *testing.T) {
+	ctx := context.Background()
+	const rows, cols = 120, 12
+	data := make([]byte, 2*rows*cols)
+	for i := range rows * cols {
+		data[2*i], data[2*i+1] = byte(i), byte(i>>8)
+	}
+	for _, th := range []int{2, 3} {
+		s := &peakStore{}
+		w, err := CreateArray(ctx, s, "a", CreateOptions{Shape: []int64{rows, cols}, Chunks: []int64{8, 3},
+			DType: DType{Descr: "<u2"}, Compression: "zstd", Threads: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < rows; r += 5 {
+			if err := w.WriteRows(ctx, data[2*r*cols:2*min(rows, r+5)*cols]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := w.running.Load(); n != 0 {
+			t.Errorf("threads %d: %d encoders still running after Close", th, n)
+		}
+		if s.peak > th {
+			t.Errorf("threads %d: %d chunks stored at once", th, s.peak)
+		}
+		if want := rows / 8 * cols / 3; s.chunkPuts != want {
+			t.Errorf("threads %d: %d chunks stored, want %d", th, s.chunkPuts, want)
+		}
+		a, err := OpenArray(ctx, s, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(data))
+		if err := a.Read(ctx, []int64{0, 0}, []int64{rows, cols}, got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("threads %d: read back differs", th)
+		}
 	}
 }

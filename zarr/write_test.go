@@ -214,3 +214,57 @@ func TestCrossTools(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteReusedChunkBuffer writes, on one goroutine (so one reused
+// copy buffer), full chunks that are not contiguous in the rows given
+// and then chunks that overhang the array: each stored chunk (no
+// compression, so the file is the chunk) must hold its elements and the
+// fill value past the array's end, nothing left from the chunk before.
+func TestWriteReusedChunkBuffer(t *testing.T) {
+	ctx := context.Background()
+	const rows, cols, cr, cc = 5, 5, 2, 3
+	data := make([]byte, 4*rows*cols)
+	for i := range rows * cols {
+		binary.LittleEndian.PutUint32(data[4*i:], uint32(100+i))
+	}
+	fill := binary.LittleEndian.AppendUint32(nil, 7)
+	for _, f := range []int{2, 3} {
+		dir := t.TempDir()
+		w, err := CreateArray(ctx, NewFSStore(dir), "", CreateOptions{Format: f, Shape: []int64{rows, cols},
+			Chunks: []int64{cr, cc}, DType: DType{Descr: "<u4"}, Compression: "none", Fill: fill, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRows(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for ci := 0; ci*cr < rows; ci++ {
+			for cj := 0; cj*cc < cols; cj++ {
+				key := fmt.Sprintf("%d.%d", ci, cj)
+				if f == 3 {
+					key = fmt.Sprintf("c/%d/%d", ci, cj)
+				}
+				got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]byte, 0, 4*cr*cc)
+				for r := ci * cr; r < (ci+1)*cr; r++ {
+					for c := cj * cc; c < (cj+1)*cc; c++ {
+						if r < rows && c < cols {
+							want = append(want, data[4*(r*cols+c):4*(r*cols+c+1)]...)
+						} else {
+							want = append(want, fill...)
+						}
+					}
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("v%d chunk %s: %v, want %v", f, key, got, want)
+				}
+			}
+		}
+	}
+}

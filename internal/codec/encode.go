@@ -365,7 +365,26 @@ func Shuffle(src []byte, es int, dst []byte) {
 	case 8:
 		p0, p1, p2, p3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
 		p4, p5, p6, p7 := dst[4*n:5*n], dst[5*n:6*n], dst[6*n:7*n], dst[7*n:8*n]
-		for i := range p0 {
+		// Eight elements at a time: an 8x8 byte transpose, then one
+		// 8-byte store to each plane (not 64 single-byte ones).
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			s := src[8*i : 8*i+64]
+			w0, w1, w2, w3, w4, w5, w6, w7 := transposeBytes8x8(
+				binary.LittleEndian.Uint64(s[0:]), binary.LittleEndian.Uint64(s[8:]),
+				binary.LittleEndian.Uint64(s[16:]), binary.LittleEndian.Uint64(s[24:]),
+				binary.LittleEndian.Uint64(s[32:]), binary.LittleEndian.Uint64(s[40:]),
+				binary.LittleEndian.Uint64(s[48:]), binary.LittleEndian.Uint64(s[56:]))
+			binary.LittleEndian.PutUint64(p0[i:], w0)
+			binary.LittleEndian.PutUint64(p1[i:], w1)
+			binary.LittleEndian.PutUint64(p2[i:], w2)
+			binary.LittleEndian.PutUint64(p3[i:], w3)
+			binary.LittleEndian.PutUint64(p4[i:], w4)
+			binary.LittleEndian.PutUint64(p5[i:], w5)
+			binary.LittleEndian.PutUint64(p6[i:], w6)
+			binary.LittleEndian.PutUint64(p7[i:], w7)
+		}
+		for ; i < n; i++ {
 			v := binary.LittleEndian.Uint64(src[8*i:])
 			p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 			p4[i], p5[i], p6[i], p7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
@@ -374,7 +393,26 @@ func Shuffle(src []byte, es int, dst []byte) {
 		return
 	case 4:
 		p0, p1, p2, p3 := dst[:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
-		for i := range p0 {
+		// Sixteen elements at a time: word k holds elements k and k+8,
+		// so that after the 8x8 byte transpose word j (j < 4) is byte j
+		// of elements 0-7 and word j+4 byte j of elements 8-15.
+		i := 0
+		for ; i+16 <= n; i += 16 {
+			s := src[4*i : 4*i+64]
+			word := func(k int) uint64 {
+				return uint64(binary.LittleEndian.Uint32(s[4*k:])) | uint64(binary.LittleEndian.Uint32(s[4*k+32:]))<<32
+			}
+			w0, w1, w2, w3, w4, w5, w6, w7 := transposeBytes8x8(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
+			binary.LittleEndian.PutUint64(p0[i:], w0)
+			binary.LittleEndian.PutUint64(p0[i+8:], w4)
+			binary.LittleEndian.PutUint64(p1[i:], w1)
+			binary.LittleEndian.PutUint64(p1[i+8:], w5)
+			binary.LittleEndian.PutUint64(p2[i:], w2)
+			binary.LittleEndian.PutUint64(p2[i+8:], w6)
+			binary.LittleEndian.PutUint64(p3[i:], w3)
+			binary.LittleEndian.PutUint64(p3[i+8:], w7)
+		}
+		for ; i < n; i++ {
 			v := binary.LittleEndian.Uint32(src[4*i:])
 			p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 		}

@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -172,5 +173,20 @@ func TestUnshuffleDefinition(t *testing.T) {
 				t.Fatalf("es %d, %d elements: unshuffle differs", es, n)
 			}
 		}
+	}
+}
+
+// BenchmarkShuffle shuffles 2 MiB of 4- and 8-byte elements (a Zarr
+// chunk through Blosc's byte shuffle).
+func BenchmarkShuffle(b *testing.B) {
+	src := testData(1 << 18)[:2<<20]
+	dst := make([]byte, len(src))
+	for _, es := range []int{4, 8} {
+		b.Run(fmt.Sprint(es), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for range b.N {
+				Shuffle(src, es, dst)
+			}
+		})
 	}
 }
