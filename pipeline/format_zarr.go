@@ -503,7 +503,7 @@ func buildZarrSink(c *job.Component, in *Schema, env *buildEnv) (node, error) {
 		if err := st.ShareRoot(); err != nil {
 			return nil, err
 		}
-		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
+		return &zarrArchive{ctx: env.ctx, out: env.out, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -522,13 +522,14 @@ func buildZarrZipSink(c *job.Component, in *Schema, env *buildEnv) (node, error)
 	opts.Threads = env.libThreads("zarr_zip writer")
 	return newMemberSink(c, in, env, "array", job.Options[zarrSinkOpts](c).Array, func(_ *memberSink, f *sinkFile) (arrayFile, error) {
 		st := zarr.NewZipWriter(f)
-		return &zarrArchive{ctx: env.ctx, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
+		return &zarrArchive{ctx: env.ctx, out: env.out, store: st, g: zarr.CreateGroup(st, "", opts.Format, consolidated, nil), opts: opts}, nil
 	})
 }
 
 // zarrArchive is a Zarr group being written, as an arrayFile.
 type zarrArchive struct {
 	ctx   context.Context
+	out   *outputs    // aborting the run stops its arrays' encoders
 	store openedStore // closed (a zip's directory written) after the group
 	g     *zarr.GroupWriter
 	opts  zarr.CreateOptions
@@ -543,7 +544,7 @@ func (f *zarrArchive) create(name string, h *npyio.Header) (arrayWriter, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &zarrArrayWriter{ctx: f.ctx, w: w}, nil
+	return &zarrArrayWriter{ctx: f.ctx, w: w, unregister: f.out.onAbort(w.Abort)}, nil
 }
 
 // zarrArrayOptions are the options of the array name of header h, the
@@ -602,12 +603,17 @@ func (f *zarrArchive) close() error {
 }
 
 type zarrArrayWriter struct {
-	ctx context.Context
-	w   *zarr.ArrayWriter
+	ctx        context.Context
+	w          *zarr.ArrayWriter
+	unregister func() // its abort hook (outputs.onAbort)
 }
 
 func (w *zarrArrayWriter) Write(rows []byte) error { return w.w.WriteRows(w.ctx, rows) }
-func (w *zarrArrayWriter) Close() error            { return w.w.Close(w.ctx) }
+
+func (w *zarrArrayWriter) Close() error {
+	defer w.unregister()
+	return w.w.Close(w.ctx)
+}
 
 // inspectZarrZip shows the arrays of a Zarr store in a .zip file.
 func inspectZarrZip(ctx context.Context, f storage.File, name string, _ *job.Component) (inspect.Info, error) {

@@ -36,6 +36,29 @@ type outputs struct {
 	files []*outFile
 	dirs  []string // directories created, parents first
 	sync  bool     // fsync each file before renaming it (RunOptions.Sync)
+	// aborts run first when the run is aborted (onAbort), by key.
+	aborts  map[int]func()
+	abortID int
+}
+
+// onAbort registers f to run first if the run is aborted, before any
+// output is removed: a writer with goroutines of its own stops them
+// there, so none writes into a file being removed. The returned func
+// unregisters f (when the writer is closed).
+func (o *outputs) onAbort(f func()) (unregister func()) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.aborts == nil {
+		o.aborts = map[int]func(){}
+	}
+	o.abortID++
+	id := o.abortID
+	o.aborts[id] = f
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		delete(o.aborts, id)
+	}
 }
 
 type outFile struct {
@@ -205,6 +228,15 @@ func (o *outputs) commit() error {
 
 // abort removes every temporary file and the directories made for them.
 func (o *outputs) abort() {
+	// The hooks may wait for goroutines that create files (o.mu): run
+	// them unlocked.
+	o.mu.Lock()
+	hooks := o.aborts
+	o.aborts = nil
+	o.mu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, f := range o.files {

@@ -84,6 +84,8 @@ type zarrRegion struct {
 	w    *zarr.ArrayWriter
 	end  int64 // the row after the last written
 	last int64 // the row after the region
+	// unregister removes w's abort hook (outputs.onAbort) once closed.
+	unregister func()
 }
 
 // zarrAligned reports whether row is on a chunk (shard) boundary of the
@@ -325,7 +327,7 @@ func (s *zarrSink) Begin(p *Part) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", storage.Redact(at.out.path), err)
 		}
-		s.cur = &zarrRegion{arr: at.arr, w: w, end: at.row, last: last}
+		s.cur = &zarrRegion{arr: at.arr, w: w, end: at.row, last: last, unregister: s.env.out.onAbort(w.Abort)}
 		s.curP = at.out.path
 	}
 	return nil
@@ -365,6 +367,7 @@ func (s *zarrSink) End(p *Part) error {
 func (s *zarrSink) closeRegion() error {
 	r := s.cur
 	s.cur = nil
+	defer r.unregister()
 	if err := r.w.Close(s.env.ctx); err != nil {
 		return fmt.Errorf("%s: %w", storage.Redact(s.curP), err)
 	}

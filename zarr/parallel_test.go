@@ -254,3 +254,45 @@ func TestWriteRowsEncoders(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRowsAbortWaits: Abort returns only when no background
+// encoder is left, stores no chunk after it returns and no metadata,
+// and Close after it does nothing (what a failed run relies on before
+// removing its staged files).
+func TestWriteRowsAbortWaits(t *testing.T) {
+	ctx := context.Background()
+	const rows, cols = 400, 12
+	data := make([]byte, 2*rows*cols)
+	s := &peakStore{}
+	w, err := CreateArray(ctx, s, "a", CreateOptions{Shape: []int64{rows, cols}, Chunks: []int64{8, 3},
+		DType: DType{Descr: "<u2"}, Compression: "zstd", Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRows(ctx, data[:2*200*cols]); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if n := w.running.Load(); n != 0 {
+		t.Fatalf("%d encoders still running after Abort", n)
+	}
+	s.mu.Lock()
+	puts := s.chunkPuts
+	s.mu.Unlock()
+	if puts >= 200/8*cols/3 {
+		t.Logf("every chunk was stored before Abort (%d): nothing dropped to check", puts)
+	}
+	time.Sleep(5 * time.Millisecond)
+	s.mu.Lock()
+	later := s.chunkPuts
+	s.mu.Unlock()
+	if later != puts {
+		t.Errorf("%d chunks stored after Abort returned", later-puts)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Errorf("Close after Abort: %v", err)
+	}
+	if _, err := s.Size(ctx, "a/zarr.json"); err == nil {
+		t.Error("Abort (and Close after it) wrote the metadata")
+	}
+}

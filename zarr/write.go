@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -832,6 +833,24 @@ func (w *ArrayWriter) encodeShard(enc *codec.Encoder, scratch *[]byte, dst []byt
 	}
 	body = append(body, index...)
 	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(index, castagnoli)), nil
+}
+
+// errAborted is the sticky error of an aborted writer.
+var errAborted = errors.New("zarr: array writer aborted")
+
+// Abort ends a writer whose output is being discarded: the chunks not
+// yet stored are dropped, no metadata is written, and Abort returns once
+// no background encoder of w is left, so none stores a chunk after it.
+// Close after Abort does nothing. Like the other methods, it must not
+// run at the same time as them.
+func (w *ArrayWriter) Abort() {
+	w.errMu.Lock()
+	if w.err == nil {
+		w.err = errAborted
+	}
+	w.errMu.Unlock()
+	w.closed = true
+	w.inflight.Wait()
 }
 
 // Close writes whatever rows are still buffered, waits for the chunks
