@@ -243,7 +243,6 @@ type ConvertOptions struct {
 	// Stdin is read for the input name [StdinName] ("-"); nil: os.Stdin.
 	Stdin io.Reader
 	// Threads caps the goroutines reading and writing (PlanOptions.Threads):
-	// 0 means every core (GOMAXPROCS); OUT is the same bytes for every value
-	// (a .zip Zarr store: the same entries, see PlanOptions.Threads).
+	// 0 means every core (GOMAXPROCS); OUT is the same bytes for every value.
 	Threads int
 }

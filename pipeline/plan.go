@@ -103,9 +103,7 @@ type PlanOptions struct {
 	// and writes (decodes, compresses) on at most Threads goroutines,
 	// and the engine reads at most Threads parts at once
 	// (RunOptions.Workers). 0 means runtime.GOMAXPROCS(0); it must not be
-	// negative. Outputs are the same bytes for every value, but for a
-	// zarr_zip store's: the same entries, which zarr's zip writer adds
-	// in the order their chunks' encoders finish when Threads is not 1.
+	// negative. Outputs are the same bytes for every value.
 	Threads int
 }
 

@@ -98,6 +98,13 @@ type ArrayWriter struct {
 	err      error // the first error of a background chunk: sticky
 	bands    sync.Pool
 
+	// For an OrderedStore (turnCond set): chunks are stored in the order
+	// they were handed out (seq), turn being the next one's.
+	nextSeq  int64 // of the next chunk handed out (the caller's goroutine)
+	turnMu   sync.Mutex
+	turnCond *sync.Cond
+	turn     int64
+
 	fillOnce  sync.Once
 	fillChunk []byte // one inner chunk of the fill value (sharding)
 }
@@ -108,7 +115,20 @@ type cellJob struct {
 	cell, start, count []int64
 	band               *[]byte
 	left               *atomic.Int64 // cells of the band not yet written; the last frees it
+	seq                int64         // its place in the order chunks are handed out
 }
+
+// OrderedStore is a Store whose bytes depend on the order of its Puts (a
+// zip archive: entries in the order they are added). An ArrayWriter
+// encoding chunks on several goroutines stores them in the order they
+// were handed out, so the same input always gives the same bytes.
+type OrderedStore interface {
+	Store
+	OrderedPuts() bool
+}
+
+// OrderedPuts reports true: a zip archive's entries follow its Puts.
+func (z *ZipStore) OrderedPuts() bool { return z.w != nil }
 
 // cellScratch is what one encoding goroutine reuses from chunk to chunk:
 // its compressor (megabytes of Zstandard tables), the buffer chunks are
@@ -212,6 +232,9 @@ func CreateArray(ctx context.Context, s Store, path string, o CreateOptions) (*A
 	if th := threads(o.Threads); th > 1 {
 		w.workers = int32(th)
 		w.jobs = make(chan cellJob, th)
+		if ost, ok := s.(OrderedStore); ok && ost.OrderedPuts() {
+			w.turnCond = sync.NewCond(&w.turnMu)
+		}
 	}
 	var doc map[string]any
 	if o.Format == 2 {
@@ -490,7 +513,8 @@ func (w *ArrayWriter) flushBand(ctx context.Context) error {
 		err := w.failed()
 		if err == nil {
 			select {
-			case w.jobs <- cellJob{ctx: ctx, cell: cell, start: start, count: count, band: bp, left: left}:
+			case w.jobs <- cellJob{ctx: ctx, cell: cell, start: start, count: count, band: bp, left: left, seq: w.nextSeq}:
+				w.nextSeq++
 				w.startWorker()
 				continue
 			case <-ctx.Done():
@@ -535,12 +559,8 @@ func (w *ArrayWriter) encodeLoop() {
 		select {
 		case j := <-w.jobs:
 			if w.failed() == nil {
-				if err := w.writeCell(j.ctx, sc, j.cell, j.start, j.count, *j.band); err != nil {
-					w.errMu.Lock()
-					if w.err == nil {
-						w.err = err
-					}
-					w.errMu.Unlock()
+				if err := w.writeCell(j.ctx, sc, j.cell, j.start, j.count, *j.band, j.seq); err != nil {
+					w.fail(err)
 				}
 			}
 			if j.left.Add(-1) == 0 {
@@ -583,10 +603,14 @@ func (w *ArrayWriter) WriteRegion(ctx context.Context, start, count []int64, dat
 	if int64(len(data)) != w.regionBytes(count) {
 		return a.errf("", "%d bytes for %d elements of %d", len(data), w.regionBytes(count)/int64(w.es), w.es)
 	}
-	return parallel(ctx, threads(w.opts.Threads), len(cells), func(i int) error {
+	th := threads(w.opts.Threads)
+	if w.turnCond != nil {
+		th = 1 // an OrderedStore gets the chunks in order
+	}
+	return parallel(ctx, th, len(cells), func(i int) error {
 		sc := getScratch()
 		defer scratchPool.Put(sc)
-		return w.writeCell(ctx, sc, cells[i], start, count, data)
+		return w.writeCell(ctx, sc, cells[i], start, count, data, -1)
 	})
 }
 
@@ -639,7 +663,11 @@ func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
 
 // writeCell encodes and stores one grid cell (chunk or shard) of the
 // region start+count whose elements are data.
-func (w *ArrayWriter) writeCell(ctx context.Context, sc *cellScratch, cell, start, count []int64, data []byte) error {
+//
+// seq is the chunk's place in the order chunks were handed out to the
+// encoders (-1: written by the caller): an OrderedStore gets them in
+// that order.
+func (w *ArrayWriter) writeCell(ctx context.Context, sc *cellScratch, cell, start, count []int64, data []byte, seq int64) error {
 	a := w.a
 	enc, ob, sb := &sc.enc, &sc.out, &sc.ext
 	key := a.ChunkKey(cell)
@@ -675,6 +703,10 @@ func (w *ArrayWriter) writeCell(ctx context.Context, sc *cellScratch, cell, star
 	if err != nil {
 		return a.errf(key, "%v", err)
 	}
+	if !w.awaitTurn(seq) {
+		return nil // the writer failed meanwhile: its error is already kept
+	}
+	defer w.doneTurn(seq)
 	if out == nil {
 		return nil // an empty shard is not stored
 	}
@@ -682,6 +714,49 @@ func (w *ArrayWriter) writeCell(ctx context.Context, sc *cellScratch, cell, star
 		return a.errf(key, "%v", err)
 	}
 	return nil
+}
+
+// awaitTurn waits, for an OrderedStore, until chunk seq is the next to
+// store; false if the writer failed meanwhile (then nothing is stored).
+// Chunks are handed out in order and each encoder takes the next one, so
+// the earliest chunk not yet stored is always held by an encoder that
+// is not waiting.
+func (w *ArrayWriter) awaitTurn(seq int64) bool {
+	if w.turnCond == nil || seq < 0 {
+		return true
+	}
+	w.turnMu.Lock()
+	defer w.turnMu.Unlock()
+	for w.turn != seq && w.failed() == nil {
+		w.turnCond.Wait()
+	}
+	return w.failed() == nil
+}
+
+// doneTurn lets the chunk after seq be stored.
+func (w *ArrayWriter) doneTurn(seq int64) {
+	if w.turnCond == nil || seq < 0 {
+		return
+	}
+	w.turnMu.Lock()
+	w.turn = seq + 1
+	w.turnCond.Broadcast()
+	w.turnMu.Unlock()
+}
+
+// fail keeps err as the writer's sticky error (the first one wins) and
+// wakes the chunks waiting for their turn, which then store nothing.
+func (w *ArrayWriter) fail(err error) {
+	w.errMu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.errMu.Unlock()
+	if w.turnCond != nil {
+		w.turnMu.Lock()
+		w.turnCond.Broadcast()
+		w.turnMu.Unlock()
+	}
 }
 
 // extract copies grid cell idx of shape unit (in units of unit) out of the
@@ -844,11 +919,7 @@ var errAborted = errors.New("zarr: array writer aborted")
 // Close after Abort does nothing. Like the other methods, it must not
 // run at the same time as them.
 func (w *ArrayWriter) Abort() {
-	w.errMu.Lock()
-	if w.err == nil {
-		w.err = errAborted
-	}
-	w.errMu.Unlock()
+	w.fail(errAborted)
 	w.closed = true
 	w.inflight.Wait()
 }

@@ -170,7 +170,7 @@ type threadsFlag struct {
 }
 
 // threadsDoc is the help line of --threads.
-const threadsDoc = "use `N` cores: at most N goroutines decode, compress and read at once, in each format library and in the engine, and GOMAXPROCS is at most N; 0: every core. The output is the same for every value"
+const threadsDoc = "use `N` cores: at most N goroutines decode, compress and read at once, in each format library and in the engine, and GOMAXPROCS is at most N; 0: every core. The output is the same bytes for every value"
 
 // limit caps GOMAXPROCS at the count for the command (the Go runtime's
 // own work, the garbage collector's, then shares those cores too: with
