@@ -127,12 +127,11 @@ func hasDictionary(fields []arrow.Field) bool {
 
 // newIPCReaderThreads is newIPCRecordReader, decoding compressed record
 // batches on threads goroutines (0: GOMAXPROCS) as the notes above say.
+// The buffers of compressed batches (without dictionaries) come from a
+// recycler (see [ipcRecycler]) whatever threads says.
 func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (array.RecordReader, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
-	}
-	if threads == 1 {
-		return newIPCRecordReader(src, mem)
 	}
 	rs := &replaySource{src: src}
 	var pool *bodyPool
@@ -146,28 +145,40 @@ func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (arra
 			break
 		}
 	}
-	serial := func() (array.RecordReader, error) { return newIPCRecordReader(withPool(rs, pool), mem) }
+	serial := func(mem memory.Allocator) (array.RecordReader, error) {
+		return newIPCRecordReader(withPool(rs, pool), mem)
+	}
 	if len(rs.saved) < 2 || rs.saved[1].err != nil || !batchCompressed(rs.saved[1].meta) {
-		return serial()
+		return serial(mem)
 	}
 	schemaMsg := rs.saved[0]
 	sr, err := newIPCRecordReader(&replaySource{saved: []savedMsg{schemaMsg, {err: io.EOF}}}, mem)
 	if err != nil {
-		return serial()
+		return serial(mem)
 	}
 	schema := sr.Schema()
 	sr.Release()
 	if hasDictionary(schema.Fields()) {
-		return serial()
+		return serial(mem)
+	}
+	est, nbuf := batchSize(rs.saved[1])
+	rc := ipcRecycler(mem, est, nbuf)
+	if threads == 1 {
+		rr, err := serial(rc)
+		if err != nil {
+			rc.close()
+			return nil, err
+		}
+		return newRecycledReader(rr, rc), nil
 	}
 	// The window: 2 batches per goroutine, fewer (and fewer goroutines)
 	// when batches the size of the first would hold over parAheadBytes.
 	window := 2 * threads
-	if est := batchBytes(rs.saved[1]); est > 0 {
+	if est > 0 {
 		window = int(max(1, min(int64(window), parAheadBytes/est)))
 	}
 	threads = min(threads, window)
-	p := &parIPCReader{schema: schema, schemaMsg: schemaMsg, src: rs, pool: pool, mem: mem,
+	p := &parIPCReader{schema: schema, schemaMsg: schemaMsg, src: rs, pool: pool, mem: rc, recycle: rc,
 		order: make(chan *parJob, window), work: make(chan *parJob), quit: make(chan struct{})}
 	p.refs.Store(1)
 	rs.saved = rs.saved[1:]
@@ -179,6 +190,41 @@ func newIPCReaderThreads(src msgSource, mem memory.Allocator, threads int) (arra
 	return p, nil
 }
 
+// ipcRecycler is the allocator of the buffers arrow-go decompresses record
+// batches into (est bytes in nbuf buffers each, from the first batch; 0
+// when unknown): a recycler over mem, so that the buffers of a released
+// batch are reused by the next ones instead of fresh memory the runtime
+// clears first. arrow-go overwrites all of such a buffer but its padding
+// to 64 bytes (io.ReadFull of the decompressor). It keeps at most two
+// batches' worth, within [recycleBytes, parAheadBytes].
+func ipcRecycler(mem memory.Allocator, est int64, nbuf int) *recycler {
+	keep := min(max(int64(recycleBytes), 2*est), max(parAheadBytes, 1))
+	return newRecyclerLimit(mem, max(recycleBuffers, 2*nbuf), int(keep))
+}
+
+// recycledReader is a record reader whose allocator is a recycler, closed
+// when the reader is released.
+type recycledReader struct {
+	array.RecordReader
+	refs atomic.Int64
+	rc   *recycler
+}
+
+func newRecycledReader(rr array.RecordReader, rc *recycler) *recycledReader {
+	r := &recycledReader{RecordReader: rr, rc: rc}
+	r.refs.Store(1)
+	return r
+}
+
+func (r *recycledReader) Retain() { r.refs.Add(1) }
+
+func (r *recycledReader) Release() {
+	if r.refs.Add(-1) == 0 {
+		r.RecordReader.Release()
+		r.rc.close()
+	}
+}
+
 // parAheadBytes bounds the decoded batches the parallel reader holds
 // ahead of its consumer, estimated from the first batch.
 var parAheadBytes int64 = 256 << 20
@@ -186,27 +232,33 @@ var parAheadBytes int64 = 256 << 20
 // batchBytes is the decompressed size of a record batch's buffers (0 when
 // its lengths do not check out: the decoding reports that).
 func batchBytes(m savedMsg) int64 {
+	n, _ := batchSize(m)
+	return n
+}
+
+// batchSize is batchBytes and the number of the batch's buffers.
+func batchSize(m savedMsg) (bytes int64, buffers int) {
 	msg, err := fbRoot(m.meta)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	version, err := msg.int16(0)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	h, ok, err := msg.table(2)
 	if err != nil || !ok {
-		return 0
+		return 0, 0
 	}
 	c, err := newBatchCheck(h, m.body, version, "")
 	if err != nil || c.buffers() != nil {
-		return 0
+		return 0, 0
 	}
 	var n int64
 	for _, v := range c.sizes {
 		n += v
 	}
-	return n
+	return n, len(c.sizes)
 }
 
 // parJob is one message on its way: decoded by a worker, handed out by
@@ -227,6 +279,7 @@ type parIPCReader struct {
 	src       *replaySource
 	pool      *bodyPool
 	mem       memory.Allocator
+	recycle   *recycler // mem; closed by stop
 
 	order chan *parJob // every job, in input order (bounds the read-ahead)
 	work  chan *parJob // jobs for the decoding goroutines
@@ -349,6 +402,7 @@ func (p *parIPCReader) stop() {
 			}
 		}
 		p.wg.Wait()
+		p.recycle.close()
 	})
 }
 

@@ -351,6 +351,7 @@ type msgReader struct {
 	msgs   int
 	err    error // the error this reader returned, if any
 	cur    *ipc.Message
+	batch  *batchCheck // the last record batch checked, if its buffers were
 }
 
 func (m *msgReader) Retain() { m.refs.Add(1) }
@@ -372,6 +373,7 @@ func (m *msgReader) Message() (*ipc.Message, error) {
 		return nil, m.err
 	}
 	meta, body, where, err := m.src.next()
+	m.batch = nil
 	if err == nil {
 		err = m.check(meta, body, where)
 	}
@@ -382,8 +384,24 @@ func (m *msgReader) Message() (*ipc.Message, error) {
 		return nil, err
 	}
 	m.msgs++
+	ps, pooled := m.src.(interface{ bodies() *bodyPool })
+	if m.batch != nil && m.batch.codec == 1 {
+		alloc := func(n int) []byte { return make([]byte, n) }
+		if pooled {
+			alloc = ps.bodies().get
+		}
+		if nm, nb, ok := unzstdBatch(meta, body, m.batch, alloc); ok {
+			if pooled {
+				ps.bodies().Free(body)
+			}
+			meta, body = nm, nb
+		} else if nb != nil && pooled {
+			ps.bodies().Free(nb)
+		}
+	}
+	m.batch = nil
 	bb := memory.NewBufferBytes(body)
-	if ps, ok := m.src.(interface{ bodies() *bodyPool }); ok && body != nil {
+	if pooled && body != nil {
 		bb = memory.NewBufferWithAllocator(body, ps.bodies())
 	}
 	m.cur = ipc.NewMessage(memory.NewBufferBytes(meta), bb)
@@ -441,6 +459,7 @@ func (m *msgReader) check(meta, body []byte, where string) error {
 		if err := c.buffers(); err != nil {
 			return err
 		}
+		m.batch = c
 		if m.schema == nil {
 			return corruptf("%s: a record batch before the schema", where)
 		}

@@ -20,6 +20,8 @@ import (
 // any goroutine.
 type recycler struct {
 	mem    memory.Allocator
+	maxN   int // bounds on what it keeps: buffers
+	maxB   int // and bytes
 	mu     sync.Mutex
 	free   [][]byte
 	held   int
@@ -32,7 +34,15 @@ const (
 	recycleBytes   = 64 << 20 // bytes
 )
 
-func newRecycler(mem memory.Allocator) *recycler { return &recycler{mem: mem} }
+func newRecycler(mem memory.Allocator) *recycler {
+	return newRecyclerLimit(mem, recycleBuffers, recycleBytes)
+}
+
+// newRecyclerLimit is a recycler keeping at most buffers buffers and
+// bytes bytes.
+func newRecyclerLimit(mem memory.Allocator, buffers, bytes int) *recycler {
+	return &recycler{mem: mem, maxN: buffers, maxB: bytes}
+}
 
 func (r *recycler) Allocate(n int) []byte {
 	r.mu.Lock()
@@ -55,7 +65,7 @@ func (r *recycler) Reallocate(n int, b []byte) []byte { return r.mem.Reallocate(
 
 func (r *recycler) Free(b []byte) {
 	r.mu.Lock()
-	if !r.closed && len(b) > 0 && len(r.free) < recycleBuffers && r.held+len(b) <= recycleBytes {
+	if !r.closed && len(b) > 0 && len(r.free) < r.maxN && r.held+len(b) <= r.maxB {
 		r.free = append(r.free, b)
 		r.held += len(b)
 		r.mu.Unlock()

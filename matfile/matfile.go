@@ -53,6 +53,12 @@ type Options struct {
 	// array (default EmptyShapeAuto, see EmptyShapeOrder).
 	EmptyShape EmptyShapeOrder
 
+	// Threads is the number of goroutines that read and decompress the
+	// chunks of one read of a v7.3 variable (hdf5.Options.Threads); 0 (or
+	// less) means runtime.GOMAXPROCS(0), 1 reads on the calling goroutine.
+	// Level 5 files are read on the calling goroutine.
+	Threads int
+
 	// Warn, when set, receives each warning as it happens (they are also
 	// collected, see File.Warnings).
 	Warn func(Warning)

@@ -37,8 +37,16 @@ type v73File struct {
 // streamBatchBytes is the size of the batches a v7.3 array is read in.
 var streamBatchBytes int64 = 4 << 20
 
+// v73OptionsHook, if set, sees the options a v7.3 file is opened with
+// (a test hook).
+var v73OptionsHook func(*hdf5.Options)
+
 func openV73(f *File) (*v73File, error) {
-	h, err := hdf5.Open(f.r, f.size, &hdf5.Options{Name: f.name, MaxReadBytes: f.opts.MaxVariableBytes})
+	ho := &hdf5.Options{Name: f.name, MaxReadBytes: f.opts.MaxVariableBytes, Threads: f.opts.Threads}
+	if v73OptionsHook != nil {
+		v73OptionsHook(ho)
+	}
+	h, err := hdf5.Open(f.r, f.size, ho)
 	if err != nil {
 		return nil, &FormatError{File: f.name, Off: -1, Msg: "v7.3 file: " + strings.TrimPrefix(err.Error(), "hdf5: ")}
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/npyflow/npyflow/hdf5"
 )
 
 // TestMATLABLayoutV73: sparse groups, MATLAB-order empties, an empty cell,
@@ -203,5 +205,28 @@ func TestV73RowLimit(t *testing.T) {
 	})
 	if !errors.As(err, &le) || le.Size != 16 || !strings.Contains(err.Error(), "Var.Open") {
 		t.Errorf("whole: %v", err)
+	}
+}
+
+// TestV73Threads reads every variable of a v7.3 file (a deflate-chunked
+// one among them) with Options.Threads 1 and 3: hdf5 is given that many
+// threads and the values are those read with the default.
+func TestV73Threads(t *testing.T) {
+	var given []int
+	v73OptionsHook = func(o *hdf5.Options) { given = append(given, o.Threads) }
+	defer func() { v73OptionsHook = nil }()
+	_, want, _ := readAll(t, "h5s_v73.mat", nil)
+	for _, n := range []int{1, 3} {
+		given = nil
+		_, got, _ := readAll(t, "h5s_v73.mat", &Options{Threads: n})
+		if len(given) == 0 || given[0] != n {
+			t.Errorf("Threads %d: hdf5 was given %v", n, given)
+		}
+		if len(got) != len(want) || len(got) == 0 {
+			t.Fatalf("Threads %d: %d variables, want %d", n, len(got), len(want))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Threads %d: the values differ from the default read's", n)
+		}
 	}
 }

@@ -75,9 +75,10 @@ func (r *matReader) parts(ctx context.Context, s *fileSource, path string) ([]pa
 }
 
 // list lists the arrays of the MAT-file r (of size bytes, named name)
-// picked by pick (every one when empty), warning about those it skips.
-func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string), _ int) ([]containerMember, error) {
-	mf, err := matfile.Open(rd, size, &matfile.Options{Strict: r.strict, Warn: func(w matfile.Warning) {
+// picked by pick (every one when empty), warning about those it skips;
+// v7.3 variables are read on threads goroutines (0: GOMAXPROCS).
+func (r *matReader) list(name string, rd io.ReaderAt, size int64, pick []string, warn func(string), threads int) ([]containerMember, error) {
+	mf, err := matfile.Open(rd, size, &matfile.Options{Strict: r.strict, Threads: threads, Warn: func(w matfile.Warning) {
 		warn(fmt.Sprintf("%s: %s", name, w))
 	}})
 	if err != nil {

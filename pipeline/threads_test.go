@@ -84,7 +84,7 @@ func TestConvertThreads(t *testing.T) {
 		{".arrow", map[string]string{"compression": "zstd"}, "", "arrow reader"},
 		{".h5", map[string]string{"compression": "lz4"}, "hdf5 writer", "hdf5 reader"},
 		{".nc", map[string]string{"compression": "zstd"}, "hdf5 writer", "hdf5 reader"},
-		{".mat", nil, "mat writer", ""},
+		{".mat", nil, "mat writer", "mat reader"},
 		{".zarr", map[string]string{"zarr-format": "2", "chunks": "7000", "compression": "zstd"}, "zarr writer", "zarr reader"},
 		{".zip", map[string]string{"zarr-format": "2", "chunks": "7000", "compression": "zstd"}, "zarr_zip writer", "zarr_zip reader"},
 		{".npz", nil, "", ""},
