@@ -48,7 +48,9 @@ func (a *Array) fetchUnit(ctx context.Context, u []int64, scratch *[]byte) ([]by
 			return make([]byte, n)
 		}
 		if int64(cap(*scratch)) < n {
-			*scratch = make([]byte, n)
+			// A quarter more than asked, so that the next units (their
+			// sizes vary a little) fit without a new, zeroed buffer.
+			*scratch = make([]byte, n, n+n/4)
 		}
 		return (*scratch)[:n]
 	}
