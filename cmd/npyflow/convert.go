@@ -21,7 +21,7 @@ import (
 
 func init() {
 	register("convert", "convert between "+formatExts()+" (by extension)", runConvert)
-	usages["convert"] = "usage: npyflow convert [flags] IN OUT\n\n" + formatTable() + convertNotes
+	usages["convert"] = "usage: npyflow convert [flags] IN OUT\n\n" + formatTable() + "\n" + convertNotes
 }
 
 // formatExts names the registered formats by their usual extensions:
@@ -48,13 +48,14 @@ func formatTable() string {
 // convertNotes is what convert's usage says about the formats after
 // listing them.
 const convertNotes = `IN "-" reads standard input (an Arrow stream from another
-program, or any of these formats: recognized by its first bytes). An .npz whose members have the same length along
-axis 0 becomes one table (one column per member, in archive order); pick one
-member with --member. A 0-d member counts as one row: np.savez(lr=0.01,
-step=7) is one record (0-d in .npy and Arrow, one row in Parquet); beside
-longer members it is refused. An .npz to .npz copies every member (dtype, shape and
-values, whatever the shapes; --compression deflate gives the format of
-np.savez_compressed).
+program, or any of these formats: recognized by its first bytes).
+An .npz whose members have the same length along axis 0 becomes one
+table (one column per member, in archive order); pick one member with
+--member. A 0-d member counts as one row: np.savez(lr=0.01, step=7) is
+one record (0-d in .npy and Arrow, one row in Parquet); beside longer
+members it is refused. An .npz to .npz copies every member (dtype, shape
+and values, whatever the shapes; --compression deflate gives the format
+of np.savez_compressed).
 Parquet or Arrow back to .npy gives a structured array (one field per
 column), or the exact source array for files npyflow wrote; to .npz, one
 member per column.
