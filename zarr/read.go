@@ -314,6 +314,12 @@ func (a *Array) checkRegion(start, count []int64) (int64, error) {
 
 // units lists the unit-grid indices that the region touches, in C order.
 func (a *Array) units(start, count []int64) [][]int64 {
+	return gridCells(start, count, a.unit)
+}
+
+// gridCells lists the cells of a grid of cell shape unit that the region
+// start+count touches, in C order; none for an empty region.
+func gridCells(start, count, unit []int64) [][]int64 {
 	nd := len(start)
 	lo := make([]int64, nd)
 	hi := make([]int64, nd)
@@ -321,8 +327,8 @@ func (a *Array) units(start, count []int64) [][]int64 {
 		if count[i] == 0 {
 			return nil
 		}
-		lo[i] = start[i] / a.unit[i]
-		hi[i] = (start[i] + count[i] - 1) / a.unit[i]
+		lo[i] = start[i] / unit[i]
+		hi[i] = (start[i] + count[i] - 1) / unit[i]
 	}
 	var out [][]int64
 	cur := append([]int64(nil), lo...)

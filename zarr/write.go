@@ -630,9 +630,6 @@ func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
 	if _, err := a.checkRegion(start, count); err != nil {
 		return nil, err
 	}
-	nd := len(a.Shape)
-	lo := make([]int64, nd)
-	hi := make([]int64, nd)
 	for i := range start {
 		if start[i]%a.Chunks[i] != 0 || (start[i]+count[i])%a.Chunks[i] != 0 && start[i]+count[i] != a.Shape[i] {
 			return nil, a.errf("", "region %v+%v does not cover whole chunks of %v", start, count, a.Chunks)
@@ -640,25 +637,8 @@ func (w *ArrayWriter) cells(start, count []int64) ([][]int64, error) {
 		if count[i] == 0 {
 			return nil, nil
 		}
-		lo[i] = start[i] / a.Chunks[i]
-		hi[i] = (start[i] + count[i] - 1) / a.Chunks[i]
 	}
-	var cells [][]int64
-	cur := append([]int64(nil), lo...)
-	for {
-		cells = append(cells, append([]int64(nil), cur...))
-		k := nd - 1
-		for ; k >= 0; k-- {
-			cur[k]++
-			if cur[k] <= hi[k] {
-				break
-			}
-			cur[k] = lo[k]
-		}
-		if k < 0 {
-			return cells, nil
-		}
-	}
+	return gridCells(start, count, a.Chunks), nil
 }
 
 // writeCell encodes and stores one grid cell (chunk or shard) of the
