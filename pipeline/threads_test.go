@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,7 +101,7 @@ func TestConvertThreads(t *testing.T) {
 				if c.reader != "" && !slices.Contains(libs, c.reader) {
 					t.Errorf("from %s, threads %d: the %s was not given Threads (given: %v)", c.ext, threads, c.reader, libs)
 				}
-				outs[i], backs[i] = treeBytes(t, out), treeBytes(t, back)
+				outs[i], backs[i] = readOutput(t, out), readOutput(t, back)
 			}
 			if c.ext == ".mat" {
 				// The 116-byte header text says when the file was written.
@@ -125,27 +124,4 @@ func TestConvertThreads(t *testing.T) {
 			}
 		})
 	}
-}
-
-// treeBytes is the file at path, or every file under the directory at
-// path (its relative name, then its bytes, in walk order).
-func treeBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	var out []byte
-	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(path, p)
-		out = append(append(append(out, rel...), 0), b...)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
